@@ -1,0 +1,140 @@
+"""One error tree for everything that can go wrong talking to a show, split by whose fault it is.
+
+::
+
+    ShowDeskError
+    ├── EnvironmentProblem        the network, the machine: retry later, check the connection
+    │   ├── TransportError        unreachable, timed out, connection dropped
+    │   └── RateLimited           throttled and still throttled after every backoff try
+    ├── ServerProblem             the server misbehaved: not the user's doing
+    │   ├── ServerError           5xx
+    │   └── UnexpectedResponse    a body we cannot read (HTML error page, broken JSON, odd shape)
+    ├── AccessProblem             credentials or permissions: the user must act
+    │   ├── AuthFailed            the token endpoint refused the show ID / secret
+    │   └── Forbidden             a 403 that is not throttling: no permission for this operation
+    ├── UserInputProblem          the data the user gave is wrong: show it at the field
+    │   ├── BadRequest            the server's 400, with its message and the fields it names
+    │   ├── NotFound              404: the record is gone
+    │   └── InvalidValue          rejected locally before anything was sent (one field)
+    └── ProgrammingError          our bug or a broken registry / override file
+        └── RegistryError
+
+No exception text ever contains a token or a secret: messages are built only from show IDs, URLs,
+status codes and server messages, and `redact` scrubs anything that looks like a credential from
+server text before it is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+_SECRETISH = re.compile(
+    r"(?i)(bearer\s+|access_token[\"'=:\s]+|refresh_token[\"'=:\s]+|client_secret[\"'=:\s]+)"
+    r"[A-Za-z0-9._~+/=-]+"
+)
+
+
+def redact(text: str) -> str:
+    """Replace anything shaped like a bearer token or secret with a placeholder."""
+    return _SECRETISH.sub(lambda m: m.group(1) + "***", text)
+
+
+class ShowDeskError(Exception):
+    """Base of every error ShowDesk raises on purpose."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(redact(message))
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class EnvironmentProblem(ShowDeskError):
+    """The network or the machine: nothing the user typed is wrong."""
+
+
+class TransportError(EnvironmentProblem):
+    """The server could not be reached, timed out, or dropped the connection."""
+
+
+class RateLimited(EnvironmentProblem):
+    """Throttled by the API and still throttled after the last backoff try."""
+
+    def __init__(self, message: str, attempts: int) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+
+
+class ServerProblem(ShowDeskError):
+    """The server misbehaved."""
+
+
+class ServerError(ServerProblem):
+    """A 5xx answer."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class UnexpectedResponse(ServerProblem):
+    """A body that is not what the operation promises (HTML error page, broken JSON...)."""
+
+
+class AccessProblem(ShowDeskError):
+    """Credentials or permissions: the user has to act."""
+
+
+class AuthFailed(AccessProblem):
+    """The token endpoint refused the show's credentials."""
+
+    def __init__(self, show_id: str, auth_url: str, reason: str) -> None:
+        super().__init__(f"Sign-in for show {show_id} at {auth_url} failed: {reason}")
+        self.show_id = show_id
+        self.auth_url = auth_url
+        self.reason = redact(reason)
+
+
+class Forbidden(AccessProblem):
+    """A 403 that is not throttling: this show's credentials may not do this."""
+
+
+class UserInputProblem(ShowDeskError):
+    """The data is wrong; the UI shows the message at the field that caused it."""
+
+
+class BadRequest(UserInputProblem):
+    """The server's 400, with its message and the fields it names (field → messages)."""
+
+    def __init__(self, message: str, fields: Mapping[str, Sequence[str]] | None = None) -> None:
+        super().__init__(message)
+        self.fields: dict[str, list[str]] = {k: [redact(m) for m in v] for k, v in (fields or {}).items()}
+
+    @property
+    def field(self) -> str | None:
+        """The first field the server named, if any."""
+        return next(iter(self.fields), None)
+
+
+class NotFound(UserInputProblem):
+    """404: the record (or the path) does not exist."""
+
+
+class InvalidValue(UserInputProblem):
+    """A value rejected locally, before anything was queued or sent."""
+
+    def __init__(self, field: str, message: str, value: object = None) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.reason = message
+        self.value = value
+
+
+class ProgrammingError(ShowDeskError):
+    """Our bug, or a broken registry / override file."""
+
+
+class RegistryError(ProgrammingError):
+    """The resource registry or a profile's api-overrides.toml is incomplete or malformed."""
