@@ -110,7 +110,9 @@ class BadRequest(UserInputProblem):
 
     def __init__(self, message: str, fields: Mapping[str, Sequence[str]] | None = None) -> None:
         super().__init__(message)
-        self.fields: dict[str, list[str]] = {k: [redact(m) for m in v] for k, v in (fields or {}).items()}
+        self.fields: dict[str, list[str]] = {
+            k: [redact(m) for m in v] for k, v in (fields or {}).items()
+        }
 
     @property
     def field(self) -> str | None:

@@ -33,7 +33,9 @@ def _parse_show_date(value: Any) -> Any:
         try:
             return date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
         except ValueError:
-            raise ValueError(f"'{value}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)") from None
+            raise ValueError(
+                f"'{value}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)"
+            ) from None
     raise ValueError("expected a date")
 
 
@@ -431,16 +433,14 @@ class Export(ShowRecord):
     parameters: list[ExportParameter] = []  # invented
 
 
-MODELS: dict[str, type[ShowRecord]] = {
-    cls.__name__: cls
-    for cls in (
-        Customer, CustomerClass, Attendee, Warehouse, DeliveryGroup, DeliveryRange, DeliveryDrop,
-        DeliveryDate, SalesRepGroup, SalesRep, SalesRepManager, OrderingGroup, Vendor, VendorUser,
-        Broker, BrokerUser, Booth, Facilitator, Brand, Category, Product, ProductPricing,
-        ProductInventory, OrderLine, OrderHistoryBucket, OrderHistoryItem, VipUser, ShowAdmin,
-        Export,
-    )
-}
+def _all_models(base: type[ShowRecord]) -> list[type[ShowRecord]]:
+    found: list[type[ShowRecord]] = []
+    for sub in base.__subclasses__():
+        found += [sub, *_all_models(sub)]
+    return found
+
+
+MODELS: dict[str, type[ShowRecord]] = {cls.__name__: cls for cls in _all_models(ShowRecord)}
 
 
 def model_named(name: str) -> type[ShowRecord]:

@@ -1,0 +1,198 @@
+"""Profiles, where files live, and the client secret's home in the OS keyring.
+
+A profile is one show connection (name, URLs, show ID, pacing). Profiles are stored as JSON in the
+user config directory, written to a temporary file and renamed. The client secret never goes into
+that file: it lives in the OS keyring, or — where no keyring backend works — in this process's
+memory for the session only (`SecretStore.persistent` tells the UI which).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Literal
+
+import keyring
+import keyring.errors
+import platformdirs
+
+from app import APP_NAME, ORG_NAME
+
+KEYRING_SERVICE = "ShowDesk"
+SECRET_ENV = "SHOWDESK_CLIENT_SECRET"
+CredentialStyle = Literal["body", "basic"]
+
+
+def config_dir() -> Path:
+    return Path(platformdirs.user_config_dir(APP_NAME, ORG_NAME))
+
+
+def data_dir() -> Path:
+    return Path(platformdirs.user_data_dir(APP_NAME, ORG_NAME))
+
+
+def log_dir() -> Path:
+    return Path(platformdirs.user_log_dir(APP_NAME, ORG_NAME))
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "profile"
+
+
+@dataclass
+class Profile:
+    """One show connection. Everything but the secret."""
+
+    name: str
+    base_url: str
+    auth_url: str
+    show_id: str
+    credential_style: CredentialStyle = "body"
+    rate_limit: int = 300
+    rate_window: float = 60.0
+    interactive_reserve: float = 0.1
+    api_version: str = "v1"
+    ca_bundle: str | None = None
+    push_on_save: bool = False
+    demo: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def data_dir(self) -> Path:
+        return data_dir() / "profiles" / _safe(self.name)
+
+    @property
+    def cache_path(self) -> Path:
+        return self.data_dir / "cache.sqlite"
+
+    @property
+    def outbox_path(self) -> Path:
+        return self.data_dir / "outbox.sqlite"
+
+    @property
+    def overrides_path(self) -> Path:
+        """The profile's `api-overrides.toml`: corrections to the registry's paths."""
+        return config_dir() / "profiles" / _safe(self.name) / "api-overrides.toml"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Profile:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write to a temporary file beside `path`, flush it to disk, then rename over `path`."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class ProfileStore:
+    """The saved profiles and which one was used last (`profiles.json`)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or config_dir() / "profiles.json"
+
+    def _read(self) -> dict[str, Any]:
+        if not self.path.exists():
+            return {"profiles": [], "last": None}
+        data: dict[str, Any] = json.loads(self.path.read_text(encoding="utf-8"))
+        return data
+
+    def _write(self, data: dict[str, Any]) -> None:
+        write_atomically(self.path, json.dumps(data, indent=2, sort_keys=True))
+
+    def all(self) -> list[Profile]:
+        return [Profile.from_dict(p) for p in self._read()["profiles"]]
+
+    def get(self, name: str) -> Profile | None:
+        return next((p for p in self.all() if p.name == name), None)
+
+    def save(self, profile: Profile) -> None:
+        data = self._read()
+        others = [p for p in data["profiles"] if p["name"] != profile.name]
+        data["profiles"] = [*others, asdict(profile)]
+        self._write(data)
+
+    def remove(self, name: str) -> None:
+        data = self._read()
+        data["profiles"] = [p for p in data["profiles"] if p["name"] != name]
+        if data.get("last") == name:
+            data["last"] = None
+        self._write(data)
+
+    @property
+    def last(self) -> str | None:
+        last = self._read().get("last")
+        return str(last) if last else None
+
+    def set_last(self, name: str) -> None:
+        data = self._read()
+        data["last"] = name
+        self._write(data)
+
+
+class SecretStore:
+    """The client secret per profile: the OS keyring, else memory for this session only."""
+
+    def __init__(self) -> None:
+        self._session: dict[str, str] = {}
+        self.persistent = True
+        self.problem: str | None = None
+
+    @staticmethod
+    def _account(profile: Profile) -> str:
+        return f"{profile.name}:{profile.show_id}"
+
+    def get(self, profile: Profile) -> str | None:
+        account = self._account(profile)
+        if account in self._session:
+            return self._session[account]
+        try:
+            secret: str | None = keyring.get_password(KEYRING_SERVICE, account)
+            return secret
+        except keyring.errors.KeyringError as exc:
+            self._note(exc)
+            return None
+
+    def set(self, profile: Profile, secret: str) -> bool:
+        """Store the secret; False when it could only be kept for this session."""
+        account = self._account(profile)
+        try:
+            keyring.set_password(KEYRING_SERVICE, account, secret)
+            self._session.pop(account, None)
+            return True
+        except keyring.errors.KeyringError as exc:
+            self._note(exc)
+            self._session[account] = secret
+            return False
+
+    def forget(self, profile: Profile) -> None:
+        account = self._account(profile)
+        self._session.pop(account, None)
+        try:
+            keyring.delete_password(KEYRING_SERVICE, account)
+        except keyring.errors.KeyringError:
+            pass
+
+    def _note(self, exc: Exception) -> None:
+        self.persistent = False
+        self.problem = (
+            f"No working keyring ({type(exc).__name__}): the client secret is kept for this "
+            "session only and must be entered again next time."
+        )
+
+
+secrets = SecretStore()  # the one per-process secret store (session fallback must be shared)

@@ -1,0 +1,49 @@
+"""The layer rules of shared/DESIGN.md as a failing check (STYLE.md §1)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+APP = Path(__file__).resolve().parents[2] / "app"
+QT = {"PySide6", "qasync", "shiboken6"}
+FORBIDDEN: dict[str, set[str]] = {
+    "api": QT | {"sqlite3"},
+    "store": QT | {"httpx"},
+    "sync": QT,
+    "sim": QT,
+    "settings.py": QT,
+}
+
+
+def imported_roots(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    roots: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+def modules_of(part: str) -> list[Path]:
+    target = APP / part
+    return [target] if target.is_file() else sorted(target.rglob("*.py"))
+
+
+@pytest.mark.parametrize("part", sorted(FORBIDDEN))
+def test_core_packages_keep_to_their_imports(part: str) -> None:
+    offences = {
+        str(path.relative_to(APP.parent)): sorted(imported_roots(path) & FORBIDDEN[part])
+        for path in modules_of(part)
+    }
+    assert {k: v for k, v in offences.items() if v} == {}
+
+
+def test_the_check_sees_an_offending_import(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("from PySide6.QtCore import QObject\nimport sqlite3\n", encoding="utf-8")
+    assert imported_roots(bad) == {"PySide6", "sqlite3"}
