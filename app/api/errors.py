@@ -56,7 +56,16 @@ class EnvironmentProblem(ShowDeskError):
 
 
 class TransportError(EnvironmentProblem):
-    """The server could not be reached, timed out, or dropped the connection."""
+    """The server could not be reached, timed out, or dropped the connection.
+
+    `outcome_unknown` is true when a non-idempotent request (a POST) may have reached the server
+    before the connection failed: it may or may not have taken effect, so it must not be resent
+    blindly (DESIGN.md: creates are reconciled by their key field first).
+    """
+
+    def __init__(self, message: str, *, outcome_unknown: bool = False) -> None:
+        super().__init__(message)
+        self.outcome_unknown = outcome_unknown
 
 
 class RateLimited(EnvironmentProblem):

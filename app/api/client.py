@@ -1,0 +1,329 @@
+"""ShowClient: the async client of one show (one per profile), driven by the resource registry.
+
+Every resource's list/get/create/update/delete and every special operation the registry declares
+(`call`) go through one `Exchange`, i.e. through the profile's RateGovernor and Authenticator.
+Bodies are built per the registry's body kind, answers parsed per its result kind.
+
+    async with ShowClient(connection, default_registry()) as client:
+        async for page in client.list("customers", modified_after=date(2025, 5, 1)):
+            ...
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from datetime import date, datetime
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from app import __version__
+from app.api.auth import Authenticator, TokenPolicy
+from app.api.connection import Connection
+from app.api.errors import InvalidValue
+from app.api.exchange import Exchange, Request, RetryPolicy
+from app.api.governor import RateGovernor
+from app.api.models import MODELS, ShowRecord, validate_record
+from app.api.paging import PageCursor
+from app.api.registry import Operation, Registry, Resource
+from app.api.responses import HistoryResult, OrderResult, decode_json, parse_result
+
+Page = builtins.list[dict[str, Any]]
+RecordLike = Mapping[str, Any] | ShowRecord
+ResourceRef = Resource | str
+_WRAPPERS = {"items": "items", "history": "history"}
+
+
+class ShowClient:
+    """The API of one show: records by resource, special operations by name."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        registry: Registry,
+        *,
+        governor: RateGovernor | None = None,
+        http: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        rng: random.Random | None = None,
+        retry: RetryPolicy | None = None,
+        token_policy: TokenPolicy | None = None,
+    ) -> None:
+        self.connection = connection
+        self.registry = registry
+        self._owns_http = http is None
+        self._http = http or _http_client(connection, transport)
+        rng = rng or random.Random()
+        self.governor = governor or RateGovernor(
+            connection.rate_limit,
+            connection.rate_window,
+            interactive_reserve=connection.interactive_reserve,
+            clock=clock,
+            rng=rng,
+            sleep=sleep,
+        )
+        self.auth = Authenticator(
+            connection,
+            self._http,
+            policy=token_policy,
+            clock=clock,
+            pace=lambda: self.governor.slot(interactive=True),
+        )
+        self._exchange = Exchange(
+            self._http, self.auth, self.governor, retry=retry, sleep=sleep, rng=rng
+        )
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> ShowClient:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    # ---------------------------------------------------------------------------------- reading
+
+    async def list(
+        self,
+        resource: ResourceRef,
+        *,
+        modified_after: date | datetime | str | None = None,
+        sort: str | None = None,
+        params: Mapping[str, object] | None = None,
+        page_size: int = 500,
+        parent: str | None = None,
+        interactive: bool = False,
+    ) -> AsyncIterator[Page]:
+        """Yield the collection page by page (raw dicts), each record once."""
+        res = self._resource(resource)
+        op = res.op("list")
+        given = dict(params or {})
+        if res.parent_param is not None and parent is not None:
+            given[res.parent_param] = parent
+        path, query = _fill(op, given)
+        query += _filters(modified_after, sort)
+        cursor = PageCursor(page_size, _what(res, op, path))
+        while not cursor.done:
+            req = self._request(res, op, path, query + cursor.query(), None, interactive)
+            page = cursor.take(decode_json(await self._exchange.send(req), req.what))
+            if page:
+                yield page
+
+    async def list_all(
+        self, resource: ResourceRef, **options: Any
+    ) -> builtins.list[dict[str, Any]]:
+        """Every record of the collection (same options as `list`)."""
+        return [record async for page in self.list(resource, **options) for record in page]
+
+    async def get(
+        self, resource: ResourceRef, id: str, *, interactive: bool = False
+    ) -> dict[str, Any]:
+        result: dict[str, Any] = await self._run(resource, "get", {"id": id}, None, interactive)
+        return result
+
+    # ---------------------------------------------------------------------------------- writing
+
+    async def create(
+        self, resource: ResourceRef, record: RecordLike, *, interactive: bool = False
+    ) -> dict[str, Any]:
+        """POST a new record; the answer normalised to `{"id": ..., "message": ...}`."""
+        res = self._resource(resource)
+        body = _record_body(res, record)
+        result: dict[str, Any] = await self._run(res, "create", {}, body, interactive)
+        return result
+
+    async def update(
+        self, resource: ResourceRef, id: str, record: RecordLike, *, interactive: bool = False
+    ) -> dict[str, Any]:
+        """PUT the full record (without `id`s, nested ones too); the stored record comes back."""
+        res = self._resource(resource)
+        body = _record_body(res, record)
+        result: dict[str, Any] = await self._run(res, "update", {"id": id}, body, interactive)
+        return result
+
+    async def delete(
+        self, resource: ResourceRef, id: str, *, interactive: bool = False
+    ) -> dict[str, Any]:
+        result: dict[str, Any] = await self._run(resource, "delete", {"id": id}, None, interactive)
+        return result
+
+    async def call(
+        self,
+        resource: ResourceRef,
+        op_name: str,
+        *,
+        params: Mapping[str, object] | None = None,
+        body: Any = None,
+        interactive: bool = False,
+    ) -> Any:
+        """A special operation of the registry (booth associations, bulk orders, exports...).
+
+        `params` fill the path template (`id`, `boothID`...); the rest go to the query string.
+        `body` is shaped per the operation's body kind; lists longer than its `batch` are sent in
+        batches and the results merged. The answer is parsed per its result kind.
+        """
+        res = self._resource(resource)
+        op = res.op(op_name)
+        results = [
+            await self._run(res, op_name, dict(params or {}), payload, interactive)
+            for payload in _payloads(res, op, body)
+        ]
+        return _merge(op.result, results)
+
+    # -------------------------------------------------------------------------------- internals
+
+    def _resource(self, resource: ResourceRef) -> Resource:
+        return resource if isinstance(resource, Resource) else self.registry[resource]
+
+    async def _run(
+        self,
+        resource: ResourceRef,
+        op_name: str,
+        params: Mapping[str, object],
+        body: Any,
+        interactive: bool,
+    ) -> Any:
+        res = self._resource(resource)
+        op = res.op(op_name)
+        path, query = _fill(op, params)
+        req = self._request(res, op, path, query, body, interactive)
+        response = await self._exchange.send(req)
+        return parse_result(op.result, response, req.what)
+
+    def _request(
+        self,
+        res: Resource,
+        op: Operation,
+        path: str,
+        query: Sequence[tuple[str, str]],
+        body: Any,
+        interactive: bool,
+    ) -> Request:
+        url = self.connection.base_url.rstrip("/") + path
+        return Request(op.method, url, _what(res, op, path), tuple(query), body, interactive)
+
+
+def _http_client(
+    connection: Connection, transport: httpx.AsyncBaseTransport | None
+) -> httpx.AsyncClient:
+    """HTTP/1.1 with keep-alive, explicit timeouts, TLS always verified."""
+    return httpx.AsyncClient(
+        transport=transport,
+        verify=connection.verify(),
+        timeout=httpx.Timeout(connection.timeout, connect=min(10.0, connection.timeout)),
+        limits=httpx.Limits(max_connections=16, max_keepalive_connections=8, keepalive_expiry=30),
+        headers={"Accept": "application/json", "User-Agent": f"ShowDesk/{__version__}"},
+        follow_redirects=False,
+    )
+
+
+def _what(res: Resource, op: Operation, path: str) -> str:
+    return f"{res.title} {op.name} ({op.method} {path})"
+
+
+def _fill(op: Operation, params: Mapping[str, object]) -> tuple[str, list[tuple[str, str]]]:
+    """The path and query of `op`: template placeholders first, other params as query pairs."""
+    path, query = op.url(params)
+    used = set(op.placeholders)
+    query += [(k, _text(v)) for k, v in params.items() if k not in used and v is not None]
+    return path, query
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    return str(value)
+
+
+def _filters(
+    modified_after: date | datetime | str | None, sort: str | None
+) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    if modified_after is not None:
+        out.append(("modifiedAfter", modified_after_param(modified_after)))
+    if sort:
+        out.append(("sort", sort))
+    return out
+
+
+def modified_after_param(value: date | datetime | str) -> str:
+    """`modifiedAfter` is a date (YYYY-MM-DD); a date-time is cut to its day."""
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    try:
+        return datetime.fromisoformat(value.strip()).date().isoformat()
+    except ValueError:
+        raise InvalidValue("modifiedAfter", "not a date (YYYY-MM-DD)", value) from None
+
+
+def _record_body(res: Resource, record: RecordLike) -> dict[str, Any]:
+    """The create/update body: the record through its model, without `id`s."""
+    if not isinstance(record, ShowRecord):
+        record = validate_record(MODELS[res.model], dict(record))
+    return record.to_body()
+
+
+def _element(item: Any) -> Any:
+    return item.to_body() if isinstance(item, ShowRecord) else item
+
+
+def _payloads(res: Resource, op: Operation, body: Any) -> builtins.list[Any]:
+    """The JSON bodies to send for `body`, per the body kind, split into batches."""
+    kind = op.body
+    if kind == "none":
+        return [None]
+    if kind == "record":
+        return [_record_body(res, body)]
+    if kind == "object":
+        return [_element(body) if isinstance(body, ShowRecord) else dict(body or {})]
+    items = _as_list(kind, body)
+    size = op.batch or max(len(items), 1)
+    chunks = [items[i : i + size] for i in range(0, len(items), size)] or [[]]
+    wrapper = _WRAPPERS.get(kind)
+    return [{wrapper: chunk} if wrapper else chunk for chunk in chunks]
+
+
+def _as_list(kind: str, body: Any) -> builtins.list[Any]:
+    wrapper = _WRAPPERS.get(kind)
+    if wrapper and isinstance(body, Mapping):
+        body = body.get(wrapper, [])
+    if kind == "ids" and isinstance(body, str | int):
+        body = [body]
+    if body is None or isinstance(body, str | bytes | Mapping):
+        raise InvalidValue(kind, f"a list is needed for a '{kind}' body", body)
+    items = [_element(item) for item in body]
+    return [str(item) for item in items] if kind == "ids" else items
+
+
+def _merge(kind: str, results: builtins.list[Any]) -> Any:
+    """One answer from the answers of every batch."""
+    if len(results) == 1:
+        return results[0]
+    if kind == "order-result":
+        merged: OrderResult = results[0]
+        for part in results[1:]:
+            merged = merged.merged(part)
+        return merged
+    if kind == "history-result":
+        total: HistoryResult = results[0]
+        for part in results[1:]:
+            total = total.merged(part)
+        return total
+    if kind == "records":
+        return [record for part in results for record in part]
+    return results

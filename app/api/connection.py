@@ -1,0 +1,54 @@
+"""What one profile needs to talk to its show: URLs, show ID, secret, pacing and timeouts.
+
+The secret is held as a value or as a callable that returns it (e.g. a keyring lookup), and is
+never part of the repr. TLS verification is always on; a custom CA bundle may be named.
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from app.api.errors import InvalidValue
+
+CredentialStyle = Literal["body", "basic"]
+Secret = str | Callable[[], str]
+
+
+@dataclass(frozen=True)
+class Connection:
+    """One show connection as the client sees it (a profile plus its secret)."""
+
+    base_url: str
+    auth_url: str
+    show_id: str
+    secret: Secret = field(repr=False)
+    credential_style: CredentialStyle = "body"
+    rate_limit: int = 300
+    rate_window: float = 60.0
+    interactive_reserve: float = 0.1
+    timeout: float = 30.0
+    ca_bundle: str | None = None
+    scope: str = "100214"
+
+    def __post_init__(self) -> None:
+        if self.credential_style not in ("body", "basic"):
+            raise InvalidValue("credential_style", "must be 'body' or 'basic'")
+        if self.rate_limit < 1 or self.rate_window <= 0:
+            raise InvalidValue("rate_limit", "needs at least one request per positive window")
+        if not 0 <= self.interactive_reserve < 1:
+            raise InvalidValue("interactive_reserve", "must be a share between 0 and 1")
+        if self.timeout <= 0:
+            raise InvalidValue("timeout", "must be positive")
+
+    def client_secret(self) -> str:
+        """The secret's current value (resolved each time it is needed, never cached here)."""
+        return self.secret() if callable(self.secret) else self.secret
+
+    def verify(self) -> ssl.SSLContext | bool:
+        """What httpx's `verify=` gets: always verifying, with the profile's CA bundle if any."""
+        if self.ca_bundle:
+            return ssl.create_default_context(cafile=self.ca_bundle)
+        return True

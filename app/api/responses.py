@@ -1,0 +1,252 @@
+"""Reading the server's answers: JSON or not, error bodies, and each operation's result kind.
+
+Pure functions over `httpx.Response`/parsed JSON. Result kinds are declared per operation in the
+registry and parsed as declared, never guessed (API.md: three different bulk-result shapes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from app.api.errors import UnexpectedResponse
+from app.api.paging import lookup, records_of
+
+_TITLE = re.compile(r"(?is)<title[^>]*>(.*?)</title>")
+_MESSAGE_KEYS = ("message", "error", "title", "detail", "error_description", "errorMessage")
+
+
+def is_json(response: httpx.Response) -> bool:
+    return "json" in response.headers.get("content-type", "").lower()
+
+
+def looks_like_html(response: httpx.Response) -> bool:
+    kind = response.headers.get("content-type", "").lower()
+    return "html" in kind or response.text.lstrip()[:1] == "<"
+
+
+def decode_json(response: httpx.Response, what: str) -> Any:
+    """The JSON body (None when empty); UnexpectedResponse for HTML pages and broken JSON."""
+    if not response.content.strip():
+        return None
+    if looks_like_html(response):
+        raise UnexpectedResponse(f"{what}: the server sent a web page instead of data")
+    try:
+        return response.json()
+    except ValueError:
+        raise UnexpectedResponse(f"{what}: the server's answer is not valid JSON") from None
+
+
+# ----------------------------------------------------------------------------------- errors
+
+
+def _strings(value: Any) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for key in _MESSAGE_KEYS for s in _strings(value.get(key))]
+    if isinstance(value, Sequence):
+        return [s for item in value for s in _strings(item)]
+    return [str(value)]
+
+
+def _field_name(name: str) -> str:
+    return name[2:] if name.startswith("$.") else name
+
+
+def _fields(errors: Any) -> dict[str, list[str]]:
+    """`{field: [msgs] | msg}` or `[{field|propertyName, message|errorMessage}]`."""
+    out: dict[str, list[str]] = {}
+    if isinstance(errors, Mapping):
+        for key, value in errors.items():
+            out.setdefault(_field_name(str(key)), []).extend(_strings(value))
+    elif isinstance(errors, list):
+        for item in errors:
+            if isinstance(item, Mapping):
+                name = item.get("field") or item.get("propertyName") or item.get("name")
+                if name:
+                    out.setdefault(_field_name(str(name)), []).extend(_strings(item))
+    return {k: v for k, v in out.items() if v}
+
+
+def error_details(response: httpx.Response) -> tuple[str, dict[str, list[str]]]:
+    """Whatever text an error body holds (any of the usual shapes) and the fields it names."""
+    try:
+        body: Any = response.json()
+    except ValueError:
+        return _plain_text(response), {}
+    errors = body.get("errors") if isinstance(body, Mapping) else body
+    fields = _fields(errors)
+    if isinstance(body, Mapping):
+        parts = [s for key in _MESSAGE_KEYS for s in _strings(body.get(key))]
+    else:
+        parts = [] if fields else _strings(body)
+    if not parts:
+        parts = [f"{name}: {'; '.join(msgs)}" for name, msgs in fields.items()]
+    if not parts:
+        parts = _strings(errors)
+    message = "; ".join(dict.fromkeys(parts)) or f"HTTP {response.status_code}"
+    return message, fields
+
+
+def _plain_text(response: httpx.Response) -> str:
+    text = response.text.strip()
+    if looks_like_html(response):
+        title = _TITLE.search(text)
+        text = re.sub(r"\s+", " ", title.group(1)).strip() if title else ""
+    return text[:300] or f"HTTP {response.status_code}"
+
+
+# ---------------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class OrderLineFailure:
+    """One order line the server refused, with its reason (`errorDesc`)."""
+
+    error: str
+    id: str | None = None
+    customer_id: str | None = None
+    product_id: str | None = None
+    row: int | None = None
+    raw: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class OrderResult:
+    """A bulk order answer: the ids that went through and the lines that did not."""
+
+    successful: tuple[str, ...]
+    failed: tuple[OrderLineFailure, ...]
+
+    def merged(self, other: OrderResult) -> OrderResult:
+        return OrderResult(self.successful + other.successful, self.failed + other.failed)
+
+
+@dataclass(frozen=True)
+class HistoryFailure:
+    id: str | None
+    message: str
+
+
+@dataclass(frozen=True)
+class HistoryResult:
+    """An order-history upload's answer: how many lines were stored, which failed and why."""
+
+    successful: int
+    failed: tuple[HistoryFailure, ...]
+
+    def merged(self, other: HistoryResult) -> HistoryResult:
+        return HistoryResult(self.successful + other.successful, self.failed + other.failed)
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _failure(raw: Any) -> OrderLineFailure:
+    if not isinstance(raw, Mapping):
+        return OrderLineFailure(error=str(raw))
+    row = lookup(raw, "rownumber", "row")
+    return OrderLineFailure(
+        error=str(lookup(raw, "errorDesc", "error", "message") or "refused"),
+        id=_opt_str(lookup(raw, "id")),
+        customer_id=_opt_str(lookup(raw, "customerID")),
+        product_id=_opt_str(lookup(raw, "productID")),
+        row=int(row) if isinstance(row, int | str) and str(row).isdigit() else None,
+        raw=dict(raw),
+    )
+
+
+def parse_order_result(data: Any, what: str) -> OrderResult:
+    if not isinstance(data, Mapping):
+        raise UnexpectedResponse(f"{what}: expected an order result object")
+    ok = data.get("successful") or []
+    failed = data.get("failed") or []
+    if not isinstance(ok, list) or not isinstance(failed, list):
+        raise UnexpectedResponse(f"{what}: 'successful' and 'failed' must be lists")
+    ids = tuple(str(x.get("id") if isinstance(x, Mapping) else x) for x in ok)
+    return OrderResult(ids, tuple(_failure(f) for f in failed))
+
+
+def parse_history_result(data: Any, what: str) -> HistoryResult:
+    if not isinstance(data, Mapping):
+        raise UnexpectedResponse(f"{what}: expected an order-history result object")
+    ok = data.get("successful", 0)
+    failed = data.get("failed") or []
+    if isinstance(ok, list):
+        ok = len(ok)
+    if not isinstance(ok, int) or not isinstance(failed, list):
+        raise UnexpectedResponse(f"{what}: 'successful' must be a count, 'failed' a list")
+    failures = tuple(
+        HistoryFailure(_opt_str(lookup(f, "ID", "id")), str(lookup(f, "Message") or ""))
+        if isinstance(f, Mapping)
+        else HistoryFailure(None, str(f))
+        for f in failed
+    )
+    return HistoryResult(ok, failures)
+
+
+def id_message(data: Any, what: str) -> dict[str, Any]:
+    """IdMessage `{id, message}` (any key case; a bare id or a whole record also do)."""
+    if isinstance(data, str | int) and not isinstance(data, bool):
+        return {"id": str(data), "message": ""}
+    if isinstance(data, list) and len(data) == 1:
+        data = data[0]
+    if not isinstance(data, Mapping) or lookup(data, "id") is None:
+        raise UnexpectedResponse(f"{what}: the answer names no id")
+    out = dict(data)
+    out["id"] = str(lookup(data, "id"))
+    out["message"] = str(lookup(data, "message") or "")
+    return out
+
+
+def one_record(data: Any, what: str) -> dict[str, Any]:
+    if isinstance(data, list) and len(data) == 1:
+        data = data[0]
+    if not isinstance(data, Mapping):
+        raise UnexpectedResponse(f"{what}: expected one record")
+    return dict(data)
+
+
+def delete_result(data: Any) -> dict[str, Any]:
+    """A DeleteResponse: its object as is; nothing or text becomes `{"message": ...}`."""
+    if isinstance(data, Mapping):
+        return dict(data)
+    return {"message": "" if data is None else str(data)}
+
+
+def parse_result(kind: str, response: httpx.Response, what: str) -> Any:
+    """Parse `response` as the registry's result `kind` declares."""
+    if kind == "any":
+        return any_body(response, what)
+    data = decode_json(response, what)
+    if kind == "records":
+        return records_of(data, what)
+    if kind == "record":
+        return one_record(data, what)
+    if kind == "id-message":
+        return id_message(data, what)
+    if kind == "delete":
+        return delete_result(data)
+    if kind == "order-result":
+        return parse_order_result(data, what)
+    if kind == "history-result":
+        return parse_history_result(data, what)
+    raise UnexpectedResponse(f"{what}: unknown result kind '{kind}'")
+
+
+def any_body(response: httpx.Response, what: str) -> Any:
+    """JSON when the content type says so, text for text (an export's CSV), else bytes."""
+    if is_json(response):
+        return decode_json(response, what)
+    kind = response.headers.get("content-type", "").lower()
+    if kind.startswith("text/") or "charset" in kind or "csv" in kind:
+        return response.text
+    return response.content if response.content else None
