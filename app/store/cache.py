@@ -1,0 +1,275 @@
+"""The local cache of a profile's show: every fetched record as JSON, plus sync state.
+
+One SQLite file per profile (WAL). A record is stored under (resource slug, parent, id) with its
+business key (`customerID`…), `modifiedDate` and fetch time beside the raw JSON text, so unknown
+fields survive. The cache is disposable: a full sync rebuilds it.
+
+`parent` is the parent record's key for resources listed per parent (a booth's products). For
+writes (`upsert`) `None` means "no parent"; for reads and filters (`get`, `records`, `delete`,
+`retain_only`…) `None` means "any parent" — the same thing for resources that have no parent.
+
+Text search (`text=`) matches case-insensitively (ASCII letters only) anywhere in the JSON text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from app.api.errors import InvalidValue
+from app.api.registry import Registry
+from app.store import query
+from app.store.db import Database
+from app.store.query import Where
+from app.store.schema import CACHE_MIGRATIONS
+from app.store.sync_state import SyncState, SyncStateTable
+
+__all__ = ["Cache", "SyncState"]
+
+_UPSERT = """INSERT INTO records (resource, parent, id, key_value, modified, fetched_at, json)
+VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (resource, parent, id) DO UPDATE SET key_value = excluded.key_value,
+    modified = excluded.modified, fetched_at = excluded.fetched_at, json = excluded.json"""
+_FETCH_BATCH = 512
+
+
+def _scalar_text(value: Any) -> str | None:
+    if value is None or isinstance(value, dict | list):
+        return None
+    return str(value)
+
+
+class Cache:
+    """Records and sync state of one profile; plain synchronous calls, safe to use from a thread."""
+
+    def __init__(self, path: Path, registry: Registry) -> None:
+        self.registry = registry
+        self._db = Database(path, CACHE_MIGRATIONS, sync="NORMAL")
+        self._sync = SyncStateTable(self._db)
+
+    @property
+    def path(self) -> Path:
+        return self._db.path
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Cache:
+        return self
+
+    def __exit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------------------- writing
+
+    def upsert(
+        self,
+        slug: str,
+        records: Iterable[dict[str, Any]],
+        *,
+        parent: str | None = None,
+        fetched_at: datetime | None = None,
+    ) -> int:
+        """Insert or replace records in one transaction; answer how many were written."""
+        key = self.registry[slug].key
+        fetched = (fetched_at or datetime.now(UTC)).isoformat()
+        written = 0
+        seen_fields: set[str] = set()
+
+        def rows() -> Iterator[tuple[Any, ...]]:
+            nonlocal written
+            for rec in records:
+                seen_fields.update(rec)
+                written += 1
+                yield _row(slug, key, parent or "", fetched, rec)
+
+        with self._db.write() as conn:
+            conn.executemany(_UPSERT, rows())
+            conn.executemany(
+                "INSERT OR IGNORE INTO record_fields VALUES (?, ?)",
+                ((slug, name) for name in sorted(seen_fields)),
+            )
+        return written
+
+    def delete(self, slug: str, ids: Iterable[str], *, parent: str | None = None) -> int:
+        """Remove these records; answer how many were removed."""
+        where = self._where(slug, parent)
+        with self._db.write() as conn:
+            total = 0
+            for chunk in query.chunks(list(ids)):
+                marks = ",".join("?" * len(chunk))
+                sql = f"DELETE FROM records WHERE {where.sql} AND id IN ({marks})"
+                total += conn.execute(sql, [*where.params, *chunk]).rowcount
+        return total
+
+    def retain_only(self, slug: str, seen_ids: Iterable[str], *, parent: str | None = None) -> int:
+        """After a full sync: remove every record of `slug` (under `parent`) not seen."""
+        where = self._where(slug, parent)
+        with self._db.write() as conn:
+            conn.execute("CREATE TEMP TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY)")
+            conn.execute("DELETE FROM temp.seen")
+            conn.executemany("INSERT OR IGNORE INTO temp.seen VALUES (?)", ((i,) for i in seen_ids))
+            sql = f"DELETE FROM records WHERE {where.sql} AND id NOT IN (SELECT id FROM temp.seen)"
+            removed = conn.execute(sql, where.params).rowcount
+            conn.execute("DELETE FROM temp.seen")
+        return int(removed)
+
+    def clear(self, slug: str | None = None) -> None:
+        """Forget the records (and sync state) of one resource, or of all."""
+        with self._db.write() as conn:
+            if slug is None:
+                for table in ("records", "record_fields", "sync_state"):
+                    conn.execute(f"DELETE FROM {table}")
+            else:
+                for table in ("records", "record_fields", "sync_state"):
+                    conn.execute(f"DELETE FROM {table} WHERE resource = ?", (slug,))
+
+    # ------------------------------------------------------------------------------- reading
+
+    def get(self, slug: str, id: str, *, parent: str | None = None) -> dict[str, Any] | None:
+        where = self._where(slug, parent)
+        sql = f"SELECT json FROM records WHERE {where.sql} AND id = ? LIMIT 1"
+        row = self._one(sql, [*where.params, id])
+        return None if row is None else _loads(row[0])
+
+    def get_many(
+        self, slug: str, ids: Sequence[str], *, parent: str | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """The records with these ids, in the order asked (missing ids are left out)."""
+        where = self._where(slug, parent)
+        found: dict[str, dict[str, Any]] = {}
+        with self._db.lock:
+            for chunk in query.chunks(list(ids)):
+                marks = ",".join("?" * len(chunk))
+                sql = f"SELECT id, json FROM records WHERE {where.sql} AND id IN ({marks})"
+                rows = self._db.conn.execute(sql, [*where.params, *chunk])
+                found.update((i, _loads(j)) for i, j in rows)
+        return {i: found[i] for i in ids if i in found}
+
+    def count(self, slug: str, *, parent: str | None = None) -> int:
+        where = self._where(slug, parent)
+        row = self._one(f"SELECT count(*) FROM records WHERE {where.sql}", where.params)
+        return int(row[0]) if row else 0
+
+    def counts(self) -> dict[str, int]:
+        """Records per resource slug (resources without records are left out)."""
+        with self._db.lock:
+            rows = self._db.conn.execute("SELECT resource, count(*) FROM records GROUP BY resource")
+            return {slug: int(n) for slug, n in rows}
+
+    def records(
+        self,
+        slug: str,
+        *,
+        parent: str | None = None,
+        order_by: str | None = None,
+        descending: bool = False,
+        text: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Iterator[dict[str, Any]]:
+        """Stream records (fetched in batches, never the whole table at once)."""
+        sql, params = query.select(
+            "json", self._where(slug, parent), order_by, descending, text, limit, offset
+        )
+        for row in self._stream(sql, params):
+            yield _loads(row[0])
+
+    def row_ids(
+        self,
+        slug: str,
+        *,
+        parent: str | None = None,
+        order_by: str | None = None,
+        descending: bool = False,
+        text: str | None = None,
+    ) -> list[str]:
+        """All ids in display order: what a table model keeps to page large resources."""
+        sql, params = query.select(
+            "id", self._where(slug, parent), order_by, descending, text, None, 0
+        )
+        with self._db.lock:
+            return [r[0] for r in self._db.conn.execute(sql, params)]
+
+    def ids(self, slug: str, parent: str | None = None) -> list[str]:
+        return self.row_ids(slug, parent=parent)
+
+    def find_by_key(self, slug: str, value: str) -> list[dict[str, Any]]:
+        """Records whose business key (e.g. `customerID`) equals `value`."""
+        sql = "SELECT json FROM records WHERE resource = ? AND key_value = ? ORDER BY rowid"
+        with self._db.lock:
+            return [_loads(r[0]) for r in self._db.conn.execute(sql, (slug, str(value)))]
+
+    def fields(self, slug: str) -> list[str]:
+        """Every top-level field name ever cached for `slug`, sorted (a superset after deletes)."""
+        sql = "SELECT field FROM record_fields WHERE resource = ? ORDER BY field"
+        with self._db.lock:
+            return [r[0] for r in self._db.conn.execute(sql, (slug,))]
+
+    def integrity_ok(self) -> bool:
+        row = self._one("PRAGMA integrity_check", [])
+        return row is not None and row[0] == "ok"
+
+    # ---------------------------------------------------------------------------- sync state
+
+    def sync_state(self, slug: str) -> SyncState | None:
+        return self._sync.get(slug)
+
+    def sync_states(self) -> dict[str, SyncState]:
+        return self._sync.all()
+
+    def begin_sync(self, slug: str, started: datetime) -> None:
+        self._sync.begin(slug, started)
+
+    def complete_sync(self, slug: str, started: datetime, full: bool) -> None:
+        """Advance the resource's watermark to `started` (the sync that began then completed)."""
+        self._sync.complete(slug, started, full, self.count(slug))
+
+    def note_sync(self, slug: str, *, cursor: str | None = None, notes: str | None = None) -> None:
+        self._sync.note(slug, cursor, notes)
+
+    # ------------------------------------------------------------------------------- helpers
+
+    def _where(self, slug: str, parent: str | None) -> Where:
+        return query.where(slug, parent, nested=self.registry[slug].nested_by_param)
+
+    def _one(self, sql: str, params: Sequence[Any]) -> Any:
+        with self._db.lock:
+            return self._db.conn.execute(sql, params).fetchone()
+
+    def _stream(self, sql: str, params: Sequence[Any]) -> Iterator[Any]:
+        with self._db.lock:
+            cursor = self._db.conn.execute(sql, params)
+        try:
+            while True:
+                with self._db.lock:
+                    batch = cursor.fetchmany(_FETCH_BATCH)
+                if not batch:
+                    return
+                yield from batch
+        finally:
+            cursor.close()
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _row(slug: str, key: str, parent: str, fetched: str, rec: dict[str, Any]) -> tuple[Any, ...]:
+    """The `records` row of one record (its id falls back to its business key)."""
+    rid = rec.get("id") or rec.get(key)
+    if rid is None:
+        raise InvalidValue("id", f"a {slug} record without an id or {key}")
+    modified = rec.get("modifiedDate")
+    modified = modified if isinstance(modified, str) else None
+    return (slug, parent, str(rid), _scalar_text(rec.get(key)), modified, fetched, _dumps(rec))
+
+
+def _loads(text: str) -> dict[str, Any]:
+    value = json.loads(text)
+    return value if isinstance(value, dict) else {"value": value}

@@ -1,0 +1,129 @@
+"""Opening a private SQLite file and bringing its schema up to date.
+
+Both store files (the cache and the outbox) are opened here: the parent directories are created
+0700, the file is created 0600 before SQLite touches it (SQLite gives its `-wal`/`-shm` companions
+the database file's permissions), WAL journalling is switched on, and the numbered migrations of
+`app.store.schema` are applied, each in one transaction together with `PRAGMA user_version`.
+
+Connections run in autocommit mode (`isolation_level=None`); writers group their statements with
+`transaction()`, which is explicit `BEGIN IMMEDIATE` … `COMMIT`.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Literal
+
+from app.api.errors import ProgrammingError
+
+Migration = Sequence[str]
+Synchronous = Literal["NORMAL", "FULL"]
+
+
+class StoreError(ProgrammingError):
+    """A store file that this version cannot use (written by a newer ShowDesk, or corrupt)."""
+
+
+def _private_parent(path: Path) -> None:
+    """Create the missing parent directories 0700 (existing ones are left as they are)."""
+    missing = [p for p in reversed(path.parents) if not p.exists()]
+    for directory in missing:
+        directory.mkdir(mode=0o700)
+        os.chmod(directory, 0o700)  # mkdir's mode is filtered by the umask
+
+
+def _private_file(path: Path) -> None:
+    """Create the file 0600 if it does not exist yet; tighten it if it does."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    os.close(fd)
+    os.chmod(path, 0o600)
+
+
+def connect(path: Path, *, synchronous: Synchronous = "NORMAL") -> sqlite3.Connection:
+    """Open (creating it privately if needed) a WAL-mode database file."""
+    _private_parent(path)
+    _private_file(path)
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA page_size=8192")  # only takes effect on a new, empty file
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={synchronous}")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA temp_store=MEMORY")
+        conn.execute("PRAGMA cache_size=-65536")  # 64 MiB: index updates of big syncs stay in RAM
+        conn.execute("PRAGMA busy_timeout=5000")
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise StoreError(f"{path}: not a ShowDesk store file ({exc})") from None
+    return conn
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    row = conn.execute("PRAGMA user_version").fetchone()
+    return int(row[0])
+
+
+def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration], *, name: str) -> int:
+    """Apply the migrations after the file's `user_version`; answer the version reached.
+
+    Migration N (1-based) brings a file from version N-1 to N, atomically.
+    """
+    current = user_version(conn)
+    if current > len(migrations):
+        raise StoreError(
+            f"{name} is at schema version {current}; this ShowDesk knows up to {len(migrations)}"
+        )
+    for number in range(current + 1, len(migrations) + 1):
+        with transaction(conn):
+            for statement in migrations[number - 1]:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version={number}")
+    return len(migrations)
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """`BEGIN IMMEDIATE` … `COMMIT`, or `ROLLBACK` if the block raises."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+class Database:
+    """A connection plus the lock that serialises its users (callers may use worker threads)."""
+
+    def __init__(self, path: Path, migrations: Sequence[Migration], *, sync: Synchronous) -> None:
+        self.path = path
+        self.lock = threading.RLock()
+        self.conn = connect(path, synchronous=sync)
+        try:
+            self.version = migrate(self.conn, migrations, name=str(path))
+        except BaseException:
+            self.conn.close()
+            raise
+        self._closed = False
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One committed transaction, holding the lock."""
+        with self.lock, transaction(self.conn) as conn:
+            yield conn
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            with self.lock:
+                self.conn.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed

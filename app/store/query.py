@@ -1,0 +1,85 @@
+"""SQL building for cache listings: filters, sort expressions over JSON fields, chunking.
+
+Field names reach SQL only as bound JSON paths (`json_extract(json, ?)`), never as text; they are
+checked against a strict pattern first (`name` or `nested.name`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from app.api.errors import InvalidValue
+
+T = TypeVar("T")
+
+_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+# Columns kept beside the JSON: sorting on them uses an index or a plain column.
+_COLUMNS = {"id": "id", "modifiedDate": "modified"}
+# SQLite's lower() folds ASCII letters only; fold the needle the same way so "É" still finds "É".
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+CHUNK = 500  # well under SQLite's limit on bound parameters
+
+
+@dataclass(frozen=True)
+class Where:
+    sql: str
+    params: tuple[Any, ...]
+
+
+def where(slug: str, parent: str | None, *, nested: bool) -> Where:
+    """Rows of `slug`; under `parent` if given, else any parent (nested) or none (top level)."""
+    if parent is not None:
+        return Where("resource = ? AND parent = ?", (slug, parent))
+    if nested:
+        return Where("resource = ?", (slug,))
+    return Where("resource = ? AND parent = ''", (slug,))
+
+
+def json_path(field: str) -> str:
+    """`customer.name` → `$.customer.name`, after checking the name is a plain field path."""
+    if not _FIELD.fullmatch(field):
+        raise InvalidValue("order_by", f"'{field}' is not a field name", field)
+    return "$." + field
+
+
+def order_clause(order_by: str | None, descending: bool) -> tuple[str, tuple[Any, ...]]:
+    """`ORDER BY …` for a field (text compared case-insensitively), ties broken by fetch order."""
+    direction = "DESC" if descending else "ASC"
+    if order_by is None:
+        return f"ORDER BY rowid {direction}", ()
+    if order_by in _COLUMNS:
+        return f"ORDER BY {_COLUMNS[order_by]} {direction}, rowid {direction}", ()
+    expr = "json_extract(json, ?) COLLATE NOCASE"
+    return f"ORDER BY {expr} {direction}, rowid {direction}", (json_path(order_by),)
+
+
+def select(
+    columns: str,
+    where_: Where,
+    order_by: str | None,
+    descending: bool,
+    text: str | None,
+    limit: int | None,
+    offset: int,
+) -> tuple[str, list[Any]]:
+    """A listing query and its parameters (in placeholder order)."""
+    sql = f"SELECT {columns} FROM records WHERE {where_.sql}"
+    params: list[Any] = list(where_.params)
+    if text:
+        sql += " AND instr(lower(json), ?) > 0"
+        params.append(text.translate(_ASCII_LOWER))
+    order, order_params = order_clause(order_by, descending)
+    sql += " " + order
+    params.extend(order_params)
+    if limit is not None or offset:
+        sql += " LIMIT ? OFFSET ?"
+        params.extend((-1 if limit is None else limit, offset))
+    return sql, params
+
+
+def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
