@@ -44,7 +44,7 @@ def unwrap(data: Any, what: str) -> tuple[list[dict[str, Any]], Mapping[str, Any
         records: Any = []
     elif isinstance(data, list):
         records = data
-    elif isinstance(data, Mapping) and _envelope_list(data) is not None:
+    elif isinstance(data, Mapping) and _is_envelope(data):
         records, envelope = _envelope_list(data), data
     elif isinstance(data, Mapping) and "id" in data:
         records = [data]  # one record where a list was due

@@ -1,0 +1,168 @@
+"""ShowClient.list over odd page shapes: bare arrays, envelopes, wrapped envelopes, no paging."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+import httpx
+import pytest
+
+from app.api.errors import InvalidValue, RegistryError, UnexpectedResponse
+from app.api.paging import PageCursor, PageInfo, unwrap
+from tests.unit.test_client_fakes import json_response, make_client, records
+
+ALL = records(1200)
+
+
+def paged(shape: str = "array", cap: int | None = None, data: list[dict[str, Any]] = ALL) -> Any:
+    """A server that honours `page`/`resultsPerPage` (capped at `cap`) in the given shape."""
+
+    def route(request: httpx.Request) -> httpx.Response:
+        size = int(request.url.params["resultsPerPage"])
+        size = min(size, cap) if cap else size
+        page = int(request.url.params["page"])
+        chunk = data[(page - 1) * size : page * size]
+        pages = -(-len(data) // size)
+        if shape == "array":
+            return json_response(chunk)
+        envelope = {"items": chunk, "page": page, "totalPages": pages, "totalCount": len(data)}
+        return json_response([envelope] if shape == "wrapped" else envelope)
+
+    return route
+
+
+async def pages_of(route: Any, **options: Any) -> tuple[list[list[dict[str, Any]]], Any]:
+    client, api, _, _ = make_client(route)
+    async with client:
+        result = [page async for page in client.list("customers", **options)]
+    return result, api
+
+
+@pytest.mark.asyncio
+async def test_bare_array_pages_until_a_short_one() -> None:
+    pages, api = await pages_of(paged("array"))
+    assert [len(p) for p in pages] == [500, 500, 200]
+    assert [api.query(i)["page"] for i in range(3)] == ["1", "2", "3"]
+    assert {api.query(i)["resultsPerPage"] for i in range(3)} == {"500"}
+    assert [r["id"] for p in pages for r in p] == [r["id"] for r in ALL]
+
+
+@pytest.mark.asyncio
+async def test_an_exact_multiple_ends_on_the_empty_page() -> None:
+    pages, api = await pages_of(paged("array", data=records(1000)))
+    assert [len(p) for p in pages] == [500, 500] and len(api.requests) == 3
+
+
+@pytest.mark.parametrize("shape", ["envelope", "wrapped"])
+@pytest.mark.asyncio
+async def test_envelope_counters_win_over_a_server_capped_page_size(shape: str) -> None:
+    pages, api = await pages_of(paged(shape, cap=100))
+    assert sum(len(p) for p in pages) == 1200 and len(api.requests) == 12
+
+
+@pytest.mark.parametrize("key", ["items", "data", "results", "records", "Items"])
+@pytest.mark.asyncio
+async def test_envelope_list_keys(key: str) -> None:
+    pages, _ = await pages_of(lambda request: json_response({key: records(3), "other": 1}))
+    assert [r["id"] for r in pages[0]] == ["r0", "r1", "r2"]
+
+
+@pytest.mark.asyncio
+async def test_has_more_false_ends_the_listing() -> None:
+    def route(request: httpx.Request) -> httpx.Response:
+        page = int(request.url.params["page"])
+        return json_response({"data": records(2, start=page * 2), "hasMore": page < 3})
+
+    pages, api = await pages_of(route)
+    assert len(pages) == 3 and len(api.requests) == 3
+
+
+@pytest.mark.asyncio
+async def test_a_server_that_ignores_paging_yields_each_record_once() -> None:
+    everything = records(700)
+    pages, api = await pages_of(lambda request: json_response(everything))
+    assert [len(p) for p in pages] == [700] and len(api.requests) == 2
+
+
+@pytest.mark.asyncio
+async def test_duplicates_inside_a_page_and_records_without_ids() -> None:
+    page = [{"id": "a"}, {"id": "a"}, {"customerID": "X"}, {"customerID": "X"}, {"id": "b"}]
+    pages, _ = await pages_of(lambda request: json_response(page))
+    assert pages == [[{"id": "a"}, {"customerID": "X"}, {"id": "b"}]]
+
+
+@pytest.mark.asyncio
+async def test_extra_and_missing_fields_are_kept_as_sent() -> None:
+    odd = [{"id": "1", "brandNewField": {"x": [1, 2]}}, {"id": "2"}]
+    pages, _ = await pages_of(lambda request: json_response(odd))
+    assert pages == [odd]
+
+
+@pytest.mark.parametrize(
+    "value", [date(2025, 5, 7), datetime(2025, 5, 7, 12, 25), "2025-05-07", "2025-05-07T12:25:00"]
+)
+@pytest.mark.asyncio
+async def test_modified_after_is_sent_as_a_date_with_sort(value: object) -> None:
+    _, api = await pages_of(
+        lambda r: json_response([]), modified_after=value, sort="customerID:asc"
+    )
+    assert api.query()["modifiedAfter"] == "2025-05-07"
+    assert api.query()["sort"] == "customerID:asc"
+
+
+@pytest.mark.asyncio
+async def test_a_bad_modified_after_is_refused_before_sending() -> None:
+    with pytest.raises(InvalidValue) as info:
+        await pages_of(lambda r: json_response([]), modified_after="last tuesday")
+    assert info.value.field == "modifiedAfter"
+
+
+@pytest.mark.asyncio
+async def test_extra_filters_go_to_the_query_string() -> None:
+    client, api, _, _ = make_client(lambda r: json_response([]))
+    async with client:
+        await client.list_all("orders", params={"customerid": "C1", "status": None})
+    assert api.query() == {"customerid": "C1", "page": "1", "resultsPerPage": "500"}
+
+
+@pytest.mark.asyncio
+async def test_nested_resources_are_listed_per_parent() -> None:
+    client, api, _, _ = make_client(lambda r: json_response(records(2)))
+    async with client:
+        rows = await client.list_all("booth-products", parent="B 7", page_size=50)
+        with pytest.raises(RegistryError):
+            await client.list_all("booth-products")
+    assert len(rows) == 2
+    assert api.last.url.path == "/api/v1/BoothProduct"
+    assert api.query() == {"boothID": "B 7", "page": "1", "resultsPerPage": "50"}
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        httpx.Response(200, text="[{broken json", headers={"content-type": "application/json"}),
+        httpx.Response(200, text="<html><body>Login</body></html>"),
+        httpx.Response(200, json={"unexpected": "object"}),
+        httpx.Response(200, json=[1, 2, 3]),
+    ],
+)
+@pytest.mark.asyncio
+async def test_unreadable_pages_are_unexpected_responses(response: httpx.Response) -> None:
+    with pytest.raises(UnexpectedResponse) as info:
+        await pages_of(lambda request: response)
+    assert "Customers list" in str(info.value)
+
+
+def test_page_info_reads_nested_and_next_link_counters() -> None:
+    assert PageInfo.of({"pagination": {"totalPages": 4, "currentPage": 2}}) == PageInfo(
+        None, None, 4, 2
+    )
+    assert PageInfo.of({"next": None}).has_more is False
+    assert PageInfo.of({"nextLink": "/Customer?page=3"}).has_more is True
+
+
+def test_cursor_on_an_empty_body_and_a_single_record() -> None:
+    cursor = PageCursor(10, "test")
+    assert cursor.take(None) == [] and cursor.done
+    assert unwrap({"id": "x", "items": [1]}, "t")[0] == [{"id": "x", "items": [1]}]
