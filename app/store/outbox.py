@@ -1,0 +1,269 @@
+"""The outbox: the user's pending changes, in order, until the server has them.
+
+A separate SQLite file per profile (WAL, `synchronous=FULL`, 0600), because it holds the only copy
+of the user's work. Every call that writes is one committed transaction before it returns, so
+when the UI says "saved" the change is on disk; `add_many` (a multi-cell paste, an import) is one
+transaction for all its changes.
+
+After a crash, changes left in `sending` are handed back by `recover_interrupted()` unchanged:
+the Pusher decides. An update or delete may simply be retried (`retry`); a create must first be
+looked up by its key (`key_value`) so a retry never creates a duplicate (`mark_done` if found).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+from app.api.errors import ProgrammingError
+from app.store import audit as audit_log
+from app.store.audit import AuditRow
+from app.store.changes import (
+    ACTIVE,
+    COLUMNS,
+    STATES,
+    Change,
+    NewChange,
+    State,
+    change_from_row,
+    dumps,
+    new_local_id,
+)
+from app.store.db import Database
+from app.store.schema import OUTBOX_MIGRATIONS
+
+__all__ = ["AuditRow", "Change", "NewChange", "Outbox", "OutboxError"]
+
+Clock = Callable[[], datetime]
+Resolution = Literal["mine", "theirs"] | Mapping[str, Any]
+
+_INSERT = (
+    "INSERT INTO changes (resource, record_id, op, params, payload, changed_fields, base, "
+    "key_value, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class OutboxError(ProgrammingError):
+    """A transition the change's state does not allow (our bug), or an unknown change."""
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Outbox:
+    """Pending changes of one profile, and the audit log of what was pushed."""
+
+    def __init__(self, path: Path, *, clock: Clock = _now) -> None:
+        self._clock = clock
+        self._db = Database(path, OUTBOX_MIGRATIONS, sync="FULL")
+
+    @property
+    def path(self) -> Path:
+        return self._db.path
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Outbox:
+        return self
+
+    def __exit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -------------------------------------------------------------------------------- adding
+
+    def add(self, change: NewChange) -> int:
+        return self.add_many([change])[0]
+
+    def add_many(self, changes: Iterable[NewChange]) -> list[int]:
+        """Queue changes in one committed transaction; answer their seqs, in order."""
+        now = self._stamp()
+        with self._db.write() as conn:
+            return [self._insert(conn, change, now) for change in changes]
+
+    @staticmethod
+    def _insert(conn: sqlite3.Connection, c: NewChange, now: str) -> int:
+        record_id = c.record_id or (new_local_id() if c.op == "create" else "")
+        values = (
+            c.resource,
+            record_id,
+            c.op,
+            dumps(c.params),
+            dumps(c.payload),
+            dumps(list(c.changed_fields)),
+            dumps(c.base),
+            c.key_value,
+            now,
+            now,
+        )
+        seq = conn.execute(_INSERT, values).lastrowid
+        assert seq is not None  # an INSERT into a rowid table always has one
+        return seq
+
+    # ------------------------------------------------------------------------------- queries
+
+    def get(self, seq: int) -> Change | None:
+        rows = self._select("seq = ?", [seq])
+        return rows[0] if rows else None
+
+    def changes(
+        self, states: Sequence[State] = STATES, resource: str | None = None
+    ) -> list[Change]:
+        """Changes in these states (all by default), oldest first."""
+        marks = ",".join("?" * len(states))
+        where, params = f"state IN ({marks})", list[str](states)
+        if resource is not None:
+            where += " AND resource = ?"
+            params.append(resource)
+        return self._select(where, params)
+
+    def pending_for_push(self, resource: str | None = None) -> list[Change]:
+        return self.changes(("pending",), resource)
+
+    def for_record(
+        self, resource: str, record_id: str, states: Sequence[State] = ACTIVE
+    ) -> list[Change]:
+        """A record's unsettled changes (by its id or, for a pushed create, its server id)."""
+        marks = ",".join("?" * len(states))
+        where = f"resource = ? AND (record_id = ? OR server_id = ?) AND state IN ({marks})"
+        return self._select(where, [resource, record_id, record_id, *states])
+
+    def counts(self) -> dict[State, int]:
+        """Changes per state, every state present (zero when none)."""
+        with self._db.lock:
+            rows = self._db.conn.execute("SELECT state, count(*) FROM changes GROUP BY state")
+            found = {state: int(n) for state, n in rows}
+        return {state: found.get(state, 0) for state in STATES}
+
+    def recover_interrupted(self) -> list[Change]:
+        """Changes a crash left in `sending`, for the Pusher to reconcile (states unchanged)."""
+        return self.changes(("sending",))
+
+    # --------------------------------------------------------------------------- transitions
+
+    def mark_sending(self, seqs: Iterable[int]) -> None:
+        with self._db.write() as conn:
+            for seq in seqs:
+                self._move(conn, seq, "sending", ("pending",), {}, bump=True)
+
+    def mark_done(self, seq: int, response: Any, server_id: str | None = None) -> None:
+        cols = {"response": dumps(response), "last_error": None}
+        if server_id is not None:
+            cols["server_id"] = server_id
+        self._transition(seq, "done", ("sending",), cols)
+
+    def mark_failed(self, seq: int, error: str, response: Any = None) -> None:
+        cols = {"last_error": error, "response": dumps(response)}
+        self._transition(seq, "failed", ("sending",), cols)
+
+    def mark_conflict(self, seq: int, theirs: dict[str, Any]) -> None:
+        self._transition(seq, "conflict", ("pending", "sending"), {"theirs": dumps(theirs)})
+
+    def retry(self, seq: int) -> None:
+        self._transition(seq, "pending", ("failed", "sending"), {})
+
+    def discard(self, seq: int) -> None:
+        self._transition(seq, "discarded", ("pending", "failed", "conflict"), {})
+
+    def resolve(self, seq: int, choice: Resolution, new_base: dict[str, Any] | None = None) -> None:
+        """Settle a conflict: keep mine, take theirs, or merge per field (field → value).
+
+        `new_base` is the server's current record (default: the `theirs` kept with the conflict);
+        mine and merge go back to pending with their payload rebuilt on it, so a full-record
+        PUT does not undo the other side's changes to fields the user did not touch.
+        """
+        with self._db.write() as conn:
+            change = self._fetch(conn, seq)
+            base = new_base if new_base is not None else change.theirs
+            if base is None:
+                raise OutboxError(f"change {seq} has no server version to resolve against")
+            state, cols = _resolution(change, choice, base)
+            self._move(conn, seq, state, ("conflict",), cols)
+
+    # ---------------------------------------------------------------------------------- audit
+
+    def audit(self, change: Change, result: str) -> None:
+        """Log a pushed change: one row per changed field (one row if none), with the result."""
+        with self._db.write() as conn:
+            audit_log.write(conn, change, result, self._stamp())
+
+    def audit_rows(
+        self, resource: str | None = None, record_id: str | None = None, limit: int | None = None
+    ) -> list[AuditRow]:
+        with self._db.lock:
+            return audit_log.rows(self._db.conn, resource, record_id, limit)
+
+    def export_audit(self, path: Path, format: Literal["csv", "json"] = "csv") -> int:
+        """Write the audit log to a file; answer the number of rows written."""
+        return audit_log.export(self.audit_rows(), path, format)
+
+    # -------------------------------------------------------------------------------- helpers
+
+    def _stamp(self) -> str:
+        return self._clock().isoformat(timespec="milliseconds")
+
+    def _select(self, where: str, params: Sequence[Any]) -> list[Change]:
+        sql = f"SELECT {COLUMNS} FROM changes WHERE {where} ORDER BY seq"
+        with self._db.lock:
+            return [change_from_row(r) for r in self._db.conn.execute(sql, params)]
+
+    def _fetch(self, conn: sqlite3.Connection, seq: int) -> Change:
+        row = conn.execute(f"SELECT {COLUMNS} FROM changes WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            raise OutboxError(f"there is no change {seq}")
+        return change_from_row(row)
+
+    def _transition(
+        self, seq: int, to: State, allowed: Sequence[State], cols: Mapping[str, Any]
+    ) -> None:
+        with self._db.write() as conn:
+            self._move(conn, seq, to, allowed, cols)
+
+    def _move(
+        self,
+        conn: sqlite3.Connection,
+        seq: int,
+        to: State,
+        allowed: Sequence[State],
+        cols: Mapping[str, Any],
+        *,
+        bump: bool = False,
+    ) -> None:
+        """Move one change to state `to`, setting `cols` (internal column names only)."""
+        row = conn.execute("SELECT state FROM changes WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            raise OutboxError(f"there is no change {seq}")
+        if row[0] not in allowed:
+            raise OutboxError(f"change {seq} is {row[0]}: it cannot become {to}")
+        sets = "".join(f", {name} = ?" for name in cols)
+        bumped = ", attempts = attempts + 1" if bump else ""
+        sql = f"UPDATE changes SET state = ?, updated_at = ?{bumped}{sets} WHERE seq = ?"
+        conn.execute(sql, [to, self._stamp(), *cols.values(), seq])
+
+
+def _resolution(
+    change: Change, choice: Resolution, base: dict[str, Any]
+) -> tuple[State, dict[str, Any]]:
+    """The new state and columns of a conflict settled by `choice` against `base`."""
+    if choice == "theirs":
+        return "discarded", {"base": dumps(base)}
+    if choice == "mine":
+        mine = {f: change.payload.get(f) for f in change.changed_fields}
+        payload = {**base, **mine} if mine and change.op == "update" else change.payload
+        fields = change.changed_fields
+    elif isinstance(choice, Mapping):
+        payload = {**base, **choice}
+        fields = tuple(f for f in choice if base.get(f) != choice[f])
+        if not fields:
+            return "discarded", {"base": dumps(base)}
+    else:
+        raise OutboxError(f"unknown resolution {choice!r}")
+    cols = {"base": dumps(base), "payload": dumps(payload), "changed_fields": dumps(list(fields))}
+    return "pending", {**cols, "theirs": None, "last_error": None}

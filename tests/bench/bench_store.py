@@ -1,0 +1,140 @@
+"""Figures for the local store: cache ingest, listing/sorting a large resource, outbox writes.
+
+Run `.venv/bin/python tests/bench/bench_store.py`; it prints figures and asserts nothing about
+time. The customer dicts are generated here (plausible shapes, no dependency on app/sim).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from app.api.registry import default_registry
+from app.store.cache import Cache
+from app.store.outbox import NewChange, Outbox
+
+CITIES = ["Springfield", "Riverton", "Fairview", "Greenville", "Madison", "Salem", "Clinton"]
+NAMES = ["Acme", "Northwind", "Contoso", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay"]
+
+
+def customer(n: int, rnd: random.Random) -> dict[str, Any]:
+    name = f"{rnd.choice(NAMES)} {rnd.choice(['Foods', 'Market', 'Grocers', 'Deli'])} #{n}"
+    return {
+        "id": f"c{n:07x}",
+        "modifiedDate": f"2025-0{rnd.randint(1, 9)}-{rnd.randint(10, 28)}T12:{n % 60:02d}:00",
+        "customerID": f"CU{n:06d}",
+        "customerName": name,
+        "email": f"buyer{n}@example.com",
+        "phone": f"555-{rnd.randint(1000, 9999)}",
+        "priceZone": rnd.randint(1, 5),
+        "test": False,
+        "placeholder": n % 97 == 0,
+        "street1": f"{rnd.randint(1, 999)} Main St",
+        "city": rnd.choice(CITIES),
+        "state": rnd.choice(["OH", "IN", "MI", "WI"]),
+        "zipCode": f"{rnd.randint(10000, 99999)}",
+        "warehouseID": f"W{rnd.randint(1, 4)}",
+        "customerClassID": rnd.choice(["RET", "WHS", "IND"]),
+        "primarySalesRep": f"SR{rnd.randint(1, 40):03d}",
+        "salesReps": [f"SR{rnd.randint(1, 40):03d}" for _ in range(2)],
+        "orderingGroups": [{"id": "og1", "orderingGroupID": "G1", "customers": []}],
+        "extra1": None,
+    }
+
+
+def customers(count: int, start: int = 0) -> Iterator[dict[str, Any]]:
+    rnd = random.Random(start)
+    return (customer(n, rnd) for n in range(start, start + count))
+
+
+def timed(label: str, action: Callable[[], object], per: int | None = None) -> object:
+    began = time.perf_counter()
+    result = action()
+    spent = time.perf_counter() - began
+    rate = f"  ({per / spent:,.0f}/s)" if per else ""
+    print(f"{label:<52} {spent:8.3f} s{rate}")
+    return result
+
+
+def bench_cache(folder: Path) -> None:
+    with Cache(folder / "cache.db", default_registry()) as cache:
+        first, second = list(customers(100_000)), list(customers(100_000, 100_000))
+        print("(customer dicts generated beforehand: ingest figures are the cache's own)")
+        timed("cache: upsert 100,000 customers", lambda: cache.upsert("customers", first), 100_000)
+        timed(
+            "cache: upsert 100,000 more (200,000)",
+            lambda: cache.upsert("customers", second),
+            100_000,
+        )
+        timed(
+            "cache: re-upsert 100,000 existing", lambda: cache.upsert("customers", first), 100_000
+        )
+        listings: list[tuple[str, dict[str, Any]]] = [
+            ("fetch order", {}),
+            ("sorted by customerName", {"order_by": "customerName"}),
+            ("sorted by priceZone desc", {"order_by": "priceZone", "descending": True}),
+            ("sorted by modifiedDate", {"order_by": "modifiedDate"}),
+            ("text filter 'grocers #1'", {"text": "grocers #1"}),
+        ]
+        for label, kwargs in listings:
+            timed(
+                f"cache: row_ids of 200,000, {label}",
+                lambda k=kwargs: cache.row_ids("customers", **k),
+            )
+        ids = cache.row_ids("customers", order_by="city")
+        pages = [ids[i * 100 : i * 100 + 100] for i in range(100)]
+        timed(
+            "cache: get_many of a 100-row page (x100)",
+            lambda: [cache.get_many("customers", p) for p in pages],
+        )
+        timed(
+            "cache: stream all 200,000 records",
+            lambda: sum(1 for _ in cache.records("customers")),
+            200_000,
+        )
+        timed(
+            "cache: retain_only 199,000 of 200,000",
+            lambda: cache.retain_only("customers", ids[1000:]),
+        )
+        timed("cache: integrity_check", cache.integrity_ok)
+
+
+def bench_outbox(folder: Path) -> None:
+    changes = [update(n) for n in range(10_000)]
+    with Outbox(folder / "outbox.db") as outbox:
+        timed(
+            "outbox: add_many 10,000 changes (one transaction)",
+            lambda: outbox.add_many(changes),
+            10_000,
+        )
+        timed("outbox: pending_for_push of 10,000", outbox.pending_for_push)
+
+
+def update(n: int) -> NewChange:
+    rid = f"c{n:07x}"
+    return NewChange(
+        resource="customers",
+        record_id=rid,
+        op="update",
+        payload={"id": rid, "city": "Salem"},
+        changed_fields=("city",),
+        base={"id": rid, "city": "Clinton"},
+        key_value=f"CU{n:06d}",
+    )
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        bench_cache(Path(tmp))
+        bench_outbox(Path(tmp))
+
+
+if __name__ == "__main__":
+    main()

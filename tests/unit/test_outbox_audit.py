@@ -1,0 +1,86 @@
+"""The outbox's audit log, its export, and the outbox schema migrations."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+from app.store.outbox import NewChange, Outbox
+from app.store.schema import OUTBOX_MIGRATIONS, OUTBOX_V1
+
+AT = datetime(2025, 5, 7, 12, 0, tzinfo=UTC)
+
+
+def _pushed(box: Outbox) -> None:
+    update = box.add(
+        NewChange(
+            resource="customers",
+            op="update",
+            record_id="c1",
+            payload={"id": "c1", "city": "Clinton", "priceZone": 2},
+            changed_fields=("city", "priceZone"),
+            base={"id": "c1", "city": "Salem"},
+        )
+    )
+    delete = box.add(NewChange(resource="warehouses", op="delete", record_id="w1"))
+    box.mark_sending([update, delete])
+    for seq in (update, delete):
+        change = box.get(seq)
+        assert change is not None
+        box.audit(change, "ok")
+
+
+def test_audit_rows_per_field(tmp_path: Path) -> None:
+    with Outbox(tmp_path / "o.db", clock=lambda: AT) as box:
+        _pushed(box)
+        rows = box.audit_rows()
+        assert [(r.record_id, r.field, r.before, r.after, r.result) for r in rows] == [
+            ("c1", "city", "Salem", "Clinton", "ok"),
+            ("c1", "priceZone", None, 2, "ok"),
+            ("w1", None, None, None, "ok"),
+        ]
+        assert rows[0].at == "2025-05-07T12:00:00.000+00:00"
+        assert len(box.audit_rows(resource="warehouses")) == 1
+        assert len(box.audit_rows(record_id="c1", limit=1)) == 1
+
+
+def test_export_audit_csv_and_json(tmp_path: Path) -> None:
+    with Outbox(tmp_path / "o.db", clock=lambda: AT) as box:
+        _pushed(box)
+        assert box.export_audit(tmp_path / "audit.csv") == 3
+        assert box.export_audit(tmp_path / "audit.json", format="json") == 3
+    with open(tmp_path / "audit.csv", encoding="utf-8", newline="") as f:
+        table = list(csv.DictReader(f))
+    assert table[0]["field"] == "city" and table[0]["before"] == "Salem"
+    assert table[1]["after"] == "2" and table[2]["field"] == ""
+    data = json.loads((tmp_path / "audit.json").read_text(encoding="utf-8"))
+    assert data[1]["after"] == 2 and data[2]["resource"] == "warehouses"
+    assert not list(tmp_path.glob("*.part"))
+
+
+def test_v1_outbox_gains_audit_and_keeps_changes(tmp_path: Path) -> None:
+    path = tmp_path / "outbox.db"
+    conn = sqlite3.connect(path)
+    for statement in OUTBOX_V1:
+        conn.execute(statement)
+    conn.execute(
+        "INSERT INTO changes (resource, record_id, op, payload, created_at, updated_at) "
+        "VALUES ('customers', 'c1', 'update', '{\"city\": \"X\"}', 't', 't')"
+    )
+    conn.execute("PRAGMA user_version=1")
+    conn.commit()
+    conn.close()
+    with Outbox(path) as box:
+        (change,) = box.pending_for_push()
+        assert change.payload == {"city": "X"} and change.state == "pending"
+        box.mark_sending([change.seq])
+        box.audit(change, "ok")
+        assert len(box.audit_rows()) == 1
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == len(OUTBOX_MIGRATIONS)
+    finally:
+        conn.close()
