@@ -1,0 +1,199 @@
+"""Export a resource from the cache to CSV, XLSX or JSON, streamed.
+
+Records are read from a cache cursor and written as they come: the table is never held in memory.
+JSON is a streamed array of the raw records (every field as cached). CSV and XLSX have one column
+per field: the model's fields in their order, then any other field found in the cached data
+(sorted); nested objects and lists are written as JSON text in their cell, which the importer
+reads back.
+
+Excel holds at most 1,048,576 rows per sheet (header included). A larger XLSX export is split:
+the records continue on further sheets ("Customers (2)"…), each with the header row again; the
+importer reads such continuation sheets as one table. Strings starting with "=" are written as
+text, never as formulas. Files are written to `<name>.part` and renamed when complete.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+from openpyxl import Workbook
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+from app.api.errors import InvalidValue
+from app.api.models import MODELS
+from app.store.cache import Cache
+
+Format = Literal["csv", "xlsx", "json"]
+FORMATS: tuple[Format, ...] = ("csv", "xlsx", "json")
+XLSX_MAX_ROWS = 1_048_576  # Excel's limit per sheet, header row included
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    path: Path
+    format: Format
+    rows: int  # records written
+    sheets: int  # XLSX sheets used (1 for CSV and JSON)
+    columns: list[str]  # empty for JSON
+
+
+def format_of(path: Path) -> Format:
+    suffix = path.suffix.lower().lstrip(".")
+    for fmt in FORMATS:
+        if suffix == fmt:
+            return fmt
+    raise InvalidValue("file", f"{path.name}: export writes .csv, .xlsx or .json files")
+
+
+def columns_for(cache: Cache, slug: str) -> list[str]:
+    """The model's fields in order, then the other fields found in the cached records."""
+    fields = list(MODELS[cache.registry[slug].model].model_fields)
+    return fields + [f for f in cache.fields(slug) if f not in fields]
+
+
+def export(
+    cache: Cache,
+    slug: str,
+    path: Path,
+    format: Format | None = None,
+    *,
+    parent: str | None = None,
+    order_by: str | None = None,
+    descending: bool = False,
+    text: str | None = None,
+    max_sheet_rows: int = XLSX_MAX_ROWS,
+) -> ExportResult:
+    """Write the records of `slug` (as listed with these filters) to `path`."""
+    fmt = format or format_of(path)
+    records = cache.records(
+        slug, parent=parent, order_by=order_by, descending=descending, text=text
+    )
+    if fmt == "json":
+        return ExportResult(path, fmt, _atomic(path, lambda f: _write_json(f, records)), 1, [])
+    columns = columns_for(cache, slug)
+    title = cache.registry[slug].title
+    rows, sheets = write_table(
+        path, columns, records, fmt=fmt, max_sheet_rows=max_sheet_rows, title=title
+    )
+    return ExportResult(path, fmt, rows, sheets, columns)
+
+
+def write_table(
+    path: Path,
+    columns: list[str],
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    fmt: str,
+    max_sheet_rows: int = XLSX_MAX_ROWS,
+    title: str = "Sheet",
+) -> tuple[int, int]:
+    """Write rows as CSV or XLSX; answer (rows written, sheets used)."""
+    if fmt == "csv":
+        return _atomic(path, lambda f: _write_csv(f, columns, rows)), 1
+    if fmt != "xlsx":
+        raise InvalidValue("file", f"cannot write a table as {fmt}")
+    if max_sheet_rows < 2:
+        raise ValueError("a sheet needs room for the header and one row")
+    return _write_xlsx(path, columns, rows, max_sheet_rows, title)
+
+
+def _atomic(path: Path, write: Any) -> int:
+    tmp = path.with_name(path.name + ".part")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            count: int = write(f)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return count
+
+
+def _write_json(out: TextIO, records: Iterator[dict[str, Any]]) -> int:
+    count = 0
+    out.write("[")
+    for rec in records:
+        out.write(",\n" if count else "\n")
+        out.write(json.dumps(rec, ensure_ascii=False))
+        count += 1
+    out.write("\n]\n" if count else "]\n")
+    return count
+
+
+def cell_text(value: Any) -> str:
+    """A value as CSV text: JSON for objects and lists, `true`/`false`, empty for None."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _write_csv(out: TextIO, columns: list[str], rows: Iterable[Mapping[str, Any]]) -> int:
+    writer = csv.writer(out)
+    writer.writerow(columns)
+    count = 0
+    for row in rows:
+        writer.writerow([cell_text(row.get(c)) for c in columns])
+        count += 1
+    return count
+
+
+def _xlsx_value(value: Any) -> Any:
+    if isinstance(value, dict | list):
+        value = json.dumps(value, ensure_ascii=False)
+    if isinstance(value, str):
+        return ILLEGAL_CHARACTERS_RE.sub("", value)
+    return value
+
+
+def _xlsx_row(ws: Any, columns: list[str], row: Mapping[str, Any]) -> list[Any]:
+    cells: list[Any] = []
+    for name in columns:
+        value = _xlsx_value(row.get(name))
+        if isinstance(value, str) and value.startswith("="):
+            cell = WriteOnlyCell(ws, value=value)
+            cell.data_type = "s"  # text, not a formula
+            value = cell
+        cells.append(value)
+    return cells
+
+
+def _sheet_title(title: str, number: int) -> str:
+    base = "".join(ch for ch in title if ch not in "[]:*?/\\")[:25] or "Sheet"
+    return base if number == 1 else f"{base} ({number})"
+
+
+def _write_xlsx(
+    path: Path, columns: list[str], rows: Iterable[Mapping[str, Any]], limit: int, title: str
+) -> tuple[int, int]:
+    workbook = Workbook(write_only=True)
+    ws: Any = None
+    count = sheets = in_sheet = 0
+    for row in rows:
+        if ws is None or in_sheet == limit - 1:
+            sheets += 1
+            ws = workbook.create_sheet(_sheet_title(title, sheets))
+            ws.append(columns)
+            in_sheet = 0
+        ws.append(_xlsx_row(ws, columns, row))
+        in_sheet += 1
+        count += 1
+    if ws is None:
+        sheets = 1
+        workbook.create_sheet(_sheet_title(title, 1)).append(columns)
+    tmp = path.with_name(path.name + ".part")
+    try:
+        workbook.save(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return count, sheets

@@ -1,0 +1,407 @@
+"""Import a CSV or XLSX file of one resource into the outbox, with a dry run first.
+
+`plan_import` reads the file, matches each row to a cached record (by `id`, else by the
+resource's key field such as `customerID`, or the `key=` given), coerces and validates it through
+the resource's model, and sorts the rows into creates, updates (changed fields only), unchanged
+rows and errors — each error with the row, the field and a reason. Nothing is queued until
+`apply(plan, outbox)`, which adds every change in one transaction; a dry run is a plan without
+`apply`. `write_errors_file` writes the failing rows, with an `error` column, in the format of the
+input, so they can be fixed and imported again (the `error` column is ignored on import).
+
+Cells: an empty cell means "no change" (for a new record: not given), so a value cannot be
+cleared by import. Lists (`salesReps`) take `a;b;c` or a JSON array; nested objects and arrays of
+objects take JSON. `modifiedDate` is the server's and is ignored. XLSX files are read from every
+sheet whose header row equals the first sheet's (an export split across sheets).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, time
+from pathlib import Path
+from typing import Any, get_args, get_origin
+
+import openpyxl
+
+from app.api.errors import InvalidValue
+from app.api.models import MODELS, ShowRecord, validate_record
+from app.api.registry import Resource
+from app.store.cache import Cache
+from app.store.outbox import NewChange, Outbox
+from app.sync.exporter import write_table
+
+IGNORED_COLUMNS = frozenset({"error", "modifiedDate"})
+
+
+@dataclass(frozen=True)
+class RowError:
+    """Why one row of the file cannot be imported (`field` None: the row as a whole)."""
+
+    row_number: int  # the row's line in its sheet (the header is row 1)
+    field: str | None
+    reason: str
+    raw: dict[str, str]
+    sheet: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.reason}" if self.field else self.reason
+
+
+@dataclass(frozen=True)
+class PlannedChange:
+    """A row that will become one outbox change."""
+
+    row_number: int
+    op: str
+    record_id: str | None  # None for a create
+    key_value: str | None
+    changes: dict[str, tuple[Any, Any]]  # field → (before, after)
+    payload: dict[str, Any]
+    base: dict[str, Any] | None
+    sheet: str | None = None
+
+    def to_change(self, resource: str) -> NewChange:
+        return NewChange(
+            resource=resource,
+            op=self.op,
+            record_id=self.record_id,
+            payload=self.payload,
+            changed_fields=tuple(self.changes),
+            base=self.base,
+            key_value=self.key_value,
+        )
+
+
+@dataclass
+class ImportPlan:
+    """The outcome of a dry run: what importing the file would do."""
+
+    resource: Resource
+    path: Path
+    key: str
+    columns: list[str]
+    creates: list[PlannedChange] = field(default_factory=list)
+    updates: list[PlannedChange] = field(default_factory=list)
+    unchanged: list[int] = field(default_factory=list)
+    errors: list[RowError] = field(default_factory=list)
+    unknown_columns: list[str] = field(default_factory=list)
+
+    @property
+    def requests(self) -> int:
+        """API requests the push will need (bulk operations count per batch)."""
+        res = self.resource
+        return _requests(res, len(self.creates), "create", "bulk-create") + _requests(
+            res, len(self.updates), "update", "bulk-update"
+        )
+
+    def duration_at(self, rate_limit: int = 300, window: float = 60.0) -> float:
+        """Seconds the push takes when paced at `rate_limit` requests per `window` seconds."""
+        return self.requests * window / rate_limit
+
+    def changes(self) -> list[NewChange]:
+        return [p.to_change(self.resource.slug) for p in (*self.creates, *self.updates)]
+
+
+def _requests(res: Resource, count: int, single: str, bulk: str) -> int:
+    if count == 0:
+        return 0
+    if res.can(single):
+        return count
+    batch = res.operations[bulk].batch if res.can(bulk) else None
+    return math.ceil(count / batch) if batch else 1
+
+
+def apply(plan: ImportPlan, outbox: Outbox) -> list[int]:
+    """Queue the plan's creates and updates in one outbox transaction."""
+    return outbox.add_many(plan.changes())
+
+
+# ----------------------------------------------------------------------------------- reading
+
+
+@dataclass(frozen=True)
+class Row:
+    number: int  # line in its sheet; the header is row 1
+    cells: dict[str, str]  # column → cell text ("" when empty)
+    sheet: str | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: list[str]
+    rows: list[Row]
+
+
+def _format(path: Path, fallback: Path | None = None) -> str:
+    for candidate in (path, fallback):
+        if candidate is not None and candidate.suffix.lower() in (".csv", ".xlsx"):
+            return candidate.suffix.lower()[1:]
+    raise InvalidValue("file", f"{path.name}: import reads .csv or .xlsx files")
+
+
+def read_table(path: Path) -> Table:
+    """The header and the non-empty rows of a CSV (UTF-8, BOM allowed) or XLSX file."""
+    if _format(path) == "csv":
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            return _table([("", list(csv.reader(f)))])
+    workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    try:
+        sheets = [(ws.title, [list(r) for r in ws.iter_rows(values_only=True)]) for ws in workbook]
+    finally:
+        workbook.close()
+    return _table(sheets)
+
+
+def _table(sheets: Sequence[tuple[str, list[list[Any]]]]) -> Table:
+    if not sheets or not sheets[0][1]:
+        raise InvalidValue("file", "the file is empty: the first row must name the columns")
+    header = [_cell_text(c).strip() for c in sheets[0][1][0]]
+    while header and not header[-1]:
+        header.pop()
+    repeated = [c for c, n in Counter(header).items() if n > 1 or not c]
+    if repeated:
+        raise InvalidValue("file", f"blank or repeated column names: {repeated}")
+    rows: list[Row] = []
+    for title, values in sheets:
+        if not values or [_cell_text(c).strip() for c in values[0][: len(header)]] != header:
+            continue  # not a continuation sheet of the same table
+        for number, raw in enumerate(values[1:], start=2):
+            cells = {c: _cell_text(v).strip() for c, v in zip(header, raw, strict=False)}
+            if any(cells.values()):
+                rows.append(Row(number, {c: cells.get(c, "") for c in header}, title or None))
+    return Table(header, rows)
+
+
+def _cell_text(value: Any) -> str:
+    """A cell as text: XLSX numbers, booleans and dates the way a CSV would hold them."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, datetime):
+        return value.date().isoformat() if value.time() == time() else value.isoformat()
+    return str(value)
+
+
+def parse_cell(model: type[ShowRecord], name: str, text: str, base: dict[str, Any] | None) -> Any:
+    """The value a cell means for field `name`: lists and objects are parsed, the rest is left
+    for the model to coerce (an unknown field keeps the JSON type of its cached value)."""
+    info = model.model_fields.get(name)
+    if info is None:
+        old = None if base is None else base.get(name)
+        return text if old is None or isinstance(old, str) else _json(name, text, quiet=True)
+    kind = _kind(info.annotation)
+    if kind == "list" and not text.startswith("["):
+        return [part.strip() for part in text.split(";") if part.strip()]
+    if kind in ("list", "object"):
+        return _json(name, text)
+    return text
+
+
+def _kind(annotation: Any) -> str:
+    """ "list", "object" or "scalar" for a model field's annotation (Optional unwrapped)."""
+    for tp in (annotation, *get_args(annotation)):
+        if get_origin(tp) is list or tp is list:
+            return "list"
+        if tp is dict or get_origin(tp) is dict or hasattr(tp, "model_fields"):
+            return "object"
+    return "scalar"
+
+
+def _json(name: str, text: str, *, quiet: bool = False) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        if quiet:
+            return text
+        raise InvalidValue(name, "not valid JSON (lists may also be written a;b;c)", text) from None
+
+
+# ---------------------------------------------------------------------------------- planning
+
+
+def plan_import(cache: Cache, slug: str, path: Path, key: str | None = None) -> ImportPlan:
+    """Read `path` and work out, without changing anything, what importing it would do."""
+    resource = cache.registry[slug]
+    table = read_table(path)
+    plan = ImportPlan(resource, path, key or resource.key, table.columns)
+    planner = _Planner(cache, plan, MODELS[resource.model])
+    planner.run(table.rows)
+    return plan
+
+
+class _Planner:
+    def __init__(self, cache: Cache, plan: ImportPlan, model: type[ShowRecord]) -> None:
+        self.cache, self.plan, self.model = cache, plan, model
+        self.slug, self.key = plan.resource.slug, plan.key
+        known = set(model.model_fields) | set(cache.fields(self.slug)) | IGNORED_COLUMNS
+        plan.unknown_columns = [c for c in plan.columns if c not in known]
+
+    def run(self, rows: Sequence[Row]) -> None:
+        duplicates = self._duplicates(rows)
+        for row in rows:
+            try:
+                self._plan_row(row, duplicates)
+            except InvalidValue as exc:
+                self.plan.errors.append(
+                    RowError(row.number, exc.field or None, exc.reason, row.cells, row.sheet)
+                )
+
+    def _match_field(self, cells: dict[str, str]) -> str:
+        return "id" if cells.get("id") else self.key
+
+    def _duplicates(self, rows: Sequence[Row]) -> dict[tuple[str, str], list[int]]:
+        where: dict[tuple[str, str], list[int]] = {}
+        for row in rows:
+            name = self._match_field(row.cells)
+            if row.cells.get(name):
+                where.setdefault((name, row.cells[name]), []).append(row.number)
+        return {k: v for k, v in where.items() if len(v) > 1}
+
+    def _plan_row(self, row: Row, duplicates: dict[tuple[str, str], list[int]]) -> None:
+        cells = row.cells
+        name = self._match_field(cells)
+        seen = duplicates.get((name, cells.get(name, "")))
+        if seen:
+            rows = ", ".join(map(str, seen))
+            raise InvalidValue(name, f"duplicate {name} '{cells[name]}' in the file (rows {rows})")
+        for column in self.plan.unknown_columns:
+            if cells.get(column):
+                raise InvalidValue(column, f"unknown column: not a field of {self.model.__name__}")
+        base = self._match(cells, name)
+        values = self._values(cells, base)
+        if base is None:
+            self._plan_create(row, values)
+        else:
+            self._plan_update(row, values, base)
+
+    def _match(self, cells: dict[str, str], name: str) -> dict[str, Any] | None:
+        """The cached record the row updates; None for a new record."""
+        value = cells.get(name, "")
+        if name == "id":
+            found = self.cache.get(self.slug, value)
+            if found is None:
+                raise InvalidValue("id", f"no {self.plan.resource.title} with id '{value}'")
+            return found
+        if not value:
+            raise InvalidValue(self.key, f"the row has neither an id nor a {self.key}")
+        matches = self._by_key(value)
+        if len(matches) > 1:
+            raise InvalidValue(
+                self.key, f"{len(matches)} records have {self.key} '{value}': add the id column"
+            )
+        return matches[0] if matches else None
+
+    def _by_key(self, value: str) -> list[dict[str, Any]]:
+        if self.key == self.plan.resource.key:
+            return self.cache.find_by_key(self.slug, value)
+        if not hasattr(self, "_key_index"):
+            self._key_index: dict[str, list[dict[str, Any]]] = {}
+            for rec in self.cache.records(self.slug):
+                self._key_index.setdefault(str(rec.get(self.key)), []).append(rec)
+        return self._key_index.get(value, [])
+
+    def _values(self, cells: dict[str, str], base: dict[str, Any] | None) -> dict[str, Any]:
+        """The row's non-empty cells as field values (lists and objects parsed)."""
+        values: dict[str, Any] = {}
+        for column, text in cells.items():
+            if text == "" or column in IGNORED_COLUMNS or column == "id":
+                continue
+            values[column] = parse_cell(self.model, column, text, base)
+        return values
+
+    def _plan_create(self, row: Row, values: dict[str, Any]) -> None:
+        op = _operation(self.plan.resource, "create", "bulk-create")
+        dumped = validate_record(self.model, values).model_dump(mode="json")
+        payload = {name: dumped.get(name, values[name]) for name in values}
+        changes = {name: (None, value) for name, value in payload.items()}
+        key_value = _text(payload.get(self.key))
+        planned = PlannedChange(row.number, op, None, key_value, changes, payload, None, row.sheet)
+        self.plan.creates.append(planned)
+
+    def _plan_update(self, row: Row, values: dict[str, Any], base: dict[str, Any]) -> None:
+        new = validate_record(self.model, {**base, **values}).model_dump(mode="json")
+        old = _normalised(self.model, base)
+        changed = {n: (base.get(n), new.get(n)) for n in values if new.get(n) != old.get(n)}
+        if not changed:
+            self.plan.unchanged.append(row.number)
+            return
+        op = _operation(self.plan.resource, "update", "bulk-update")
+        payload = {**base, **{n: after for n, (_, after) in changed.items()}}
+        record_id, key_value = str(base.get("id")), _text(base.get(self.key))
+        planned = PlannedChange(
+            row.number, op, record_id, key_value, changed, payload, base, row.sheet
+        )
+        self.plan.updates.append(planned)
+
+
+def _operation(resource: Resource, single: str, bulk: str) -> str:
+    if resource.can(single):
+        return single
+    if resource.can(bulk):
+        return bulk
+    raise InvalidValue("id", f"{resource.title} cannot be {single}d through the API")
+
+
+def _normalised(model: type[ShowRecord], record: dict[str, Any]) -> dict[str, Any]:
+    """The cached record as the model writes it (raw if the cache holds an invalid record)."""
+    try:
+        return validate_record(model, record).model_dump(mode="json")
+    except InvalidValue:
+        return record
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+# ------------------------------------------------------------------------------ errors file
+
+
+def write_errors_file(plan: ImportPlan, path: Path) -> int:
+    """Write the failing rows plus an `error` column (format from `path`'s suffix, else the
+    input's); answer how many rows were written."""
+    grouped: dict[tuple[str, int], list[RowError]] = {}
+    for err in plan.errors:
+        grouped.setdefault((err.sheet or "", err.row_number), []).append(err)
+    columns = [c for c in plan.columns if c != "error"] + ["error"]
+    rows = ({**errs[0].raw, "error": "; ".join(str(e) for e in errs)} for errs in grouped.values())
+    write_table(path, columns, rows, fmt=_format(path, plan.path))
+    return len(grouped)
+
+
+def row_counts(plan: ImportPlan) -> Counter[str]:
+    """How many rows fell into each outcome (for a summary line)."""
+    failing = {(e.sheet, e.row_number) for e in plan.errors}
+    return Counter(
+        creates=len(plan.creates),
+        updates=len(plan.updates),
+        unchanged=len(plan.unchanged),
+        errors=len(failing),
+    )
+
+
+def iter_errors(plan: ImportPlan) -> Iterator[str]:
+    """Human-readable error lines: `row 7: priceZone: Input should be a valid integer`."""
+    for err in plan.errors:
+        where = f"{err.sheet} " if err.sheet else ""
+        yield f"{where}row {err.row_number}: {err}"
+
+
+__all__ = [
+    "ImportPlan",
+    "PlannedChange",
+    "RowError",
+    "apply",
+    "iter_errors",
+    "plan_import",
+    "row_counts",
+    "write_errors_file",
+]
