@@ -22,7 +22,7 @@ from pydantic import (
 from app.api.errors import InvalidValue
 
 
-def _parse_show_date(value: Any) -> Any:
+def parse_show_date(value: Any) -> Any:
     """Dates come date-only (`2025-05-21`) or zone-less (`2025-01-20T04:50:03.61`)."""
     if isinstance(value, datetime | date) or value is None:
         return value
@@ -57,9 +57,7 @@ class ShowRecord(BaseModel):
     id: str | None = None
     modifiedDate: ShowDate = None
 
-    _parse_dates = field_validator("modifiedDate", mode="before")(
-        lambda cls, v: _parse_show_date(v)
-    )
+    _parse_dates = field_validator("modifiedDate", mode="before")(lambda cls, v: parse_show_date(v))
 
     def to_body(self) -> dict[str, Any]:
         """The request body for create/update: every field, `id`s left out (nested too)."""
@@ -218,7 +216,7 @@ class OrderLine(ShowRecord):
     allowances: list[OrderAllowance] = []
 
     _parse_delivery = field_validator("deliveryDate", mode="before")(
-        lambda cls, v: _parse_show_date(v)
+        lambda cls, v: parse_show_date(v)
     )
 
 
@@ -277,7 +275,7 @@ class DeliveryRange(ShowRecord):
     endDate: ShowDate = None  # invented
 
     _parse_range = field_validator("startDate", "endDate", mode="before")(
-        lambda cls, v: _parse_show_date(v)
+        lambda cls, v: parse_show_date(v)
     )
 
 
@@ -287,7 +285,7 @@ class DeliveryDrop(ShowRecord):
     description: str | None = None  # invented
     dropDate: ShowDate = None  # invented
 
-    _parse_drop = field_validator("dropDate", mode="before")(lambda cls, v: _parse_show_date(v))
+    _parse_drop = field_validator("dropDate", mode="before")(lambda cls, v: parse_show_date(v))
 
 
 class DeliveryDate(ShowRecord):
@@ -295,7 +293,7 @@ class DeliveryDate(ShowRecord):
     description: str | None = None  # invented
     productIDs: list[str] = []  # invented: the products deliverable on that date
 
-    _parse_dd = field_validator("deliveryDate", mode="before")(lambda cls, v: _parse_show_date(v))
+    _parse_dd = field_validator("deliveryDate", mode="before")(lambda cls, v: parse_show_date(v))
 
 
 class SalesRepGroup(ShowRecord):
@@ -395,7 +393,7 @@ class ProductPricing(ShowRecord):
     endDate: ShowDate = None  # invented
 
     _parse_pp = field_validator("startDate", "endDate", mode="before")(
-        lambda cls, v: _parse_show_date(v)
+        lambda cls, v: parse_show_date(v)
     )
 
 

@@ -200,6 +200,12 @@ class Cache:
     def ids(self, slug: str, parent: str | None = None) -> list[str]:
         return self.row_ids(slug, parent=parent)
 
+    def parents(self, slug: str) -> list[str]:
+        """The parents under which records of a per-parent resource are cached."""
+        sql = "SELECT DISTINCT parent FROM records WHERE resource = ? AND parent != ''"
+        with self._db.lock:
+            return [r[0] for r in self._db.conn.execute(sql, (slug,))]
+
     def find_by_key(self, slug: str, value: str) -> list[dict[str, Any]]:
         """Records whose business key (e.g. `customerID`) equals `value`."""
         sql = "SELECT json FROM records WHERE resource = ? AND key_value = ? ORDER BY rowid"

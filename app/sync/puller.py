@@ -1,0 +1,172 @@
+"""The Puller fills the cache from the show: full syncs and incremental (`modifiedAfter`) ones.
+
+`modifiedAfter` takes a date, not an instant, so an incremental sync asks from the day *before*
+the last completed sync began and upserts what comes back: time zones and clock skew lose nothing.
+Only a full sync can see deletions (a record missing from the full listing is removed).
+
+Resources listed per parent (a booth's products) are always listed in full, once per parent
+record, after their parent resource. A resource's sync state advances only when that resource
+completed, so an interrupted or cancelled sync keeps what it stored and resumes correctly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from app.api.client import ShowClient
+from app.api.registry import Resource
+from app.store.cache import Cache
+
+
+@dataclass(frozen=True)
+class SyncProgress:
+    """Published while a resource syncs: records received so far, the total when known."""
+
+    resource: str
+    title: str
+    done: int
+    total: int | None
+    finished: bool = False
+
+
+@dataclass
+class ResourceSync:
+    resource: str
+    full: bool
+    fetched: int = 0
+    removed: int = 0
+
+
+@dataclass
+class SyncReport:
+    resources: list[ResourceSync] = field(default_factory=list)
+    cancelled: bool = False
+
+    @property
+    def fetched(self) -> int:
+        return sum(r.fetched for r in self.resources)
+
+
+class SyncCancelled(Exception):
+    """Raised inside a resource's sync when the user cancelled; caught by `Puller.sync`."""
+
+
+def utc_now() -> datetime:
+    """Now, zone-less UTC (the way the API writes its dates)."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class Puller:
+    """Pulls resources from `client` into `cache`; `on_progress` hears about every page."""
+
+    def __init__(
+        self,
+        client: ShowClient,
+        cache: Cache,
+        *,
+        on_progress: Callable[[SyncProgress], None] | None = None,
+        now: Callable[[], datetime] = utc_now,
+        page_size: int = 500,
+    ) -> None:
+        self.client = client
+        self.cache = cache
+        self.registry = client.registry
+        self.on_progress = on_progress or (lambda progress: None)
+        self.now = now
+        self.page_size = page_size
+
+    def plan(self, slugs: Iterable[str] | None = None) -> list[Resource]:
+        """The resources to sync, every per-parent resource after its parent."""
+        wanted = list(slugs) if slugs is not None else [r.slug for r in self.registry]
+        chosen = [self.registry[s] for s in wanted]
+        return sorted(chosen, key=lambda r: r.nested_by_param)
+
+    async def sync(
+        self,
+        slugs: Iterable[str] | None = None,
+        *,
+        full: bool = False,
+        cancel: asyncio.Event | None = None,
+    ) -> SyncReport:
+        """Sync each resource in turn; stop cleanly (report.cancelled) when `cancel` is set."""
+        report = SyncReport()
+        for res in self.plan(slugs):
+            try:
+                report.resources.append(await self.sync_resource(res, full=full, cancel=cancel))
+            except SyncCancelled:
+                report.cancelled = True
+                break
+        return report
+
+    async def sync_resource(
+        self, res: Resource, *, full: bool = False, cancel: asyncio.Event | None = None
+    ) -> ResourceSync:
+        since = None if full or res.nested_by_param else self.modified_after(res.slug)
+        result = ResourceSync(res.slug, full=since is None)
+        started = self.now()
+        self.cache.begin_sync(res.slug, started)
+        if res.nested_by_param:
+            await self._pull_per_parent(res, result, cancel)
+        else:
+            seen = await self._pull(res, None, since, result, cancel)
+            if since is None:
+                result.removed = self.cache.retain_only(res.slug, seen)
+        self.cache.complete_sync(res.slug, started, full=result.full)
+        self._publish(res, result.fetched, finished=True)
+        return result
+
+    def modified_after(self, slug: str) -> date | None:
+        """The day before the last completed sync began; None when a full sync is needed."""
+        state = self.cache.sync_state(slug)
+        if state is None or state.last_completed is None:
+            return None
+        return state.last_completed.date() - timedelta(days=1)
+
+    async def _pull(
+        self,
+        res: Resource,
+        parent: str | None,
+        since: date | None,
+        result: ResourceSync,
+        cancel: asyncio.Event | None,
+    ) -> set[str]:
+        seen: set[str] = set()
+        pages = self.client.list(res, modified_after=since, parent=parent, page_size=self.page_size)
+        async for page in pages:
+            self.cache.upsert(res.slug, page, parent=parent)
+            seen.update(_record_ids(res, page))
+            result.fetched += len(page)
+            self._publish(res, result.fetched)
+            if cancel is not None and cancel.is_set():
+                raise SyncCancelled(res.slug)
+        return seen
+
+    async def _pull_per_parent(
+        self, res: Resource, result: ResourceSync, cancel: asyncio.Event | None
+    ) -> None:
+        assert res.parent is not None  # a per-parent resource always names its parent
+        parent = self.registry[res.parent]
+        keys = [str(r[parent.key]) for r in self.cache.records(parent.slug) if r.get(parent.key)]
+        for key in keys:
+            seen = await self._pull(res, key, None, result, cancel)
+            result.removed += self.cache.retain_only(res.slug, seen, parent=key)
+        for gone in set(self.cache.parents(res.slug)) - set(keys):
+            result.removed += self.cache.delete(
+                res.slug, self.cache.ids(res.slug, gone), parent=gone
+            )
+
+    def _publish(self, res: Resource, done: int, *, finished: bool = False) -> None:
+        total = done if finished else None
+        self.on_progress(SyncProgress(res.slug, res.title, done, total, finished))
+
+
+def _record_ids(res: Resource, page: Sequence[dict[str, Any]]) -> Iterable[str]:
+    """The ids the cache stores these records under (the key field when a record has no id)."""
+    for record in page:
+        ident = record.get("id", record.get(res.key))
+        if ident is not None:
+            yield str(ident)
