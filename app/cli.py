@@ -1,7 +1,12 @@
 """The `showdesk` command: the desktop app by default, headless subcommands for scripts.
 
-showdesk [--demo] [--profile NAME]      open the window (the demo show with --demo)
-showdesk sim [...]                      run the show simulator (see `showdesk sim --help`)
+showdesk [--demo] [--profile NAME]            open the window (the demo show with --demo)
+showdesk sim [...]                            run the show simulator
+showdesk sync [--resource SLUG ...] [--full]  pull the show into the cache
+showdesk push [--resource SLUG ...]           send the outbox
+showdesk import SLUG FILE [--key F] [--dry-run]
+showdesk export SLUG [--format csv|xlsx|json] [-o FILE]
+showdesk status [--json] | conflicts | resolve ID --mine|--theirs | audit -o FILE
 """
 
 from __future__ import annotations
@@ -9,19 +14,57 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from app import __version__
+
+HEADLESS = ("sync", "push", "import", "export", "status", "conflicts", "resolve", "audit")
 
 
 def _gui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="showdesk",
         description="A desktop window on a Perenso TradeShow show.",
-        epilog="Subcommands: sim (run the show simulator). `showdesk SUBCOMMAND --help` for each.",
+        epilog=f"Subcommands: sim, {', '.join(HEADLESS)} (`showdesk SUBCOMMAND --help`).",
     )
     parser.add_argument("--version", action="version", version=f"ShowDesk {__version__}")
     parser.add_argument("--demo", action="store_true", help="open the embedded demo show")
     parser.add_argument("--profile", help="open this saved profile")
+    return parser
+
+
+def _headless_parser() -> argparse.ArgumentParser:
+    from app.headless import add_connection_options
+
+    parser = argparse.ArgumentParser(prog="showdesk")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("sync", help="pull the show into the local cache")
+    p.add_argument("--resource", action="append", metavar="SLUG", help="only this resource")
+    p.add_argument("--full", action="store_true", help="list everything (detects deletions)")
+    p = sub.add_parser("push", help="send the pending changes of the outbox")
+    p.add_argument("--resource", action="append", metavar="SLUG", help="only this resource")
+    p.add_argument("--retry-failed", action="store_true", help="also retry failed changes")
+    p = sub.add_parser("export", help="write a resource from the cache to a file")
+    p.add_argument("resource", metavar="SLUG")
+    p.add_argument("--format", choices=("csv", "xlsx", "json"))
+    p.add_argument("-o", "--output", type=Path)
+    p = sub.add_parser("import", help="queue the rows of a CSV/XLSX file as changes")
+    p.add_argument("resource", metavar="SLUG")
+    p.add_argument("file", type=Path)
+    p.add_argument("--key", metavar="FIELD", help="match rows on this field (default: id / key)")
+    p.add_argument("--dry-run", action="store_true", help="report only, queue nothing")
+    p = sub.add_parser("status", help="cached counts, last syncs and the outbox")
+    p.add_argument("--json", action="store_true")
+    sub.add_parser("conflicts", help="list the changes in conflict with the server")
+    p = sub.add_parser("resolve", help="settle a conflict")
+    p.add_argument("id", type=int, metavar="ID")
+    side = p.add_mutually_exclusive_group(required=True)
+    side.add_argument("--mine", action="store_true", help="push my version")
+    side.add_argument("--theirs", action="store_true", help="keep the server's version")
+    p = sub.add_parser("audit", help="export the audit log of pushed changes")
+    p.add_argument("-o", "--output", type=Path, required=True, help="a .csv or .json file")
+    for action in sub.choices.values():
+        add_connection_options(action)
     return parser
 
 
@@ -30,12 +73,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] == "sim":
         from app.sim.cli import main as sim_main
 
-        return sim_main(args[1:])
+        return int(sim_main(args[1:]))
+    if args and args[0] in HEADLESS:
+        from app.headless import run
+
+        return run(_headless_parser().parse_args(args))
     options = _gui_parser().parse_args(args)
     if options.demo:
         # The main window is not built yet (issue 4): the demo is the simulator on its own.
         from app.sim.cli import main as sim_main
 
-        return sim_main(["--size", "demo"])
+        return int(sim_main(["--size", "demo"]))
     _gui_parser().print_help()
     return 2

@@ -1,0 +1,312 @@
+"""The headless `showdesk` commands: sync, push, import, export, status, conflicts, resolve, audit.
+
+They drive the same core as the window (client → cache/outbox → sync), for scripts, schedulers
+and power users. Exit codes: 0 everything succeeded, 1 some rows failed or are in conflict,
+2 usage or connection errors. Progress goes to stderr when it is a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, TextIO
+
+from app.api.client import ShowClient
+from app.api.connection import Connection
+from app.api.errors import InvalidValue, ShowDeskError
+from app.api.registry import Registry, load_registry
+from app.settings import SECRET_ENV, Profile, ProfileStore, secrets
+from app.store.cache import Cache
+from app.store.outbox import Outbox
+from app.sync import exporter, importer
+from app.sync.puller import Puller, SyncProgress
+from app.sync.pusher import Pusher, PushProgress
+
+OK, SOME_FAILED, USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A command line that cannot be carried out as given (exit 2)."""
+
+
+@dataclass
+class Workspace:
+    """What a command works on: the profile, its registry, cache and outbox."""
+
+    profile: Profile
+    registry: Registry
+    cache: Cache
+    outbox: Outbox
+
+    def client(self) -> ShowClient:
+        secret = os.environ.get(SECRET_ENV) or secrets.get(self.profile)
+        if not secret:
+            raise UsageError(
+                f"No client secret for show {self.profile.show_id}: set {SECRET_ENV} "
+                "or save it in the profile (keyring)."
+            )
+        p = self.profile
+        connection = Connection(
+            base_url=p.base_url,
+            auth_url=p.auth_url,
+            show_id=p.show_id,
+            secret=secret,
+            credential_style=p.credential_style,
+            rate_limit=p.rate_limit,
+            rate_window=p.rate_window,
+            interactive_reserve=p.interactive_reserve,
+            ca_bundle=p.ca_bundle,
+        )
+        return ShowClient(connection, self.registry)
+
+
+def add_connection_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("connection")
+    group.add_argument("--profile", help="a saved profile (the last one used by default)")
+    group.add_argument("--base-url", help="the REST API's base URL (instead of a profile)")
+    group.add_argument("--auth-url", help="the token endpoint (instead of a profile)")
+    group.add_argument("--show-id", help="the show ID (instead of a profile)")
+    group.add_argument("--cache", type=Path, help="use this cache file (outbox beside it)")
+    group.add_argument("--rate", help="pacing as REQUESTS/SECONDS, e.g. 300/60")
+
+
+def resolve_profile(args: argparse.Namespace) -> Profile:
+    given = [args.base_url, args.auth_url, args.show_id]
+    if any(given):
+        if not all(given):
+            raise UsageError("--base-url, --auth-url and --show-id go together")
+        profile = Profile(f"show-{args.show_id}", args.base_url, args.auth_url, args.show_id)
+    else:
+        store = ProfileStore()
+        name = args.profile or store.last
+        found = store.get(name) if name else None
+        if found is None:
+            raise UsageError(
+                f"No profile named {name!r}."
+                if name
+                else "No profile: give --profile NAME or --base-url, --auth-url and --show-id."
+            )
+        profile = found
+    if args.rate:
+        profile = replace(profile, **_rate(args.rate))
+    return profile
+
+
+def _rate(text: str) -> dict[str, Any]:
+    try:
+        count, _, seconds = text.partition("/")
+        limit, window = int(count), float(seconds or 60)
+    except ValueError:
+        raise UsageError(f"--rate takes REQUESTS/SECONDS, e.g. 300/60 (not {text!r})") from None
+    if limit < 1 or window <= 0:
+        raise UsageError("--rate needs at least one request per positive number of seconds")
+    return {"rate_limit": limit, "rate_window": window}
+
+
+@contextmanager
+def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
+    profile = resolve_profile(args)
+    registry = load_registry(overrides=profile.overrides_path)
+    cache_path = args.cache or profile.cache_path
+    outbox_path = profile.outbox_path if args.cache is None else _outbox_beside(args.cache)
+    with Cache(cache_path, registry) as cache, Outbox(outbox_path) as outbox:
+        yield Workspace(profile, registry, cache, outbox)
+
+
+def _outbox_beside(cache: Path) -> Path:
+    return cache.with_name(cache.stem + ".outbox.sqlite")
+
+
+# ---------------------------------------------------------------------------------- progress
+
+
+class Progress:
+    """One rewritten line on stderr, only when stderr is a terminal."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self.stream = stream
+        self.live = stream.isatty()
+
+    def say(self, text: str) -> None:
+        if self.live:
+            self.stream.write("\r\x1b[K" + text)
+            self.stream.flush()
+
+    def done(self) -> None:
+        if self.live:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def _on_sync(progress: Progress) -> Callable[[SyncProgress], None]:
+    return lambda p: progress.say(f"{p.title}: {p.done} records")
+
+
+def _on_push(progress: Progress) -> Callable[[PushProgress], None]:
+    return lambda p: progress.say(f"Pushed {p.done}/{p.total}")
+
+
+async def _with_client(ws: Workspace, work: Callable[[ShowClient], Awaitable[int]]) -> int:
+    async with ws.client() as client:
+        return await work(client)
+
+
+# ---------------------------------------------------------------------------------- commands
+
+
+def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
+    progress = Progress()
+
+    async def work(client: ShowClient) -> int:
+        puller = Puller(client, ws.cache, on_progress=_on_sync(progress))
+        report = await puller.sync(args.resource or None, full=args.full)
+        progress.done()
+        for r in report.resources:
+            kind = "full" if r.full else "incremental"
+            print(f"{r.resource}: {r.fetched} fetched, {r.removed} removed ({kind})")
+        return OK
+
+    return asyncio.run(_with_client(ws, work))
+
+
+def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
+    progress = Progress()
+
+    async def work(client: ShowClient) -> int:
+        pusher = Pusher(client, ws.cache, ws.outbox, on_progress=_on_push(progress))
+        report = await pusher.push(args.resource or None, retry_failed=args.retry_failed)
+        progress.done()
+        print(
+            f"{report.done} applied, {report.failed} failed, {report.conflicts} in conflict"
+            + (
+                f", {report.found_on_server} found already on the server"
+                if report.found_on_server
+                else ""
+            )
+        )
+        for error in report.errors:
+            print(error, file=sys.stderr)
+        return USAGE if report.errors else (OK if report.clean else SOME_FAILED)
+
+    return asyncio.run(_with_client(ws, work))
+
+
+def cmd_export(args: argparse.Namespace, ws: Workspace) -> int:
+    ws.registry[args.resource]  # an unknown slug is a usage error
+    fmt = args.format or (exporter.format_of(args.output) if args.output else "csv")
+    path = args.output or Path(f"{args.resource}.{fmt}")
+    result = exporter.export(ws.cache, args.resource, path, fmt)
+    print(f"{result.rows} {args.resource} written to {result.path}")
+    return OK
+
+
+def cmd_import(args: argparse.Namespace, ws: Workspace) -> int:
+    plan = importer.plan_import(ws.cache, args.resource, args.file, key=args.key)
+    counts = importer.row_counts(plan)
+    seconds = plan.duration_at(ws.profile.rate_limit, ws.profile.rate_window)
+    print(
+        f"{counts['create']} to create, {counts['update']} to update, "
+        f"{counts['unchanged']} unchanged, {counts['error']} with errors; "
+        f"{plan.requests} requests, about {seconds:.0f} s at {ws.profile.rate_limit}/"
+        f"{ws.profile.rate_window:g} s"
+    )
+    for line in importer.iter_errors(plan):
+        print(line)
+    if plan.errors:
+        errors_file = args.file.with_name(args.file.stem + ".errors" + args.file.suffix)
+        importer.write_errors_file(plan, errors_file)
+        print(f"Rows with errors written to {errors_file}: fix them there and import that file.")
+    if not args.dry_run:
+        queued = importer.apply(plan, ws.outbox)
+        print(f"{len(queued)} changes queued; run `showdesk push` to send them.")
+    return SOME_FAILED if plan.errors else OK
+
+
+def cmd_status(args: argparse.Namespace, ws: Workspace) -> int:
+    counts = ws.cache.counts()
+    states = ws.cache.sync_states()
+    resources = {
+        r.slug: {
+            "count": counts.get(r.slug, 0),
+            "last_sync": _iso(states[r.slug].last_completed) if r.slug in states else None,
+        }
+        for r in ws.registry
+    }
+    outbox = {k: v for k, v in ws.outbox.counts().items() if k in ("pending", "failed", "conflict")}
+    if args.json:
+        print(json.dumps({"profile": ws.profile.name, "resources": resources, "outbox": outbox}))
+    else:
+        print(f"Profile {ws.profile.name} (show {ws.profile.show_id})")
+        for slug, info in resources.items():
+            print(f"  {slug:24} {info['count']:>8}  last sync {info['last_sync'] or 'never'}")
+        print("Outbox: " + ", ".join(f"{v} {k}" for k, v in outbox.items()))
+    return OK
+
+
+def cmd_conflicts(args: argparse.Namespace, ws: Workspace) -> int:
+    conflicts = ws.outbox.changes(("conflict",))
+    for c in conflicts:
+        theirs = c.theirs or {}
+        print(f"#{c.seq} {c.resource} {c.record_id} ({c.op})")
+        for name, before, mine in c.diff():
+            print(f"    {name}: was {before!r}, mine {mine!r}, theirs {theirs.get(name)!r}")
+    if not conflicts:
+        print("No conflicts.")
+    return OK
+
+
+def cmd_resolve(args: argparse.Namespace, ws: Workspace) -> int:
+    change = ws.outbox.get(args.id)
+    if change is None or change.state != "conflict":
+        raise UsageError(f"#{args.id} is not a change in conflict (see `showdesk conflicts`)")
+    ws.outbox.resolve(args.id, "mine" if args.mine else "theirs")
+    print(
+        f"#{args.id}: {'your version will be pushed' if args.mine else 'the server version kept'}"
+    )
+    return OK
+
+
+def cmd_audit(args: argparse.Namespace, ws: Workspace) -> int:
+    path: Path = args.output
+    count = ws.outbox.export_audit(path, "json" if path.suffix == ".json" else "csv")
+    print(f"{count} audit rows written to {path}")
+    return OK
+
+
+def _iso(value: Any) -> str | None:
+    return None if value is None else str(value.isoformat(timespec="seconds"))
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
+    "sync": cmd_sync,
+    "push": cmd_push,
+    "export": cmd_export,
+    "import": cmd_import,
+    "status": cmd_status,
+    "conflicts": cmd_conflicts,
+    "resolve": cmd_resolve,
+    "audit": cmd_audit,
+}
+
+
+def run(args: argparse.Namespace) -> int:
+    """Carry out a parsed headless command; errors become a message and an exit code."""
+    try:
+        with workspace(args) as ws:
+            return COMMANDS[args.command](args, ws)
+    except (UsageError, InvalidValue) as exc:
+        print(f"showdesk {args.command}: {exc}", file=sys.stderr)
+        return USAGE
+    except ShowDeskError as exc:
+        print(f"showdesk {args.command}: {exc.message}", file=sys.stderr)
+        return USAGE
+    except KeyboardInterrupt:
+        print(f"showdesk {args.command}: interrupted; what was done is kept", file=sys.stderr)
+        return USAGE
