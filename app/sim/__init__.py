@@ -1,0 +1,16 @@
+"""The show simulator: an ASGI app serving the whole V1 API from an in-memory, generated show.
+
+    from app.sim import SimConfig, SimServer, generate_show
+
+    with SimServer(generate_show("tiny", seed=1), SimConfig()) as server:
+        ...  # server.base_url, server.auth_url, server.show_id, server.client_secret
+
+Nothing here imports Qt or SQLite (shared/DESIGN.md).
+"""
+
+from app.sim.config import SimConfig, SimStats
+from app.sim.generator import generate_show, show_size
+from app.sim.server import SimServer
+from app.sim.show import Show
+
+__all__ = ["Show", "SimConfig", "SimServer", "SimStats", "generate_show", "show_size"]

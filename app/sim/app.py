@@ -1,0 +1,182 @@
+"""The simulator's ASGI app: one route per path of the registry, behind the token endpoint.
+
+Routes are built from the registry, never hard-coded: every operation's path template (query
+templates like `/BoothProduct?boothID={boothID}` included) becomes a case-insensitive starlette
+route under `/api/v1`; the query parameters tell apart operations sharing a method and path.
+Every API request passes the gate — latency, 403 storm, bearer token, rate limit, injected
+faults — before its handler runs against the show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import string
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from app.api.registry import Operation, Registry, Resource, default_registry
+from app.sim import booths, bulk, crud, extras, hierarchy  # noqa: F401  (they register handlers)
+from app.sim.calls import Call, Reply, SimError, handler_for
+from app.sim.config import SimConfig, SimStats
+from app.sim.faults import DroppedResponse, FaultDice, RateLimiter, malformed, server_error
+from app.sim.faults import throttled as throttled_response
+from app.sim.show import Show
+from app.sim.tokens import TokenIssuer, make_token_endpoint
+
+API_PREFIX = "/api/v1"
+TOKEN_PATH = "/auth/oauth/token"
+
+
+@dataclass
+class SimState:
+    """Everything the app shares with the thread that runs it: switches, counters, clocks."""
+
+    config: SimConfig
+    clock: Callable[[], float] = time.monotonic
+    stats: SimStats = field(default_factory=SimStats)
+    storm_until: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.issuer = TokenIssuer(self.config, self.clock)
+        self.limiter = RateLimiter(self.config, self.clock)
+        self.dice = FaultDice(self.config)
+
+    def start_storm(self, seconds: float) -> None:
+        self.storm_until = self.clock() + seconds
+
+    def storming(self) -> bool:
+        return self.clock() < self.storm_until
+
+
+class _Route(Route):
+    """A starlette route whose path matches case-insensitively (as the vendor's seems to)."""
+
+    def __init__(self, path: str, endpoint: Callable[..., Any], methods: list[str]) -> None:
+        super().__init__(path, endpoint, methods=methods)
+        self.path_regex = re.compile(self.path_regex.pattern, re.IGNORECASE)
+
+
+def _query_names(op: Operation) -> list[str]:
+    query = op.path.partition("?")[2]
+    return [n for _, n, _, _ in string.Formatter().parse(query) if n]
+
+
+def _json_error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    return JSONResponse({"message": message}, status_code=status, headers=headers)
+
+
+def _render(reply: Reply) -> Response:
+    if reply.text is not None:
+        return Response(reply.text, reply.status, reply.headers, media_type=reply.media_type)
+    return JSONResponse(reply.payload, reply.status, reply.headers)
+
+
+class Dispatcher:
+    """Serves the operations that share one path template (e.g. `/Order`: list, bulk ops)."""
+
+    def __init__(
+        self, show: Show, registry: Registry, state: SimState, ops: list[tuple[Resource, Operation]]
+    ) -> None:
+        self.show = show
+        self.registry = registry
+        self.state = state
+        # Most specific first: the operation needing the most query parameters wins.
+        self.ops = sorted(ops, key=lambda ro: -len(_query_names(ro[1])))
+
+    def _choose(self, method: str, query: dict[str, str]) -> tuple[Resource, Operation]:
+        candidates = [(r, o) for r, o in self.ops if o.method == method]
+        for res, op in candidates:
+            if all(query.get(n.lower()) for n in _query_names(op)):
+                return res, op
+        missing = [n for n in _query_names(candidates[-1][1]) if not query.get(n.lower())]
+        raise SimError(400, f"missing query parameter {missing[0]}", {missing[0]: ["required"]})
+
+    async def __call__(self, request: Request) -> Response:
+        state, cfg, stats = self.state, self.state.config, self.state.stats
+        stats.requests += 1
+        if cfg.latency > 0:
+            await asyncio.sleep(cfg.latency)
+        if state.storming():
+            stats.throttled += 1
+            return throttled_response(cfg)
+        client, why = state.issuer.check(request.headers.get("authorization"))
+        if client is None:
+            stats.unauthorized += 1
+            return _json_error(401, why, {"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        if cfg.throttle and not state.limiter.allow(client):
+            stats.throttled += 1
+            return throttled_response(cfg)
+        fault = state.dice.roll()
+        if fault == "error":
+            stats.server_errors += 1
+            return server_error(state.dice.error_status(), cfg.html_errors)
+        response = _render(await self._handle(request))
+        if fault == "drop":
+            stats.dropped += 1
+            return DroppedResponse(response)
+        if fault == "malformed" and response.media_type == "application/json":
+            stats.malformed += 1
+            return malformed(response)
+        return response
+
+    async def _handle(self, request: Request) -> Reply:
+        query = {k.lower(): v for k, v in request.query_params.items()}
+        raw = await request.body()
+        try:
+            res, op = self._choose(request.method, query)
+            body = json.loads(raw) if raw.strip() else None
+        except SimError as exc:
+            return Reply(exc.payload(), exc.status)
+        except ValueError:
+            return Reply({"message": "Body is not valid JSON", "errors": {"body": ["not JSON"]}}, 400)
+        self.state.stats.by_operation[(op.method, op.path)] += 1
+        params = {k: str(v) for k, v in request.path_params.items()}
+        params.update({n: query[n.lower()] for n in _query_names(op)})
+        handler = handler_for(res.slug, op.name)
+        if handler is None:
+            return Reply({"message": f"{op.name} is not simulated"}, 501)
+        call = Call(self.show, self.registry, res, op, params, query, body, self.state.config)
+        try:
+            with self.show.lock:
+                return handler(call)
+        except SimError as exc:
+            return Reply(exc.payload(), exc.status)
+
+
+def api_routes(show: Show, registry: Registry, state: SimState) -> list[BaseRoute]:
+    """One case-insensitive route per distinct path of the registry, literal paths first."""
+    by_path: dict[str, list[tuple[Resource, Operation]]] = {}
+    for res in registry:
+        for op in res.operations.values():
+            by_path.setdefault(op.path.partition("?")[0], []).append((res, op))
+    routes: list[BaseRoute] = []
+    for path in sorted(by_path, key=lambda p: (p.count("{"), -len(p))):
+        ops = by_path[path]
+        methods = sorted({op.method for _, op in ops})
+        endpoint = Dispatcher(show, registry, state, ops).__call__
+        routes.append(_Route(API_PREFIX + path, endpoint, methods))
+    return routes
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return _json_error(exc.status_code, exc.detail, exc.headers)
+
+
+def create_app(show: Show, state: SimState, registry: Registry | None = None) -> Starlette:
+    """The whole simulated API for `show`, switched by `state.config`."""
+    registry = registry or default_registry()
+    token = make_token_endpoint(state.issuer, state.stats)
+    routes = [_Route(TOKEN_PATH, token, ["POST"]), *api_routes(show, registry, state)]
+    handlers = {404: _http_error, 405: _http_error}
+    return Starlette(routes=routes, exception_handlers=handlers)  # type: ignore[arg-type]

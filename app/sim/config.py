@@ -1,0 +1,76 @@
+"""The simulator's run-time switches (`SimConfig`) and what it counts (`SimStats`).
+
+Both are plain mutable objects shared by the test (or CLI) thread and the server's event loop:
+a switch set on `server.config` takes effect on the next request.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Literal
+
+Shape = Literal["array", "envelope", "wrapped"]
+SHAPES: tuple[str, ...] = ("array", "envelope", "wrapped")
+MAX_RESULTS_PER_PAGE = 1000
+
+
+@dataclass
+class SimConfig:
+    """How the simulated show behaves: credentials, list shape, limits and faults.
+
+    `shape`: lists answer a bare array, an `{items, page, ...}` envelope, or an array holding
+    one envelope. `page_size`: the page served when the client does not ask for one (None: all).
+    `rate_limit` requests per `rate_window` seconds per client unless `throttle` is off.
+    Faults: `error_rate` (share of 5xx answers, HTML pages when `html_errors`), `drop_rate`
+    (connection closed mid-response, after the change was made), `malformed_rate` (broken JSON),
+    `latency` (seconds added to every API request); `fault_seed` seeds their random source.
+    """
+
+    show_id: str = "DEMO-SHOW"
+    client_secret: str = "demo-secret"
+    scope: str = "100214"
+    shape: Shape = "array"
+    page_size: int | None = None
+    token_lifetime: float = 3600.0
+    issue_refresh_tokens: bool = True
+    rate_limit: int = 300
+    rate_window: float = 60.0
+    throttle: bool = True
+    error_rate: float = 0.0
+    drop_rate: float = 0.0
+    latency: float = 0.0
+    html_errors: bool = False
+    malformed_rate: float = 0.0
+    fault_seed: int = 0
+    create_status: int = 200
+
+    def __post_init__(self) -> None:
+        if self.shape not in SHAPES:
+            raise ValueError(f"shape must be one of {', '.join(SHAPES)}")
+        for name in ("error_rate", "drop_rate", "malformed_rate"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be between 0 and 1")
+
+    @property
+    def throttle_message(self) -> str:
+        return f"Rate limit exceeded: {self.rate_limit} requests per {self.rate_window:g} seconds"
+
+
+@dataclass
+class SimStats:
+    """Counters of what the server did; `by_operation` is keyed by (method, path template)."""
+
+    requests: int = 0
+    token_requests: int = 0
+    tokens_issued: int = 0
+    unauthorized: int = 0
+    throttled: int = 0
+    server_errors: int = 0
+    dropped: int = 0
+    malformed: int = 0
+    by_operation: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+    def reset(self) -> None:
+        fresh = SimStats()
+        self.__dict__.update(fresh.__dict__)

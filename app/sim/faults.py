@@ -1,0 +1,137 @@
+"""Throttling and fault injection: the sliding-window rate limit, 403 storms, 5xx answers,
+HTML error pages, dropped connections and malformed JSON.
+
+Every random decision comes from one `random.Random(fault_seed)`, drawn in a fixed order per
+request, so a test that sets the seed sees the same faults on every run.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import deque
+from collections.abc import Callable
+from typing import Literal
+
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.types import Receive, Scope, Send
+
+from app.sim.config import SimConfig
+
+Fault = Literal["error", "drop", "malformed"]
+ERROR_STATUSES = (500, 502, 503, 504)
+_REASONS = {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
+            504: "Gateway Timeout"}  # fmt: skip
+
+
+class RateLimiter:
+    """Sliding window: at most `rate_limit` accepted requests per client in any `rate_window`."""
+
+    def __init__(self, config: SimConfig, clock: Callable[[], float]) -> None:
+        self.config = config
+        self.clock = clock
+        self._seen: dict[str, deque[float]] = {}
+
+    def allow(self, client: str) -> bool:
+        now = self.clock()
+        seen = self._seen.setdefault(client, deque())
+        while seen and seen[0] <= now - self.config.rate_window:
+            seen.popleft()
+        if len(seen) >= self.config.rate_limit:
+            return False
+        seen.append(now)
+        return True
+
+    def used(self, client: str) -> int:
+        now = self.clock()
+        return sum(1 for t in self._seen.get(client, ()) if t > now - self.config.rate_window)
+
+
+class FaultDice:
+    """Decides, per API request, whether a fault happens (and which)."""
+
+    def __init__(self, config: SimConfig) -> None:
+        self.config = config
+        self._seed = config.fault_seed
+        self.rng = random.Random(config.fault_seed)
+
+    def roll(self) -> Fault | None:
+        cfg = self.config
+        if cfg.fault_seed != self._seed:  # a new seed restarts the sequence
+            self._seed = cfg.fault_seed
+            self.rng = random.Random(cfg.fault_seed)
+        for fault, rate in (("error", cfg.error_rate), ("drop", cfg.drop_rate),
+                            ("malformed", cfg.malformed_rate)):  # fmt: skip
+            if rate > 0 and self.rng.random() < rate:
+                return fault  # type: ignore[return-value]  # the literals above are Faults
+        return None
+
+    def error_status(self) -> int:
+        return self.rng.choice(ERROR_STATUSES)
+
+
+def throttled(config: SimConfig) -> JSONResponse:
+    return JSONResponse({"message": config.throttle_message}, status_code=403)
+
+
+def server_error(status: int, html: bool) -> Response:
+    reason = _REASONS.get(status, "Server Error")
+    if html:
+        page = (
+            f"<!DOCTYPE html><html><head><title>{status} {reason}</title></head>"
+            f"<body><h1>{status} {reason}</h1><p>The server encountered a problem.</p>"
+            "<hr><address>nginx</address></body></html>"
+        )
+        return HTMLResponse(page, status_code=status)
+    return JSONResponse({"message": f"{status} {reason}"}, status_code=status)
+
+
+def malformed(response: Response) -> Response:
+    """The same answer with its JSON body cut in half."""
+    body = bytes(response.body)
+    return Response(
+        body[: max(1, len(body) // 2)],
+        status_code=response.status_code,
+        media_type=response.media_type or "application/json",
+    )
+
+
+class ConnectionDropped(Exception):
+    """Raised on purpose mid-response so the server closes the socket."""
+
+
+class DroppedResponse(Response):
+    """Sends the headers and half the body, then fails so the connection is closed."""
+
+    def __init__(self, original: Response) -> None:
+        super().__init__(
+            bytes(original.body),
+            status_code=original.status_code,
+            media_type=original.media_type,
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send(
+            {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+        )
+        half = bytes(self.body)[: len(self.body) // 2]
+        await send({"type": "http.response.body", "body": half, "more_body": True})
+        raise ConnectionDropped("simulated connection drop")
+
+
+class _QuietDrops(logging.Filter):
+    """Keeps uvicorn from logging our deliberate drops as application errors."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, ConnectionDropped)
+
+
+_QUIET = _QuietDrops()
+
+
+def silence_drops() -> None:
+    """Install the filter on uvicorn's error logger (idempotent)."""
+    logger = logging.getLogger("uvicorn.error")
+    if _QUIET not in logger.filters:
+        logger.addFilter(_QUIET)

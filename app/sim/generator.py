@@ -1,0 +1,328 @@
+"""The deterministic demo-show generator: `generate_show(size, seed)` → a related, realistic `Show`.
+
+Every resource of the registry gets records, and every reference points at a record that exists:
+customers name real warehouses, classes, delivery groups, sales reps and ordering groups;
+attendees name customers; products name vendors, brands and categories; order lines name
+customers, products, vendors and warehouses. The same size and seed always give the same data
+(record ids come from a seeded generator; dates are spread back from `now`, which defaults to
+today's midnight UTC). Records are plain dicts built in tight loops — `large` (100,000
+customers) builds in a few seconds.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+from dataclasses import dataclass, fields, replace
+from collections.abc import Sequence
+from datetime import UTC, date, datetime, timedelta
+from typing import Any, TypeVar
+
+from app.sim import catalog
+from app.sim.names import (
+    CUSTOMER_CLASSES,
+    FIRST_NAMES,
+    LAST_NAMES,
+    PLACES,
+    ROUTES,
+    STORE_KINDS,
+    STORE_WORDS,
+    STREETS,
+)
+from app.sim.show import Record, Show
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ShowSize:
+    """How many records of each kind a generated show holds."""
+
+    customers: int
+    attendees: int
+    vendors: int
+    booths: int
+    products: int  # product records (a productID with two order units counts twice)
+    orders: int  # orders of about four lines each
+    warehouses: int
+    customer_classes: int
+    delivery_groups: int
+    sales_reps: int
+    sales_rep_managers: int
+    ordering_groups: int
+    brokers: int
+    brands: int
+    categories: int
+    facilitators: int
+    vip_users: int
+    show_admins: int
+    history_items: int
+    delivery_dates: int
+
+
+SIZES: dict[str, ShowSize] = {
+    "tiny": ShowSize(6, 10, 4, 3, 12, 4, 2, 2, 2, 3, 2, 2, 2, 3, 3, 2, 2, 2, 8, 3),
+    "demo": ShowSize(300, 800, 60, 60, 2000, 500, 4, 6, 4, 20, 4, 6, 8, 40, 15, 10, 15, 5, 1500, 8),
+    "large": ShowSize(
+        100_000, 100_000, 1500, 1000, 50_000, 20_000, 12, 12, 7, 400, 40, 30, 100, 800, 60, 60,
+        100, 20, 50_000, 12,
+    ),
+}
+
+
+def show_size(size: str | int) -> ShowSize:
+    """A named size, or a customer count with everything else scaled between demo and large."""
+    if isinstance(size, str):
+        if size.isdigit():
+            size = int(size)
+        elif size in SIZES:
+            return SIZES[size]
+        else:
+            raise ValueError(f"unknown show size '{size}' (tiny, demo, large or a number)")
+    if size < 1:
+        raise ValueError("a show needs at least one customer")
+    demo, large = SIZES["demo"], SIZES["large"]
+    ratio = math.log(size / demo.customers)
+    span = math.log(large.customers / demo.customers)
+    counts = {}
+    for f in fields(ShowSize):
+        low, high = getattr(demo, f.name), getattr(large, f.name)
+        counts[f.name] = max(1, round(low * math.exp(ratio * math.log(high / low) / span)))
+    counts["customers"] = size
+    return replace(demo, **counts)
+
+
+@functools.lru_cache(maxsize=4)
+def _minute_strings(start: datetime) -> tuple[str, ...]:
+    """Every minute of four weeks from `start`, as zone-less ISO strings (cached per anchor)."""
+    return tuple((start + timedelta(minutes=m)).isoformat(timespec="minutes") for m in range(40320))
+
+
+class Builder:
+    """Shared state of one generation: the show, the seeded random source, the date anchor."""
+
+    def __init__(self, show: Show, size: ShowSize, seed: int, now: datetime) -> None:
+        self.show = show
+        self.size = size
+        self.rng = random.Random(seed)
+        self.now = now
+        self.today: date = now.date()
+        self.random = self.rng.random
+        self._minutes = _minute_strings(now.replace(tzinfo=None) - timedelta(days=28))
+        self._seconds = [f":{s:02d}" for s in range(60)]
+
+    def pick(self, seq: Sequence[T]) -> T:
+        """A random element (faster than `Random.choice` in the hot loops)."""
+        return seq[int(self.random() * len(seq))]
+
+    def stamp(self) -> str:
+        """A modifiedDate somewhere in the four weeks before `now`, zone-less."""
+        r = self.random
+        return self._minutes[int(r() * 40320)] + self._seconds[int(r() * 60)]
+
+    def day(self, offset: int) -> str:
+        """A date-only string `offset` days from today."""
+        return (self.today + timedelta(days=offset)).isoformat()
+
+    def new(self, slug: str, fields: Record) -> Record:
+        """A complete record: `id` first, then the fields, then `modifiedDate`."""
+        rec: Record = {"id": self.show.new_id(slug)}
+        rec.update(fields)
+        rec["modifiedDate"] = self.stamp()
+        return rec
+
+    def person(self) -> tuple[str, str]:
+        return self.pick(FIRST_NAMES), self.pick(LAST_NAMES)
+
+    def email(self, first: str, last: str, domain: str) -> str:
+        return f"{first}.{last}@{domain}".lower().replace(" ", "")
+
+    def phone(self) -> str:
+        r = self.random
+        return f"({200 + int(r() * 790)}) {200 + int(r() * 799)}-{1000 + int(r() * 8999)}"
+
+    def users(self, slug: str, count: int, prefix: str, domain: str, **extra: Any) -> list[Record]:
+        out = []
+        for i in range(count):
+            first, last = self.person()
+            fields: Record = {"userID": f"{prefix}{i + 1:04d}", "firstName": first}
+            fields.update(lastName=last, email=self.email(first, last, domain), **extra)
+            out.append(self.new(slug, fields))
+        return out
+
+
+def generate_show(
+    size: str | int = "demo", seed: int = 1, *, now: datetime | None = None
+) -> Show:
+    """Build a whole show deterministically (same size, seed and `now` → same data)."""
+    if now is None:
+        now = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    show = Show(f"Demo show ({size})", id_seed=seed)
+    b = Builder(show, show_size(size), seed, now)
+    _organisation(b)
+    _sales(b)
+    _customers(b)
+    catalog.build(b)
+    return show
+
+
+def _organisation(b: Builder) -> None:
+    """Warehouses, customer classes, delivery groups with their ranges and drops."""
+    s, rng = b.size, b.rng
+    whs = []
+    for i in range(s.warehouses):
+        city, state = PLACES[i % len(PLACES)]
+        whs.append(b.new("warehouses", {
+            "warehouseID": f"WH{i + 1:02d}", "description": f"{city} distribution center",
+            "city": city, "state": state,
+        }))  # fmt: skip
+    b.show.load("warehouses", whs)
+    classes = [
+        b.new("customer-classes", {
+            "customerClassID": f"CC{i + 1:02d}",
+            "description": CUSTOMER_CLASSES[i % len(CUSTOMER_CLASSES)],
+        })  # fmt: skip
+        for i in range(s.customer_classes)
+    ]
+    b.show.load("customer-classes", classes)
+    groups, ranges, drops = [], [], []
+    for i in range(s.delivery_groups):
+        gid = f"DG{i + 1}"
+        groups.append(b.new("delivery-groups", {
+            "deliveryGroupID": gid, "description": ROUTES[i % len(ROUTES)],
+        }))  # fmt: skip
+        for j in range(2):
+            start = 7 + 14 * j + rng.randrange(3)
+            ranges.append(b.new("delivery-ranges", {
+                "deliveryRangeID": f"{gid}-R{j + 1}", "deliveryGroupID": gid,
+                "description": f"{ROUTES[i % len(ROUTES)]}, window {j + 1}",
+                "startDate": b.day(start), "endDate": b.day(start + 13),
+            }))  # fmt: skip
+        for j in range(3):
+            drops.append(b.new("delivery-drops", {
+                "deliveryDropID": f"{gid}-D{j + 1}", "deliveryGroupID": gid,
+                "description": f"Drop {j + 1}", "dropDate": b.day(10 + 7 * j + i % 3),
+            }))  # fmt: skip
+    b.show.load("delivery-groups", groups)
+    b.show.load("delivery-ranges", ranges)
+    b.show.load("delivery-drops", drops)
+
+
+def _sales(b: Builder) -> None:
+    """Managers, the three-level sales-rep group hierarchy, sales reps, ordering groups."""
+    s, rng = b.size, b.rng
+    managers = []
+    for i in range(s.sales_rep_managers):
+        first, last = b.person()
+        managers.append(b.new("sales-rep-managers", {
+            "salesRepManagerID": f"SM{i + 1:02d}", "name": f"{first} {last}",
+            "email": b.email(first, last, "sales.example.com"),
+        }))  # fmt: skip
+    b.show.load("sales-rep-managers", managers)
+    b.show.levels = [
+        {"level": 1, "name": "Region"},
+        {"level": 2, "name": "District"},
+        {"level": 3, "name": "Territory"},
+    ]
+    fan = max(2, round(s.sales_reps ** (1 / 3)))
+    groups: list[Record] = []
+    leaves: list[str] = []
+
+    def add(level: int, parent: str | None, position: int, name: str) -> str:
+        gid = f"SRG{len(groups) + 1:03d}"
+        groups.append(b.new("sales-rep-groups", {
+            "salesRepGroupID": gid, "name": name, "level": level, "parentID": parent,
+            "position": position,
+        }))  # fmt: skip
+        return gid
+
+    for r in range(fan):
+        region = add(1, None, r + 1, f"Region {chr(65 + r)}")
+        for d in range(fan):
+            district = add(2, region, d + 1, f"District {chr(65 + r)}{d + 1}")
+            for t in range(fan):
+                leaves.append(add(3, district, t + 1, f"Territory {chr(65 + r)}{d + 1}.{t + 1}"))
+    b.show.load("sales-rep-groups", groups)
+    reps = []
+    for i in range(s.sales_reps):
+        first, last = b.person()
+        reps.append(b.new("sales-reps", {
+            "salesRepID": f"SR{i + 1:03d}", "name": f"{first} {last}",
+            "email": b.email(first, last, "sales.example.com"),
+            "salesRepGroupID": leaves[i % len(leaves)],
+            "managerID": managers[i % len(managers)]["salesRepManagerID"],
+        }))  # fmt: skip
+    b.show.load("sales-reps", reps)
+    ogroups = []
+    for i in range(s.ordering_groups):
+        subs = [
+            {"id": b.show.new_id("ordering-groups"), "orderingSubGroupID": f"OG{i + 1:02d}-{j}",
+             "orderingSubGroupName": f"Sub-group {j}"}
+            for j in range(1, 2 + rng.randrange(3))
+        ]  # fmt: skip
+        ogroups.append(b.new("ordering-groups", {
+            "orderingGroupID": f"OG{i + 1:02d}",
+            "orderingGroupName": f"{STORE_WORDS[i % len(STORE_WORDS)]} buying group",
+            "subGroups": subs,
+        }))  # fmt: skip
+    b.show.load("ordering-groups", ogroups)
+
+
+def _customers(b: Builder) -> None:
+    """Customers (referencing everything above) and the attendees who come for them."""
+    s, rng, show = b.size, b.rng, b.show
+    whs = [r["warehouseID"] for r in show.records("warehouses")]
+    classes = [r["customerClassID"] for r in show.records("customer-classes")]
+    groups = [r["deliveryGroupID"] for r in show.records("delivery-groups")]
+    reps = [r["salesRepID"] for r in show.records("sales-reps")]
+    ogroups = show.records("ordering-groups")
+    customers = []
+    pick, r = b.pick, b.random
+    for i in range(s.customers):
+        cid = f"C{10001 + i}"
+        city, state = pick(PLACES)
+        name = f"{pick(STORE_WORDS)} {pick(STORE_KINDS)}"
+        domain = name.lower().replace(" ", "") + ".example.com"
+        primary = pick(reps)
+        og = pick(ogroups)
+        sub = pick(og["subGroups"])
+        customers.append(b.new("customers", {
+            "customerID": cid, "customerName": f"{name} #{i + 1}",
+            "email": f"orders{i + 1}@{domain}", "phone": b.phone(),
+            "fax": b.phone() if r() < 0.3 else None,
+            "priceZone": 1 + int(r() * 5), "test": i % 97 == 96, "placeholder": False,
+            "street1": f"{10 + int(r() * 9990)} {pick(STREETS)}",
+            "street2": f"Suite {100 + int(r() * 300)}" if r() < 0.2 else None,
+            "city": city, "state": state, "zipCode": f"{10000 + int(r() * 89999)}",
+            "allowanceGroup": f"AG{1 + int(r() * 3)}", "deliveryGroup": pick(groups),
+            "warehouseID": pick(whs), "customerClassID": pick(classes),
+            "orderPermissionKey": 1 + int(r() * 4), "primarySalesRep": primary,
+            "salesReps": sorted({primary, pick(reps)}),
+            "orderingGroups": [{
+                "id": show.new_id("customers"), "orderingGroupID": og["orderingGroupID"],
+                "orderingGroupName": og["orderingGroupName"],
+                "orderingSubGroupID": sub["orderingSubGroupID"],
+                "orderingSubGroupName": sub["orderingSubGroupName"], "customers": [cid],
+            }],
+            "extra1": f"Region {1 + int(r() * 6)}", "extra2": None, "extra3": None,
+            "extra4": None, "extra5": None,
+        }))  # fmt: skip
+    show.load("customers", customers)
+    statuses = ("Registered", "Registered", "Registered", "Pending", "Cancelled", "Waitlisted")
+    kinds = ("InPerson", "InPerson", "Virtual", "Hybrid")
+    notify = ("None", "Email", "Sms", "EmailAndSms")
+    attendees = []
+    for i in range(s.attendees):
+        first, last = b.person()
+        cust = pick(customers)
+        domain = cust["email"].partition("@")[2]
+        attendees.append(b.new("attendees", {
+            "attendeeID": f"A{100001 + i}", "firstName": first, "lastName": last,
+            "email": b.email(first, last, domain), "customerID": cust["customerID"],
+            "registrationStatus": pick(statuses), "attendanceType": pick(kinds),
+            "arrivalNotificationBehavior": pick(notify),
+        }))  # fmt: skip
+    show.load("attendees", attendees)

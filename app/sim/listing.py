@@ -1,0 +1,146 @@
+"""How lists answer: `modifiedAfter`, the order-line filters, `sort`, paging and the shape switch.
+
+`list_reply(call, records)` is the one place every list goes through, so a booth's products,
+the delivery dates of a product and the customers all page and sort alike.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from datetime import UTC, date, datetime
+from typing import Any
+
+from app.sim.calls import Call, Reply, bad_request
+from app.sim.config import MAX_RESULTS_PER_PAGE
+from app.sim.show import Record
+
+# Order-line filters (API.md, lower-case names): query name → (field path, comparison).
+ORDER_FILTERS: dict[str, tuple[str, str]] = {
+    "customerid": ("customer.id", "eq"),
+    "productid": ("product.id", "eq"),
+    "vendorid": ("vendor.id", "eq"),
+    "ordertype": ("orderType", "eq"),
+    "ponumber": ("purchaseOrder.id", "eq"),
+    "deliverydate": ("deliveryDate", "from"),
+    "deliverydatetill": ("deliveryDate", "till"),
+    "datelastmodified": ("modifiedDate", "from"),
+}
+FILTERS: dict[str, dict[str, tuple[str, str]]] = {"orders": ORDER_FILTERS}
+
+
+def dig(record: Record, path: str) -> Any:
+    """A field by dotted path (`customer.id`), None when any step is missing."""
+    value: Any = record
+    for part in path.split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(part)
+    return value
+
+
+def moment(text: Any) -> datetime | None:
+    """A show date or date-time as a zone-less UTC datetime (None if it is not one)."""
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        if len(text) == 10:
+            d = date.fromisoformat(text)
+            return datetime(d.year, d.month, d.day)
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
+
+
+def _cutoff(name: str, text: str) -> datetime:
+    value = moment(text)
+    if value is None:
+        raise bad_request(name, f"'{text}' is not a date (YYYY-MM-DD) or date-time")
+    return value
+
+
+def _filter(call: Call, records: list[Record]) -> list[Record]:
+    q = call.query
+    if "modifiedafter" in q:
+        cutoff = _cutoff("modifiedAfter", q["modifiedafter"])
+        records = [r for r in records if (moment(r.get("modifiedDate")) or cutoff) >= cutoff]
+        records.sort(key=lambda r: moment(r.get("modifiedDate")) or cutoff, reverse=True)
+    for name, (path, how) in FILTERS.get(call.slug, {}).items():
+        if not q.get(name):
+            continue
+        if how == "eq":
+            wanted = q[name].casefold()
+            records = [r for r in records if str(dig(r, path) or "").casefold() == wanted]
+            continue
+        bound = _cutoff(name, q[name])
+        keep: Callable[[datetime], bool] = (
+            (lambda v: v >= bound) if how == "from" else (lambda v: v <= bound)
+        )
+        records = [r for r in records if (v := moment(dig(r, path))) is not None and keep(v)]
+    return records
+
+
+def _sort_key(path: str) -> Callable[[Record], tuple[int, Any]]:
+    def key(record: Record) -> tuple[int, Any]:
+        value = dig(record, path)
+        if value is None:
+            return (2, "")
+        if isinstance(value, bool | int | float):
+            return (0, value)
+        return (1, str(value).casefold())
+
+    return key
+
+
+def _sort(call: Call, records: list[Record]) -> list[Record]:
+    spec = call.query.get("sort")
+    if not spec:
+        return records
+    for part in reversed([p.strip() for p in spec.split(",") if p.strip()]):
+        path, _, direction = part.partition(":")
+        direction = (direction or "asc").lower()
+        if path.lower() == "modifieddate":
+            raise bad_request("sort", "sorting by modifiedDate is not supported")
+        if direction not in ("asc", "desc"):
+            raise bad_request("sort", f"direction must be asc or desc, not '{direction}'")
+        records = sorted(records, key=_sort_key(path), reverse=direction == "desc")
+    return records
+
+
+def _positive(call: Call, name: str, default: int | None) -> int | None:
+    raw = call.query.get(name.lower())
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise bad_request(name, f"'{raw}' is not a whole number") from None
+    if value < 1:
+        raise bad_request(name, "must be 1 or more")
+    return value
+
+
+def list_reply(call: Call, records: Iterable[Record]) -> Reply:
+    """Filter, sort, page and shape a list answer as the request and the config ask."""
+    selected = _sort(call, _filter(call, list(records)))
+    per_page = _positive(call, "resultsPerPage", call.config.page_size)
+    page = _positive(call, "page", 1) or 1
+    total = len(selected)
+    if per_page is None:
+        items, per_page, pages = selected, max(total, 1), 1
+    else:
+        per_page = min(per_page, MAX_RESULTS_PER_PAGE)
+        items = selected[(page - 1) * per_page : page * per_page]
+        pages = max(1, math.ceil(total / per_page))
+    shape = call.config.shape
+    if shape == "array":
+        return Reply(items)
+    envelope = {
+        "items": items,
+        "page": page,
+        "resultsPerPage": per_page,
+        "totalItems": total,
+        "totalPages": pages,
+    }
+    return Reply([envelope] if shape == "wrapped" else envelope)

@@ -1,0 +1,181 @@
+"""`SimServer`: the simulated show served by uvicorn on 127.0.0.1, in a background thread.
+
+    with SimServer(generate_show("tiny"), SimConfig()) as server:
+        server.base_url        # http://127.0.0.1:<port>/api/v1
+        server.config.shape = "envelope"   # takes effect on the next request
+
+The listening socket is bound before the thread starts (port 0 picks a free port), so the
+port is known at once; `start` returns when uvicorn reports it has started.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import threading
+import time
+from collections.abc import Callable
+from types import TracebackType
+
+import uvicorn
+from starlette.applications import Starlette
+
+from app.api.registry import Registry
+from app.sim.app import API_PREFIX, TOKEN_PATH, SimState, create_app
+from app.sim.config import SimConfig, SimStats
+from app.sim.faults import silence_drops
+from app.sim.generator import generate_show
+from app.sim.show import Show
+
+STARTUP_TIMEOUT = 10.0
+
+
+def _loopback(host: str) -> None:
+    if host == "localhost":
+        return
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return
+    except ValueError:
+        pass
+    raise ValueError(f"the simulator serves on a loopback address only, not '{host}'")
+
+
+class SimServer:
+    """A running simulated show: its URLs, credentials, live data, switches and counters."""
+
+    def __init__(
+        self,
+        show: Show | None = None,
+        config: SimConfig | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        registry: Registry | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        _loopback(host)
+        self.show = show if show is not None else generate_show("tiny")
+        self.config = config if config is not None else SimConfig()
+        self.host = host
+        self.state = SimState(self.config, clock)
+        self.app: Starlette = create_app(self.show, self.state, registry)
+        self._requested_port = port
+        self._socket: socket.socket | None = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self.port = 0
+
+    # ----------------------------------------------------------------------------- facts
+
+    @property
+    def root_url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        return self.root_url + API_PREFIX
+
+    @property
+    def auth_url(self) -> str:
+        return self.root_url + TOKEN_PATH
+
+    @property
+    def show_id(self) -> str:
+        return self.config.show_id
+
+    @property
+    def client_secret(self) -> str:
+        return self.config.client_secret
+
+    @property
+    def stats(self) -> SimStats:
+        return self.state.stats
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    # ----------------------------------------------------------------------------- switches
+
+    def start_storm(self, seconds: float) -> None:
+        """Answer every API request with the throttling 403 for `seconds`."""
+        self.state.start_storm(seconds)
+
+    def stop_storm(self) -> None:
+        self.state.storm_until = 0.0
+
+    def expire_tokens(self) -> None:
+        """Invalidate every access token now (the next API call answers 401)."""
+        self.state.issuer.expire_all()
+
+    # ----------------------------------------------------------------------------- life
+
+    def _bind(self) -> socket.socket:
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self._requested_port))
+        sock.listen(128)
+        self.port = sock.getsockname()[1]
+        return sock
+
+    def _uvicorn(self) -> uvicorn.Server:
+        silence_drops()
+        config = uvicorn.Config(
+            self.app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            log_config=None,
+            timeout_graceful_shutdown=1,
+        )
+        return uvicorn.Server(config)
+
+    def start(self) -> SimServer:
+        """Serve in a background thread; returns once uvicorn is accepting requests."""
+        if self.running:
+            return self
+        self._socket = self._bind()
+        self._server = server = self._uvicorn()
+        sock = self._socket
+        self._thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [sock]}, name="showdesk-sim", daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while not server.started:  # bounded poll of uvicorn's own flag
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("the simulator did not start")
+            time.sleep(0.005)
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=STARTUP_TIMEOUT)
+        if self._socket is not None:
+            self._socket.close()
+        self._server = self._thread = self._socket = None
+
+    def run(self) -> None:
+        """Serve in this thread until interrupted (Ctrl+C): what the CLI does."""
+        sock = self._bind()
+        try:
+            self._uvicorn().run(sockets=[sock])
+        finally:
+            sock.close()
+
+    def __enter__(self) -> SimServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

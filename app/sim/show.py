@@ -1,0 +1,165 @@
+"""The simulator's in-memory show: every resource's records as plain dicts, plus associations.
+
+A `Show` is what the generator builds and what the server reads and changes. Records are kept per
+resource slug in insertion order, keyed by their opaque `id`; every change stamps `modifiedDate`
+(zone-less UTC) and deletions really remove the record, so a client's full sync can see them go.
+Look-ups by a business key (`customerID`...) go through small indexes rebuilt on demand after a
+change, so bulk operations stay fast on a `large` show.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+import threading
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+Record = dict[str, Any]
+
+_ID_ALPHABET = string.ascii_lowercase + string.digits
+# Three-character chunks: an id is two chunks picked by one 32-bit draw (fast on a large show).
+_CHUNKS = [a + b + c for a in _ID_ALPHABET for b in _ID_ALPHABET for c in _ID_ALPHABET]
+_NCHUNKS = len(_CHUNKS)
+NUMERIC_ID_SLUGS = frozenset({"orders"})  # order-line ids look like "113501" (API.md)
+
+
+def utc_stamp() -> str:
+    """Now as a zone-less UTC ISO date-time with milliseconds (`2025-05-07T12:25:00.123`)."""
+    return datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds")
+
+
+class Show:
+    """All records of one show, by resource slug, plus the data that is not a record.
+
+    `booth_products` maps a booth's record id to the `productID`s shown there; a booth's vendors
+    live in the booth record's own `vendorIDs` field. `levels` are the sales-rep hierarchy's level
+    names; `export_kinds` tells the export runner which data an export reads; `export_options`
+    holds the choices of an export's `choice` parameters.
+    """
+
+    def __init__(
+        self,
+        name: str = "Demo show",
+        *,
+        id_seed: int = 1,
+        clock: Callable[[], str] = utc_stamp,
+    ) -> None:
+        self.name = name
+        self.collections: dict[str, dict[str, Record]] = {}
+        self.booth_products: dict[str, list[str]] = {}
+        self.levels: list[Record] = []
+        self.export_kinds: dict[str, str] = {}
+        self.export_options: dict[tuple[str, str], list[Record]] = {}
+        self.lock = threading.RLock()
+        self._clock = clock
+        self._rng = random.Random(id_seed)
+        self._ids: set[str] = set()
+        self._next_number = 113501
+        self._versions: dict[str, int] = {}
+        self._indexes: dict[tuple[str, str], tuple[int, dict[Any, list[Record]]]] = {}
+
+    # ----------------------------------------------------------------------------- reading
+
+    @property
+    def slugs(self) -> list[str]:
+        return list(self.collections)
+
+    def records(self, slug: str) -> list[Record]:
+        """The live records of a resource, in insertion order (empty if there are none)."""
+        return list(self.collections.get(slug, {}).values())
+
+    def count(self, slug: str) -> int:
+        return len(self.collections.get(slug, {}))
+
+    def get(self, slug: str, record_id: str) -> Record | None:
+        return self.collections.get(slug, {}).get(record_id)
+
+    def find(self, slug: str, field: str, value: Any) -> list[Record]:
+        """Records whose `field` equals `value` (indexed; the index follows every change)."""
+        version = self._versions.get(slug, 0)
+        cached = self._indexes.get((slug, field))
+        if cached is None or cached[0] != version:
+            index: dict[Any, list[Record]] = {}
+            for rec in self.collections.get(slug, {}).values():
+                key = rec.get(field)
+                if isinstance(key, str | int | float | bool) or key is None:
+                    index.setdefault(key, []).append(rec)
+            cached = (version, index)
+            self._indexes[(slug, field)] = cached
+        return list(cached[1].get(value, ()))
+
+    def find_one(self, slug: str, field: str, value: Any) -> Record | None:
+        found = self.find(slug, field, value)
+        return found[0] if found else None
+
+    def resolve(self, slug: str, ref: str, key: str) -> Record | None:
+        """A record named either by its id or by its business key `key`."""
+        return self.get(slug, ref) or self.find_one(slug, key, ref)
+
+    # ----------------------------------------------------------------------------- changing
+
+    def now(self) -> str:
+        return self._clock()
+
+    def new_id(self, slug: str) -> str:
+        """A fresh record id: numeric for order lines, else six opaque lowercase characters."""
+        if slug in NUMERIC_ID_SLUGS:
+            while str(self._next_number) in self._ids:
+                self._next_number += 1
+            new = str(self._next_number)
+            self._next_number += 1
+        else:
+            new = self._opaque()
+            while new in self._ids:
+                new = self._opaque()
+        self._ids.add(new)
+        return new
+
+    def _opaque(self) -> str:
+        bits = self._rng.getrandbits(32)
+        return _CHUNKS[bits % _NCHUNKS] + _CHUNKS[(bits // _NCHUNKS) % _NCHUNKS]
+
+    def load(self, slug: str, records: Iterable[Record]) -> None:
+        """Add already complete records (with `id` and `modifiedDate`) without stamping them."""
+        coll = self.collections.setdefault(slug, {})
+        for rec in records:
+            coll[rec["id"]] = rec
+            self._ids.add(rec["id"])
+        self.changed(slug)
+
+    def add(self, slug: str, fields: Record) -> Record:
+        """Store a new record: a fresh `id` first, the fields, `modifiedDate` = now."""
+        rec: Record = {"id": self.new_id(slug)}
+        rec.update((k, v) for k, v in fields.items() if k not in ("id", "modifiedDate"))
+        rec["modifiedDate"] = self.now()
+        self.collections.setdefault(slug, {})[rec["id"]] = rec
+        self.changed(slug)
+        return rec
+
+    def replace(self, slug: str, record_id: str, fields: Record) -> Record:
+        """Replace a record's fields (a full PUT), keeping its `id`, stamping `modifiedDate`."""
+        rec: Record = {"id": record_id}
+        rec.update((k, v) for k, v in fields.items() if k not in ("id", "modifiedDate"))
+        rec["modifiedDate"] = self.now()
+        self.collections[slug][record_id] = rec
+        self.changed(slug)
+        return rec
+
+    def touch(self, slug: str, rec: Record) -> Record:
+        """Stamp a record changed in place."""
+        rec["modifiedDate"] = self.now()
+        self.changed(slug)
+        return rec
+
+    def remove(self, slug: str, record_id: str) -> Record | None:
+        rec = self.collections.get(slug, {}).pop(record_id, None)
+        if rec is not None:
+            self.changed(slug)
+            self.booth_products.pop(record_id, None)
+        return rec
+
+    def changed(self, slug: str) -> None:
+        """Invalidate the indexes of a resource after an in-place change."""
+        self._versions[slug] = self._versions.get(slug, 0) + 1
