@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from app.api.client import ShowClient
-from app.api.connection import Connection
 from app.api.errors import InvalidValue, ShowDeskError
-from app.api.registry import Registry, load_registry
+from app.api.registry import Registry
+from app.connect import client_for, registry_for
 from app.settings import SECRET_ENV, Profile, ProfileStore, secrets
 from app.store.cache import Cache
 from app.store.outbox import Outbox
@@ -52,19 +52,7 @@ class Workspace:
                 f"No client secret for show {self.profile.show_id}: set {SECRET_ENV} "
                 "or save it in the profile (keyring)."
             )
-        p = self.profile
-        connection = Connection(
-            base_url=p.base_url,
-            auth_url=p.auth_url,
-            show_id=p.show_id,
-            secret=secret,
-            credential_style=p.credential_style,
-            rate_limit=p.rate_limit,
-            rate_window=p.rate_window,
-            interactive_reserve=p.interactive_reserve,
-            ca_bundle=p.ca_bundle,
-        )
-        return ShowClient(connection, self.registry)
+        return client_for(self.profile, secret, self.registry)
 
 
 def add_connection_options(parser: argparse.ArgumentParser) -> None:
@@ -113,7 +101,7 @@ def _rate(text: str) -> dict[str, Any]:
 @contextmanager
 def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
     profile = resolve_profile(args)
-    registry = load_registry(overrides=profile.overrides_path)
+    registry = registry_for(profile)
     cache_path = args.cache or profile.cache_path
     outbox_path = profile.outbox_path if args.cache is None else _outbox_beside(args.cache)
     with Cache(cache_path, registry) as cache, Outbox(outbox_path) as outbox:

@@ -76,16 +76,21 @@ class Pusher:
         self.on_progress = on_progress or (lambda progress: None)
         self._report = PushReport()
         self._total = 0
+        self._only: set[int] | None = None
 
     async def push(
-        self, resources: Iterable[str] | None = None, *, retry_failed: bool = False
+        self,
+        resources: Iterable[str] | None = None,
+        *,
+        retry_failed: bool = False,
+        seqs: Collection[int] | None = None,
     ) -> PushReport:
+        """Push the pending changes (of these resources, or only the changes `seqs`)."""
         self._report = PushReport()
         wanted = set(resources) if resources is not None else None
+        self._only = set(seqs) if seqs is not None else None
         self._recover(wanted, retry_failed)
-        queue = [
-            c for c in self.outbox.pending_for_push() if wanted is None or c.resource in wanted
-        ]
+        queue = self._pending(wanted)
         by_resource: dict[str, list[Change]] = defaultdict(list)
         for change in queue:
             by_resource[change.resource].append(change)
@@ -101,7 +106,12 @@ class Pusher:
 
     def _pending(self, wanted: set[str] | None) -> list[Change]:
         changes = self.outbox.pending_for_push()
-        return [c for c in changes if wanted is None or c.resource in wanted]
+        return [
+            c
+            for c in changes
+            if (wanted is None or c.resource in wanted)
+            and (self._only is None or c.seq in self._only)
+        ]
 
     # ---------------------------------------------------------------------------- preparation
 
