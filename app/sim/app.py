@@ -14,7 +14,7 @@ import json
 import re
 import string
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,7 +71,7 @@ def _query_names(op: Operation) -> list[str]:
     return [n for _, n, _, _ in string.Formatter().parse(query) if n]
 
 
-def _json_error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+def _json_error(status: int, message: str, headers: Mapping[str, str] | None = None) -> Response:
     return JSONResponse({"message": message}, status_code=status, headers=headers)
 
 
@@ -138,7 +138,9 @@ class Dispatcher:
         except SimError as exc:
             return Reply(exc.payload(), exc.status)
         except ValueError:
-            return Reply({"message": "Body is not valid JSON", "errors": {"body": ["not JSON"]}}, 400)
+            return Reply(
+                {"message": "Body is not valid JSON", "errors": {"body": ["not JSON"]}}, 400
+            )
         self.state.stats.by_operation[(op.method, op.path)] += 1
         params = {k: str(v) for k, v in request.path_params.items()}
         params.update({n: query[n.lower()] for n in _query_names(op)})
@@ -179,4 +181,4 @@ def create_app(show: Show, state: SimState, registry: Registry | None = None) ->
     token = make_token_endpoint(state.issuer, state.stats)
     routes = [_Route(TOKEN_PATH, token, ["POST"]), *api_routes(show, registry, state)]
     handlers = {404: _http_error, 405: _http_error}
-    return Starlette(routes=routes, exception_handlers=handlers)  # type: ignore[arg-type]
+    return Starlette(routes=routes, exception_handlers=handlers)

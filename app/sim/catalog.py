@@ -43,10 +43,14 @@ def _trade_partners(b: Builder) -> None:
     """Brokers and their users, vendors and their users, brands, categories."""
     s, rng, show = b.size, b.rng, b.show
     brokers = [
-        b.new("brokers", {
-            "brokerID": f"BR{i + 1:02d}", "name": f"{_company(b, i + 7)} Brokerage",
-            "email": f"info@broker{i + 1}.example.com",
-        })  # fmt: skip
+        b.new(
+            "brokers",
+            {
+                "brokerID": f"BR{i + 1:02d}",
+                "name": f"{_company(b, i + 7)} Brokerage",
+                "email": f"info@broker{i + 1}.example.com",
+            },
+        )
         for i in range(s.brokers)
     ]
     show.load("brokers", brokers)
@@ -70,22 +74,34 @@ def _trade_partners(b: Builder) -> None:
         for u in b.users("vendor-users", 1 + rng.randrange(2), f"{v['vendorID']}-U",
                          v["email"].partition("@")[2], vendorID=v["vendorID"])
     ])  # fmt: skip
-    show.load("brands", [
-        b.new("brands", {
-            "brandID": f"BRD{i + 1:03d}",
-            "name": f"{COMPANY_WORDS[(i * 7) % len(COMPANY_WORDS)]} {ADJECTIVES[i % 15]}",
-        })  # fmt: skip
-        for i in range(s.brands)
-    ])
+    show.load(
+        "brands",
+        [
+            b.new(
+                "brands",
+                {
+                    "brandID": f"BRD{i + 1:03d}",
+                    "name": f"{COMPANY_WORDS[(i * 7) % len(COMPANY_WORDS)]} {ADJECTIVES[i % 15]}",
+                },
+            )
+            for i in range(s.brands)
+        ],
+    )
     departments = sorted({dept for _, dept in PRODUCT_NOUNS})
-    show.load("categories", [
-        b.new("categories", {
-            "categoryID": f"CAT{i + 1:02d}",
-            "name": departments[i % len(departments)]
-            + ("" if i < len(departments) else f" {i // len(departments) + 1}"),
-        })  # fmt: skip
-        for i in range(s.categories)
-    ])
+    show.load(
+        "categories",
+        [
+            b.new(
+                "categories",
+                {
+                    "categoryID": f"CAT{i + 1:02d}",
+                    "name": departments[i % len(departments)]
+                    + ("" if i < len(departments) else f" {i // len(departments) + 1}"),
+                },
+            )
+            for i in range(s.categories)
+        ],
+    )
 
 
 def _products(b: Builder) -> None:

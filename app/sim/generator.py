@@ -14,8 +14,8 @@ from __future__ import annotations
 import functools
 import math
 import random
-from dataclasses import dataclass, fields, replace
 from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -61,14 +61,39 @@ class ShowSize:
     delivery_dates: int
 
 
-SIZES: dict[str, ShowSize] = {
-    "tiny": ShowSize(6, 10, 4, 3, 12, 4, 2, 2, 2, 3, 2, 2, 2, 3, 3, 2, 2, 2, 8, 3),
-    "demo": ShowSize(300, 800, 60, 60, 2000, 500, 4, 6, 4, 20, 4, 6, 8, 40, 15, 10, 15, 5, 1500, 8),
-    "large": ShowSize(
-        100_000, 100_000, 1500, 1000, 50_000, 20_000, 12, 12, 7, 400, 40, 30, 100, 800, 60, 60,
-        100, 20, 50_000, 12,
-    ),
-}
+# Records per kind and size; a number as size scales between demo and large (log-linear).
+_SIZE_TABLE = """
+kind                tiny   demo    large
+customers              6    300   100000
+attendees             10    800   100000
+vendors                4     60     1500
+booths                 3     60     1000
+products              12   2000    50000
+orders                 4    500    20000
+warehouses             2      4       12
+customer_classes       2      6       12
+delivery_groups        2      4        7
+sales_reps             3     20      400
+sales_rep_managers     2      4       40
+ordering_groups        2      6       30
+brokers                2      8      100
+brands                 3     40      800
+categories             3     15       60
+facilitators           2     10       60
+vip_users              2     15      100
+show_admins            2      5       20
+history_items          8   1500    50000
+delivery_dates         3      8       12
+"""
+
+
+def _sizes(table: str) -> dict[str, ShowSize]:
+    head, *rows = [line.split() for line in table.strip().splitlines()]
+    columns = {name: {row[0]: int(row[i]) for row in rows} for i, name in enumerate(head) if i}
+    return {name: ShowSize(**counts) for name, counts in columns.items()}
+
+
+SIZES: dict[str, ShowSize] = _sizes(_SIZE_TABLE)
 
 
 def show_size(size: str | int) -> ShowSize:
@@ -152,9 +177,7 @@ class Builder:
         return out
 
 
-def generate_show(
-    size: str | int = "demo", seed: int = 1, *, now: datetime | None = None
-) -> Show:
+def generate_show(size: str | int = "demo", seed: int = 1, *, now: datetime | None = None) -> Show:
     """Build a whole show deterministically (same size, seed and `now` → same data)."""
     if now is None:
         now = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
@@ -181,10 +204,13 @@ def _organisation(b: Builder) -> None:
         }))  # fmt: skip
     b.show.load("warehouses", whs)
     classes = [
-        b.new("customer-classes", {
-            "customerClassID": f"CC{i + 1:02d}",
-            "description": CUSTOMER_CLASSES[i % len(CUSTOMER_CLASSES)],
-        })  # fmt: skip
+        b.new(
+            "customer-classes",
+            {
+                "customerClassID": f"CC{i + 1:02d}",
+                "description": CUSTOMER_CLASSES[i % len(CUSTOMER_CLASSES)],
+            },
+        )
         for i in range(s.customer_classes)
     ]
     b.show.load("customer-classes", classes)
@@ -273,7 +299,7 @@ def _sales(b: Builder) -> None:
 
 def _customers(b: Builder) -> None:
     """Customers (referencing everything above) and the attendees who come for them."""
-    s, rng, show = b.size, b.rng, b.show
+    s, show = b.size, b.show
     whs = [r["warehouseID"] for r in show.records("warehouses")]
     classes = [r["customerClassID"] for r in show.records("customer-classes")]
     groups = [r["deliveryGroupID"] for r in show.records("delivery-groups")]

@@ -73,11 +73,12 @@ def _filter(call: Call, records: list[Record]) -> list[Record]:
             wanted = q[name].casefold()
             records = [r for r in records if str(dig(r, path) or "").casefold() == wanted]
             continue
-        bound = _cutoff(name, q[name])
-        keep: Callable[[datetime], bool] = (
-            (lambda v: v >= bound) if how == "from" else (lambda v: v <= bound)
-        )
-        records = [r for r in records if (v := moment(dig(r, path))) is not None and keep(v)]
+        bound, after = _cutoff(name, q[name]), how == "from"
+        records = [
+            r
+            for r in records
+            if (v := moment(dig(r, path))) is not None and (v >= bound if after else v <= bound)
+        ]
     return records
 
 

@@ -112,14 +112,21 @@ class SimServer:
 
     # ----------------------------------------------------------------------------- life
 
-    def _bind(self) -> socket.socket:
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self.host, self._requested_port))
-        sock.listen(128)
-        self.port = sock.getsockname()[1]
-        return sock
+    def bind(self) -> socket.socket:
+        """Open the listening socket (once); from then on `port` and the URLs are known."""
+        if self._socket is None:
+            family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                sock.bind((self.host, self._requested_port))
+                sock.listen(128)
+            except OSError:
+                sock.close()
+                raise
+            self._socket = sock
+            self.port = sock.getsockname()[1]
+        return self._socket
 
     def _uvicorn(self) -> uvicorn.Server:
         silence_drops()
@@ -137,9 +144,8 @@ class SimServer:
         """Serve in a background thread; returns once uvicorn is accepting requests."""
         if self.running:
             return self
-        self._socket = self._bind()
+        sock = self.bind()
         self._server = server = self._uvicorn()
-        sock = self._socket
         self._thread = threading.Thread(
             target=server.run, kwargs={"sockets": [sock]}, name="showdesk-sim", daemon=True
         )
@@ -163,11 +169,12 @@ class SimServer:
 
     def run(self) -> None:
         """Serve in this thread until interrupted (Ctrl+C): what the CLI does."""
-        sock = self._bind()
+        sock = self.bind()
         try:
             self._uvicorn().run(sockets=[sock])
         finally:
             sock.close()
+            self._socket = None
 
     def __enter__(self) -> SimServer:
         return self.start()

@@ -91,9 +91,7 @@ def _basic_credentials(header: str | None) -> tuple[str, str] | None:
     return (unquote(client_id), unquote(secret)) if sep else None
 
 
-def make_token_endpoint(
-    issuer: TokenIssuer, stats: SimStats
-) -> Callable[[Request], object]:
+def make_token_endpoint(issuer: TokenIssuer, stats: SimStats) -> Callable[[Request], object]:
     """The `POST /auth/oauth/token` endpoint bound to an issuer."""
 
     async def token_endpoint(request: Request) -> JSONResponse:
@@ -120,6 +118,8 @@ def make_token_endpoint(
                 return _oauth_error(400, "invalid_grant", "Unknown or used refresh token")
             stats.tokens_issued += 1
             return JSONResponse(issuer.issue(owner), headers={"Cache-Control": "no-store"})
-        return _oauth_error(400, "unsupported_grant_type", "Use client_credentials or refresh_token")
+        return _oauth_error(
+            400, "unsupported_grant_type", "Use client_credentials or refresh_token"
+        )
 
     return token_endpoint

@@ -1,0 +1,7 @@
+"""`python -m app.sim`: the same as `showdesk sim`."""
+
+import sys
+
+from app.sim.cli import main
+
+sys.exit(main())
