@@ -1,0 +1,269 @@
+"""Puller and Pusher against the simulator over loopback, on real SQLite files (issue 3)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from app.api.client import ShowClient
+from app.api.connection import Connection
+from app.api.registry import default_registry
+from app.sim import SimConfig, SimServer, generate_show
+from app.store.cache import Cache
+from app.store.changes import NewChange
+from app.store.outbox import Outbox
+from app.sync.puller import Puller, SyncProgress
+from app.sync.pusher import Pusher
+
+REGISTRY = default_registry()
+
+
+def _config(**changes: Any) -> SimConfig:
+    return SimConfig(show_id="DEMO-SHOW", client_secret="demo-secret", throttle=False, **changes)
+
+
+@pytest.fixture
+def server() -> Iterator[SimServer]:
+    with SimServer(generate_show("tiny", seed=3), _config()) as running:
+        yield running
+
+
+def connect(server: SimServer) -> ShowClient:
+    connection = Connection(
+        base_url=server.base_url,
+        auth_url=server.auth_url,
+        show_id=server.show_id,
+        secret=server.client_secret,
+        rate_limit=100_000,  # throttling is off: do not pace
+    )
+    return ShowClient(connection, REGISTRY)
+
+
+@pytest_asyncio.fixture
+async def client(server: SimServer) -> AsyncIterator[ShowClient]:
+    async with connect(server) as running:
+        yield running
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[Cache]:
+    with Cache(tmp_path / "cache.sqlite", REGISTRY) as opened:
+        yield opened
+
+
+@pytest.fixture
+def outbox(tmp_path: Path) -> Iterator[Outbox]:
+    with Outbox(tmp_path / "outbox.sqlite") as opened:
+        yield opened
+
+
+def top_level_equal(cache: Cache, server: SimServer, slug: str) -> None:
+    mine = {r["id"]: r for r in cache.records(slug)}
+    theirs = {r["id"]: r for r in server.show.records(slug)}
+    assert mine == theirs, slug
+
+
+def booth_products_equal(cache: Cache, server: SimServer) -> None:
+    for booth in server.show.records("booths"):
+        cached = {r["productID"] for r in cache.records("booth-products", parent=booth["boothID"])}
+        assert cached == set(server.show.booth_products.get(booth["id"], [])), booth["boothID"]
+
+
+# ----------------------------------------------------------------------------------- pulling
+
+
+@pytest.mark.asyncio
+async def test_full_sync_of_the_demo_show_equals_the_simulator(cache: Cache) -> None:
+    with SimServer(generate_show("demo", seed=1), _config()) as server:
+        async with connect(server) as client:
+            seen: list[SyncProgress] = []
+            report = await Puller(client, cache, on_progress=seen.append).sync(full=True)
+        assert not report.cancelled
+        for res in REGISTRY:
+            if not res.nested_by_param:
+                top_level_equal(cache, server, res.slug)
+        booth_products_equal(cache, server)
+        vendors_of = {
+            b["boothID"]: set(b.get("vendorIDs", [])) for b in server.show.records("booths")
+        }
+        for booth_id, vendor_ids in vendors_of.items():
+            cached = {r["vendorID"] for r in cache.records("booth-vendors", parent=booth_id)}
+            assert cached == vendor_ids, booth_id
+    assert {p.resource for p in seen if p.finished} == {r.slug for r in REGISTRY}
+    assert cache.count("customers") == 300
+
+
+@pytest.mark.asyncio
+async def test_incremental_and_full_syncs_pick_up_server_changes(
+    server: SimServer, client: ShowClient, cache: Cache
+) -> None:
+    puller = Puller(client, cache)
+    await puller.sync(["customers"], full=True)
+    first, second = server.show.records("customers")[:2]
+    async with connect(server) as other_admin:
+        await other_admin.update("customers", first["id"], {**first, "city": "Changed City"})
+        created = await other_admin.create(
+            "customers", {"customerID": "NEW-1", "customerName": "New"}
+        )
+        await other_admin.delete("customers", second["id"])
+
+    report = await puller.sync(["customers"])
+    assert not report.resources[0].full
+    assert cache.get("customers", first["id"])["city"] == "Changed City"  # type: ignore[index]
+    assert cache.get("customers", created["id"]) is not None
+    assert cache.get("customers", second["id"]) is not None  # only a full sync sees deletions
+
+    report = await puller.sync(["customers"], full=True)
+    assert report.resources[0].removed == 1
+    assert cache.get("customers", second["id"]) is None
+    top_level_equal(cache, server, "customers")
+
+
+@pytest.mark.asyncio
+async def test_incremental_sync_asks_from_the_day_before_the_last_sync(
+    server: SimServer, client: ShowClient, cache: Cache
+) -> None:
+    puller = Puller(client, cache)
+    await puller.sync(["warehouses"], full=True)
+    state = cache.sync_state("warehouses")
+    assert state is not None and state.last_completed is not None
+    since = puller.modified_after("warehouses")
+    assert since is not None and (state.last_completed.date() - since).days == 1
+
+
+@pytest.mark.asyncio
+async def test_an_interrupted_sync_keeps_its_records_and_resumes(
+    server: SimServer, client: ShowClient, cache: Cache
+) -> None:
+    cancel = asyncio.Event()
+    server.config.page_size = 2
+    finished: list[str] = []
+
+    def on_progress(progress: SyncProgress) -> None:
+        if progress.finished:
+            finished.append(progress.resource)
+        if progress.resource == "customers" and progress.done >= 2:
+            cancel.set()
+
+    puller = Puller(client, cache, on_progress=on_progress, page_size=2)
+    report = await puller.sync(["warehouses", "customers", "attendees"], full=True, cancel=cancel)
+    assert report.cancelled and finished == ["warehouses"]
+    assert cache.count("customers") >= 2
+    customers = cache.sync_state("customers")
+    assert customers is None or customers.last_completed is None  # not advanced
+    assert cache.sync_state("attendees") is None or cache.count("attendees") == 0
+
+    report = await Puller(client, cache, page_size=2).sync(["customers", "attendees"])
+    assert not report.cancelled
+    top_level_equal(cache, server, "customers")
+    top_level_equal(cache, server, "attendees")
+
+
+# ----------------------------------------------------------------------------------- pushing
+
+
+def queue_update(cache: Cache, outbox: Outbox, slug: str, record_id: str, **fields: Any) -> int:
+    base = cache.get(slug, record_id)
+    assert base is not None
+    return outbox.add(
+        NewChange(
+            slug,
+            "update",
+            record_id,
+            payload={**base, **fields},
+            changed_fields=tuple(fields),
+            base=base,
+        )
+    )
+
+
+@pytest.mark.asyncio
+async def test_push_applies_updates_creates_and_deletes(
+    server: SimServer, client: ShowClient, cache: Cache, outbox: Outbox
+) -> None:
+    await Puller(client, cache).sync(["customers"], full=True)
+    one, two = (r["id"] for r in server.show.records("customers")[:2])
+    queue_update(cache, outbox, "customers", one, city="Lyon")
+    queue_update(cache, outbox, "customers", one, city="Lille", priceZone=4)
+    outbox.add(NewChange("customers", "create", payload={"customerID": "C-NEW"}, key_value="C-NEW"))
+    outbox.add(NewChange("customers", "delete", two, base=cache.get("customers", two)))
+
+    report = await Pusher(client, cache, outbox).push()
+
+    assert (report.done, report.failed, report.conflicts) == (4, 0, 0)
+    assert server.show.get("customers", one)["city"] == "Lille"  # type: ignore[index]
+    assert server.show.get("customers", two) is None
+    assert len(server.show.find("customers", "customerID", "C-NEW")) == 1
+    assert outbox.counts()["done"] == 4
+    assert cache.get("customers", one)["priceZone"] == 4  # type: ignore[index]
+    assert {row.result for row in outbox.audit_rows()} == {"applied"}
+
+
+@pytest.mark.asyncio
+async def test_a_record_changed_on_the_server_becomes_a_conflict_and_both_resolutions_work(
+    server: SimServer, client: ShowClient, cache: Cache, outbox: Outbox
+) -> None:
+    await Puller(client, cache).sync(["customers"], full=True)
+    mine_id, theirs_id = (r["id"] for r in server.show.records("customers")[:2])
+    keep_mine = queue_update(cache, outbox, "customers", mine_id, city="Mine")
+    take_theirs = queue_update(cache, outbox, "customers", theirs_id, city="Mine too")
+    async with connect(server) as other_admin:
+        for rid in (mine_id, theirs_id):
+            record = server.show.get("customers", rid)
+            assert record is not None
+            await other_admin.update("customers", rid, {**record, "phone": "555-0100"})
+
+    report = await Pusher(client, cache, outbox).push()
+    assert report.conflicts == 2 and report.done == 0
+    assert server.show.get("customers", mine_id)["city"] != "Mine"  # type: ignore[index]
+
+    outbox.resolve(keep_mine, "mine")
+    outbox.resolve(take_theirs, "theirs")
+    report = await Pusher(client, cache, outbox).push()
+    assert (report.done, report.conflicts) == (1, 0)
+    mine = server.show.get("customers", mine_id)
+    assert mine is not None and (mine["city"], mine["phone"]) == ("Mine", "555-0100")
+    assert server.show.get("customers", theirs_id)["city"] != "Mine too"  # type: ignore[index]
+
+
+@pytest.mark.asyncio
+async def test_a_create_of_unknown_outcome_is_found_by_its_key_not_sent_again(
+    server: SimServer, client: ShowClient, cache: Cache, outbox: Outbox
+) -> None:
+    await Puller(client, cache).sync(["customers"], full=True)
+    seq = outbox.add(
+        NewChange("customers", "create", payload={"customerID": "C-77"}, key_value="C-77")
+    )
+    outbox.mark_sending([seq])  # sent, then the process died before the answer was stored
+    await client.create("customers", {"customerID": "C-77"})  # ...and the server did create it
+
+    report = await Pusher(client, cache, outbox).push()
+
+    assert report.found_on_server == 1
+    assert len(server.show.find("customers", "customerID", "C-77")) == 1
+    change = outbox.get(seq)
+    assert change is not None and change.state == "done" and change.server_id
+
+
+@pytest.mark.asyncio
+async def test_a_rejected_change_fails_visibly_and_later_changes_of_the_record_wait(
+    server: SimServer, client: ShowClient, cache: Cache, outbox: Outbox
+) -> None:
+    await Puller(client, cache).sync(["customers"], full=True)
+    rid = server.show.records("customers")[0]["id"]
+    bad = outbox.add(NewChange("customers", "delete", "no-such-record"))
+    good = queue_update(cache, outbox, "customers", rid, priceZone=2)
+    outbox.add(NewChange("customers", "create", payload={"customerName": "no key"}))
+
+    report = await Pusher(client, cache, outbox).push()
+
+    assert report.done == 2 and report.failed == 1
+    failed = [c for c in outbox.changes(("failed",))]
+    assert len(failed) == 1 and failed[0].last_error
+    assert outbox.get(bad).state == "done"  # type: ignore[union-attr]  # already gone = done
+    assert outbox.get(good).state == "done"  # type: ignore[union-attr]
