@@ -9,12 +9,15 @@ writes (`upsert`) `None` means "no parent"; for reads and filters (`get`, `recor
 `retain_only`…) `None` means "any parent" — the same thing for resources that have no parent.
 
 Text search (`text=`) matches case-insensitively (ASCII letters only) anywhere in the JSON text.
+Column filters (`filters={field: text}`) match the same way inside one field's value; for a
+reference field (the registry's `references`) they also match the referenced record's label, so
+"north" finds the customers whose `warehouseID` names the "North DC" warehouse.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -24,7 +27,7 @@ from app.api.errors import InvalidValue
 from app.api.registry import Registry
 from app.store import query
 from app.store.db import Database
-from app.store.query import Where
+from app.store.query import FieldFilter, Where
 from app.store.schema import CACHE_MIGRATIONS
 from app.store.sync_state import SyncState, SyncStateTable
 
@@ -173,10 +176,18 @@ class Cache:
         text: str | None = None,
         limit: int | None = None,
         offset: int = 0,
+        filters: Mapping[str, str] | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Stream records (fetched in batches, never the whole table at once)."""
         sql, params = query.select(
-            "json", self._where(slug, parent), order_by, descending, text, limit, offset
+            "json",
+            self._where(slug, parent),
+            order_by,
+            descending,
+            text,
+            limit,
+            offset,
+            self._filters(slug, filters),
         )
         for row in self._stream(sql, params):
             yield _loads(row[0])
@@ -189,10 +200,18 @@ class Cache:
         order_by: str | None = None,
         descending: bool = False,
         text: str | None = None,
+        filters: Mapping[str, str] | None = None,
     ) -> list[str]:
         """All ids in display order: what a table model keeps to page large resources."""
         sql, params = query.select(
-            "id", self._where(slug, parent), order_by, descending, text, None, 0
+            "id",
+            self._where(slug, parent),
+            order_by,
+            descending,
+            text,
+            None,
+            0,
+            self._filters(slug, filters),
         )
         with self._db.lock:
             return [r[0] for r in self._db.conn.execute(sql, params)]
@@ -244,6 +263,16 @@ class Cache:
 
     def _where(self, slug: str, parent: str | None) -> Where:
         return query.where(slug, parent, nested=self.registry[slug].nested_by_param)
+
+    def _filters(self, slug: str, filters: Mapping[str, str] | None) -> list[FieldFilter]:
+        """Column filters as query specs; reference fields also match the target's label."""
+        references = self.registry[slug].references
+        specs = []
+        for name, needle in (filters or {}).items():
+            target = self.registry[references[name]] if name in references else None
+            label_of = None if target is None else (target.slug, target.label)
+            specs.append(FieldFilter(name, needle, label_of))
+        return specs
 
     def _one(self, sql: str, params: Sequence[Any]) -> Any:
         with self._db.lock:

@@ -29,6 +29,16 @@ class Where:
     params: tuple[Any, ...]
 
 
+@dataclass(frozen=True)
+class FieldFilter:
+    """Rows whose `field` holds `needle` (case-insensitive substring). For a reference field,
+    `label_of` = (target slug, target's label field) also matches the referenced record's label."""
+
+    field: str
+    needle: str
+    label_of: tuple[str, str] | None = None
+
+
 def where(slug: str, parent: str | None, *, nested: bool) -> Where:
     """Rows of `slug`; under `parent` if given, else any parent (nested) or none (top level)."""
     if parent is not None:
@@ -43,6 +53,26 @@ def json_path(field: str) -> str:
     if not _FIELD.fullmatch(field):
         raise InvalidValue("order_by", f"'{field}' is not a field name", field)
     return "$." + field
+
+
+def filter_clause(spec: FieldFilter) -> tuple[str, tuple[Any, ...]]:
+    """`… AND <this>` for one column filter (the needle folded like `text=`)."""
+    if not _FIELD.fullmatch(spec.field):
+        raise InvalidValue("filters", f"'{spec.field}' is not a field name", spec.field)
+    path, needle = "$." + spec.field, spec.needle.translate(_ASCII_LOWER)
+    sql = "instr(lower(json_extract(json, ?)), ?) > 0"
+    if spec.label_of is None:
+        return sql, (path, needle)
+    target, label = spec.label_of
+    if not _FIELD.fullmatch(label):
+        raise InvalidValue("filters", f"'{label}' is not a field name", label)
+    # json_each walks a scalar as one value and a list element by element.
+    labelled = (
+        "EXISTS (SELECT 1 FROM json_each(records.json, ?) AS e WHERE e.value IN ("
+        "SELECT r2.key_value FROM records AS r2 WHERE r2.resource = ? "
+        "AND instr(lower(json_extract(r2.json, ?)), ?) > 0))"
+    )
+    return f"({sql} OR {labelled})", (path, needle, path, target, "$." + label, needle)
 
 
 def order_clause(order_by: str | None, descending: bool) -> tuple[str, tuple[Any, ...]]:
@@ -64,6 +94,7 @@ def select(
     text: str | None,
     limit: int | None,
     offset: int,
+    filters: Sequence[FieldFilter] = (),
 ) -> tuple[str, list[Any]]:
     """A listing query and its parameters (in placeholder order)."""
     sql = f"SELECT {columns} FROM records WHERE {where_.sql}"
@@ -71,6 +102,11 @@ def select(
     if text:
         sql += " AND instr(lower(json), ?) > 0"
         params.append(text.translate(_ASCII_LOWER))
+    for spec in filters:
+        if spec.needle:
+            clause, clause_params = filter_clause(spec)
+            sql += " AND " + clause
+            params.extend(clause_params)
     order, order_params = order_clause(order_by, descending)
     sql += " " + order
     params.extend(order_params)
