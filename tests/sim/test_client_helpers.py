@@ -15,11 +15,14 @@ import pytest
 
 from app.api.client import ShowClient
 from app.api.connection import Connection
+from app.api.exchange import RetryPolicy
 from app.api.governor import RateGovernor
+from app.api.pacing import BackoffSchedule
 from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
 
 REGISTRY = default_registry()
+FAST_RETRY = RetryPolicy(BackoffSchedule(base=0.02, cap=0.1, max_attempts=3))
 
 
 @contextmanager
@@ -44,7 +47,8 @@ def connection(server: SimServer, **changes: Any) -> Connection:
 def connect(
     server: SimServer, *, governor: RateGovernor | None = None, **changes: Any
 ) -> ShowClient:
-    return ShowClient(connection(server, **changes), REGISTRY, governor=governor)
+    """A client of `server`; retries of failed reads back off in milliseconds, not seconds."""
+    return ShowClient(connection(server, **changes), REGISTRY, governor=governor, retry=FAST_RETRY)
 
 
 @pytest.fixture
