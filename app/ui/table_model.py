@@ -1,0 +1,336 @@
+"""The table model of one resource: rows are cached record ids, columns are the record's fields.
+
+Sorting and filtering happen in SQLite (`Cache.row_ids`), then the model resets: never a
+`QSortFilterProxyModel` over a big resource (shared/ENV-NOTES.md, "Large tables"). The model keeps
+only the list of ids; records are read in blocks of `BLOCK` ids around the row asked for and kept
+in a small LRU, so `data()` costs a dictionary lookup and, now and then, one indexed SELECT.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from datetime import date, datetime
+from typing import Any, get_args
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor
+
+from app.api.models import MODELS, ShowRecord
+from app.api.registry import Resource
+from app.store.cache import Cache
+from app.store.changes import ACTIVE, Change
+from app.store.outbox import Outbox
+from app.ui.references import ReferenceNames, ids_of, is_number, readable, show_date, title_of
+
+Index = QModelIndex | QPersistentModelIndex
+BLOCK = 200  # records read per SELECT
+MAX_BLOCKS = 24  # blocks kept: a few screens around where the user is looking
+WHOLE_RECORD = "*"  # a pending create/delete marks every cell of its row
+PENDING_BRUSH = QBrush(QColor(255, 236, 179))
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_ROLES = Qt.ItemDataRole
+
+
+class RecordTableModel(QAbstractTableModel):
+    """Records of one resource (optionally under one parent record), read from the cache.
+
+    Signals: `columns_changed()` after a `refresh()` that found a different set of fields (the
+    view should re-apply its column layout by field name), plus Qt's model signals.
+    """
+
+    columns_changed = Signal()
+
+    def __init__(
+        self,
+        cache: Cache,
+        resource: Resource,
+        references: ReferenceNames,
+        *,
+        outbox: Outbox | None = None,
+        parent: str | None = None,
+        owner: QObject | None = None,
+    ) -> None:
+        super().__init__(owner)
+        self._cache, self._resource, self._names = cache, resource, references
+        self._outbox, self._record_parent = outbox, parent
+        self._fields = fields_of(cache, resource)
+        self._dates = date_fields(resource)
+        self._order_by: str | None = None
+        self._descending = False
+        self._text = ""
+        self._filters: dict[str, str] = {}
+        self._ids: list[str] = []
+        self._blocks: OrderedDict[int, dict[str, dict[str, Any]]] = OrderedDict()
+        self._rows_by_id: dict[str, int] | None = None
+        self.pending: set[tuple[str, str]] = set()
+        self._query()
+        self.refresh_pending()
+
+    # ---------------------------------------------------------------------- what it shows
+
+    @property
+    def resource(self) -> Resource:
+        return self._resource
+
+    @property
+    def record_parent(self) -> str | None:
+        return self._record_parent
+
+    @property
+    def fields(self) -> list[str]:
+        return list(self._fields)
+
+    def field(self, column: int) -> str:
+        return self._fields[column]
+
+    def column_of(self, field: str) -> int:
+        """The column showing `field`, or -1."""
+        return self._fields.index(field) if field in self._fields else -1
+
+    def record_id(self, row: int) -> str:
+        return self._ids[row]
+
+    def row_of(self, record_id: str) -> int:
+        """The row of this record in the current order and filters, or -1."""
+        if self._rows_by_id is None:
+            self._rows_by_id = {rid: row for row, rid in enumerate(self._ids)}
+        return self._rows_by_id.get(record_id, -1)
+
+    def record(self, row: int) -> dict[str, Any]:
+        """The cached record shown at `row` ({} if it vanished since the last query)."""
+        block = row // BLOCK
+        records = self._blocks.get(block)
+        if records is None:
+            records = self._load_block(block)
+        else:
+            self._blocks.move_to_end(block)
+        return records.get(self._ids[row], {})
+
+    def value(self, row: int, column: int) -> Any:
+        return self.record(row).get(self._fields[column])
+
+    # ------------------------------------------------------------------ sorting, filtering
+
+    @property
+    def sort_field(self) -> str | None:
+        return self._order_by
+
+    @property
+    def sort_descending(self) -> bool:
+        return self._descending
+
+    @property
+    def text_filter(self) -> str:
+        return self._text
+
+    @property
+    def column_filters(self) -> dict[str, str]:
+        return dict(self._filters)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Re-query in this order; a column outside the table means the cache's own order."""
+        field = self._fields[column] if 0 <= column < len(self._fields) else None
+        self.set_query(field, order == Qt.SortOrder.DescendingOrder, self._text, self._filters)
+
+    def set_text_filter(self, text: str) -> None:
+        """Rows whose record holds `text` anywhere (case-insensitive)."""
+        self.set_query(self._order_by, self._descending, text, self._filters)
+
+    def set_column_filter(self, field: str, text: str) -> None:
+        """Rows whose `field` holds `text` (for a reference: or whose target's label does)."""
+        filters = {**self._filters, field: text} if text else self._without(field)
+        self.set_query(self._order_by, self._descending, self._text, filters)
+
+    def set_query(
+        self,
+        order_by: str | None,
+        descending: bool,
+        text: str = "",
+        filters: Mapping[str, str] | None = None,
+    ) -> None:
+        """Sort and filters at once (restoring a saved view costs one query); no-op if unchanged."""
+        wanted = (
+            order_by,
+            descending,
+            text.strip(),
+            {k: v for k, v in (filters or {}).items() if v},
+        )
+        if wanted == (self._order_by, self._descending, self._text, self._filters):
+            return
+        self._order_by, self._descending, self._text, self._filters = wanted
+        self._reset_rows()
+
+    def refresh(self) -> None:
+        """Read the cache again after a sync, keeping order and filters."""
+        self._names.refresh()
+        fields = fields_of(self._cache, self._resource)
+        changed = fields != self._fields
+        self.beginResetModel()
+        self._fields = fields
+        self._query()
+        self.endResetModel()
+        self.refresh_pending()
+        if changed:
+            self.columns_changed.emit()
+
+    # ------------------------------------------------------------------------ pending hook
+
+    def refresh_pending(self) -> None:
+        """Re-read the outbox's unsettled changes of this resource (highlighted cells)."""
+        if self._outbox is not None:
+            changes = self._outbox.changes(ACTIVE, resource=self._resource.slug)
+            self.set_pending(cell for change in changes for cell in _pending_cells(change))
+
+    def set_pending(self, cells: Iterable[tuple[str, str]]) -> None:
+        """(record id, field) pairs to highlight; field `WHOLE_RECORD` marks the whole row."""
+        self.pending = set(cells)
+        if self._ids and self._fields:
+            last = self.index(len(self._ids) - 1, len(self._fields) - 1)
+            self.dataChanged.emit(self.index(0, 0), last, [_ROLES.BackgroundRole])
+
+    def is_pending(self, row: int, column: int) -> bool:
+        rid = self._ids[row]
+        return (rid, self._fields[column]) in self.pending or (rid, WHOLE_RECORD) in self.pending
+
+    # -------------------------------------------------------------------------- Qt model API
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008  # Qt's signature
+        return 0 if parent.isValid() else len(self._ids)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008  # Qt's signature
+        return 0 if parent.isValid() else len(self._fields)
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | _NO_CHILDREN
+
+    def data(self, index: Index, role: int = _ROLES.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row, column = index.row(), index.column()
+        if role == _ROLES.UserRole:
+            return self._ids[row]
+        if role == _ROLES.BackgroundRole:
+            return PENDING_BRUSH if self.pending and self.is_pending(row, column) else None
+        field = self._fields[column]
+        value = self.record(row).get(field)
+        if role == _ROLES.DisplayRole:
+            return None if isinstance(value, bool) else self._display(field, value)
+        if role == _ROLES.EditRole:
+            return value
+        if role == _ROLES.CheckStateRole and isinstance(value, bool):
+            return Qt.CheckState.Checked if value else Qt.CheckState.Unchecked
+        if role == _ROLES.TextAlignmentRole and is_number(value):
+            return _RIGHT
+        if role == _ROLES.ToolTipRole:
+            return self._tooltip(field, value)
+        return None
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = _ROLES.DisplayRole
+    ) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self._fields):
+            return None
+        field = self._fields[section]
+        if role == _ROLES.DisplayRole:
+            return title_of(field) + (" ▾" if field in self._filters else "")
+        if role == _ROLES.ToolTipRole:
+            needle = self._filters.get(field)
+            return field if needle is None else f"{field} — filtered: contains “{needle}”"
+        return None
+
+    # ------------------------------------------------------------------------------ helpers
+
+    def _display(self, field: str, value: Any) -> str | None:
+        if value is None:
+            return None
+        target = self._resource.references.get(field)
+        if target is not None and not isinstance(value, dict):
+            keys = value if isinstance(value, list) else [value]
+            return ", ".join(self._names.labels(target, keys))
+        if field in self._dates and isinstance(value, str):
+            return show_date(value)
+        return readable(value)
+
+    def _tooltip(self, field: str, value: Any) -> str | None:
+        if value is None:
+            return None
+        if field in self._resource.references and not isinstance(value, dict):
+            keys = value if isinstance(value, list) else [value]
+            return f"{field}: {', '.join(str(k) for k in keys)}"
+        ids = ids_of(value)
+        return f"id: {', '.join(ids)}" if ids else None
+
+    def _query(self) -> None:
+        self._ids = self._cache.row_ids(
+            self._resource.slug,
+            parent=self._record_parent,
+            order_by=self._order_by,
+            descending=self._descending,
+            text=self._text or None,
+            filters=self._filters,
+        )
+        self._blocks.clear()
+        self._rows_by_id = None
+
+    def _reset_rows(self) -> None:
+        self.beginResetModel()
+        self._query()
+        self.endResetModel()
+
+    def _load_block(self, block: int) -> dict[str, dict[str, Any]]:
+        ids = self._ids[block * BLOCK : (block + 1) * BLOCK]
+        records = self._cache.get_many(self._resource.slug, ids, parent=self._record_parent)
+        self._blocks[block] = records
+        while len(self._blocks) > MAX_BLOCKS:
+            self._blocks.popitem(last=False)
+        return records
+
+    def _without(self, field: str) -> dict[str, str]:
+        return {k: v for k, v in self._filters.items() if k != field}
+
+
+_NO_CHILDREN = Qt.ItemFlag.ItemNeverHasChildren
+
+
+def _pending_cells(change: Change) -> list[tuple[str, str]]:
+    """The cells an unsettled change touches (every cell of a created or deleted record)."""
+    ids = {change.record_id, change.effective_id}
+    if change.op != "update":
+        return [(rid, WHOLE_RECORD) for rid in ids]
+    return [(rid, name) for rid in ids for name, _, _ in change.diff()]
+
+
+TRAILING = ("id", "modifiedDate")
+
+
+def fields_of(cache: Cache, resource: Resource) -> list[str]:
+    """The model's fields in declaration order, then unknown cached ones, then id/modifiedDate."""
+    declared = [f for f in _model(resource).model_fields if f not in TRAILING]
+    extra = [f for f in cache.fields(resource.slug) if f not in declared and f not in TRAILING]
+    return declared + extra + list(TRAILING)
+
+
+def date_fields(resource: Resource) -> frozenset[str]:
+    """Fields typed as dates (shown as `YYYY-MM-DD hh:mm:ss`)."""
+    found = _model(resource).model_fields.items()
+    return frozenset(name for name, info in found if _mentions_date(info.annotation))
+
+
+def _model(resource: Resource) -> type[ShowRecord]:
+    return MODELS.get(resource.model, ShowRecord)
+
+
+def _mentions_date(annotation: Any) -> bool:
+    if annotation in (date, datetime):
+        return True
+    return any(_mentions_date(arg) for arg in get_args(annotation))
