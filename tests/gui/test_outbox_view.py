@@ -1,0 +1,270 @@
+"""The outbox pane and the conflict dialog, over a real Outbox file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from app.api.registry import default_registry
+from app.store.changes import Change
+from app.store.outbox import NewChange, Outbox
+from app.ui.conflict_dialog import ConflictDialog, conflict_fields
+from app.ui.outbox_view import OutboxModel, OutboxView, diff_text, record_text
+
+REGISTRY = default_registry()
+BASE = {
+    "id": "c1",
+    "customerID": "CU1",
+    "city": "Paris",
+    "priceZone": 2,
+    "phone": "1",
+    "modifiedDate": "2025-05-01",
+}
+THEIRS = {**BASE, "city": "Madrid", "phone": "999", "modifiedDate": "2025-05-03"}
+
+
+def edit(record_id: str = "c1", **fields: Any) -> NewChange:
+    fields = fields or {"city": "Lyon"}
+    return NewChange(
+        resource="customers",
+        op="update",
+        record_id=record_id,
+        payload={**BASE, "id": record_id, **fields},
+        changed_fields=tuple(fields),
+        base={**BASE, "id": record_id},
+        key_value="CU1",
+    )
+
+
+@pytest.fixture
+def outbox(tmp_path: Path) -> Iterator[Outbox]:
+    with Outbox(tmp_path / "outbox.sqlite") as box:
+        yield box
+
+
+def failed(outbox: Outbox, error: str = "Customers update: HTTP 400: bad city") -> int:
+    seq = outbox.add(edit(city="Nice"))
+    outbox.mark_sending([seq])
+    outbox.mark_failed(seq, error)
+    return seq
+
+
+def conflict(outbox: Outbox) -> int:
+    seq = outbox.add(edit(city="Lyon", priceZone=3))
+    outbox.mark_conflict(seq, THEIRS)
+    return seq
+
+
+def get(outbox: Outbox, seq: int) -> Change:
+    change = outbox.get(seq)
+    assert change is not None
+    return change
+
+
+@pytest.fixture
+def view(qtbot: QtBot, outbox: Outbox) -> OutboxView:
+    widget = OutboxView(outbox, REGISTRY, confirm=lambda question: True)
+    qtbot.addWidget(widget)
+    return widget
+
+
+# ------------------------------------------------------------------------------------ model
+
+
+def test_the_model_passes_the_model_tester(qtmodeltester: ModelTester, outbox: Outbox) -> None:
+    outbox.add(edit(city="Lyon", priceZone=3))
+    failed(outbox)
+    conflict(outbox)
+    model = OutboxModel(outbox, REGISTRY)
+    qtmodeltester.check(model)
+    outbox.add(edit("c2"))
+    model.refresh()
+    qtmodeltester.check(model)
+    assert model.rowCount() == 4
+
+
+def test_rows_show_state_title_record_diff_attempts_error(outbox: Outbox) -> None:
+    outbox.add(edit(city="Lyon", priceZone=3))
+    failed(outbox)
+    done = outbox.add(edit("c3"))
+    outbox.mark_sending([done])
+    outbox.mark_done(done, {"id": "c3"})
+    model = OutboxModel(outbox, REGISTRY)
+    rows = [[model.index(r, c).data() for c in range(7)] for r in range(model.rowCount())]
+    lyon = "city: Paris → Lyon; priceZone: 2 → 3"
+    error = "Customers update: HTTP 400: bad city"
+    assert rows == [
+        ["pending", "Customers", "CU1 · c1", "update", lyon, "0", ""],
+        ["failed", "Customers", "CU1 · c1", "update", "city: Paris → Nice", "1", error],
+    ]
+    assert model.index(1, 0).data(Qt.ItemDataRole.ForegroundRole).name() == "#b00020"
+
+
+def test_creates_deletes_and_local_ids_read_plainly(outbox: Outbox) -> None:
+    seq = outbox.add(
+        NewChange("customers", "create", payload={"customerID": "CU9", "city": "Lyon"})
+    )
+    create = get(outbox, seq)
+    assert record_text(create, "customerID") == "CU9 · new"
+    assert diff_text(create) == "customerID: CU9; city: Lyon"
+    delete = get(outbox, outbox.add(NewChange("customers", "delete", record_id="c7")))
+    assert record_text(delete, "customerID") == "c7" and diff_text(delete) == ""
+
+
+# ------------------------------------------------------------------------------------- view
+
+
+def test_push_all_and_push_selected(qtbot: QtBot, view: OutboxView, outbox: Outbox) -> None:
+    first = outbox.add(edit())
+    failed(outbox)
+    view.refresh()
+    with qtbot.waitSignal(view.push_requested, timeout=1000) as blocker:
+        qtbot.mouseClick(view.buttons["Push all"], Qt.MouseButton.LeftButton)
+    assert blocker.args == [None]
+    view.table.selectAll()
+    with qtbot.waitSignal(view.push_requested, timeout=1000) as blocker:
+        qtbot.mouseClick(view.buttons["Push selected"], Qt.MouseButton.LeftButton)
+    assert blocker.args == [[first]]  # only the pending one
+
+
+def test_buttons_follow_the_selection(view: OutboxView, outbox: Outbox) -> None:
+    outbox.add(edit())
+    failed_seq = failed(outbox)
+    view.refresh()
+    assert not view.buttons["Retry"].isEnabled() and view.buttons["Push all"].isEnabled()
+    view.select_seqs([failed_seq])
+    assert view.buttons["Retry"].isEnabled()
+    assert not view.buttons["Push selected"].isEnabled()
+    assert not view.buttons["Resolve conflict…"].isEnabled()
+    assert "Error: Customers update: HTTP 400: bad city" in view.detail.toPlainText()
+
+
+def test_retry_moves_failed_to_pending(qtbot: QtBot, view: OutboxView, outbox: Outbox) -> None:
+    seq = failed(outbox)
+    view.refresh()
+    view.select_seqs([seq])
+    with qtbot.waitSignal(view.changed, timeout=1000):
+        qtbot.mouseClick(view.buttons["Retry"], Qt.MouseButton.LeftButton)
+    assert get(outbox, seq).state == "pending"
+    assert view.model.index(0, 0).data() == "pending"
+    assert [c.seq for c in view.selected()] == [seq]  # still selected after the reload
+
+
+def test_discard_asks_first(qtbot: QtBot, outbox: Outbox) -> None:
+    questions: list[str] = []
+    answers = iter([False, True])
+
+    def confirm(question: str) -> bool:
+        questions.append(question)
+        return next(answers)
+
+    view = OutboxView(outbox, REGISTRY, confirm=confirm)
+    qtbot.addWidget(view)
+    seqs = [outbox.add(edit()), outbox.add(edit("c2"))]
+    view.refresh()
+    view.select_seqs(seqs)
+    with qtbot.assertNotEmitted(view.changed):
+        view.on_discard_clicked()
+    assert [get(outbox, s).state for s in seqs] == ["pending", "pending"]
+    with qtbot.waitSignal(view.changed, timeout=1000):
+        view.on_discard_clicked()
+    assert [get(outbox, s).state for s in seqs] == ["discarded", "discarded"]
+    assert questions[0].startswith("Discard these 2 changes?")
+    assert view.model.rowCount() == 0
+
+
+def test_resolve_opens_the_resolver_and_reports(qtbot: QtBot, outbox: Outbox) -> None:
+    seen: list[int] = []
+
+    def resolver(change: Change) -> bool:
+        seen.append(change.seq)
+        outbox.resolve(change.seq, "mine")
+        return True
+
+    view = OutboxView(outbox, REGISTRY, resolver=resolver)
+    qtbot.addWidget(view)
+    seq = conflict(outbox)
+    view.refresh()
+    view.select_seqs([seq])
+    assert view.buttons["Resolve conflict…"].isEnabled()
+    assert "The server's record now:" in view.detail.toPlainText()
+    with qtbot.waitSignal(view.changed, timeout=1000):
+        qtbot.mouseClick(view.buttons["Resolve conflict…"], Qt.MouseButton.LeftButton)
+    assert seen == [seq] and get(outbox, seq).state == "pending"
+
+
+# ---------------------------------------------------------------------------------- dialog
+
+
+@pytest.fixture
+def dialog(qtbot: QtBot, outbox: Outbox) -> ConflictDialog:
+    change = get(outbox, conflict(outbox))
+    widget = ConflictDialog(outbox, change, REGISTRY)
+    qtbot.addWidget(widget)
+    return widget
+
+
+def test_dialog_rows_are_my_fields_then_theirs(dialog: ConflictDialog) -> None:
+    assert dialog.fields == ["city", "priceZone", "phone"]
+    assert conflict_fields(dialog.change) == dialog.fields
+    table = dialog.table
+    assert [table.item(0, c).text() for c in range(2)] == ["city", "Paris"]
+    assert table.cellWidget(0, 2).text() == "Lyon" and table.cellWidget(0, 3).text() == "Madrid"
+    assert [dialog.choice(f) for f in dialog.fields] == ["mine", "mine", "theirs"]
+    assert dialog.differs("city") and dialog.differs("phone")
+    assert table.item(0, 3).background().color().name() == "#ffd9d9"  # both moved: a clash
+
+
+def test_keep_mine(dialog: ConflictDialog, outbox: Outbox) -> None:
+    dialog.buttons["Keep mine"].click()
+    change = get(outbox, dialog.change.seq)
+    assert dialog.result() == ConflictDialog.DialogCode.Accepted and dialog.resolution == "mine"
+    assert change.state == "pending"
+    assert change.payload == {**THEIRS, "city": "Lyon", "priceZone": 3}  # their phone kept
+
+
+def test_take_theirs(dialog: ConflictDialog, outbox: Outbox) -> None:
+    dialog.buttons["Take theirs"].click()
+    assert get(outbox, dialog.change.seq).state == "discarded"
+    assert dialog.resolution == "theirs"
+
+
+def test_apply_choices_merges_per_field(dialog: ConflictDialog, outbox: Outbox) -> None:
+    dialog.choose("city", "theirs")
+    dialog.choose("phone", "mine")
+    assert dialog.choices() == {"city": "Madrid", "priceZone": 3, "phone": "1"}
+    dialog.buttons["Apply choices"].click()
+    change = get(outbox, dialog.change.seq)
+    assert change.state == "pending"
+    assert change.payload == {**THEIRS, "priceZone": 3, "phone": "1"}
+    assert set(change.changed_fields) == {"priceZone", "phone"}
+
+
+def test_cancel_leaves_the_conflict(dialog: ConflictDialog, outbox: Outbox) -> None:
+    dialog.reject()
+    assert get(outbox, dialog.change.seq).state == "conflict" and dialog.resolution is None
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")  # the offscreen platform's note on any exec()
+def test_the_view_uses_the_dialog_by_default(qtbot: QtBot, outbox: Outbox) -> None:
+    view = OutboxView(outbox, REGISTRY)
+    qtbot.addWidget(view)
+
+    def take_theirs() -> None:
+        dialog = view.findChild(ConflictDialog)
+        assert dialog is not None and dialog.isVisible()
+        dialog.buttons["Take theirs"].click()
+
+    seq = conflict(outbox)
+    view.refresh()
+    view.select_seqs([seq])
+    QTimer.singleShot(0, take_theirs)
+    with qtbot.waitSignal(view.changed, timeout=3000):
+        view.on_resolve_clicked()
+    assert get(outbox, seq).state == "discarded"
