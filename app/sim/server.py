@@ -116,7 +116,9 @@ class SimServer:
         """Open the listening socket (once); from then on `port` and the URLs are known."""
         if self._socket is None:
             family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-            sock = socket.socket(family, socket.SOCK_STREAM)
+            # proto=IPPROTO_TCP: asyncio only sets TCP_NODELAY on such sockets; without it
+            # every keep-alive answer waits 40 ms for a delayed ACK.
+            sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
             try:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 sock.bind((self.host, self._requested_port))
