@@ -1,0 +1,96 @@
+"""What a table remembers per resource: column layout, sort and filters, kept in QSettings.
+
+Columns are remembered by field name, never by position, so a layout still fits after a sync
+finds a new field (which shifts every later column). Values are stored as JSON text: an ini file
+keeps them as plain strings, whatever QSettings' own typing would make of nested lists.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QHeaderView
+
+
+@dataclass(frozen=True)
+class ColumnLayout:
+    """One column as the user left it (width 0: not known, keep the default)."""
+
+    field: str
+    width: int = 0
+    hidden: bool = False
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """A table's layout (columns in visual order), sort and filters."""
+
+    columns: tuple[ColumnLayout, ...] = ()
+    sort_field: str | None = None
+    descending: bool = False
+    text: str = ""
+    filters: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> ViewState:
+        """The stored state; a missing or damaged entry gives the default view."""
+        try:
+            raw: dict[str, Any] = json.loads(text)
+            return cls(
+                columns=tuple(ColumnLayout(**c) for c in raw.get("columns", [])),
+                sort_field=raw.get("sort_field"),
+                descending=bool(raw.get("descending", False)),
+                text=str(raw.get("text", "")),
+                filters={str(k): str(v) for k, v in dict(raw.get("filters", {})).items()},
+            )
+        except (ValueError, TypeError, AttributeError):
+            return cls()
+
+
+def settings_key(slug: str) -> str:
+    return f"tables/{slug}/view"
+
+
+def load_state(settings: QSettings, slug: str) -> ViewState:
+    value = settings.value(settings_key(slug), "")
+    return ViewState.from_json(value) if isinstance(value, str) and value else ViewState()
+
+
+def save_state(settings: QSettings, slug: str, state: ViewState) -> None:
+    settings.setValue(settings_key(slug), state.to_json())
+
+
+def capture_layout(header: QHeaderView, fields: list[str]) -> tuple[ColumnLayout, ...]:
+    """The header's columns in visual order, with their widths and visibility."""
+    out = []
+    for visual in range(header.count()):
+        logical = header.logicalIndex(visual)
+        hidden = header.isSectionHidden(logical)
+        width = 0 if hidden else header.sectionSize(logical)
+        out.append(ColumnLayout(fields[logical], width, hidden))
+    return tuple(out)
+
+
+def apply_layout(header: QHeaderView, fields: list[str], layout: tuple[ColumnLayout, ...]) -> None:
+    """Order, size and hide the known columns as remembered; new fields keep their place."""
+    known = [c for c in layout if c.field in fields]
+    for visual, column in enumerate(known):
+        logical = fields.index(column.field)
+        header.moveSection(header.visualIndex(logical), visual)
+        if column.width > 0:
+            header.resizeSection(logical, column.width)
+        header.setSectionHidden(logical, column.hidden)
+
+
+def reset_layout(header: QHeaderView) -> None:
+    """Every column shown, in the model's order, at the default width."""
+    for logical in range(header.count()):
+        header.setSectionHidden(logical, False)
+        header.moveSection(header.visualIndex(logical), logical)
+        header.resizeSection(logical, header.defaultSectionSize())
