@@ -25,7 +25,6 @@ from app.connect import client_for, registry_for
 from app.settings import SECRET_ENV, Profile, ProfileStore, secrets
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync import exporter, importer
 from app.sync.puller import Puller, SyncProgress
 from app.sync.pusher import Pusher, PushProgress
 
@@ -187,6 +186,8 @@ def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def cmd_export(args: argparse.Namespace, ws: Workspace) -> int:
+    from app.sync import exporter  # openpyxl is slow to import: only when needed
+
     ws.registry[args.resource]  # an unknown slug is a usage error
     fmt = args.format or (exporter.format_of(args.output) if args.output else "csv")
     path = args.output or Path(f"{args.resource}.{fmt}")
@@ -196,12 +197,14 @@ def cmd_export(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def cmd_import(args: argparse.Namespace, ws: Workspace) -> int:
+    from app.sync import importer  # openpyxl is slow to import: only when needed
+
     plan = importer.plan_import(ws.cache, args.resource, args.file, key=args.key)
     counts = importer.row_counts(plan)
     seconds = plan.duration_at(ws.profile.rate_limit, ws.profile.rate_window)
     print(
-        f"{counts['create']} to create, {counts['update']} to update, "
-        f"{counts['unchanged']} unchanged, {counts['error']} with errors; "
+        f"{counts['creates']} to create, {counts['updates']} to update, "
+        f"{counts['unchanged']} unchanged, {counts['errors']} with errors; "
         f"{plan.requests} requests, about {seconds:.0f} s at {ws.profile.rate_limit}/"
         f"{ws.profile.rate_window:g} s"
     )

@@ -134,8 +134,16 @@ class Pusher:
             self.cache.upsert(res.slug, page)
             theirs.update((str(r["id"]), r) for r in page if r.get("id") is not None)
         by_key = {str(r.get(res.key)): r for r in theirs.values() if r.get(res.key) is not None}
+        chains: dict[str, list[Change]] = defaultdict(list)
         for change in checked:
-            self._judge(res, change, theirs, by_key)
+            if change.is_create:
+                self._judge_create(change, by_key)
+            else:
+                chains[change.effective_id].append(change)
+        for record_id, chain in chains.items():
+            server = theirs.get(record_id)
+            if server is not None:
+                self._judge_chain(chain, server)
 
     def _since(self, res: Resource, changes: Sequence[Change]) -> date | None:
         state = self.cache.sync_state(res.slug)
@@ -146,29 +154,41 @@ class Pusher:
         known = [d for d in dates if d is not None]
         return min(known).date() - timedelta(days=1) if known else None
 
-    def _judge(
-        self,
-        res: Resource,
-        change: Change,
-        theirs: dict[str, dict[str, Any]],
-        by_key: dict[str, dict[str, Any]],
-    ) -> None:
-        if change.is_create:
-            found = by_key.get(str(change.key_value)) if change.key_value else None
-            if found is not None:
-                self.outbox.mark_sending([change.seq])
-                self._settle(change, {"id": found["id"], "message": "found on the server"})
-                self.outbox.mark_done(change.seq, found, server_id=str(found["id"]))
-                self._report.found_on_server += 1
-            elif not change.key_value:
-                self.outbox.mark_sending([change.seq])
-                self._fail(change, UNKNOWN_OUTCOME)
+    def _judge_create(self, change: Change, by_key: dict[str, dict[str, Any]]) -> None:
+        """A create sent before (outcome unknown): found by its key, or never resent blindly."""
+        found = by_key.get(str(change.key_value)) if change.key_value else None
+        if found is not None:
+            self.outbox.mark_sending([change.seq])
+            self._settle(change, {"id": found["id"], "message": "found on the server"})
+            self.outbox.mark_done(change.seq, found, server_id=str(found["id"]))
+            self._report.found_on_server += 1
+        elif not change.key_value:
+            self.outbox.mark_sending([change.seq])
+            self._fail(change, UNKNOWN_OUTCOME)
+
+    def _judge_chain(self, chain: list[Change], server: dict[str, Any]) -> None:
+        """One record's pending changes against the server's current version.
+
+        If the server already holds one of our updates (an attempt that got through before a
+        crash could record it), that update and the ones before it are done, and the server
+        moved only because of us. Otherwise a server version newer than a change's base is a
+        conflict.
+        """
+        applied = max(
+            (i for i, c in enumerate(chain) if c.op == "update" and _already_applied(c, server)),
+            default=-1,
+        )
+        for change in chain[: applied + 1]:
+            self.outbox.mark_sending([change.seq])
+            self._settle(change, server)
+            self.outbox.mark_done(change.seq, server)
+        if applied >= 0:
             return
-        server = theirs.get(change.effective_id)
-        if server is not None and _moved_past(server, change.base):
-            self.outbox.mark_conflict(change.seq, server)
-            self.outbox.audit(change, "conflict")
-            self._report.conflicts += 1
+        for change in chain:
+            if _moved_past(server, change.base):
+                self.outbox.mark_conflict(change.seq, server)
+                self.outbox.audit(change, "conflict")
+                self._report.conflicts += 1
 
     # --------------------------------------------------------------------------------- sending
 
@@ -294,6 +314,12 @@ def _moved_past(server: dict[str, Any], base: dict[str, Any] | None) -> bool:
     theirs = _as_datetime(server.get("modifiedDate"))
     mine = _as_datetime((base or {}).get("modifiedDate"))
     return theirs is not None and (mine is None or theirs > mine)
+
+
+def _already_applied(change: Change, server: dict[str, Any]) -> bool:
+    """The server already holds every value this update sets."""
+    fields = [name for name, _, _ in change.diff()]
+    return bool(fields) and all(server.get(f) == change.payload.get(f) for f in fields)
 
 
 def _explain(exc: ShowDeskError, change: Change) -> str:

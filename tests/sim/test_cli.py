@@ -1,0 +1,173 @@
+"""The headless `showdesk` commands, run as a user would (subprocesses) against the simulator."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.api.registry import default_registry
+from app.sim import SimConfig, SimServer, generate_show
+from app.store.cache import Cache
+from app.store.changes import NewChange
+from app.store.outbox import Outbox
+
+SECRET = "cli-secret"
+
+
+@pytest.fixture
+def server() -> Iterator[SimServer]:
+    config = SimConfig(show_id="CLI-SHOW", client_secret=SECRET, throttle=False)
+    with SimServer(generate_show(250, seed=5), config) as running:
+        yield running
+
+
+def showdesk(server: SimServer, cache: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args, *connection_args(server, cache)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "SHOWDESK_CLIENT_SECRET": SECRET},
+    )
+
+
+def connection_args(server: SimServer, cache: Path) -> list[str]:
+    return [
+        "--base-url", server.base_url,
+        "--auth-url", server.auth_url,
+        "--show-id", server.show_id,
+        "--cache", str(cache),
+    ]  # fmt: skip
+
+
+def test_sync_status_and_export(server: SimServer, tmp_path: Path) -> None:
+    cache = tmp_path / "cache.sqlite"
+    synced = showdesk(server, cache, "sync", "--resource", "customers", "--resource", "warehouses")
+    assert synced.returncode == 0, synced.stderr
+    assert "customers: 250 fetched" in synced.stdout
+
+    status = showdesk(server, cache, "status", "--json")
+    data = json.loads(status.stdout)
+    assert data["resources"]["customers"]["count"] == 250
+    assert data["outbox"] == {"pending": 0, "failed": 0, "conflict": 0}
+
+    out = tmp_path / "customers.csv"
+    exported = showdesk(server, cache, "export", "customers", "-o", str(out))
+    assert exported.returncode == 0, exported.stderr
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 251
+
+
+def test_import_dry_run_reports_and_writes_an_errors_file(
+    server: SimServer, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache.sqlite"
+    assert showdesk(server, cache, "sync", "--resource", "customers").returncode == 0
+    first = server.show.records("customers")[0]["customerID"]
+    source = tmp_path / "changes.csv"
+    source.write_text(
+        "customerID,priceZone,city\n"
+        f"{first},7,Lyon\n"  # an update
+        "NEW-900,2,Paris\n"  # a create
+        "NEW-901,seven,Nice\n",  # a bad integer
+        encoding="utf-8",
+    )
+    result = showdesk(server, cache, "import", "customers", str(source), "--dry-run")
+    assert result.returncode == 1
+    assert "1 to create, 1 to update, 0 unchanged, 1 with errors" in result.stdout
+    assert "priceZone" in result.stdout
+    assert (tmp_path / "changes.errors.csv").exists()
+    status = json.loads(showdesk(server, cache, "status", "--json").stdout)
+    assert status["outbox"]["pending"] == 0  # a dry run queues nothing
+
+
+def test_usage_and_connection_errors_exit_2(server: SimServer, tmp_path: Path) -> None:
+    cache = tmp_path / "cache.sqlite"
+    assert showdesk(server, cache, "export", "no-such-thing").returncode == 2
+    wrong = subprocess.run(
+        [sys.executable, "-m", "app", "sync", *connection_args(server, cache)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "SHOWDESK_CLIENT_SECRET": "wrong"},
+    )
+    assert wrong.returncode == 2
+    assert "CLI-SHOW" in wrong.stderr and "wrong" not in wrong.stderr.replace("wrong-", "")
+
+
+# ------------------------------------------------------------------------------ crash safety
+
+
+def outbox_states(path: Path) -> dict[str, int]:
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        return dict(conn.execute("SELECT state, count(*) FROM changes GROUP BY state").fetchall())
+
+
+def queue_edits(server: SimServer, cache_path: Path, outbox_path: Path) -> dict[str, str]:
+    """150 updates and 50 creates; answers what each customer's city must end up as."""
+    registry = default_registry()
+    expected: dict[str, str] = {}
+    with Cache(cache_path, registry) as cache, Outbox(outbox_path) as outbox:
+        cache.upsert("customers", server.show.records("customers"))
+        changes = []
+        for i, record in enumerate(server.show.records("customers")[:150]):
+            expected[record["customerID"]] = f"City {i}"
+            changes.append(
+                NewChange("customers", "update", record["id"],
+                          payload={**record, "city": f"City {i}"}, changed_fields=("city",),
+                          base=record)
+            )  # fmt: skip
+        for i in range(50):
+            key = f"CRASH-{i}"
+            expected[key] = f"New city {i}"
+            payload = {"customerID": key, "city": f"New city {i}"}
+            changes.append(NewChange("customers", "create", payload=payload, key_value=key))
+        outbox.add_many(changes)
+    return expected
+
+
+def test_push_killed_at_random_moments_applies_every_edit_exactly_once(
+    server: SimServer, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache.sqlite"
+    outbox = cache.with_name("cache.outbox.sqlite")  # where --cache puts the outbox
+    expected = queue_edits(server, cache, outbox)
+    rng = random.Random(20)
+    push = [sys.executable, "-m", "app", "push", "--rate", "2/0.1", *connection_args(server, cache)]
+    env = {**os.environ, "SHOWDESK_CLIENT_SECRET": SECRET}
+    kills = 0
+    while kills < 20:
+        before = outbox_states(outbox).get("done", 0)
+        process = subprocess.Popen(
+            push, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        while process.poll() is None and outbox_states(outbox).get("done", 0) == before:
+            time.sleep(0.02)  # polling another process's file: there is no event to wait on
+        if process.poll() is not None:
+            break  # it finished before we could kill it
+        time.sleep(rng.uniform(0, 0.3))  # the random moment is the point of the test
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        kills += 1
+    assert kills >= 20, "the push finished too soon to be interrupted 20 times"
+
+    final = subprocess.run(push, env=env, capture_output=True, text=True, timeout=120)
+    assert final.returncode == 0, final.stderr + final.stdout
+
+    assert outbox_states(outbox) == {"done": 200}
+    for key, city in expected.items():
+        matches = server.show.find("customers", "customerID", key)
+        assert len(matches) == 1, f"{key}: {len(matches)} records"
+        assert matches[0]["city"] == city, key
+    for path in (cache, outbox):
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
