@@ -79,10 +79,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run(_headless_parser().parse_args(args))
     options = _gui_parser().parse_args(args)
-    if options.demo:
-        # The main window is not built yet (issue 4): the demo is the simulator on its own.
-        from app.sim.cli import main as sim_main
+    from app.ui.app import run as run_gui
 
-        return int(sim_main(["--size", "demo"]))
-    _gui_parser().print_help()
-    return 2
+    return run_gui(demo=options.demo, profile_name=options.profile)

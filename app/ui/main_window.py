@@ -1,0 +1,306 @@
+"""The main window: resource tree │ one tab per opened resource (and the outbox) │ status bar.
+
+The window holds no data of its own: tables read the cache, edits go to the outbox, and the
+`ShowSession` does every network call. State that outlives the window — geometry, the open tabs
+of each profile — is kept in the QSettings passed in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, QTabWidget
+
+from app import APP_NAME, __version__
+from app.settings import config_dir, data_dir, log_dir
+from app.sync.puller import SyncReport
+from app.sync.pusher import PushReport
+from app.ui import actions
+from app.ui.outbox_view import OutboxView
+from app.ui.references import ReferenceNames
+from app.ui.resource_tab import ResourceTab
+from app.ui.resource_tree import ResourceTree
+from app.ui.session import ShowSession
+from app.ui.status_bar import ShowStatusBar
+from app.ui.tasks import TaskRunner
+
+Ask = Callable[[str], bool]
+AskPath = Callable[[str, str], Path | None]
+
+
+class MainWindow(QMainWindow):
+    """ShowDesk's window on one show at a time (`attach` a session)."""
+
+    def __init__(
+        self,
+        settings: QSettings,
+        tasks: TaskRunner,
+        *,
+        ask: Ask | None = None,
+        ask_path: AskPath | None = None,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.tasks = tasks
+        self.session: ShowSession | None = None
+        self.references: ReferenceNames | None = None
+        self._ask = ask or self._ask_user
+        self._ask_path = ask_path or self._ask_save_path
+        self.tabs = QTabWidget(self, tabsClosable=True, movable=True, documentMode=True)
+        self.tabs.tabCloseRequested.connect(self.on_tabs_tab_close_requested)
+        self.tabs.currentChanged.connect(self.on_tabs_current_changed)
+        self.status = ShowStatusBar(self)
+        self.setStatusBar(self.status)
+        self.tree: ResourceTree | None = None
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(self.tabs)
+        self.setCentralWidget(self.splitter)
+        self.outbox_view: OutboxView | None = None
+        self.actions_ = actions.render(self, self._handlers())
+        tasks.on_error = self.on_tasks_error
+        self.setWindowTitle(APP_NAME)
+        self.resize(1280, 800)
+        self._restore_geometry()
+
+    # ------------------------------------------------------------------------------ session
+
+    def attach(self, session: ShowSession) -> None:
+        """Show this session's show: tree, tabs restored, status bar wired."""
+        self.session = session
+        self.references = ReferenceNames(session.cache)
+        self.tree = ResourceTree(session.registry, counts=session.cache.counts(), owner=self)
+        self.tree.open_requested.connect(self.open_resource)
+        self.tree.sync_requested.connect(lambda slug: session.sync([slug]))
+        self.tree.export_requested.connect(self.export_resource)
+        self.splitter.insertWidget(0, self.tree)
+        self.splitter.setSizes([260, 1020])
+        self._wire_status(session)
+        self._update_title()
+        self.on_session_data_changed([])
+        for slug in self._saved_tabs():
+            if slug in session.registry:
+                self.open_resource(slug, True)
+
+    def _wire_status(self, session: ShowSession) -> None:
+        profile = session.profile
+        self.status.set_profile(profile.name, profile.show_id)
+        self.status.cancel_sync_requested.connect(session.cancel_sync)
+        self.status.outbox_requested.connect(self.show_outbox)
+        session.governor.changed.connect(self.status.on_governor_changed)
+        session.sync_progress.connect(self.status.on_sync_progress)
+        session.sync_finished.connect(self.on_session_sync_finished)
+        session.push_finished.connect(self.on_session_push_finished)
+        session.online_changed.connect(self.on_session_online_changed)
+        session.reconnected.connect(self.on_session_reconnected)
+        session.data_changed.connect(self.on_session_data_changed)
+        session.outbox_changed.connect(self.on_outbox_changed)
+        session.problem.connect(self.status.show_message)
+        self.status.set_online(bool(session.online), session.data_as_of())
+
+    def _update_title(self) -> None:
+        if self.session is None:
+            self.setWindowTitle(APP_NAME)
+            return
+        offline = " (offline)" if self.session.online is False else ""
+        self.setWindowTitle(f"{self.session.profile.name}{offline} — {APP_NAME}")
+
+    # -------------------------------------------------------------------------------- tabs
+
+    def open_resource(self, slug: str, new_tab: bool = False) -> ResourceTab | None:
+        session = self.session
+        if session is None or self.references is None:
+            return None
+        existing = self.tab_for(slug)
+        if existing is not None and not new_tab:
+            self.tabs.setCurrentWidget(existing)
+            return existing
+        res = session.registry[slug]
+        tab = ResourceTab(session.cache, res, self.references, self.settings, outbox=session.outbox)
+        tab.selection_summary.connect(self.status.set_selection_summary)
+        self.tabs.setCurrentIndex(self.tabs.addTab(tab, res.title))
+        return tab
+
+    def tab_for(self, slug: str) -> ResourceTab | None:
+        for index in range(self.tabs.count()):
+            tab = self.tabs.widget(index)
+            if isinstance(tab, ResourceTab) and tab.resource.slug == slug:
+                return tab
+        return None
+
+    def resource_tabs(self) -> list[ResourceTab]:
+        found = (self.tabs.widget(i) for i in range(self.tabs.count()))
+        return [t for t in found if isinstance(t, ResourceTab)]
+
+    def show_outbox(self) -> OutboxView | None:
+        session = self.session
+        if session is None:
+            return None
+        if self.outbox_view is None:
+            self.outbox_view = OutboxView(session.outbox, session.registry)
+            self.outbox_view.push_requested.connect(session.push)
+            self.outbox_view.changed.connect(self.on_outbox_changed)
+        if self.tabs.indexOf(self.outbox_view) < 0:
+            self.tabs.addTab(self.outbox_view, "Outbox")
+        self.outbox_view.refresh()
+        self.tabs.setCurrentWidget(self.outbox_view)
+        return self.outbox_view
+
+    def on_tabs_tab_close_requested(self, index: int) -> None:
+        widget = self.tabs.widget(index)
+        self.tabs.removeTab(index)
+        if isinstance(widget, ResourceTab):
+            widget.save_state()
+            widget.deleteLater()
+
+    def on_tabs_current_changed(self, _index: int) -> None:
+        tab = self.tabs.currentWidget()
+        self.status.set_selection_summary(tab.summary() if isinstance(tab, ResourceTab) else "")
+
+    # ------------------------------------------------------------------------------ events
+
+    def on_session_sync_finished(self, report: SyncReport) -> None:
+        self.status.sync_finished()
+        if report.cancelled:
+            self.status.show_message("Sync cancelled: what was fetched is kept.")
+
+    def on_session_push_finished(self, report: PushReport) -> None:
+        text = f"Pushed: {report.done} applied"
+        if report.failed or report.conflicts:
+            text += f", {report.failed} failed, {report.conflicts} in conflict (see the outbox)"
+        self.status.show_message(text)
+
+    def on_session_online_changed(self, online: bool) -> None:
+        assert self.session is not None
+        self.status.set_online(online, self.session.data_as_of())
+        self._update_title()
+
+    def on_session_reconnected(self) -> None:
+        assert self.session is not None
+        pending = self.session.outbox.counts()["pending"]
+        if pending and self._ask(f"The show answers again. Push {pending} pending change(s) now?"):
+            self.session.push()
+
+    def on_session_data_changed(self, slugs: list[str]) -> None:
+        if self.session is None:
+            return
+        if self.references is not None:
+            self.references.refresh()
+        for tab in self.resource_tabs():
+            if not slugs or tab.resource.slug in slugs or tab.resource.references:
+                tab.refresh()
+        if self.tree is not None:
+            self.tree.set_counts(self.session.cache.counts())
+        self.on_outbox_changed()
+
+    def on_outbox_changed(self) -> None:
+        if self.session is None:
+            return
+        self.status.set_outbox_counts({str(k): n for k, n in self.session.outbox.counts().items()})
+        if self.outbox_view is not None:
+            self.outbox_view.refresh()
+
+    def on_tasks_error(self, what: str, exc: BaseException) -> None:
+        message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        self.status.show_message(f"{what} failed: {message}")
+
+    # ------------------------------------------------------------------------------ actions
+
+    def _handlers(self) -> dict[str, Callable[[], None]]:
+        return {
+            "profiles": self.on_profiles_triggered,
+            "export": lambda: self.export_resource(None),
+            "close_tab": lambda: self.on_tabs_tab_close_requested(self.tabs.currentIndex()),
+            "quit": self.on_quit_triggered,
+            "find": self.on_find_triggered,
+            "sync": lambda: self.session.sync() if self.session else None,
+            "full_sync": lambda: self.session.sync(full=True) if self.session else None,
+            "push": lambda: self.session.push() if self.session else None,
+            "outbox": self.on_outbox_triggered,
+            "about": self.on_about_triggered,
+        }
+
+    def on_quit_triggered(self) -> None:
+        self.close()
+
+    def on_outbox_triggered(self) -> None:
+        self.show_outbox()
+
+    def on_find_triggered(self) -> None:
+        tab = self.tabs.currentWidget()
+        if isinstance(tab, ResourceTab):
+            tab.focus_filter()
+
+    def on_profiles_triggered(self) -> None:
+        self.status.show_message("Profiles: restart ShowDesk with --profile NAME to switch.")
+
+    def on_about_triggered(self) -> None:
+        QMessageBox.about(self, f"About {APP_NAME}", self.about_text())
+
+    def about_text(self) -> str:
+        return (
+            f"<b>{APP_NAME} {__version__}</b><br>A desktop window on a Perenso TradeShow show."
+            f"<br><br>Settings: {config_dir()}<br>Cache and outbox: {data_dir()}"
+            f"<br>Logs: {log_dir()}"
+        )
+
+    def export_resource(self, slug: str | None) -> None:
+        """Export a resource (the current tab's when `slug` is None) from the cache to a file."""
+        from app.sync import exporter  # openpyxl is slow to import: only when needed
+
+        session = self.session
+        tab = self.tabs.currentWidget()
+        slug = slug or (tab.resource.slug if isinstance(tab, ResourceTab) else None)
+        if session is None or slug is None:
+            return
+        path = self._ask_path(f"Export {session.registry[slug].title}", f"{slug}.csv")
+        if path is None:
+            return
+        self.status.show_message(f"Exporting {session.registry[slug].title}…")
+        result = exporter.export(session.cache, slug, path)
+        self.status.show_message(f"{result.rows} rows written to {result.path}")
+
+    # ---------------------------------------------------------------------- asking the user
+
+    def _ask_user(self, question: str) -> bool:
+        answer = QMessageBox.question(self, APP_NAME, question)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _ask_save_path(self, title: str, suggested: str) -> Path | None:
+        name, _ = QFileDialog.getSaveFileName(
+            self, title, suggested, "CSV (*.csv);;Excel (*.xlsx);;JSON (*.json)"
+        )
+        return Path(name) if name else None
+
+    # --------------------------------------------------------------------------- persistence
+
+    def _saved_tabs(self) -> list[str]:
+        assert self.session is not None
+        value = self.settings.value(f"tabs/{self.session.profile.name}", [])
+        if isinstance(value, str):
+            return [value] if value else []
+        return [str(v) for v in value] if isinstance(value, list) else []
+
+    def _restore_geometry(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        state = self.settings.value("window/state")
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
+    def save_state(self) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        if self.session is not None:
+            tabs = [t.resource.slug for t in self.resource_tabs()]
+            self.settings.setValue(f"tabs/{self.session.profile.name}", tabs)
+        for tab in self.resource_tabs():
+            tab.save_state()
+        self.settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_state()
+        super().closeEvent(event)
