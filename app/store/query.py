@@ -66,13 +66,20 @@ def filter_clause(spec: FieldFilter) -> tuple[str, tuple[Any, ...]]:
     target, label = spec.label_of
     if not _FIELD.fullmatch(label):
         raise InvalidValue("filters", f"'{label}' is not a field name", label)
-    # json_each walks a scalar as one value and a list element by element.
-    labelled = (
-        "EXISTS (SELECT 1 FROM json_each(records.json, ?) AS e WHERE e.value IN ("
+    # The target's matching keys: an uncorrelated subquery, evaluated once. A scalar reference
+    # is looked up in it directly; only a list is walked element by element.
+    keys = (
         "SELECT r2.key_value FROM records AS r2 WHERE r2.resource = ? "
-        "AND instr(lower(json_extract(r2.json, ?)), ?) > 0))"
+        "AND instr(lower(json_extract(r2.json, ?)), ?) > 0"
     )
-    return f"({sql} OR {labelled})", (path, needle, path, target, "$." + label, needle)
+    key_params = (target, "$." + label, needle)
+    scalar = f"json_extract(json, ?) IN ({keys})"
+    listed = (
+        "(json_type(json, ?) = 'array' AND EXISTS (SELECT 1 FROM json_each(records.json, ?) AS e "
+        f"WHERE e.value IN ({keys})))"
+    )
+    params = (path, needle, path, *key_params, path, path, *key_params)
+    return f"({sql} OR {scalar} OR {listed})", params
 
 
 def order_clause(order_by: str | None, descending: bool) -> tuple[str, tuple[Any, ...]]:
