@@ -52,14 +52,17 @@ class FaultDice:
 
     def __init__(self, config: SimConfig) -> None:
         self.config = config
-        self._seed = config.fault_seed
-        self.rng = random.Random(config.fault_seed)
+        self.reset()
+
+    def reset(self) -> None:
+        """Start the sequence again from `config.fault_seed`."""
+        self._seed = self.config.fault_seed
+        self.rng = random.Random(self._seed)
 
     def roll(self) -> Fault | None:
         cfg = self.config
         if cfg.fault_seed != self._seed:  # a new seed restarts the sequence
-            self._seed = cfg.fault_seed
-            self.rng = random.Random(cfg.fault_seed)
+            self.reset()
         for fault, rate in (("error", cfg.error_rate), ("drop", cfg.drop_rate),
                             ("malformed", cfg.malformed_rate)):  # fmt: skip
             if rate > 0 and self.rng.random() < rate:

@@ -106,6 +106,10 @@ class SimServer:
     def stop_storm(self) -> None:
         self.state.storm_until = 0.0
 
+    def reset_faults(self) -> None:
+        """Restart the fault dice from `config.fault_seed` (the same faults happen again)."""
+        self.state.dice.reset()
+
     def expire_tokens(self) -> None:
         """Invalidate every access token now (the next API call answers 401)."""
         self.state.issuer.expire_all()

@@ -2,7 +2,8 @@
 
 `sim_show` is a fresh tiny show; `sim_server` serves it (function-scoped, started in ~0.1 s);
 `sim_client` is a sync httpx client on the API base URL already holding a bearer token;
-`sim_http` is a bare loopback client; `sim_clock` is a manual clock a test can pass to `SimServer(clock=...)` to move time.
+`sim_http` is a bare loopback client; `sim_clock` is a manual clock to pass to
+`SimServer(clock=...)` so a test moves time instead of sleeping.
 """
 
 from __future__ import annotations

@@ -16,8 +16,9 @@ REGISTRY = default_registry()
 CRUD_RESOURCES = [r for r in REGISTRY if r.can("create") and r.can("update")]
 
 
-def _url(res: Resource, op: str, **params: Any) -> tuple[str, list[tuple[str, str]]]:
-    return res.op(op).url(params)
+def _url(res: Resource, op: str, **params: Any) -> tuple[str, dict[str, str]]:
+    path, query = res.op(op).url(params)
+    return path, dict(query)
 
 
 def _body_from(record: dict[str, Any], key: str, value: str) -> dict[str, Any]:
@@ -76,7 +77,9 @@ def test_crud_round_trip(sim_server: SimServer, sim_client: httpx.Client, res: R
     assert sim_server.show.get(res.slug, new_id) is None
 
 
-def test_update_ignores_id_and_modified_date(sim_server: SimServer, sim_client: httpx.Client):
+def test_update_ignores_id_and_modified_date(
+    sim_server: SimServer, sim_client: httpx.Client
+) -> None:
     cust = sim_server.show.records("customers")[0]
     body = _body_from(cust, "customerID", cust["customerID"])
     body.update(id="hijack", modifiedDate="1999-01-01T00:00:00", city="Elsewhere")
@@ -148,7 +151,9 @@ def test_levels_path_is_not_taken_for_an_id(sim_client: httpx.Client) -> None:
     assert answer.json() == [{"level": 1, "name": "Zone"}]
 
 
-def test_operations_are_counted_by_template(sim_server: SimServer, sim_client: httpx.Client):
+def test_operations_are_counted_by_template(
+    sim_server: SimServer, sim_client: httpx.Client
+) -> None:
     sim_client.get("/Customer")
     sim_client.get("/customer")
     op: Operation = REGISTRY["customers"].op("list")
