@@ -55,13 +55,10 @@ def open_show(
     """Open a profile's cache and outbox, attach a session to the window, start it."""
     registry = registry_for(profile)
     with Cache(profile.cache_path, registry) as cache, Outbox(profile.outbox_path) as outbox:
-        session = ShowSession(profile, secret, registry, cache, outbox, tasks, window)
+        session = ShowSession(profile, secret, registry, cache, outbox, tasks)
         window.attach(session)
         tasks.start(start_session(session), what="Connect")
-        try:
-            yield session
-        finally:
-            window.save_state()
+        yield session
 
 
 async def start_session(session: ShowSession) -> None:

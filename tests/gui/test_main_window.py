@@ -1,0 +1,198 @@
+"""The whole window on a simulated show: opening, syncing, tables, backoff, offline (issue 4)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtCore import QSettings, Qt
+
+from app.settings import Profile
+from app.sim import SimConfig, SimServer, generate_show
+from app.store.changes import NewChange
+from app.ui.app import open_show
+from app.ui.main_window import MainWindow
+from app.ui.session import ShowSession
+from app.ui.tasks import TaskRunner
+from tests.gui.conftest import until
+
+SECRET = "gui-secret"
+
+
+def config(**changes: object) -> SimConfig:
+    return SimConfig(show_id="GUI-SHOW", client_secret=SECRET, **changes)  # type: ignore[arg-type]
+
+
+def profile_for(server: SimServer, name: str = "Test show") -> Profile:
+    return Profile(name, server.base_url, server.auth_url, server.show_id)
+
+
+@dataclass
+class Opened:
+    window: MainWindow
+    session: ShowSession
+    asked: list[str]
+    stack: ExitStack
+    loop: qasync.QEventLoop
+    closed: bool = False
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.loop.run_until_complete(self.session.tasks.cancel_all())
+        self.loop.run_until_complete(self.session.aclose())
+        self.window.close()
+        self.stack.close()
+
+
+Opener = Callable[..., Opened]
+
+
+@pytest.fixture
+def open_window(loop: qasync.QEventLoop, tmp_path: Path) -> Iterator[Opener]:
+    """Opens windows and closes them itself: the session must close before its window."""
+    opened: list[Opened] = []
+
+    def opener(profile: Profile, answer: bool = True) -> Opened:
+        tasks, asked, stack = TaskRunner(), [], ExitStack()
+        settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+        window = MainWindow(
+            settings, tasks, ask=lambda q: asked.append(q) or answer, ask_path=lambda t, s: None
+        )
+        session = stack.enter_context(open_show(window, profile, SECRET, tasks))
+        window.show()
+        opened.append(Opened(window, session, asked, stack, loop))
+        return opened[-1]
+
+    yield opener
+    for item in opened:
+        item.close()
+
+
+def wait_synced(loop: qasync.QEventLoop, session: ShowSession) -> None:
+    async def synced() -> None:
+        await until(lambda: session.online is not None)
+        await until(lambda: not session.syncing and not session.tasks.busy, timeout=60)
+
+    loop.run_until_complete(synced())
+
+
+@pytest.fixture
+def server() -> Iterator[SimServer]:
+    with SimServer(generate_show("tiny", seed=2), config(rate_limit=300)) as running:
+        yield running
+
+
+def test_the_show_opens_syncs_and_shows_its_tables(
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+) -> None:
+    opened: Opened = open_window(profile_for(server))
+    window, session = opened.window, opened.session
+    wait_synced(loop, session)
+
+    assert session.online is True
+    assert "Test show" in window.windowTitle()
+    assert window.status.connection.text() == "Online"
+    assert "Test show" in window.status.profile.text()
+    customers = server.show.count("customers")
+    assert window.tree is not None
+    assert f"Customers ({customers})" in _tree_texts(window)
+
+    tab = window.open_resource("customers")
+    assert tab is not None and tab.model.rowCount() == customers
+    column = tab.model.column_of("customerName")
+    tab.model.sort(column, Qt.SortOrder.DescendingOrder)
+    names = [tab.model.record(r)["customerName"] for r in range(tab.model.rowCount())]
+    assert names == sorted(names, reverse=True)
+    first = names[-1]
+    tab.model.set_text_filter(first)
+    assert 1 <= tab.model.rowCount() < customers
+
+
+def _tree_texts(window: MainWindow) -> list[str]:
+    assert window.tree is not None
+    model = window.tree.model()
+    texts: list[str] = []
+
+    def walk(parent: object) -> None:
+        for row in range(model.rowCount(parent)):  # type: ignore[arg-type]
+            index = model.index(row, 0, parent)  # type: ignore[arg-type]
+            texts.append(str(index.data()))
+            walk(index)
+
+    from PySide6.QtCore import QModelIndex
+
+    walk(QModelIndex())
+    return texts
+
+
+def test_the_countdown_runs_during_a_403_storm_and_clears_after(
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+) -> None:
+    opened: Opened = open_window(profile_for(server))
+    wait_synced(loop, opened.session)
+    pause = opened.window.status.pause
+    server.start_storm(2.5)
+    opened.session.sync(["customers"])
+    seen: list[str] = []
+
+    async def storm() -> None:
+        await until(lambda: pause.isVisible() and "Rate limited" in pause.text(), timeout=20)
+        seen.append(pause.text())
+        await until(lambda: not pause.isVisible(), timeout=60)
+        await until(lambda: not opened.session.syncing, timeout=60)
+
+    loop.run_until_complete(storm())
+    assert seen[0].startswith("Rate limited — resuming in")
+    assert "attempt" in seen[0]
+    save_screenshot(opened.window, "backoff.png")  # the last frame: cleared again
+
+
+def test_an_unreachable_show_opens_offline_and_pushes_when_it_is_back(
+    loop: qasync.QEventLoop, open_window: Opener, tmp_path: Path
+) -> None:
+    show = generate_show("tiny", seed=4)
+    with SimServer(show, config()) as first:
+        profile = profile_for(first, "Offline show")
+        port = first.port
+        # Fill the cache while the show is up, then take the show down.
+        online: Opened = open_window(profile)
+        wait_synced(loop, online.session)
+        online.close()
+
+    opened: Opened = open_window(profile)
+    session = opened.session
+
+    async def scenario() -> None:
+        await until(lambda: session.online is False)
+        assert opened.window.status.connection.text().startswith("Offline — data as of")
+        assert "(offline)" in opened.window.windowTitle()
+        record = next(session.cache.records("customers", limit=1))
+        session.outbox.add(
+            NewChange("customers", "update", record["id"], changed_fields=("city",),
+                      payload={**record, "city": "Back Online"}, base=record)
+        )  # fmt: skip
+        with SimServer(show, config(), port=port) as again:
+            session.on_retry_timeout()  # what the reconnect timer does every few seconds
+            await until(lambda: session.online is True)
+            await until(lambda: session.outbox.counts()["done"] == 1, timeout=30)
+            assert opened.asked and "Push 1 pending change" in opened.asked[0]
+            assert again.show.get("customers", record["id"])["city"] == "Back Online"  # type: ignore[index]
+
+    loop.run_until_complete(scenario())
+
+
+def save_screenshot(window: MainWindow, name: str) -> Path | None:
+    folder = os.environ.get("SHOWDESK_SCREENSHOTS")
+    if not folder:
+        return None
+    path = Path(folder) / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    assert window.grab().save(str(path))
+    return path
