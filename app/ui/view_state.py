@@ -80,6 +80,10 @@ def capture_layout(header: QHeaderView, fields: list[str]) -> tuple[ColumnLayout
 def apply_layout(header: QHeaderView, fields: list[str], layout: tuple[ColumnLayout, ...]) -> None:
     """Order, size and hide the known columns as remembered; new fields keep their place."""
     known = [c for c in layout if c.field in fields]
+    remembered = {c.field for c in known}
+    for logical, name in enumerate(fields):
+        if name not in remembered:
+            header.setSectionHidden(logical, False)
     for visual, column in enumerate(known):
         logical = fields.index(column.field)
         header.moveSection(header.visualIndex(logical), visual)

@@ -236,11 +236,17 @@ def test_refresh_keeps_filters_and_the_current_record(
     tab.set_column_filter("city", "madison")
     tab.table.setCurrentIndex(tab.model.index(3, 1))
     current = tab.current_record_id()
+    find_action(tab.header_menu(-1), "Modified date").setChecked(False)
     cache.upsert("customers", [{"id": "c0", "customerID": "A0", "city": "Madison", "tier": 1}])
     tab.refresh()
     assert tab.model.rowCount() == 11
     assert tab.current_record_id() == current
     assert tab.model.column_filters == {"city": "madison"}
+    # A new field shifts the trailing columns: the layout follows the fields, not positions.
+    assert tab.model.fields[-3:] == ["tier", "id", "modifiedDate"]
+    assert tab.header.isSectionHidden(tab.model.column_of("modifiedDate"))
+    assert not tab.header.isSectionHidden(tab.model.column_of("tier"))
+    assert not tab.header.isSectionHidden(tab.model.column_of("id"))
 
 
 def test_a_tab_of_one_parent_record(open_tab: Any) -> None:
