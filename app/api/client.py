@@ -69,13 +69,9 @@ class ShowClient:
             rng=rng,
             sleep=sleep,
         )
-        self.auth = Authenticator(
-            connection,
-            self._http,
-            policy=token_policy,
-            clock=clock,
-            pace=lambda: self.governor.slot(interactive=True),
-        )
+        # Token requests are not paced: the auth endpoint is not the API (the simulator does not
+        # count them either); a server that did would answer one 403 at worst, once per token.
+        self.auth = Authenticator(connection, self._http, policy=token_policy, clock=clock)
         self._exchange = Exchange(
             self._http, self.auth, self.governor, retry=retry, sleep=sleep, rng=rng
         )
@@ -222,7 +218,9 @@ def _http_client(
         transport=transport,
         verify=connection.verify(),
         timeout=httpx.Timeout(connection.timeout, connect=min(10.0, connection.timeout)),
-        limits=httpx.Limits(max_connections=16, max_keepalive_connections=8, keepalive_expiry=30),
+        # Idle connections are dropped before common servers drop them (uvicorn: 5 s), so a
+        # request is never written into a connection the server is closing.
+        limits=httpx.Limits(max_connections=16, max_keepalive_connections=8, keepalive_expiry=4),
         headers={"Accept": "application/json", "User-Agent": f"ShowDesk/{__version__}"},
         follow_redirects=False,
     )

@@ -109,13 +109,19 @@ class Exchange:
         self, req: Request, token: str
     ) -> tuple[Slot, httpx.Response | httpx.TransportError]:
         headers = {"Authorization": f"Bearer {token}"}
-        async with self._governor.slot(req.interactive) as slot:
-            try:
-                response = await self._http.request(
-                    req.method, req.url, params=list(req.query), json=req.body, headers=headers
-                )
-            except httpx.TransportError as exc:
-                return slot, exc
+        slot = await self._governor.acquire(req.interactive)
+        try:
+            response = await self._http.request(
+                req.method, req.url, params=list(req.query), json=req.body, headers=headers
+            )
+        except httpx.TransportError as exc:
+            # A request that never left this machine cannot count on the server's side.
+            self._governor.release(slot, counted=not isinstance(exc, _NOT_SENT))
+            return slot, exc
+        except BaseException:
+            self._governor.release(slot)
+            raise
+        self._governor.release(slot)
         log.debug("%s → %d", req.what, response.status_code)
         return slot, response
 

@@ -75,7 +75,7 @@ class RateGovernor:
         window: float = 60.0,
         *,
         interactive_reserve: float = 0.1,
-        margin: float = 0.1,
+        margin: float = 0.05,
         backoff: BackoffSchedule | None = None,
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
@@ -144,9 +144,12 @@ class RateGovernor:
                 return self._take(now)
             await self._wait(changed, wait)
 
-    def release(self, slot: Slot) -> None:
-        """The request was answered (or failed): its slot now ages out of the window."""
-        self._window.finish(self._clock())
+    def release(self, slot: Slot, counted: bool = True) -> None:
+        """The request was answered (or failed): its slot now ages out of the window.
+
+        `counted=False` frees the slot at once: the request never reached the server.
+        """
+        self._window.finish(self._clock(), counted)
         if slot.probe:
             self._probe_out = False
         self._notify()

@@ -5,8 +5,9 @@ No I/O, no asyncio, no clock of their own: every method takes `now`, randomness 
 
 Why the window counts from the *answer*: the server stamps a request when it arrives, somewhere
 between our send and our receipt of the answer. A slot that leaves our window `window + margin`
-after its answer came back has surely left the server's window too, whatever the latency.
-Requests still in flight always count.
+after its answer came back has surely left the server's window too, whatever the latency; the
+small margin only covers clock granularity and a server that books a request late. Requests
+still in flight always count.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ NEAR_LIMIT_SHARE = 0.8
 class SlidingWindow:
     """The requests of the last `window` seconds (padded by `margin`), plus those in flight."""
 
-    def __init__(self, limit: int, window: float, margin: float = 0.1) -> None:
+    def __init__(self, limit: int, window: float, margin: float = 0.05) -> None:
         self.limit = limit
         self.window = window
         self.margin = margin
@@ -60,9 +61,10 @@ class SlidingWindow:
     def start(self) -> None:
         self.in_flight += 1
 
-    def finish(self, now: float) -> None:
+    def finish(self, now: float, counted: bool = True) -> None:
         self.in_flight = max(0, self.in_flight - 1)
-        bisect.insort(self._done, now)
+        if counted:
+            bisect.insort(self._done, now)
 
 
 def allowed_requests(limit: int, reserve: float, interactive: bool) -> int:

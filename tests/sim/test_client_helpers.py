@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import httpx
 import pytest
 
 from app.api.client import ShowClient
@@ -45,10 +46,15 @@ def connection(server: SimServer, **changes: Any) -> Connection:
 
 
 def connect(
-    server: SimServer, *, governor: RateGovernor | None = None, **changes: Any
+    server: SimServer,
+    *,
+    governor: RateGovernor | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    **changes: Any,
 ) -> ShowClient:
     """A client of `server`; retries of failed reads back off in milliseconds, not seconds."""
-    return ShowClient(connection(server, **changes), REGISTRY, governor=governor, retry=FAST_RETRY)
+    conn = connection(server, **changes)
+    return ShowClient(conn, REGISTRY, governor=governor, transport=transport, retry=FAST_RETRY)
 
 
 @pytest.fixture

@@ -222,12 +222,13 @@ async def test_a_post_whose_answer_was_lost_has_an_unknown_outcome() -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_post_that_never_connected_is_retried() -> None:
+async def test_a_post_that_never_connected_is_retried_and_counted_once() -> None:
     created = json_response({"id": "n1", "message": "Created"})
     client, api, _, _ = make_client(script(CONNECT, created))
     async with client:
         assert (await client.create("customers", {"customerID": "C1"}))["id"] == "n1"
     assert len(api.requests) == 2
+    assert client.governor.state().used == 1  # the attempt that never left does not count
 
 
 @pytest.mark.asyncio

@@ -319,3 +319,12 @@ async def test_pause_holds_back_requests_of_every_kind_and_a_probe_goes_first() 
     await vt.run(asyncio.gather(*(request(i % 2 == 0) for i in range(4))))
     assert started[0] == 1.0  # the probe, once the pause is over
     assert all(t == pytest.approx(1.01) for t in started[1:])  # the rest after its answer
+
+
+def test_a_request_that_never_left_does_not_count() -> None:
+    win = SlidingWindow(limit=2, window=10.0)
+    win.start()
+    win.finish(0.0, counted=False)
+    win.start()
+    win.finish(0.0)
+    assert win.used(0.0) == 1
