@@ -192,7 +192,8 @@ class MainWindow(QMainWindow):
             if not slugs or tab.resource.slug in slugs or tab.resource.references:
                 tab.refresh()
         if self.tree is not None:
-            self.tree.set_counts(self.session.cache.counts())
+            counts = self.session.cache.counts()
+            self.tree.set_counts({r.slug: counts.get(r.slug, 0) for r in self.session.registry})
         self.on_outbox_changed()
 
     def on_outbox_changed(self) -> None:

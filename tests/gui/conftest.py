@@ -42,9 +42,9 @@ def no_leftover_windows(qapp: QApplication) -> Iterator[None]:
     assert not open_windows, f"top-level widgets left open: {open_windows}"
 
 
-async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+async def until(predicate: Callable[[], bool], within: float = 10.0) -> None:
     """Wait inside a coroutine, letting the loop run, until `predicate()` holds."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + within
     while not predicate():
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached in time")

@@ -78,7 +78,7 @@ def open_window(loop: qasync.QEventLoop, tmp_path: Path) -> Iterator[Opener]:
 def wait_synced(loop: qasync.QEventLoop, session: ShowSession) -> None:
     async def synced() -> None:
         await until(lambda: session.online is not None)
-        await until(lambda: not session.syncing and not session.tasks.busy, timeout=60)
+        await until(lambda: not session.syncing and not session.tasks.busy, within=60)
 
     loop.run_until_complete(synced())
 
@@ -143,10 +143,10 @@ def test_the_countdown_runs_during_a_403_storm_and_clears_after(
     seen: list[str] = []
 
     async def storm() -> None:
-        await until(lambda: pause.isVisible() and "Rate limited" in pause.text(), timeout=20)
+        await until(lambda: pause.isVisible() and "Rate limited" in pause.text(), within=20)
         seen.append(pause.text())
-        await until(lambda: not pause.isVisible(), timeout=60)
-        await until(lambda: not opened.session.syncing, timeout=60)
+        await until(lambda: not pause.isVisible(), within=60)
+        await until(lambda: not opened.session.syncing, within=60)
 
     loop.run_until_complete(storm())
     assert seen[0].startswith("Rate limited — resuming in")
@@ -181,7 +181,7 @@ def test_an_unreachable_show_opens_offline_and_pushes_when_it_is_back(
         with SimServer(show, config(), port=port) as again:
             session.on_retry_timeout()  # what the reconnect timer does every few seconds
             await until(lambda: session.online is True)
-            await until(lambda: session.outbox.counts()["done"] == 1, timeout=30)
+            await until(lambda: session.outbox.counts()["done"] == 1, within=30)
             assert opened.asked and "Push 1 pending change" in opened.asked[0]
             assert again.show.get("customers", record["id"])["city"] == "Back Online"  # type: ignore[index]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime
 
 import pytest
+
 from app.api.errors import InvalidValue
 from app.api.models import MODELS, Customer, OrderLine, Product, validate_record
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from app.api.errors import RegistryError
 from app.api.models import MODELS
 from app.api.registry import CRUD, default_registry, load_registry
