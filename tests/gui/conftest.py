@@ -9,12 +9,26 @@ widget was left open.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import qasync
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
+
+from app.settings import Profile
+from app.sim import SimConfig, SimServer
+from app.ui.app import open_show
+from app.ui.main_window import MainWindow
+from app.ui.session import ShowSession
+from app.ui.tasks import TaskRunner
+
+SECRET = "gui-secret"
 
 
 @pytest.fixture
@@ -49,3 +63,72 @@ async def until(predicate: Callable[[], bool], within: float = 10.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached in time")
         await asyncio.sleep(0.01)
+
+
+def config(**changes: object) -> SimConfig:
+    return SimConfig(show_id="GUI-SHOW", client_secret=SECRET, **changes)  # type: ignore[arg-type]
+
+
+def profile_for(server: SimServer, name: str = "Test show") -> Profile:
+    return Profile(name, server.base_url, server.auth_url, server.show_id)
+
+
+@dataclass
+class Opened:
+    window: MainWindow
+    session: ShowSession
+    asked: list[str]
+    stack: ExitStack
+    loop: qasync.QEventLoop
+    closed: bool = False
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.loop.run_until_complete(self.session.tasks.cancel_all())
+        self.loop.run_until_complete(self.session.aclose())
+        self.window.close()
+        self.stack.close()
+
+
+Opener = Callable[..., Opened]
+
+
+@pytest.fixture
+def open_window(loop: qasync.QEventLoop, tmp_path: Path) -> Iterator[Opener]:
+    """Opens windows and closes them itself: the session must close before its window."""
+    opened: list[Opened] = []
+
+    def opener(profile: Profile, answer: bool = True) -> Opened:
+        tasks, asked, stack = TaskRunner(), [], ExitStack()
+        settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+        window = MainWindow(
+            settings, tasks, ask=lambda q: asked.append(q) or answer, ask_path=lambda t, s: None
+        )
+        session = stack.enter_context(open_show(window, profile, SECRET, tasks))
+        window.show()
+        opened.append(Opened(window, session, asked, stack, loop))
+        return opened[-1]
+
+    yield opener
+    for item in opened:
+        item.close()
+
+
+def wait_synced(loop: qasync.QEventLoop, session: ShowSession) -> None:
+    async def synced() -> None:
+        await until(lambda: session.online is not None)
+        await until(lambda: not session.syncing and not session.tasks.busy, within=60)
+
+    loop.run_until_complete(synced())
+
+
+def save_screenshot(window: MainWindow, name: str, folder: Path) -> Path:
+    """Grab the window into `SHOWDESK_SCREENSHOTS` (or `folder`); fail on a blank image."""
+    target = Path(os.environ.get("SHOWDESK_SCREENSHOTS") or folder) / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    image = window.grab().toImage()
+    assert image.width() > 400 and len({image.pixel(x, 60) for x in range(0, 400, 7)}) > 2
+    assert image.save(str(target))
+    return target

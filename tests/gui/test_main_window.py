@@ -2,85 +2,17 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 
-from app.settings import Profile
-from app.sim import SimConfig, SimServer, generate_show
+from app.sim import SimServer, generate_show
 from app.store.changes import NewChange
-from app.ui.app import open_show
 from app.ui.main_window import MainWindow
-from app.ui.session import ShowSession
-from app.ui.tasks import TaskRunner
-from tests.gui.conftest import until
-
-SECRET = "gui-secret"
-
-
-def config(**changes: object) -> SimConfig:
-    return SimConfig(show_id="GUI-SHOW", client_secret=SECRET, **changes)  # type: ignore[arg-type]
-
-
-def profile_for(server: SimServer, name: str = "Test show") -> Profile:
-    return Profile(name, server.base_url, server.auth_url, server.show_id)
-
-
-@dataclass
-class Opened:
-    window: MainWindow
-    session: ShowSession
-    asked: list[str]
-    stack: ExitStack
-    loop: qasync.QEventLoop
-    closed: bool = False
-
-    def close(self) -> None:
-        if self.closed:
-            return
-        self.closed = True
-        self.loop.run_until_complete(self.session.tasks.cancel_all())
-        self.loop.run_until_complete(self.session.aclose())
-        self.window.close()
-        self.stack.close()
-
-
-Opener = Callable[..., Opened]
-
-
-@pytest.fixture
-def open_window(loop: qasync.QEventLoop, tmp_path: Path) -> Iterator[Opener]:
-    """Opens windows and closes them itself: the session must close before its window."""
-    opened: list[Opened] = []
-
-    def opener(profile: Profile, answer: bool = True) -> Opened:
-        tasks, asked, stack = TaskRunner(), [], ExitStack()
-        settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
-        window = MainWindow(
-            settings, tasks, ask=lambda q: asked.append(q) or answer, ask_path=lambda t, s: None
-        )
-        session = stack.enter_context(open_show(window, profile, SECRET, tasks))
-        window.show()
-        opened.append(Opened(window, session, asked, stack, loop))
-        return opened[-1]
-
-    yield opener
-    for item in opened:
-        item.close()
-
-
-def wait_synced(loop: qasync.QEventLoop, session: ShowSession) -> None:
-    async def synced() -> None:
-        await until(lambda: session.online is not None)
-        await until(lambda: not session.syncing and not session.tasks.busy, within=60)
-
-    loop.run_until_complete(synced())
+from tests.gui.conftest import Opened, Opener, config, profile_for, until, wait_synced
 
 
 @pytest.fixture
@@ -151,7 +83,6 @@ def test_the_countdown_runs_during_a_403_storm_and_clears_after(
     loop.run_until_complete(storm())
     assert seen[0].startswith("Rate limited — resuming in")
     assert "attempt" in seen[0]
-    save_screenshot(opened.window, "backoff.png")  # the last frame: cleared again
 
 
 def test_an_unreachable_show_opens_offline_and_pushes_when_it_is_back(
@@ -186,13 +117,3 @@ def test_an_unreachable_show_opens_offline_and_pushes_when_it_is_back(
             assert again.show.get("customers", record["id"])["city"] == "Back Online"  # type: ignore[index]
 
     loop.run_until_complete(scenario())
-
-
-def save_screenshot(window: MainWindow, name: str) -> Path | None:
-    folder = os.environ.get("SHOWDESK_SCREENSHOTS")
-    if not folder:
-        return None
-    path = Path(folder) / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    assert window.grab().save(str(path))
-    return path
