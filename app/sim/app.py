@@ -95,6 +95,8 @@ class Dispatcher:
 
     def _choose(self, method: str, query: dict[str, str]) -> tuple[Resource, Operation]:
         candidates = [(r, o) for r, o in self.ops if o.method == method]
+        if not candidates:  # HEAD, which starlette allows wherever GET is
+            raise SimError(405, f"{method} is not supported here")
         for res, op in candidates:
             if all(query.get(n.lower()) for n in _query_names(op)):
                 return res, op

@@ -65,7 +65,7 @@ class ShowSize:
 _SIZE_TABLE = """
 kind                tiny   demo    large
 customers              6    300   100000
-attendees             10    800   100000
+attendees             10    800    60000
 vendors                4     60     1500
 booths                 3     60     1000
 products              12   2000    50000
@@ -82,7 +82,7 @@ categories             3     15       60
 facilitators           2     10       60
 vip_users              2     15      100
 show_admins            2      5       20
-history_items          8   1500    50000
+history_items          8   1500    20000
 delivery_dates         3      8       12
 """
 
@@ -152,10 +152,7 @@ class Builder:
 
     def new(self, slug: str, fields: Record) -> Record:
         """A complete record: `id` first, then the fields, then `modifiedDate`."""
-        rec: Record = {"id": self.show.new_id(slug)}
-        rec.update(fields)
-        rec["modifiedDate"] = self.stamp()
-        return rec
+        return {"id": self.show.new_id(slug), **fields, "modifiedDate": self.stamp()}
 
     def person(self) -> tuple[str, str]:
         return self.pick(FIRST_NAMES), self.pick(LAST_NAMES)
@@ -164,8 +161,8 @@ class Builder:
         return f"{first}.{last}@{domain}".lower().replace(" ", "")
 
     def phone(self) -> str:
-        r = self.random
-        return f"({200 + int(r() * 790)}) {200 + int(r() * 799)}-{1000 + int(r() * 8999)}"
+        n = int(self.random() * 6.4e9)  # one draw: area code, exchange and line number
+        return f"({200 + n // 8_000_000}) {200 + n // 10_000 % 800}-{n % 10_000:04d}"
 
     def users(self, slug: str, count: int, prefix: str, domain: str, **extra: Any) -> list[Record]:
         out = []

@@ -158,3 +158,7 @@ def test_operations_are_counted_by_template(
     sim_client.get("/customer")
     op: Operation = REGISTRY["customers"].op("list")
     assert sim_server.stats.by_operation[("GET", op.path)] == 2
+
+
+def test_head_is_refused_cleanly(sim_client: httpx.Client) -> None:
+    assert sim_client.head("/Customer").status_code == 405

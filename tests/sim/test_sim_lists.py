@@ -111,7 +111,13 @@ def test_shapes_apply_to_nested_lists(sim_server: SimServer, sim_client: httpx.C
     sim_server.config.shape = "envelope"
     booth = sim_server.show.records("booths")[0]
     body = sim_client.get("/BoothProduct", params={"boothID": booth["boothID"]}).json()
-    assert body["totalItems"] == len(sim_server.show.booth_products[booth["id"]])
+    show = sim_server.show
+    units = [
+        p
+        for pid in show.booth_products[booth["id"]]
+        for p in show.find("products", "productID", pid)
+    ]
+    assert body["totalItems"] == len(units)  # one Product record per order unit
 
 
 def test_order_filters(sim_server: SimServer, sim_client: httpx.Client) -> None:
