@@ -1,0 +1,111 @@
+"""Figures for the API client against the simulator: pacing, list throughput, show generation.
+
+Run `.venv/bin/python tests/bench/bench_client.py` (or `pytest tests/bench/bench_client.py -s`);
+it prints figures and asserts nothing about time.
+
+- Pacing: a burst of three windows' worth of requests at 100 per 5 s on both sides. Achieved
+  rate = N / (t_last_send - t_first_send + window), send times taken at the transport; allowed
+  rate = limit / window. The simulator shares this process (and its GIL), so on a small machine
+  its own serving time shows in the figure.
+- List throughput: every customer of a 20,000-customer show, throttling off, 500 per page.
+- Generation: the simulator building its `large` show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import httpx
+
+from app.api.client import ShowClient
+from app.api.connection import Connection
+from app.api.registry import default_registry
+from app.sim import SimConfig, SimServer, generate_show
+
+LIMIT, WINDOW = 100, 5.0
+
+
+class SendTimes(httpx.AsyncHTTPTransport):
+    """The default transport, noting when each API request is handed to the network."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[float] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if "/api/" in request.url.path:
+            self.sent.append(time.monotonic())
+        return await super().handle_async_request(request)
+
+
+def client_for(server: SimServer, transport: httpx.AsyncBaseTransport | None = None) -> ShowClient:
+    connection = Connection(
+        base_url=server.base_url,
+        auth_url=server.auth_url,
+        show_id=server.show_id,
+        secret=server.client_secret,
+        rate_limit=server.config.rate_limit,
+        rate_window=server.config.rate_window,
+        interactive_reserve=0.0,
+    )
+    return ShowClient(connection, default_registry(), transport=transport)
+
+
+async def pacing() -> None:
+    config = SimConfig(rate_limit=LIMIT, rate_window=WINDOW, throttle=True)
+    with SimServer(generate_show("tiny", seed=1), config) as server:
+        ids = [b["id"] for b in server.show.records("brands")]
+        times = SendTimes()
+        async with client_for(server, times) as client:
+            await asyncio.gather(
+                *(client.get("brands", ids[i % len(ids)]) for i in range(3 * LIMIT))
+            )
+        throttled = server.stats.throttled
+    span = max(times.sent) - min(times.sent) + WINDOW
+    achieved, allowed = len(times.sent) / span, LIMIT / WINDOW
+    share = achieved / allowed
+    print(f"pacing       {len(times.sent)} requests at {LIMIT} per {WINDOW:g} s:")
+    print(f"             achieved {achieved:.2f}/s of {allowed:.2f}/s allowed = {share:.1%}")
+    print(f"             403s from the server: {throttled}")
+
+
+async def list_throughput(customers: int = 20_000) -> None:
+    with SimServer(generate_show(customers, seed=1), SimConfig(throttle=False)) as server:
+        async with client_for(server) as client:
+            await client.list_all("brands")  # sign in first: time the listing only
+            start = time.perf_counter()
+            pages = [len(page) async for page in client.list("customers", page_size=500)]
+            seconds = time.perf_counter() - start
+    count = sum(pages)
+    print(f"list         {count} customers in {len(pages)} pages: {seconds:.2f} s")
+    print(f"             {count / seconds:,.0f} records/s")
+
+
+def generation() -> None:
+    start = time.perf_counter()
+    show = generate_show("large", seed=1)
+    seconds = time.perf_counter() - start
+    total = sum(show.count(slug) for slug in show.slugs)
+    print(f"generation   'large': {total:,} records ({show.count('customers'):,} customers)")
+    print(f"             in {seconds:.2f} s")
+
+
+def main() -> int:
+    asyncio.run(pacing())
+    asyncio.run(list_throughput())
+    generation()
+    return 0
+
+
+def test_bench_client() -> None:
+    """The same figures under pytest (`-s` to see them)."""
+    main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
