@@ -2,6 +2,7 @@
 
 `showdesk --demo` starts the embedded simulator and opens the "Demo show" profile on it;
 `showdesk` alone opens the last profile, or offers the demo or a real show on first run.
+`ShowDesk` (the controller) opens a profile in the window and switches profiles on request.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from contextlib import ExitStack, contextmanager
 import qasync
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QDialog
 
 from app import APP_NAME, ORG_NAME, __version__
 from app.api.registry import RESOURCES_DIR
@@ -22,7 +23,9 @@ from app.connect import registry_for
 from app.settings import Profile, ProfileStore, config_dir, secrets
 from app.store.cache import Cache
 from app.store.outbox import Outbox
+from app.ui.first_run import FirstRunDialog
 from app.ui.main_window import MainWindow
+from app.ui.profile_dialog import ProfileDialog
 from app.ui.session import ShowSession
 from app.ui.tasks import TaskRunner
 
@@ -67,47 +70,100 @@ async def start_session(session: ShowSession) -> None:
         session.sync()
 
 
-def choose_profile(demo: bool, name: str | None, stack: ExitStack) -> tuple[Profile, str] | None:
-    """The profile to open and its secret: the demo, the one named, or the last one used."""
-    if demo:
+class ShowDesk:
+    """Owns the window and the open show; opens, switches and closes profiles."""
+
+    def __init__(self, window: MainWindow, tasks: TaskRunner) -> None:
+        self.window = window
+        self.tasks = tasks
+        self._open: ExitStack | None = None
+        self._demo = ExitStack()
+        self._switching: asyncio.Future[None] | None = None
+        window.profile_requested.connect(self.on_window_profile_requested)
+
+    def open(self, profile: Profile, secret: str) -> ShowSession:
+        self._open = ExitStack()
+        session = self._open.enter_context(open_show(self.window, profile, secret, self.tasks))
+        ProfileStore().set_last(profile.name)
+        return session
+
+    def open_demo(self) -> ShowSession:
         from app.demo import start_demo
 
         server, profile, secret = start_demo()
-        stack.callback(server.stop)
-        return profile, secret
-    store = ProfileStore()
-    wanted = name or store.last
-    saved = store.get(wanted) if wanted else None
-    stored_secret = secrets.get(saved) if saved else None
-    return (saved, stored_secret) if saved and stored_secret else None
+        self._demo.callback(server.stop)
+        return self.open(profile, secret)
+
+    def open_saved(self, name: str | None) -> ShowSession | None:
+        """A saved profile, asking for its secret when the keyring does not have it."""
+        store = ProfileStore()
+        profile = store.get(name) if name else None
+        if profile is None:
+            return None
+        if profile.demo:
+            return self.open_demo()
+        secret = secrets.get(profile)
+        if not secret:
+            dialog = ProfileDialog(store, profile, self.window)
+            if dialog.exec() != QDialog.DialogCode.Accepted:
+                return None
+            profile, secret = dialog.profile(), dialog.secret()
+        return self.open(profile, secret) if secret else None
+
+    def first_run(self, message: str | None = None) -> ShowSession | None:
+        chooser = FirstRunDialog(self.window, message=message)
+        if chooser.exec() != QDialog.DialogCode.Accepted:
+            return None
+        if chooser.choice == "demo":
+            return self.open_demo()
+        dialog = ProfileDialog(ProfileStore(), None, self.window)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return self.open_saved(dialog.profile().name)
+
+    async def close_current(self) -> None:
+        session = self.window.session
+        await self.tasks.cancel_all()
+        if session is not None:
+            await session.aclose()
+            self.window.detach()
+        if self._open is not None:
+            self._open.close()
+            self._open = None
+
+    def on_window_profile_requested(self, name: str) -> None:
+        async def switch() -> None:
+            await self.close_current()
+            self.open_saved(name)
+
+        # Not one of `tasks`: closing the current show cancels all of those.
+        self._switching = asyncio.ensure_future(switch())
+
+    async def close(self) -> None:
+        await self.close_current()
+        self._demo.close()
 
 
 def run(demo: bool = False, profile_name: str | None = None) -> int:
     app = application()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    with ExitStack() as stack:
-        chosen = choose_profile(demo, profile_name, stack)
-        if chosen is None:
-            return first_run(profile_name)
-        tasks = TaskRunner()
-        window = MainWindow(window_settings(), tasks)
-        stack.enter_context(open_show(window, *chosen, tasks))
-        window.show()
-        closed = asyncio.Event()
-        app.lastWindowClosed.connect(closed.set)
-        loop.run_until_complete(closed.wait())
-        loop.run_until_complete(tasks.cancel_all())
-        loop.run_until_complete(window.session.aclose() if window.session else asyncio.sleep(0))
+    tasks = TaskRunner()
+    window = MainWindow(window_settings(), tasks)
+    desk = ShowDesk(window, tasks)
+    session: ShowSession | None
+    if demo:
+        session = desk.open_demo()
+    else:
+        session = desk.open_saved(profile_name or ProfileStore().last) or desk.first_run(
+            f"There is no saved profile named {profile_name!r}." if profile_name else None
+        )
+    if session is None:
+        window.close()
+        return 2
+    window.show()
+    closed = asyncio.Event()
+    app.lastWindowClosed.connect(closed.set)
+    loop.run_until_complete(closed.wait())
+    loop.run_until_complete(desk.close())
     return 0
-
-
-def first_run(profile_name: str | None) -> int:
-    """No profile to open: say how to start (the demo, or a profile with its secret)."""
-    text = (
-        f"No saved profile named {profile_name!r} with a client secret."
-        if profile_name
-        else "Welcome to ShowDesk. Start with the demo show (showdesk --demo), or connect a show."
-    )
-    QMessageBox.information(None, APP_NAME, text)
-    return 2

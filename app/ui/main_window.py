@@ -10,16 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QByteArray, QMetaObject, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, QTabWidget
 
 from app import APP_NAME, __version__
-from app.settings import config_dir, data_dir, log_dir
+from app.settings import ProfileStore, config_dir, data_dir, log_dir
 from app.sync.puller import SyncReport
 from app.sync.pusher import PushReport
 from app.ui import actions
 from app.ui.outbox_view import OutboxView
+from app.ui.profile_dialog import ProfileManager
 from app.ui.references import ReferenceNames
 from app.ui.resource_tab import ResourceTab
 from app.ui.resource_tree import ResourceTree
@@ -32,7 +33,12 @@ AskPath = Callable[[str, str], Path | None]
 
 
 class MainWindow(QMainWindow):
-    """ShowDesk's window on one show at a time (`attach` a session)."""
+    """ShowDesk's window on one show at a time (`attach` a session, `detach` it).
+
+    Signals: `profile_requested(str)` — the user chose another saved profile to open.
+    """
+
+    profile_requested = Signal(str)
 
     def __init__(
         self,
@@ -59,6 +65,7 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.tabs)
         self.setCentralWidget(self.splitter)
         self.outbox_view: OutboxView | None = None
+        self._links: list[QMetaObject.Connection] = []
         self.actions_ = actions.render(self, self._handlers())
         tasks.on_error = self.on_tasks_error
         self.setWindowTitle(APP_NAME)
@@ -87,18 +94,40 @@ class MainWindow(QMainWindow):
     def _wire_status(self, session: ShowSession) -> None:
         profile = session.profile
         self.status.set_profile(profile.name, profile.show_id)
-        self.status.cancel_sync_requested.connect(session.cancel_sync)
-        self.status.outbox_requested.connect(self.show_outbox)
-        session.governor.changed.connect(self.status.on_governor_changed)
-        session.sync_progress.connect(self.status.on_sync_progress)
-        session.sync_finished.connect(self.on_session_sync_finished)
-        session.push_finished.connect(self.on_session_push_finished)
-        session.online_changed.connect(self.on_session_online_changed)
-        session.reconnected.connect(self.on_session_reconnected)
-        session.data_changed.connect(self.on_session_data_changed)
-        session.outbox_changed.connect(self.on_outbox_changed)
-        session.problem.connect(self.status.show_message)
+        links = [
+            (self.status.cancel_sync_requested, session.cancel_sync),
+            (self.status.outbox_requested, self.show_outbox),
+            (session.governor.changed, self.status.on_governor_changed),
+            (session.sync_progress, self.status.on_sync_progress),
+            (session.sync_finished, self.on_session_sync_finished),
+            (session.push_finished, self.on_session_push_finished),
+            (session.online_changed, self.on_session_online_changed),
+            (session.reconnected, self.on_session_reconnected),
+            (session.data_changed, self.on_session_data_changed),
+            (session.outbox_changed, self.on_outbox_changed),
+            (session.problem, self.status.show_message),
+        ]
+        self._links = [signal.connect(slot) for signal, slot in links]
         self.status.set_online(bool(session.online), session.data_as_of())
+
+    def detach(self) -> None:
+        """Let go of the session: state saved, tabs and tree removed, signals disconnected."""
+        self.save_state()
+        for link in self._links:
+            QObject.disconnect(link)
+        self._links = []
+        while self.tabs.count():
+            widget = self.tabs.widget(0)
+            self.tabs.removeTab(0)
+            if widget is not None:
+                widget.deleteLater()
+        self.outbox_view = None
+        if self.tree is not None:
+            self.tree.deleteLater()
+            self.tree = None
+        self.session = None
+        self.references = None
+        self._update_title()
 
     def _update_title(self) -> None:
         if self.session is None:
@@ -235,7 +264,9 @@ class MainWindow(QMainWindow):
             tab.focus_filter()
 
     def on_profiles_triggered(self) -> None:
-        self.status.show_message("Profiles: restart ShowDesk with --profile NAME to switch.")
+        manager = ProfileManager(ProfileStore(), self)
+        manager.open_requested.connect(self.profile_requested)
+        manager.open()
 
     def on_about_triggered(self) -> None:
         QMessageBox.about(self, f"About {APP_NAME}", self.about_text())

@@ -7,12 +7,17 @@ from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
+from pytestqt.qtbot import QtBot
 
+from app.settings import ProfileStore, secrets
 from app.sim import SimServer, generate_show
 from app.store.changes import NewChange
+from app.ui.app import ShowDesk
+from app.ui.first_run import FirstRunDialog
 from app.ui.main_window import MainWindow
-from tests.gui.conftest import Opened, Opener, config, profile_for, until, wait_synced
+from app.ui.tasks import TaskRunner
+from tests.gui.conftest import SECRET, Opened, Opener, config, profile_for, until, wait_synced
 
 
 @pytest.fixture
@@ -117,3 +122,67 @@ def test_an_unreachable_show_opens_offline_and_pushes_when_it_is_back(
             assert again.show.get("customers", record["id"])["city"] == "Back Online"  # type: ignore[index]
 
     loop.run_until_complete(scenario())
+
+
+def test_open_tabs_and_geometry_come_back(
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+) -> None:
+    first: Opened = open_window(profile_for(server))
+    wait_synced(loop, first.session)
+    first.window.open_resource("warehouses")
+    first.window.open_resource("customers")
+    first.window.resize(640, 480)  # within the offscreen screen, so it is not clamped
+    size = first.window.size()  # (its minimum width may widen it)
+    first.close()  # closing saves the window's state
+
+    again: Opened = open_window(profile_for(server))
+    wait_synced(loop, again.session)
+    titles = [again.window.tabs.tabText(i) for i in range(again.window.tabs.count())]
+    assert titles == ["Warehouses", "Customers"]
+    assert again.window.size() == size and size.height() == 480
+
+
+def test_switching_to_another_saved_profile(
+    loop: qasync.QEventLoop, qtbot: QtBot, tmp_path: Path, server: SimServer
+) -> None:
+    other_show = SimServer(generate_show("tiny", seed=9), config()).start()
+    store = ProfileStore()
+    first, second = profile_for(server, "Spring show"), profile_for(other_show, "Autumn show")
+    for profile in (first, second):
+        store.save(profile)
+        secrets.set(profile, SECRET)
+    tasks = TaskRunner()
+    window = MainWindow(QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat), tasks)
+    desk = ShowDesk(window, tasks)
+
+    async def scenario() -> None:
+        assert desk.open_saved("Spring show") is not None
+        await until(lambda: window.session is not None and window.session.online is True)
+        window.open_resource("customers")
+        window.profile_requested.emit("Autumn show")
+        await until(lambda: window.session is not None and window.session.profile is not None
+                    and window.session.profile.name == "Autumn show")  # fmt: skip
+        await until(lambda: window.session is not None and window.session.online is True)
+        await until(lambda: not tasks.busy, within=30)
+
+    try:
+        loop.run_until_complete(scenario())
+        assert "Autumn show" in window.windowTitle()
+        assert "Autumn show" in window.status.profile.text()
+        assert window.tabs.count() == 0  # the other show's tabs are not carried over
+        assert ProfileStore().last == "Autumn show"
+    finally:
+        loop.run_until_complete(desk.close())
+        window.close()
+        other_show.stop()
+
+
+def test_the_first_run_dialog_offers_the_demo_or_a_real_show(qtbot: QtBot) -> None:
+    dialog = FirstRunDialog()
+    qtbot.addWidget(dialog)
+    dialog.demo_button.click()
+    assert dialog.choice == "demo" and dialog.result() == FirstRunDialog.DialogCode.Accepted
+    dialog = FirstRunDialog()
+    qtbot.addWidget(dialog)
+    dialog.connect_button.click()
+    assert dialog.choice == "connect"
