@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -20,7 +21,7 @@ from PySide6.QtWidgets import QApplication, QDialog
 from app import APP_NAME, ORG_NAME, __version__
 from app.api.registry import RESOURCES_DIR
 from app.connect import registry_for
-from app.settings import Profile, ProfileStore, config_dir, secrets
+from app.settings import SECRET_ENV, Profile, ProfileStore, config_dir, secrets
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.ui.first_run import FirstRunDialog
@@ -102,7 +103,7 @@ class ShowDesk:
             return None
         if profile.demo:
             return self.open_demo()
-        secret = secrets.get(profile)
+        secret = secrets.get(profile) or os.environ.get(SECRET_ENV)
         if not secret:
             dialog = ProfileDialog(store, profile, self.window)
             if dialog.exec() != QDialog.DialogCode.Accepted:
