@@ -7,6 +7,7 @@ of each profile — is kept in the QSettings passed in.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -280,19 +281,23 @@ class MainWindow(QMainWindow):
 
     def export_resource(self, slug: str | None) -> None:
         """Export a resource (the current tab's when `slug` is None) from the cache to a file."""
-        from app.sync import exporter  # openpyxl is slow to import: only when needed
-
         session = self.session
         tab = self.tabs.currentWidget()
         slug = slug or (tab.resource.slug if isinstance(tab, ResourceTab) else None)
         if session is None or slug is None:
             return
         path = self._ask_path(f"Export {session.registry[slug].title}", f"{slug}.csv")
-        if path is None:
-            return
-        self.status.show_message(f"Exporting {session.registry[slug].title}…")
-        result = exporter.export(session.cache, slug, path)
-        self.status.show_message(f"{result.rows} rows written to {result.path}")
+        if path is not None:
+            self.tasks.start(self._export(session, slug, path), what="Export")
+
+    async def _export(self, session: ShowSession, slug: str, path: Path) -> None:
+        from app.sync import exporter  # openpyxl is slow to import: only when needed
+
+        title = session.registry[slug].title
+        self.status.show_message(f"Exporting {title} to {path.name}…", 0)
+        # Streamed from the cache in a worker thread: the window stays responsive.
+        result = await asyncio.to_thread(exporter.export, session.cache, slug, path)
+        self.status.show_message(f"{result.rows:,} {title} written to {result.path}")
 
     # ---------------------------------------------------------------------- asking the user
 

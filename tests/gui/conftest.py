@@ -100,11 +100,14 @@ def open_window(loop: qasync.QEventLoop, tmp_path: Path) -> Iterator[Opener]:
     """Opens windows and closes them itself: the session must close before its window."""
     opened: list[Opened] = []
 
-    def opener(profile: Profile, answer: bool = True) -> Opened:
+    def opener(profile: Profile, answer: bool = True, export_to: Path | None = None) -> Opened:
         tasks, asked, stack = TaskRunner(), [], ExitStack()
         settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
         window = MainWindow(
-            settings, tasks, ask=lambda q: asked.append(q) or answer, ask_path=lambda t, s: None
+            settings,
+            tasks,
+            ask=lambda q: asked.append(q) or answer,
+            ask_path=lambda t, s: export_to,
         )
         session = stack.enter_context(open_show(window, profile, SECRET, tasks))
         window.show()

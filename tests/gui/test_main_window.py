@@ -185,3 +185,20 @@ def test_the_first_run_dialog_offers_the_demo_or_a_real_show(qtbot: QtBot) -> No
     qtbot.addWidget(dialog)
     dialog.connect_button.click()
     assert dialog.choice == "connect"
+
+
+def test_export_from_the_tree_writes_the_file_without_blocking(
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, tmp_path: Path
+) -> None:
+    target = tmp_path / "customers.csv"
+    opened: Opened = open_window(profile_for(server), export_to=target)
+    wait_synced(loop, opened.session)
+    assert opened.window.tree is not None
+    opened.window.tree.export_requested.emit("customers")
+
+    async def exported() -> None:
+        await until(lambda: "written to" in opened.window.status.currentMessage(), within=30)
+
+    loop.run_until_complete(exported())
+    lines = target.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == server.show.count("customers") + 1
