@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from app.api.registry import default_registry
@@ -171,3 +172,33 @@ def test_push_killed_at_random_moments_applies_every_edit_exactly_once(
     for path in (cache, outbox):
         with sqlite3.connect(path) as conn:
             assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_showdesk_sim_prints_what_to_use_and_answers_http() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app", "sim", "--port", "0", "--size", "tiny"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        lines = [process.stdout.readline() for _ in range(5)]
+        printed = dict(line.strip().rsplit(None, 1) for line in lines if line.startswith("  "))
+        form = {
+            "grant_type": "client_credentials",
+            "scope": "100214",
+            "client_id": printed["show ID"],
+            "client_secret": printed["secret"],
+        }
+        token = httpx.post(printed["auth URL"], data=form, timeout=10).json()["access_token"]
+        answer = httpx.get(
+            printed["base URL"] + "/Customer",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=10,
+        )
+        assert answer.status_code == 200 and len(answer.json()) > 0
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        if process.stdout is not None:
+            process.stdout.close()
