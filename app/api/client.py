@@ -37,6 +37,9 @@ Page = builtins.list[dict[str, Any]]
 RecordLike = Mapping[str, Any] | ShowRecord
 ResourceRef = Resource | str
 _WRAPPERS = {"items": "items", "history": "history"}
+# Idle connections are dropped before common servers drop theirs (uvicorn: 5 s), so a request is
+# never written into a connection the server is closing. (A transport passed in brings its own.)
+HTTP_LIMITS = httpx.Limits(max_connections=16, max_keepalive_connections=8, keepalive_expiry=4.0)
 
 
 class ShowClient:
@@ -218,9 +221,7 @@ def _http_client(
         transport=transport,
         verify=connection.verify(),
         timeout=httpx.Timeout(connection.timeout, connect=min(10.0, connection.timeout)),
-        # Idle connections are dropped before common servers drop them (uvicorn: 5 s), so a
-        # request is never written into a connection the server is closing.
-        limits=httpx.Limits(max_connections=16, max_keepalive_connections=8, keepalive_expiry=4),
+        limits=HTTP_LIMITS,
         headers={"Accept": "application/json", "User-Agent": f"ShowDesk/{__version__}"},
         follow_redirects=False,
     )

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import httpx
 
-from app.api.client import ShowClient
+from app.api.client import HTTP_LIMITS, ShowClient
 from app.api.connection import Connection
 from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
@@ -34,7 +34,7 @@ class SendTimes(httpx.AsyncHTTPTransport):
     """The default transport, noting when each API request is handed to the network."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(limits=HTTP_LIMITS)  # the client's own keep-alive policy
         self.sent: list[float] = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:

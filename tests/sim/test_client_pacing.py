@@ -21,6 +21,7 @@ import time
 import httpx
 import pytest
 
+from app.api.client import HTTP_LIMITS
 from app.api.governor import GovernorState, RateGovernor
 from app.api.pacing import BackoffSchedule
 from tests.sim.test_client_helpers import connect, simulated
@@ -32,7 +33,7 @@ class SendTimes(httpx.AsyncHTTPTransport):
     """The default transport, noting when each API request is handed to the network."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(limits=HTTP_LIMITS)  # the client's own keep-alive policy
         self.sent: list[float] = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -47,8 +48,10 @@ async def test_a_burst_of_three_windows_runs_at_the_allowed_rate_without_a_403()
     with simulated(throttle=True, rate_limit=LIMIT, rate_window=WINDOW) as server:
         ids = [b["id"] for b in server.show.records("brands")]
         times = SendTimes()
-        settings = {"rate_limit": LIMIT, "rate_window": WINDOW, "interactive_reserve": 0.0}
-        async with connect(server, transport=times, **settings) as client:
+        client = connect(
+            server, transport=times, rate_limit=LIMIT, rate_window=WINDOW, interactive_reserve=0.0
+        )
+        async with client:
             burst = (client.get("brands", ids[i % len(ids)]) for i in range(3 * LIMIT))
             await asyncio.gather(*burst)
     assert server.stats.throttled == 0

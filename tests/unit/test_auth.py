@@ -101,7 +101,13 @@ def test_parse_token_reads_rfc6749_and_rejects_the_rest() -> None:
     token = parse_token({"access_token": "x", "expires_in": "120", "refresh_token": "r"}, 5.0)
     assert (token.expires_in, token.refresh_token, token.obtained_at) == (120.0, "r", 5.0)
     assert token.token_type == "Bearer"
-    for bad in ({}, [], {"access_token": 3}, {"access_token": "x", "expires_in": "soon"}):
+    bad_answers: list[object] = [
+        {},
+        [],
+        {"access_token": 3},
+        {"access_token": "x", "expires_in": "x"},
+    ]
+    for bad in bad_answers:
         with pytest.raises(ValueError):
             parse_token(bad, 0.0)
 
