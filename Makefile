@@ -24,7 +24,7 @@ sysdeps-window:
 
 run: $(STAMP) sysdeps-window
 	@if [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
-	  echo "No display: running under Xvfb."; xvfb-run -a $(BIN)/showdesk --demo; \
+	  echo "No display: running under Xvfb."; xvfb-run -a -s "-screen 0 1600x1000x24" $(BIN)/showdesk --demo; \
 	else $(BIN)/showdesk --demo; fi
 
 lint: $(STAMP)
