@@ -26,6 +26,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("export", "&Export…", "&File", "Ctrl+E", "Export the current table", True),
     ActionSpec("close_tab", "&Close tab", "&File", QKeySequence.StandardKey.Close, "Close tab"),
     ActionSpec("quit", "&Quit", "&File", QKeySequence.StandardKey.Quit, "Quit ShowDesk"),
+    ActionSpec("undo", "&Undo", "&Edit", "Ctrl+Z", "Undo the last edit (before it is pushed)"),
+    ActionSpec("redo", "&Redo", "&Edit", "Ctrl+Shift+Z", "Redo the edit just undone"),
     ActionSpec("find", "&Filter…", "&Edit", QKeySequence.StandardKey.Find, "Filter the table"),
     ActionSpec("sync", "&Sync", "&Show", "F5", "Fetch what changed on the server", True),
     ActionSpec("full_sync", "&Full sync", "&Show", "Shift+F5", "Fetch everything again"),

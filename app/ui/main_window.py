@@ -3,6 +3,10 @@
 The window holds no data of its own: tables read the cache, edits go to the outbox, and the
 `ShowSession` does every network call. State that outlives the window — geometry, the open tabs
 of each profile — is kept in the QSettings passed in.
+
+Edits: one `QUndoStack` per window, cleared when a session is attached or detached — so it is
+in effect per open show: Edit ▸ Undo lives on the window, and an undo must never replay a
+command on another show's outbox. `GridEditing` (app/ui/undo.py) pushes every table edit on it.
 """
 
 from __future__ import annotations
@@ -12,11 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QMetaObject, QObject, QSettings, Qt, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QUndoStack
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, QTabWidget
 
 from app import APP_NAME, __version__
 from app.settings import ProfileStore, config_dir, data_dir, log_dir
+from app.sync.edits import Editor
 from app.sync.puller import SyncReport
 from app.sync.pusher import PushReport
 from app.ui import actions
@@ -28,6 +33,7 @@ from app.ui.resource_tree import ResourceTree
 from app.ui.session import ShowSession
 from app.ui.status_bar import ShowStatusBar
 from app.ui.tasks import TaskRunner
+from app.ui.undo import UNDO_LIMIT, GridEditing
 
 Ask = Callable[[str], bool]
 AskPath = Callable[[str, str], Path | None]
@@ -67,7 +73,11 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.splitter)
         self.outbox_view: OutboxView | None = None
         self._links: list[QMetaObject.Connection] = []
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.setUndoLimit(UNDO_LIMIT)
+        self.grid_editing: GridEditing | None = None
         self.actions_ = actions.render(self, self._handlers())
+        self._wire_undo()
         tasks.on_error = self.on_tasks_error
         self.setWindowTitle(APP_NAME)
         self.resize(1280, 800)
@@ -79,6 +89,10 @@ class MainWindow(QMainWindow):
         """Show this session's show: tree, tabs restored, status bar wired."""
         self.session = session
         self.references = ReferenceNames(session.cache)
+        self.undo_stack.clear()
+        editor = Editor(session.cache, session.outbox, session.registry)
+        self.grid_editing = GridEditing(editor, self.undo_stack, self)
+        self.grid_editing.applied.connect(self.on_grid_editing_applied)
         self.tree = ResourceTree(session.registry, counts=session.cache.counts(), owner=self)
         self.tree.open_requested.connect(self.open_resource)
         self.tree.sync_requested.connect(lambda slug: session.sync([slug]))
@@ -123,6 +137,10 @@ class MainWindow(QMainWindow):
             if widget is not None:
                 widget.deleteLater()
         self.outbox_view = None
+        self.undo_stack.clear()
+        if self.grid_editing is not None:
+            self.grid_editing.deleteLater()
+            self.grid_editing = None
         if self.tree is not None:
             self.tree.deleteLater()
             self.tree = None
@@ -148,8 +166,16 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentWidget(existing)
             return existing
         res = session.registry[slug]
-        tab = ResourceTab(session.cache, res, self.references, self.settings, outbox=session.outbox)
+        tab = ResourceTab(
+            session.cache,
+            res,
+            self.references,
+            self.settings,
+            outbox=session.outbox,
+            edits=self.grid_editing,
+        )
         tab.selection_summary.connect(self.status.set_selection_summary)
+        tab.message.connect(self.status.show_message)
         self.tabs.setCurrentIndex(self.tabs.addTab(tab, res.title))
         return tab
 
@@ -227,6 +253,12 @@ class MainWindow(QMainWindow):
         self.on_outbox_changed()
 
     def on_outbox_changed(self) -> None:
+        for tab in self.resource_tabs():
+            tab.model.refresh_pending()
+        self.on_grid_editing_applied(None)
+
+    def on_grid_editing_applied(self, _outcome: object) -> None:
+        """An edit or undo wrote the outbox (the tabs re-read their own resource)."""
         if self.session is None:
             return
         self.status.set_outbox_counts({str(k): n for k, n in self.session.outbox.counts().items()})
@@ -245,6 +277,8 @@ class MainWindow(QMainWindow):
             "export": lambda: self.export_resource(None),
             "close_tab": lambda: self.on_tabs_tab_close_requested(self.tabs.currentIndex()),
             "quit": self.on_quit_triggered,
+            "undo": self.undo_stack.undo,
+            "redo": self.undo_stack.redo,
             "find": self.on_find_triggered,
             "sync": lambda: self.session.sync() if self.session else None,
             "full_sync": lambda: self.session.sync(full=True) if self.session else None,
@@ -252,6 +286,15 @@ class MainWindow(QMainWindow):
             "outbox": self.on_outbox_triggered,
             "about": self.on_about_triggered,
         }
+
+    def _wire_undo(self) -> None:
+        undo, redo = self.actions_["undo"], self.actions_["redo"]
+        undo.setEnabled(False)
+        redo.setEnabled(False)
+        self.undo_stack.canUndoChanged.connect(undo.setEnabled)
+        self.undo_stack.canRedoChanged.connect(redo.setEnabled)
+        self.undo_stack.undoTextChanged.connect(lambda t: undo.setText(f"&Undo {t}".strip()))
+        self.undo_stack.redoTextChanged.connect(lambda t: redo.setText(f"&Redo {t}".strip()))
 
     def on_quit_triggered(self) -> None:
         self.close()

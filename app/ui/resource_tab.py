@@ -1,7 +1,9 @@
 """One opened resource: a filter line, a table over the cache, and the columns the user arranged.
 
 Sorting and filtering re-query SQLite through the model (never a proxy model). The layout, sort
-and filters are remembered per resource in the QSettings passed in and restored on open.
+and filters are remembered per resource in the QSettings passed in and restored on open. Given a
+`GridEditing`, the table edits like a spreadsheet (app/ui/grid_editing.py) and shows its
+resource's unsaved changes in a badge.
 """
 
 from __future__ import annotations
@@ -38,8 +40,11 @@ from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.ui import view_state
+from app.ui.delegates import RecordDelegate
+from app.ui.grid_editing import GridEditor
 from app.ui.references import ReferenceNames, is_number, title_of
 from app.ui.table_model import RecordTableModel
+from app.ui.undo import GridEditing, Outcome
 from app.ui.view_state import ViewState
 
 FILTER_DELAY_MS = 150
@@ -94,11 +99,13 @@ class ResourceTab(QWidget):
     """A resource's table with its filters.
 
     Signals: `selection_summary(str)` ("1,234 rows · 12 selected · sum 4,567.50"),
-    `record_activated(str slug, str record_id)` (double-click or Enter on a row).
+    `record_activated(str slug, str record_id)` (double-click or Enter on a row),
+    `message(str)` (what an edit gesture did, for the status bar).
     """
 
     selection_summary = Signal(str)
     record_activated = Signal(str, str)
+    message = Signal(str)
 
     def __init__(
         self,
@@ -110,12 +117,15 @@ class ResourceTab(QWidget):
         outbox: Outbox | None = None,
         parent: str | None = None,
         owner: QWidget | None = None,
+        edits: GridEditing | None = None,
     ) -> None:
         super().__init__(owner)
         self._settings = settings
         self._model = RecordTableModel(
-            cache, resource, references, outbox=outbox, parent=parent, owner=self
+            cache, resource, references, outbox=outbox, parent=parent, owner=self, edits=edits
         )
+        self.pending_label = QLabel(self)
+        self.grid: GridEditor | None = None
         self.filter_edit = QLineEdit(self)
         self.filters_label = QLabel(self)
         self.clear_filters_button = QToolButton(self)
@@ -127,6 +137,9 @@ class ResourceTab(QWidget):
         self._restore(view_state.load_state(settings, resource.slug))
         self._connect()
         self._show_column_filters()
+        if edits is not None:
+            self._set_up_editing(edits)
+        self.on_model_pending_changed()
 
     # ------------------------------------------------------------------------------ public
 
@@ -251,6 +264,16 @@ class ResourceTab(QWidget):
     def on_summary_timer_timeout(self) -> None:
         self.selection_summary.emit(self.summary())
 
+    def on_edits_applied(self, outcome: Outcome) -> None:
+        if outcome.slug == self.resource.slug:
+            self._model.mark(outcome.cleared, outcome.refused)
+            self._model.refresh_pending()
+
+    def on_model_pending_changed(self) -> None:
+        n = self._model.pending_count
+        self.pending_label.setText(f"{n:,} unsaved change{'' if n == 1 else 's'}")
+        self.pending_label.setVisible(n > 0)
+
     def on_clear_filters_button_clicked(self) -> None:
         for field in self._model.column_filters:
             self._model.set_column_filter(field, "")
@@ -268,6 +291,7 @@ class ResourceTab(QWidget):
         top.addWidget(self.column_filter_edit, 2)
         top.addWidget(self.filters_label, 3)
         top.addWidget(self.clear_filters_button)
+        top.addWidget(self.pending_label)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
@@ -321,11 +345,18 @@ class ResourceTab(QWidget):
         header.sectionResized.connect(self.on_header_layout_changed)
         header.sectionMoved.connect(self.on_header_layout_changed)
         self._model.columns_changed.connect(self.on_model_columns_changed)
+        self._model.pending_changed.connect(self.on_model_pending_changed)
         self._model.modelReset.connect(self.on_selection_changed)
         self.table.activated.connect(self.on_table_activated)
         self.table.selectionModel().selectionChanged.connect(self.on_selection_changed)
         self.clear_filters_button.clicked.connect(self.on_clear_filters_button_clicked)
         self.column_filter_edit.applied.connect(self.set_column_filter)
+
+    def _set_up_editing(self, edits: GridEditing) -> None:
+        self.table.setItemDelegate(RecordDelegate(self.table))
+        self.grid = GridEditor(self.table, self._model, edits)
+        self.grid.message.connect(self.message)
+        edits.applied.connect(self.on_edits_applied)
 
     def _add_column_chooser(self, menu: QMenu) -> None:
         for section, field in enumerate(self._model.fields):

@@ -4,14 +4,20 @@ Sorting and filtering happen in SQLite (`Cache.row_ids`), then the model resets:
 `QSortFilterProxyModel` over a big resource (shared/ENV-NOTES.md, "Large tables"). The model keeps
 only the list of ids; records are read in blocks of `BLOCK` ids around the row asked for and kept
 in a small LRU, so `data()` costs a dictionary lookup and, now and then, one indexed SELECT.
+
+Pending changes (app/ui/pending.py) are laid over the cached records, keyed on ids: the table
+shows what the user will push, records created here are rows at the end, and a row to be deleted
+is struck out. Editing: with an edit sink (app/ui/undo.py `GridEditing`) the editable cells
+accept `setData`, which never writes — it asks the sink for an undo command; values the sink
+refused are marked at their cell with the reason (`errors`) until a later edit of the cell.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
-from typing import Any, get_args
+from typing import Any, Protocol, get_args
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -21,32 +27,44 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QFont
 
 from app.api.models import MODELS, ShowRecord
 from app.api.registry import Resource
 from app.store.cache import Cache
-from app.store.changes import ACTIVE, Change
+from app.store.changes import ACTIVE
 from app.store.outbox import Outbox
+from app.ui.delegates import FieldKind, field_kind
+from app.ui.pending import WHOLE_RECORD, PendingView
 from app.ui.references import ReferenceNames, ids_of, is_number, readable, show_date, title_of
 
 Index = QModelIndex | QPersistentModelIndex
 BLOCK = 200  # records read per SELECT
 MAX_BLOCKS = 24  # blocks kept: a few screens around where the user is looking
-WHOLE_RECORD = "*"  # a pending create/delete marks every cell of its row
 PENDING_BRUSH = QBrush(QColor(255, 236, 179))
+ERROR_BRUSH = QBrush(QColor(255, 179, 179))
+NEW_BRUSH = QBrush(QColor(0, 110, 40))  # text of a record created here
+DELETED_BRUSH = QBrush(QColor(150, 150, 150))  # text of a record to be deleted (struck out)
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _ROLES = Qt.ItemDataRole
+
+
+class EditSink(Protocol):
+    """Where the model sends a user's edit (app/ui/undo.py `GridEditing`)."""
+
+    def edit_cells(self, slug: str, values: Sequence[tuple[str, str, Any]], text: str) -> Any: ...
 
 
 class RecordTableModel(QAbstractTableModel):
     """Records of one resource (optionally under one parent record), read from the cache.
 
     Signals: `columns_changed()` after a `refresh()` that found a different set of fields (the
-    view should re-apply its column layout by field name), plus Qt's model signals.
+    view should re-apply its column layout by field name), `pending_changed()` after the
+    outbox was read again (`pending_count` changes of this resource), plus Qt's model signals.
     """
 
     columns_changed = Signal()
+    pending_changed = Signal()
 
     def __init__(
         self,
@@ -57,10 +75,15 @@ class RecordTableModel(QAbstractTableModel):
         outbox: Outbox | None = None,
         parent: str | None = None,
         owner: QObject | None = None,
+        edits: EditSink | None = None,
     ) -> None:
         super().__init__(owner)
         self._cache, self._resource, self._names = cache, resource, references
-        self._outbox, self._record_parent = outbox, parent
+        self._outbox, self._record_parent, self.edits = outbox, parent, edits
+        self._view = PendingView()
+        self.pending_count = 0
+        self._created: list[str] = []
+        self.errors: dict[tuple[str, str], str] = {}  # (id, field) → why the value was refused
         self._fields = fields_of(cache, resource)
         self._dates = date_fields(resource)
         self._order_by: str | None = None
@@ -104,15 +127,20 @@ class RecordTableModel(QAbstractTableModel):
             self._rows_by_id = {rid: row for row, rid in enumerate(self._ids)}
         return self._rows_by_id.get(record_id, -1)
 
+    def record_ids(self) -> list[str]:
+        """Every row's record id, in the current order and filters."""
+        return list(self._ids)
+
     def record(self, row: int) -> dict[str, Any]:
-        """The cached record shown at `row` ({} if it vanished since the last query)."""
+        """The record shown at `row`, pending changes laid over ({} if it vanished)."""
         block = row // BLOCK
         records = self._blocks.get(block)
         if records is None:
             records = self._load_block(block)
         else:
             self._blocks.move_to_end(block)
-        return records.get(self._ids[row], {})
+        rid = self._ids[row]
+        return self._view.laid_over(rid, records.get(rid, {}))
 
     def value(self, row: int, column: int) -> Any:
         return self.record(row).get(self._fields[column])
@@ -184,17 +212,37 @@ class RecordTableModel(QAbstractTableModel):
     # ------------------------------------------------------------------------ pending hook
 
     def refresh_pending(self) -> None:
-        """Re-read the outbox's unsettled changes of this resource (highlighted cells)."""
+        """Re-read the outbox's unsettled changes of this resource (values shown, highlights)."""
         if self._outbox is not None:
             changes = self._outbox.changes(ACTIVE, resource=self._resource.slug)
-            self.set_pending(cell for change in changes for cell in _pending_cells(change))
+            view = PendingView.of(changes)
+            self._set_created(view.created if self._record_parent is None else [])
+            self._view, self.pending_count = view, len(changes)
+            self.set_pending(view.cells)
+            self.pending_changed.emit()
+
+    def mark(
+        self, cleared: Iterable[tuple[str, str]], refused: Mapping[tuple[str, str], str]
+    ) -> None:
+        """Cells whose edit went in (errors cleared) and refused ones (marked with the reason)."""
+        for cell in cleared:
+            self.errors.pop(cell, None)
+        self.errors.update(refused)
+
+    def row_kind(self, row: int) -> str | None:
+        """ "new", "deleted" or None for the record at `row`."""
+        return self._view.kinds.get(self._ids[row])
+
+    def kind_at(self, column: int) -> FieldKind | None:
+        """How the field of `column` is edited in a cell (None: not editable)."""
+        return field_kind(self._resource, self._fields[column]) if self.edits else None
 
     def set_pending(self, cells: Iterable[tuple[str, str]]) -> None:
         """(record id, field) pairs to highlight; field `WHOLE_RECORD` marks the whole row."""
         self.pending = set(cells)
         if self._ids and self._fields:
             last = self.index(len(self._ids) - 1, len(self._fields) - 1)
-            self.dataChanged.emit(self.index(0, 0), last, [_ROLES.BackgroundRole])
+            self.dataChanged.emit(self.index(0, 0), last, [])
 
     def is_pending(self, row: int, column: int) -> bool:
         rid = self._ids[row]
@@ -211,7 +259,26 @@ class RecordTableModel(QAbstractTableModel):
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | _NO_CHILDREN
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | _NO_CHILDREN
+        kind = self.kind_at(index.column())
+        if kind is not None and self.row_kind(index.row()) != "deleted":
+            flags |= Qt.ItemFlag.ItemIsEditable
+            if kind.kind == "bool":
+                flags |= Qt.ItemFlag.ItemIsUserCheckable
+        return flags
+
+    def setData(self, index: Index, value: Any, role: int = _ROLES.EditRole) -> bool:
+        """Ask the edit sink for an undo command (nothing is written here)."""
+        if role == _ROLES.CheckStateRole:
+            value = value in (Qt.CheckState.Checked, Qt.CheckState.Checked.value)
+        elif role != _ROLES.EditRole:
+            return False
+        if self.edits is None or not self.flags(index) & Qt.ItemFlag.ItemIsEditable:
+            return False
+        field = self._fields[index.column()]
+        record_id = self._ids[index.row()]
+        self.edits.edit_cells(self._resource.slug, [(record_id, field, value)], f"Edit {field}")
+        return True
 
     def data(self, index: Index, role: int = _ROLES.DisplayRole) -> Any:
         if not index.isValid():
@@ -220,8 +287,12 @@ class RecordTableModel(QAbstractTableModel):
         if role == _ROLES.UserRole:
             return self._ids[row]
         if role == _ROLES.BackgroundRole:
-            return PENDING_BRUSH if self.pending and self.is_pending(row, column) else None
+            return self._background(row, column)
+        if role in (_ROLES.ForegroundRole, _ROLES.FontRole):
+            return self._row_style(row, role)
         field = self._fields[column]
+        if role == _ROLES.ToolTipRole and (reason := self.errors.get((self._ids[row], field))):
+            return f"Not queued: {reason}"
         value = self.record(row).get(field)
         if role == _ROLES.DisplayRole:
             return None if isinstance(value, bool) else self._display(field, value)
@@ -249,6 +320,38 @@ class RecordTableModel(QAbstractTableModel):
         return None
 
     # ------------------------------------------------------------------------------ helpers
+
+    def _background(self, row: int, column: int) -> QBrush | None:
+        if self.errors and (self._ids[row], self._fields[column]) in self.errors:
+            return ERROR_BRUSH
+        return PENDING_BRUSH if self.pending and self.is_pending(row, column) else None
+
+    def _row_style(self, row: int, role: int) -> QBrush | QFont | None:
+        kind = self._view.kinds.get(self._ids[row]) if self._view.kinds else None
+        if kind is None:
+            return None
+        if role == _ROLES.ForegroundRole:
+            return NEW_BRUSH if kind == "new" else DELETED_BRUSH
+        font = QFont()
+        font.setStrikeOut(kind == "deleted")
+        font.setItalic(kind == "new")
+        return font
+
+    def _set_created(self, created: list[str]) -> None:
+        """Rows for the records created here (after the queried ones), inserted or removed."""
+        old, first = self._created, len(self._ids) - len(self._created)
+        if created == old:
+            return
+        grow, shrink = created[: len(old)] == old, old[: len(created)] == created
+        if grow:
+            self.beginInsertRows(QModelIndex(), first + len(old), first + len(created) - 1)
+        elif shrink:
+            self.beginRemoveRows(QModelIndex(), first + len(created), first + len(old) - 1)
+        else:
+            self.beginResetModel()
+        self._ids = self._ids[:first] + created
+        self._created, self._rows_by_id = list(created), None
+        (self.endInsertRows if grow else self.endRemoveRows if shrink else self.endResetModel)()
 
     def _display(self, field: str, value: Any) -> str | None:
         if value is None:
@@ -279,6 +382,7 @@ class RecordTableModel(QAbstractTableModel):
             text=self._text or None,
             filters=self._filters,
         )
+        self._ids += self._created
         self._blocks.clear()
         self._rows_by_id = None
 
@@ -300,14 +404,6 @@ class RecordTableModel(QAbstractTableModel):
 
 
 _NO_CHILDREN = Qt.ItemFlag.ItemNeverHasChildren
-
-
-def _pending_cells(change: Change) -> list[tuple[str, str]]:
-    """The cells an unsettled change touches (every cell of a created or deleted record)."""
-    ids = {change.record_id, change.effective_id}
-    if change.op != "update":
-        return [(rid, WHOLE_RECORD) for rid in ids]
-    return [(rid, name) for rid in ids for name, _, _ in change.diff()]
 
 
 TRAILING = ("id", "modifiedDate")

@@ -1,0 +1,129 @@
+"""Typed cell editors for the record tables, and which fields can be edited in a cell at all.
+
+`field_kind(resource, field)` reads the field's annotation in the record's model: a spin box for
+integers and decimals, a check box for yes/no, a combo box for an enumeration (`Literal`), a line
+edit for text and dates. Lists and nested objects are not edited in a cell (their pickers come
+with the forms). The editor only collects a value: `setModelData` hands it to the model, whose
+`setData` turns it into an undo command — the delegate never writes anything itself.
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, Literal, Union, get_args, get_origin
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QLineEdit,
+    QSpinBox,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
+
+from app.api.models import MODELS, ShowRecord
+from app.api.registry import Resource
+
+Index = QModelIndex | QPersistentModelIndex
+Kind = Literal["text", "int", "float", "bool", "choice"]
+READ_ONLY = frozenset({"id", "modifiedDate"})
+INT_LIMIT = 2_147_483_647
+
+
+@dataclass(frozen=True)
+class FieldKind:
+    """How a field is edited in a cell: its kind and, for an enumeration, its choices."""
+
+    kind: Kind
+    choices: tuple[str, ...] = ()
+
+
+def field_kind(resource: Resource, field: str) -> FieldKind | None:
+    """The cell editor for `field`, or None when it is not edited in a cell."""
+    if field in READ_ONLY:
+        return None
+    model: type[ShowRecord] = MODELS.get(resource.model, ShowRecord)
+    info = model.model_fields.get(field)
+    if info is None:
+        return FieldKind("text")  # a field the model does not declare: edited as text
+    return _kind_of(info.annotation)
+
+
+def _kind_of(annotation: Any) -> FieldKind | None:
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    if get_origin(annotation) in (Union, types.UnionType) and len(args) == 1:
+        return _kind_of(args[0])
+    if get_origin(annotation) is Literal:
+        return FieldKind("choice", tuple(str(a) for a in get_args(annotation)))
+    simple: dict[Any, Kind] = {
+        bool: "bool",
+        int: "int",
+        float: "float",
+        str: "text",
+        date: "text",
+        datetime: "text",
+    }
+    kind = simple.get(annotation)
+    return None if kind is None else FieldKind(kind)
+
+
+class RecordDelegate(QStyledItemDelegate):
+    """Opens the editor of the cell's field kind (asks the model: `kind_at(index)`)."""
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: Index) -> QWidget:
+        kind = self._kind(index)
+        if kind is None or kind.kind == "text":
+            return QLineEdit(parent)
+        if kind.kind == "int":
+            spin = QSpinBox(parent)
+            spin.setRange(-INT_LIMIT, INT_LIMIT)
+            return spin
+        if kind.kind == "float":
+            number = QDoubleSpinBox(parent)
+            number.setRange(-1e12, 1e12)
+            number.setDecimals(4)
+            return number
+        if kind.kind == "bool":
+            return QCheckBox(parent)
+        combo = QComboBox(parent)
+        combo.addItems(["", *kind.choices])
+        return combo
+
+    def setEditorData(self, editor: QWidget, index: Index) -> None:
+        value = index.data(Qt.ItemDataRole.EditRole)
+        if isinstance(editor, QSpinBox):
+            editor.setValue(int(value) if isinstance(value, int | float) else 0)
+        elif isinstance(editor, QDoubleSpinBox):
+            editor.setValue(float(value) if isinstance(value, int | float) else 0.0)
+        elif isinstance(editor, QCheckBox):
+            editor.setChecked(bool(value))
+        elif isinstance(editor, QComboBox):
+            editor.setCurrentIndex(max(editor.findText("" if value is None else str(value)), 0))
+        elif isinstance(editor, QLineEdit):
+            editor.setText("" if value is None else str(value))
+
+    def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: Index) -> None:
+        model.setData(index, editor_value(editor), Qt.ItemDataRole.EditRole)
+
+    @staticmethod
+    def _kind(index: Index) -> FieldKind | None:
+        kind_at = getattr(index.model(), "kind_at", None)
+        return kind_at(index.column()) if callable(kind_at) else None
+
+
+def editor_value(editor: QWidget) -> Any:
+    """The value an editor holds (text as typed: the model's coercion judges it)."""
+    if isinstance(editor, QSpinBox | QDoubleSpinBox):
+        return editor.value()
+    if isinstance(editor, QCheckBox):
+        return editor.isChecked()
+    if isinstance(editor, QComboBox):
+        return editor.currentText()
+    if isinstance(editor, QLineEdit):
+        return editor.text()
+    return None

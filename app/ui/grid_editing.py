@@ -1,0 +1,258 @@
+"""Spreadsheet gestures on a record table: copy, paste, fill down/right, clear, "Set field…".
+
+`GridEditor` works on one `QTableView` over a `RecordTableModel`. It reads the selection in
+visible columns (in the order the user arranged them), builds (record id, field, value) triples,
+and hands them to `GridEditing.edit_cells` as ONE undo command per gesture. The clipboard is TSV
+the way Excel writes and reads it: tab-separated, CRLF rows, a cell holding a tab, newline or
+quote wrapped in quotes with quotes doubled.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox, QTableView, QWidget
+
+from app.ui.references import title_of
+from app.ui.table_model import RecordTableModel
+from app.ui.undo import GridEditing, Outcome, refused_text
+
+Ask = Callable[[str], bool]
+Prompt = Callable[[Sequence[str]], tuple[str, str] | None]  # fields → (field, value) or None
+Cell = tuple[int, int]  # (row, column) in the model, only while a gesture runs
+Triple = tuple[str, str, Any]  # (record id, field, value)
+
+
+def cell_text(value: Any) -> str:
+    """A value as a spreadsheet cell: blank for none, TRUE/FALSE, JSON for nested values."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def to_tsv(rows: Sequence[Sequence[str]]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, dialect="excel-tab", lineterminator="\r\n").writerows(rows)
+    return buffer.getvalue()
+
+
+def parse_tsv(text: str) -> list[list[str]]:
+    """Rows of cells from clipboard text (one trailing line break is not an empty row)."""
+    if text.endswith("\n"):
+        text = text[:-2] if text.endswith("\r\n") else text[:-1]
+    if not text:
+        return []
+    return [row or [""] for row in csv.reader(io.StringIO(text), dialect="excel-tab")]
+
+
+class GridEditor(QObject):
+    """Copy, paste, fill, clear and "Set field…" on one table; `ask`/`prompt` are replaceable.
+
+    Signals: `message(str)` — what a gesture did, for the status bar.
+    """
+
+    message = Signal(str)
+
+    def __init__(
+        self,
+        table: QTableView,
+        model: RecordTableModel,
+        editing: GridEditing,
+        *,
+        ask: Ask | None = None,
+        prompt: Prompt | None = None,
+    ) -> None:
+        super().__init__(table)
+        self.table, self.model, self.editing = table, model, editing
+        self.ask: Ask = ask or self._ask_user
+        self.prompt: Prompt = prompt or self._prompt_user
+        self.actions = self._install_actions()
+
+    # ------------------------------------------------------------------------------ gestures
+
+    def copy(self) -> str:
+        """Put the selection (its bounding box, visible columns) on the clipboard as TSV."""
+        cells = self.selected_cells()
+        if not cells:
+            return ""
+        chosen = set(cells)
+        order = self.visible_columns()
+        spots = sorted({order.index(c) for _, c in cells})
+        columns = order[spots[0] : spots[-1] + 1]
+        rows = range(cells[0][0], cells[-1][0] + 1)
+        value = self.model.value
+        table = [
+            [cell_text(value(r, c)) if (r, c) in chosen else "" for c in columns] for r in rows
+        ]
+        text = to_tsv(table)
+        QApplication.clipboard().setText(text)
+        return text
+
+    def paste(self, text: str | None = None) -> Outcome | None:
+        """Paste a block at the selection's top-left cell, or one value into every selected cell."""
+        block = parse_tsv(QApplication.clipboard().text() if text is None else text)
+        cells = self.selected_cells()
+        if not block or not cells:
+            return None
+        if len(block) == 1 and len(block[0]) == 1 and len(cells) > 1:
+            values = [(r, c, block[0][0]) for r, c in cells]
+            return self._apply(values, f"Paste into {len(cells):,} cells")
+        return self._paste_block(block, cells)
+
+    def fill_down(self) -> Outcome | None:
+        """Every selected cell takes the value of the topmost selected cell of its column."""
+        top: dict[int, int] = {}
+        cells = self.selected_cells()
+        for r, c in cells:
+            top[c] = min(top.get(c, r), r)
+        values = [(r, c, self.model.value(top[c], c)) for r, c in cells if r != top[c]]
+        return self._apply(values, f"Fill down {len(values):,} cells")
+
+    def fill_right(self) -> Outcome | None:
+        """Every selected cell takes the value of the leftmost selected cell of its row."""
+        order = {c: i for i, c in enumerate(self.visible_columns())}
+        left: dict[int, int] = {}
+        cells = self.selected_cells()
+        for r, c in cells:
+            left[r] = c if r not in left or order[c] < order[left[r]] else left[r]
+        values = [(r, c, self.model.value(r, left[r])) for r, c in cells if c != left[r]]
+        return self._apply(values, f"Fill right {len(values):,} cells")
+
+    def clear(self) -> Outcome | None:
+        cells = self.selected_cells()
+        return self._apply([(r, c, None) for r, c in cells], f"Clear {len(cells):,} cells")
+
+    def set_field(self, all_rows: bool = False) -> Outcome | None:
+        """Ask for a field and a value; set it on the selected rows (or every filtered row)."""
+        editable = [f for i, f in enumerate(self.model.fields) if self.model.kind_at(i)]
+        answer = self.prompt(editable)
+        if answer is None:
+            return None
+        field, value = answer
+        column = self.model.column_of(field)
+        rows = (
+            range(self.model.rowCount())
+            if all_rows
+            else sorted({r for r, _ in self.selected_cells()})
+        )
+        what = "all filtered rows" if all_rows else f"{len(rows):,} rows"
+        return self._apply([(r, column, value) for r in rows], f"Set {field} on {what}")
+
+    # ---------------------------------------------------------------------------- selection
+
+    def visible_columns(self) -> list[int]:
+        """Model columns of the shown sections, left to right as the user arranged them."""
+        header = self.table.horizontalHeader()
+        shown = (header.logicalIndex(v) for v in range(header.count()))
+        return [c for c in shown if not header.isSectionHidden(c)]
+
+    def selected_cells(self) -> list[Cell]:
+        """Selected (row, column) cells in shown columns, row by row; else the current cell."""
+        header = self.table.horizontalHeader()
+        model = self.table.selectionModel()
+        found = {
+            (i.row(), i.column())
+            for i in model.selectedIndexes()
+            if not header.isSectionHidden(i.column())
+        }
+        current = self.table.currentIndex()
+        if not found and current.isValid():
+            found = {(current.row(), current.column())}
+        order = {c: i for i, c in enumerate(self.visible_columns())}
+        return sorted(found, key=lambda rc: (rc[0], order.get(rc[1], 0)))
+
+    # ------------------------------------------------------------------------------ helpers
+
+    def _paste_block(self, block: list[list[str]], cells: list[Cell]) -> Outcome | None:
+        columns = self.visible_columns()
+        top = cells[0][0]
+        start = min(columns.index(c) for _, c in cells)
+        width = len(columns) - start
+        clipped = sum(max(len(row) - width, 0) for row in block)
+        rows = self.model.rowCount()
+        values = [
+            (top + i, columns[start + j], text)
+            for i, row in enumerate(block[: max(rows - top, 0)])
+            for j, text in enumerate(row[:width])
+        ]
+        creates = self._new_rows(block[max(rows - top, 0) :], columns[start:])
+        if clipped:
+            self.message.emit(f"{clipped:,} cell(s) beyond the last column were not pasted")
+        return self._apply(values, f"Paste {len(values):,} cells", creates)
+
+    def _new_rows(self, extra: list[list[str]], columns: list[int]) -> list[dict[str, str]]:
+        if not extra or not self.ask(
+            f"Create {len(extra):,} new record(s) for the rows past the end?"
+        ):
+            return []
+        fields = [self.model.field(c) for c in columns if self.model.kind_at(c) is not None]
+        return [{f: t for f, t in zip(fields, row, strict=False) if t.strip()} for row in extra]
+
+    def _apply(
+        self,
+        values: Sequence[tuple[int, int, Any]],
+        text: str,
+        creates: Sequence[dict[str, str]] = (),
+    ) -> Outcome | None:
+        model = self.model
+        triples: list[Triple] = [
+            (model.record_id(r), model.field(c), v)
+            for r, c, v in values
+            if model.flags(model.index(r, c)) & Qt.ItemFlag.ItemIsEditable
+        ]
+        if not triples and not creates:
+            return None
+        outcome = self.editing.edit_cells(model.resource.slug, triples, text, creates)
+        refused = [f"{title_of(f)}: {why}" for (_, f), why in list(outcome.refused.items())[:3]]
+        note = (
+            f"{text}: {len(outcome.refused):,} refused ({'; '.join(refused)})" if refused else text
+        )
+        self.message.emit(" · ".join(filter(None, [note, refused_text(outcome.created)])))
+        return outcome
+
+    def _install_actions(self) -> dict[str, QAction]:
+        specs: list[tuple[str, str, QKeySequence.StandardKey | str, Callable[[], object]]] = [
+            ("copy", "Copy", QKeySequence.StandardKey.Copy, self.copy),
+            ("paste", "Paste", QKeySequence.StandardKey.Paste, self.paste),
+            ("fill_down", "Fill down", "Ctrl+D", self.fill_down),
+            ("fill_right", "Fill right", "Ctrl+R", self.fill_right),
+            ("clear", "Clear", QKeySequence.StandardKey.Delete, self.clear),
+            ("set_field", "Set field on selected rows…", "Ctrl+Shift+E", self.set_field),
+            ("set_field_all", "Set field on all filtered rows…", "", lambda: self.set_field(True)),
+        ]
+        actions: dict[str, QAction] = {}
+        for name, text, key, slot in specs:
+            action = QAction(text, self.table)
+            if key:
+                action.setShortcut(QKeySequence(key))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            action.triggered.connect(lambda _checked=False, s=slot: s())
+            self.table.addAction(action)
+            actions[name] = action
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        return actions
+
+    def _ask_user(self, question: str) -> bool:
+        answer = QMessageBox.question(self._window(), "Paste", question)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _prompt_user(self, fields: Sequence[str]) -> tuple[str, str] | None:
+        window = self._window()
+        field, ok = QInputDialog.getItem(window, "Set field", "Field:", list(fields), 0, False)
+        if not ok:
+            return None
+        value, ok = QInputDialog.getText(window, "Set field", f"New value of {title_of(field)}:")
+        return (field, value) if ok else None
+
+    def _window(self) -> QWidget:
+        return self.table.window()

@@ -1,0 +1,164 @@
+"""Undo commands for edits, and `GridEditing`: the one path from a table edit to the outbox.
+
+Every cell edit — typed, pasted, filled, cleared, "Set field…" — becomes ONE `EditCellsCommand`
+pushed on the window's `QUndoStack`. A command holds (resource, record id, field, old, new) and,
+for rows created by a paste, the new records' values: never a `QModelIndex`, so undo after a sort
+or filter changes the right cells. Its redo stages through `Editor.stage` (the outbox transaction
+first), then tells the views; its undo discards its outbox rows while they are still pending and
+the latest change of their record, and otherwise stages the old values back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from app.store.changes import ACTIVE
+from app.sync.edits import Editor, FieldEdit, Rejected
+
+UNDO_LIMIT = 200
+Cell = tuple[str, str]  # (record id, field)
+
+
+@dataclass(frozen=True)
+class CellEdit:
+    """One cell of a command: the value before and the value asked for."""
+
+    record_id: str
+    field: str
+    old: Any
+    new: Any
+
+
+@dataclass
+class Outcome:
+    """What a redo or undo did to the cells: reasons for the refused ones, the others cleared."""
+
+    slug: str
+    cleared: set[Cell] = field(default_factory=set)
+    refused: dict[Cell, str] = field(default_factory=dict)
+    created: list[Rejected] = field(default_factory=list)  # new rows that could not be created
+
+
+class EditCellsCommand(QUndoCommand):
+    """Set many cells (and create rows) of one resource in one undo step."""
+
+    def __init__(
+        self,
+        editing: GridEditing,
+        slug: str,
+        cells: Sequence[CellEdit],
+        text: str,
+        creates: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        super().__init__(text)
+        self.editing, self.slug = editing, slug
+        self.cells = list(cells)
+        self.creates = [dict(c) for c in creates]
+        self.seqs: dict[str, int] = {}  # record id → outbox seq written by the last redo
+        self.created: dict[str, int] = {}  # local id → seq of the create
+        self.outcome = Outcome(slug)
+
+    def redo(self) -> None:
+        editor, outcome = self.editing.editor, Outcome(self.slug)
+        edits = [FieldEdit(c.record_id, c.field, c.new) for c in self.cells]
+        staged = editor.stage(self.slug, edits) if edits else None
+        if staged is not None:
+            self.seqs = dict(zip(staged.records, staged.seqs, strict=True))
+            outcome.refused = {(r.edit.record_id, r.edit.field): r.reason for r in staged.rejected}
+        outcome.cleared = {(c.record_id, c.field) for c in self.cells} - set(outcome.refused)
+        self.created = {}
+        for values in self.creates:
+            seq, rejected = editor.create(self.slug, values)
+            if seq is not None:
+                change = editor.outbox.get(seq)
+                self.created[change.record_id if change else ""] = seq
+            outcome.created += rejected
+        self.outcome = outcome
+        if not self.seqs and not self.created and not outcome.refused:
+            self.setObsolete(True)  # nothing changed: no undo step
+        self.editing.notify(outcome)
+
+    def undo(self) -> None:
+        editor = self.editing.editor
+        latest: dict[str, int] = {}
+        for change in editor.outbox.changes(ACTIVE, resource=self.slug):
+            latest[change.record_id] = change.seq
+            latest[change.effective_id] = change.seq
+        restage: list[FieldEdit] = []
+        for record_id, seq in self.seqs.items():
+            mine = editor.outbox.get(seq)
+            if mine is not None and mine.state == "pending" and latest.get(record_id) == seq:
+                editor.outbox.discard(seq)
+            else:
+                restage += [
+                    FieldEdit(c.record_id, c.field, c.old)
+                    for c in self.cells
+                    if c.record_id == record_id
+                ]
+        if restage:
+            editor.stage(self.slug, restage)
+        if self.created:
+            editor.delete(self.slug, list(self.created))
+        self.seqs, self.created = {}, {}
+        self.editing.notify(
+            Outcome(self.slug, cleared={(c.record_id, c.field) for c in self.cells})
+        )
+
+
+class GridEditing(QObject):
+    """The tables' edit sink: builds commands from cell edits and pushes them on the stack.
+
+    Signals: `applied(Outcome)` — after a command's redo or undo wrote the outbox (views re-read
+    their pending cells and mark refused values).
+    """
+
+    applied = Signal(object)
+
+    def __init__(
+        self, editor: Editor, stack: QUndoStack | None = None, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.editor = editor
+        self.stack = stack if stack is not None else QUndoStack(self)
+        if self.stack.undoLimit() == 0 and self.stack.count() == 0:
+            self.stack.setUndoLimit(UNDO_LIMIT)
+
+    def edit_cells(
+        self,
+        slug: str,
+        values: Sequence[tuple[str, str, Any]],
+        text: str,
+        creates: Sequence[Mapping[str, Any]] = (),
+    ) -> Outcome:
+        """Set (record id, field, value) cells as one undo step; answer what went in."""
+        cells = self._with_old_values(slug, values)
+        command = EditCellsCommand(self, slug, cells, text, creates)
+        self.stack.push(command)  # runs redo()
+        return command.outcome
+
+    def notify(self, outcome: Outcome) -> None:
+        self.applied.emit(outcome)
+
+    def _with_old_values(self, slug: str, values: Sequence[tuple[str, str, Any]]) -> list[CellEdit]:
+        records: dict[str, dict[str, Any] | None] = {}
+        cells: list[CellEdit] = []
+        for record_id, name, new in values:
+            if record_id not in records:
+                records[record_id] = self.editor.current(slug, record_id)
+            record = records[record_id] or {}
+            cells.append(CellEdit(record_id, name, record.get(name), new))
+        return cells
+
+
+def refused_text(rejected: Sequence[Rejected]) -> str:
+    """ "2 values refused: priceZone: not a number; …" for a status message."""
+    if not rejected:
+        return ""
+    shown = "; ".join(f"{r.edit.field}: {r.reason}" for r in rejected[:3])
+    more = f" (and {len(rejected) - 3} more)" if len(rejected) > 3 else ""
+    return f"{len(rejected)} value(s) refused: {shown}{more}"

@@ -1,0 +1,301 @@
+"""Editing a resource table like a spreadsheet: typed cells, paste, fill, clear, "Set field…",
+invalid values marked and not queued, pending values and rows shown, all through undo commands."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QSettings, Qt
+from PySide6.QtGui import QUndoStack
+from PySide6.QtWidgets import QApplication
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from app.api.registry import default_registry
+from app.store.cache import Cache
+from app.store.changes import ACTIVE
+from app.store.outbox import Outbox
+from app.sync.edits import Editor
+from app.ui.grid_editing import parse_tsv, to_tsv
+from app.ui.references import ReferenceNames
+from app.ui.resource_tab import ResourceTab
+from app.ui.table_model import ERROR_BRUSH, PENDING_BRUSH
+from app.ui.undo import GridEditing
+from tests.gui.test_table_model import fill_cache
+
+Flag = QItemSelectionModel.SelectionFlag
+Role = Qt.ItemDataRole
+pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
+
+
+class Grid:
+    """A customers tab with editing, over a real cache and outbox, and what it asked."""
+
+    def __init__(self, qtbot: QtBot, folder: Path, editing: GridEditing) -> None:
+        self.editing, self.editor = editing, editing.editor
+        self.asked: list[str] = []
+        self.answer = True
+        settings = QSettings(str(folder / "ui.ini"), QSettings.Format.IniFormat)
+        cache = self.editor.cache
+        self.tab = ResourceTab(
+            cache,
+            cache.registry["customers"],
+            ReferenceNames(cache),
+            settings,
+            outbox=self.editor.outbox,
+            edits=editing,
+        )
+        assert self.tab.grid is not None
+        self.grid = self.tab.grid
+        self.grid.ask = lambda q: self.asked.append(q) or self.answer
+        self.model = self.tab.model
+        qtbot.addWidget(self.tab)
+        self.tab.resize(1000, 500)
+        self.tab.show()
+        qtbot.waitExposed(self.tab)
+
+    def select(self, rows: range, *fields: str) -> None:
+        selection = QItemSelection()
+        for field in fields:
+            column = self.model.column_of(field)
+            selection.select(self.model.index(rows[0], column), self.model.index(rows[-1], column))
+        self.tab.table.selectionModel().select(selection, Flag.ClearAndSelect)
+        first = self.model.index(rows[0], self.model.column_of(fields[0]))
+        self.tab.table.selectionModel().setCurrentIndex(first, Flag.NoUpdate)
+
+    def value(self, row: int, field: str) -> Any:
+        return self.model.value(row, self.model.column_of(field))
+
+    def cell(self, row: int, field: str, role: int) -> Any:
+        return self.model.index(row, self.model.column_of(field)).data(role)
+
+    def pending(self) -> list[Any]:
+        return self.editor.outbox.changes(ACTIVE, resource="customers")
+
+    def saved(self, record_id: str, field: str) -> Any:
+        record = self.editor.current("customers", record_id)
+        return None if record is None else record.get(field)
+
+
+@pytest.fixture
+def editing(tmp_path: Path) -> Iterator[GridEditing]:
+    registry = default_registry()
+    with Cache(tmp_path / "cache.db", registry) as cache, Outbox(tmp_path / "out.db") as outbox:
+        fill_cache(cache)
+        yield GridEditing(Editor(cache, outbox, registry), QUndoStack())
+
+
+@pytest.fixture
+def grid(editing: GridEditing, qtbot: QtBot, tmp_path: Path) -> Grid:
+    """The store is opened before qtbot, so it closes after qtbot closed the tab."""
+    return Grid(qtbot, tmp_path, editing)
+
+
+@pytest.fixture
+def reopened(tmp_path: Path) -> Iterator[list[GridEditing]]:
+    """The show's files opened again ("after a restart"), closed after the widgets."""
+    opened: list[GridEditing] = []
+    yield opened
+    for editing in opened:
+        editing.editor.cache.close()
+        editing.editor.outbox.close()
+
+
+def test_the_clipboard_text_is_excel_tsv() -> None:
+    rows = [["plain", 'say "hi"', "two\nlines"], ["tab\there", "", "5"]]
+    text = to_tsv(rows)
+    assert text == 'plain\t"say ""hi"""\t"two\nlines"\r\n"tab\there"\t\t5\r\n'
+    assert parse_tsv(text) == rows
+    assert parse_tsv("one\n") == [["one"]]
+    assert parse_tsv("a\tb\r\n\r\nc") == [["a", "b"], [""], ["c"]]
+    assert parse_tsv("") == []
+
+
+def test_editable_cells_and_the_model_contract(grid: Grid, qtmodeltester: ModelTester) -> None:
+    model = grid.model
+    editable = Qt.ItemFlag.ItemIsEditable
+    assert model.flags(model.index(0, model.column_of("city"))) & editable
+    assert model.flags(model.index(0, model.column_of("priceZone"))) & editable
+    for field in ("id", "modifiedDate", "salesReps", "orderingGroups"):
+        assert not model.flags(model.index(0, model.column_of(field))) & editable, field
+    grid.select(range(48, 52), "customerID")
+    grid.answer = True
+    grid.grid.paste("A\r\nB\r\nCU9001\r\nCU9002")  # two new rows at the end
+    grid.select(range(3, 5), "city")
+    grid.grid.paste("??")
+    qtmodeltester.check(model, force_py=True)
+
+
+def test_typing_into_a_cell_queues_one_undoable_change(grid: Grid) -> None:
+    model = grid.model
+    index = model.index(2, model.column_of("city"))
+    assert model.setData(index, "Lyon", Role.EditRole)
+    assert grid.value(2, "city") == "Lyon"
+    assert grid.cell(2, "city", Role.BackgroundRole) == PENDING_BRUSH
+    assert [c.changed_fields for c in grid.pending()] == [("city",)]
+    assert grid.tab.pending_label.text() == "1 unsaved change"
+    grid.editing.stack.undo()
+    assert grid.pending() == [] and grid.value(2, "city") != "Lyon"
+    assert grid.tab.pending_label.isHidden()
+
+
+def test_a_check_box_cell_toggles_through_the_sink(grid: Grid) -> None:
+    model = grid.model
+    index = model.index(1, model.column_of("placeholder"))
+    assert model.flags(index) & Qt.ItemFlag.ItemIsUserCheckable
+    before = grid.value(1, "placeholder")
+    state = Qt.CheckState.Unchecked if before else Qt.CheckState.Checked
+    assert model.setData(index, state.value, Role.CheckStateRole)
+    assert grid.value(1, "placeholder") is (not before)
+
+
+def test_a_block_pastes_cell_for_cell_as_one_command(grid: Grid) -> None:
+    grid.select(range(0, 1), "city")
+    outcome = grid.grid.paste("Lyon\tRH\r\nNice\tPA\r\n")
+    assert outcome is not None and not outcome.refused
+    assert [grid.value(r, f) for r in (0, 1) for f in ("city", "state")] == [
+        "Lyon",
+        "RH",
+        "Nice",
+        "PA",
+    ]
+    assert grid.editing.stack.count() == 1
+    assert len(grid.pending()) == 2  # one change per record, one transaction
+
+
+def test_one_value_goes_into_every_selected_cell(grid: Grid) -> None:
+    grid.select(range(5, 10), "city", "street1")
+    grid.grid.paste("7")
+    assert {grid.value(r, f) for r in range(5, 10) for f in ("city", "street1")} == {"7"}
+    assert grid.value(4, "city") != "7" and grid.value(10, "city") != "7"
+    assert grid.editing.stack.count() == 1
+
+
+def test_a_ragged_clipboard_sets_only_the_cells_it_has(grid: Grid) -> None:
+    grid.select(range(0, 1), "city")
+    before = grid.value(1, "state")
+    grid.grid.paste("a\tb\r\nc\r\n")
+    assert (grid.value(0, "city"), grid.value(0, "state")) == ("a", "b")
+    assert (grid.value(1, "city"), grid.value(1, "state")) == ("c", before)
+
+
+def test_an_oversized_clipboard_is_clipped_at_the_last_column(grid: Grid, qtbot: QtBot) -> None:
+    last = grid.grid.visible_columns()[-3]  # loyaltyTier, then the read-only id, modifiedDate
+    field = grid.model.field(last)
+    assert field == "loyaltyTier"
+    grid.select(range(0, 1), field)
+    with qtbot.waitSignal(grid.grid.message) as said:
+        grid.grid.paste("x\ty\tz\tw\r\n")
+    assert "1 cell(s) beyond the last column" in said.args[0]
+    assert grid.value(0, field) == "x"
+    assert [c.changed_fields for c in grid.pending()] == [(field,)]
+
+
+def test_invalid_values_are_marked_and_not_queued(grid: Grid) -> None:
+    grid.select(range(0, 1), "priceZone")
+    outcome = grid.grid.paste("1\r\nabc\r\n3")
+    assert outcome is not None and list(outcome.refused) == [("c00001", "priceZone")]
+    assert [grid.value(r, "priceZone") for r in (0, 2)] == [1, 3]
+    assert grid.cell(1, "priceZone", Role.BackgroundRole) == ERROR_BRUSH
+    assert "Not queued:" in grid.cell(1, "priceZone", Role.ToolTipRole)
+    assert {c.record_id for c in grid.pending()} == {"c00000", "c00002"}
+    grid.select(range(1, 2), "priceZone")
+    grid.grid.paste("5")
+    assert grid.value(1, "priceZone") == 5
+    assert grid.cell(1, "priceZone", Role.BackgroundRole) == PENDING_BRUSH
+
+
+def test_pasting_past_the_last_row_offers_new_records(grid: Grid) -> None:
+    grid.select(range(49, 50), "customerID")
+    grid.answer = False
+    grid.grid.paste("CU9000\r\nCU9001\r\nCU9002")
+    assert grid.model.rowCount() == 50 and len(grid.asked) == 1
+    assert "2 new record" in grid.asked[0]
+    grid.editing.stack.undo()
+    grid.answer = True
+    grid.grid.paste("CU9000\tNew one\r\nCU9001\tNew two\r\nCU9002\tNew three")
+    assert grid.model.rowCount() == 52
+    assert [grid.value(r, "customerName") for r in (50, 51)] == ["New two", "New three"]
+    assert grid.model.row_kind(51) == "new"
+    assert grid.cell(51, "city", Role.BackgroundRole) == PENDING_BRUSH
+    assert grid.editing.stack.count() == 1  # edits and creates: one step
+    grid.editing.stack.undo()
+    assert grid.model.rowCount() == 50 and grid.pending() == []
+
+
+def test_fill_down_and_right(grid: Grid) -> None:
+    grid.select(range(10, 14), "city", "street1")
+    top = (grid.value(10, "city"), grid.value(10, "street1"))
+    grid.grid.fill_down()
+    assert {(grid.value(r, "city"), grid.value(r, "street1")) for r in range(10, 14)} == {top}
+    grid.select(range(20, 22), "city", "state", "zipCode")
+    grid.grid.fill_right()
+    for row in (20, 21):
+        city = grid.value(row, "city")
+        assert grid.value(row, "state") == city and grid.value(row, "zipCode") == city
+    assert grid.editing.stack.count() == 2
+
+
+def test_delete_clears_the_selection(grid: Grid) -> None:
+    grid.select(range(0, 3), "city")
+    grid.grid.clear()
+    assert [grid.value(r, "city") for r in range(3)] == [None] * 3
+
+
+def test_set_field_on_every_filtered_row(grid: Grid) -> None:
+    grid.tab.set_column_filter("city", "river")
+    assert grid.model.rowCount() == 10
+    grid.grid.prompt = lambda fields: ("warehouseID", "W2") if "warehouseID" in fields else None
+    grid.grid.set_field(all_rows=True)
+    filtered = set(grid.model.record_ids())
+    assert {grid.saved(r, "warehouseID") for r in filtered} == {"W2"}
+    changed = {c.record_id for c in grid.pending()}
+    assert changed and changed <= filtered  # rows already in W2 need no change
+    assert grid.editing.stack.count() == 1
+    grid.tab.set_column_filter("city", "")
+    assert grid.model.rowCount() == 50
+    assert {grid.saved(r, "city") for r in changed} == {"Riverton"}
+
+
+def test_set_field_on_the_selected_rows(grid: Grid) -> None:
+    grid.select(range(3, 6), "city")
+    grid.grid.prompt = lambda fields: ("priceZone", "9")
+    grid.grid.set_field()
+    assert [grid.value(r, "priceZone") for r in range(2, 7)][1:4] == [9, 9, 9]
+    assert len(grid.pending()) == 3
+
+
+def test_keyboard_copy_paste_and_delete(grid: Grid, qtbot: QtBot) -> None:
+    table = grid.tab.table
+    table.setFocus()
+    grid.select(range(0, 2), "customerID", "customerName")
+    qtbot.keyClick(table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    copied = QApplication.clipboard().text()
+    assert copied.startswith(f"{grid.value(0, 'customerID')}\t{grid.value(0, 'customerName')}\r\n")
+    grid.select(range(5, 6), "city")
+    qtbot.keyClick(table, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    assert grid.value(6, "state") == grid.value(1, "customerName")
+    qtbot.keyClick(table, Qt.Key.Key_Delete)
+    assert grid.value(5, "city") is None
+
+
+def test_pending_edits_survive_a_restart(
+    reopened: list[GridEditing], editing: GridEditing, qtbot: QtBot, tmp_path: Path
+) -> None:
+    grid = Grid(qtbot, tmp_path, editing)
+    grid.select(range(0, 2), "city")
+    grid.grid.paste("Lyon")
+    grid.tab.close()  # the new connections read only what was committed to the files
+    registry = default_registry()
+    cache, outbox = Cache(tmp_path / "cache.db", registry), Outbox(tmp_path / "out.db")
+    reopened.append(GridEditing(Editor(cache, outbox, registry), QUndoStack()))
+    again = Grid(qtbot, tmp_path, reopened[0])
+    column = again.model.column_of("customerName")
+    again.tab.on_header_sort_indicator_changed(column, Qt.SortOrder.DescendingOrder)
+    rows = [again.model.row_of(rid) for rid in ("c00000", "c00001")]
+    assert [again.value(r, "city") for r in rows] == ["Lyon", "Lyon"]
+    assert again.cell(rows[0], "city", Role.BackgroundRole) == PENDING_BRUSH
+    assert again.tab.pending_label.text() == "2 unsaved changes"
