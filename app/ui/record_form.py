@@ -1,0 +1,364 @@
+"""The form beside a resource's table: one record's fields, edited and saved through the outbox.
+
+Generated for any resource from its model and registry entry (layouts: app/ui/form_layouts.py).
+Save checks every field inline first (nothing with a problem is queued), then hands the changed
+fields to `Editor.stage` (or `Editor.create` for a new record): one outbox transaction, the same
+path as the grid. A refused value, or a server 400 for a pushed change, is shown at its field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.api.models import MODELS
+from app.api.registry import Resource
+from app.store.changes import is_local_id
+from app.sync.edits import Editor, FieldEdit, Rejected
+from app.ui.editors import editor_for
+from app.ui.field_editor import FieldEditor, is_empty, same_value
+from app.ui.form_banner import FormMessages
+from app.ui.form_layouts import READ_ONLY_FIELDS, column_picks, sections_for
+from app.ui.references import ReferenceNames, title_of
+
+Confirm = Callable[[str], bool]
+
+
+class RecordForm(QWidget):
+    """One record of a resource, editable (`show_record`, `new_record`, `save`, `delete`).
+
+    Signals: `saved(list[int])` — outbox seqs written by Save or Delete;
+    `push_requested(list[int])` — the same, when the profile pushes at once on save;
+    `message(str)` — what the form did, for the status bar.
+    """
+
+    saved = Signal(list)
+    push_requested = Signal(list)
+    message = Signal(str)
+
+    def __init__(
+        self,
+        editor: Editor,
+        resource: Resource,
+        references: ReferenceNames,
+        *,
+        confirm: Confirm | None = None,
+        push_on_save: bool = False,
+        owner: QWidget | None = None,
+    ) -> None:
+        super().__init__(owner)
+        self.editor, self.resource = editor, resource
+        self.model = MODELS[resource.model]
+        self.push_on_save = push_on_save
+        self._confirm = confirm or self._ask
+        self.record_id: str | None = None
+        self.is_new = False
+        self._loaded: dict[str, Any] = {}
+        self._base_modified: Any = None
+        self.title = QLabel(self)
+        self.messages = FormMessages(self)
+        self.editors: dict[str, FieldEditor] = {}
+        self.problem_labels: dict[str, QLabel] = {}
+        self.extra_view = QPlainTextEdit(self, readOnly=True)
+        self.buttons = {n: QPushButton(n, self) for n in ("New", "Save", "Revert", "Delete")}
+        self._build(references)
+        self.show_record(None)
+
+    # ------------------------------------------------------------------------------ public
+
+    def show_record(self, record_id: str | None) -> None:
+        """Show this record as the user sees it (cache + pending changes); None: nothing."""
+        self.record_id, self.is_new = record_id, False
+        record = self.editor.current(self.resource.slug, record_id) if record_id else None
+        self._load(record or {})
+        self._base_modified = self._cached_modified()
+        if record_id and record is None:
+            self.messages.show_error("This record no longer exists.")
+        self._show_failures()
+
+    def new_record(self) -> None:
+        """Start a new record: empty fields, Save creates it."""
+        self.record_id, self.is_new = None, True
+        self._load({})
+        key_editor = self.editors.get(self.resource.key)
+        if key_editor is not None:
+            key_editor.setFocus()
+
+    def changed_values(self) -> dict[str, Any]:
+        """The fields the user changed since the record was shown, with their new values."""
+        return {
+            f: e.value()
+            for f, e in self.editors.items()
+            if not same_value(e.value(), self._loaded.get(f))
+        }
+
+    @property
+    def dirty(self) -> bool:
+        return bool(self.changed_values())
+
+    def check(self) -> dict[str, str]:
+        """Inline validation of every field (shown at the fields); the problems found."""
+        problems = {f: p for f, e in self.editors.items() if (p := e.problem()) is not None}
+        for field in self.editors:
+            self.show_problem(field, problems.get(field))
+        return problems
+
+    def save(self) -> list[int]:
+        """Queue the changed fields (or create the record); the outbox seqs written."""
+        self.messages.clear()
+        if self.check():
+            self.message.emit("Not saved: correct the fields marked in red.")
+            return []
+        if self.is_new:
+            return self._create()
+        changed = self.changed_values()
+        if self.record_id is None or not changed:
+            return []
+        edits = [FieldEdit(self.record_id, f, v) for f, v in changed.items()]
+        staged = self.editor.stage(self.resource.slug, edits)
+        self._after_save(staged.seqs, staged.rejected)
+        return staged.seqs
+
+    def revert(self) -> None:
+        """Forget the form's unsaved edits: show the record as queued."""
+        if self.is_new:
+            self.new_record()
+        else:
+            self.show_record(self.record_id)
+
+    def delete(self) -> list[int]:
+        """Queue the record's deletion, once the user confirms."""
+        if self.record_id is None or not self.resource.can("delete"):
+            return []
+        name = self._loaded.get(self.resource.label) or self._loaded.get(self.resource.key)
+        if not self._confirm(f"Delete {self.resource.title.lower()} “{name or self.record_id}”?"):
+            return []
+        seqs = self.editor.delete(self.resource.slug, [self.record_id])
+        self._announce(seqs, "Deletion queued")
+        self.show_record(None)
+        return seqs
+
+    def refresh(self) -> None:
+        """After a sync or push: follow a pushed create, note a newer server version, errors."""
+        if self.record_id is None or self.is_new:
+            return
+        if is_local_id(self.record_id) and (server_id := self._created_as(self.record_id)):
+            self.record_id = server_id
+        moved = self._cached_modified() != self._base_modified
+        record = self.editor.current(self.resource.slug, self.record_id)
+        if moved and record is not None and not _same_record(record, self._loaded):
+            if self.dirty:
+                self.messages.show_banner("Changed on the server since you opened it.")
+                self._base_modified = self._cached_modified()
+                return
+            self.show_record(self.record_id)
+            self.messages.show_banner("Changed on the server since you opened it: reloaded.")
+        elif moved:
+            self._base_modified = self._cached_modified()
+        self._show_failures()
+
+    def show_problem(self, field: str, text: str | None) -> None:
+        """A red message under the field (None clears it)."""
+        label, editor = self.problem_labels.get(field), self.editors.get(field)
+        if label is None or editor is None:
+            return
+        label.setText(text or "")
+        label.setVisible(bool(text))
+        editor.set_invalid(bool(text))
+
+    def problem_at(self, field: str) -> str:
+        label = self.problem_labels.get(field)
+        return label.text() if label is not None and not label.isHidden() else ""
+
+    # ------------------------------------------------------------------------------- slots
+
+    def on_editor_edited(self) -> None:
+        sender = self.sender()
+        if isinstance(sender, FieldEditor):
+            self.show_problem(sender.field, sender.problem())
+        self._update_buttons()
+
+    def on_banner_reload(self) -> None:
+        self.show_record(self.record_id)
+
+    # ----------------------------------------------------------------------------- helpers
+
+    def _create(self) -> list[int]:
+        values = {f: e.value() for f, e in self.editors.items() if not is_empty(e.value())}
+        seq, rejected = self.editor.create(self.resource.slug, values)
+        self._after_save([] if seq is None else [seq], rejected)
+        change = self.editor.outbox.get(seq) if seq is not None else None
+        if change is not None:
+            self.show_record(change.record_id)
+        return [] if seq is None else [seq]
+
+    def _after_save(self, seqs: list[int], rejected: list[Rejected]) -> None:
+        kept = {r.edit.field: self.editors[r.edit.field].value() for r in rejected
+                if r.edit.field in self.editors}  # fmt: skip
+        if seqs and not self.is_new and self.record_id is not None:
+            self.show_record(self.record_id)
+            for field, value in kept.items():  # what was refused stays as typed
+                self.editors[field].set_value(value)
+        for r in rejected:
+            if r.edit.field in self.editors:
+                self.show_problem(r.edit.field, r.reason)
+            else:
+                self.messages.show_error(f"{title_of(r.edit.field)}: {r.reason}")
+        self._update_buttons()
+        self._announce(seqs, "Saved to the outbox")
+
+    def _announce(self, seqs: list[int], text: str) -> None:
+        if not seqs:
+            return
+        self.saved.emit(seqs)
+        if self.push_on_save:
+            self.push_requested.emit(seqs)
+        self.message.emit(f"{text}: {len(seqs)} change(s).")
+
+    def _load(self, record: dict[str, Any]) -> None:
+        self._loaded = dict(record)
+        for field, editor in self.editors.items():
+            editor.set_value(record.get(field))
+            self.show_problem(field, None)
+        extra = {k: v for k, v in record.items() if k not in self.model.model_fields}
+        self.extra_view.setPlainText(json.dumps(extra, indent=2, default=str) if extra else "")
+        self.extra_box.setVisible(bool(extra))
+        self.messages.clear()
+        self._show_title(record)
+        self._update_buttons()
+
+    def _show_title(self, record: dict[str, Any]) -> None:
+        res = self.resource
+        if self.is_new:
+            text = f"New — {res.title}"
+        elif self.record_id is None:
+            text = f"{res.title}: no record selected"
+        else:
+            name = record.get(res.label) or record.get(res.key) or self.record_id
+            when = record.get("modifiedDate")
+            text = f"<b>{name}</b>  · id {self.record_id}" + (f" · modified {when}" if when else "")
+        self.title.setText(text)
+
+    def _update_buttons(self) -> None:
+        res, has = self.resource, self.record_id is not None
+        editable = (self.is_new and res.can("create")) or (has and res.can("update"))
+        for editor in self.editors.values():
+            editor.set_read_only(not editable)
+        dirty = editable and self.dirty
+        self.buttons["New"].setEnabled(res.can("create"))
+        self.buttons["Save"].setEnabled(dirty)
+        self.buttons["Revert"].setEnabled(dirty)
+        self.buttons["Delete"].setEnabled(has and res.can("delete"))
+
+    def _cached_modified(self) -> Any:
+        if self.record_id is None or is_local_id(self.record_id):
+            return None
+        cached = self.editor.cache.get(self.resource.slug, self.record_id)
+        return None if cached is None else cached.get("modifiedDate")
+
+    def _created_as(self, local_id: str) -> str | None:
+        done = self.editor.outbox.for_record(self.resource.slug, local_id, ("done",))
+        return next((c.server_id for c in done if c.is_create and c.server_id), None)
+
+    def _show_failures(self) -> None:
+        """A failed push of this record: the server's messages at the fields they name."""
+        if self.record_id is None:
+            return
+        outbox, slug = self.editor.outbox, self.resource.slug
+        for change in outbox.for_record(slug, self.record_id, ("failed", "conflict")):
+            if change.state == "conflict":
+                self.messages.show_error("In conflict with the server: resolve it in the outbox.")
+                continue
+            response = change.response if isinstance(change.response, dict) else {}
+            named = {f: m for f, m in (response.get("fields") or {}).items() if f in self.editors}
+            for field, texts in named.items():
+                self.show_problem(field, "; ".join(map(str, texts)) or "refused by the server")
+            if not named:
+                self.messages.show_error(f"The server refused: {change.last_error}")
+
+    def _build(self, references: ReferenceNames) -> None:
+        body = QWidget(self)
+        column = QVBoxLayout(body)
+        cache = self.editor.cache
+        for section in sections_for(self.resource, self.model):
+            box = QGroupBox(section.title, body)
+            rows = QFormLayout(box)
+            rows.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+            for field in section.fields:
+                picks = column_picks(cache, self.resource, field)
+                editor = editor_for(self.model, field, self.resource, cache, references, box,
+                                    columns=picks)  # fmt: skip
+                rows.addRow(title_of(field), self._field_row(editor, box))
+            column.addWidget(box)
+        self.extra_box = QGroupBox("Other data (read-only)", body)
+        QVBoxLayout(self.extra_box).addWidget(self.extra_view)
+        column.addWidget(self.extra_box)
+        column.addStretch(1)
+        scroll = QScrollArea(self, widgetResizable=True)
+        scroll.setWidget(body)
+        buttons = QHBoxLayout()
+        for name, button in self.buttons.items():
+            buttons.addWidget(button)
+            button.clicked.connect(getattr(self, f"on_{name.lower()}_button_clicked"))
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.messages)
+        layout.addWidget(scroll, 1)
+        layout.addLayout(buttons)
+        self.messages.reload_requested.connect(self.on_banner_reload)
+        if self.resource.key in self.editors:
+            self.editors[self.resource.key].required = True
+
+    def _field_row(self, editor: FieldEditor, owner: QWidget) -> QWidget:
+        cell = QWidget(owner)
+        rows = QVBoxLayout(cell)
+        rows.setContentsMargins(0, 0, 0, 0)
+        rows.setSpacing(1)
+        problem = QLabel(cell)
+        problem.setStyleSheet("color: #c62828;")
+        problem.setWordWrap(True)
+        problem.hide()
+        rows.addWidget(editor)
+        rows.addWidget(problem)
+        editor.edited.connect(self.on_editor_edited)
+        self.editors[editor.field] = editor
+        self.problem_labels[editor.field] = problem
+        return cell
+
+    def on_new_button_clicked(self) -> None:
+        self.new_record()
+
+    def on_save_button_clicked(self) -> None:
+        self.save()
+
+    def on_revert_button_clicked(self) -> None:
+        self.revert()
+
+    def on_delete_button_clicked(self) -> None:
+        self.delete()
+
+    def _ask(self, question: str) -> bool:
+        answer = QMessageBox.question(self, self.resource.title, question)
+        return answer == QMessageBox.StandardButton.Yes
+
+
+def _same_record(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Equal but for `modifiedDate` (a push of our own edit comes back like this)."""
+    keys = (set(a) | set(b)) - set(READ_ONLY_FIELDS)
+    return all(same_value(a.get(k), b.get(k)) for k in keys)
