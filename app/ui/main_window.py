@@ -27,6 +27,7 @@ from app.sync.pusher import PushReport
 from app.ui import actions
 from app.ui.outbox_view import OutboxView
 from app.ui.profile_dialog import ProfileManager
+from app.ui.record_form import RecordForm
 from app.ui.references import ReferenceNames
 from app.ui.resource_tab import ResourceTab
 from app.ui.resource_tree import ResourceTree
@@ -176,8 +177,36 @@ class MainWindow(QMainWindow):
         )
         tab.selection_summary.connect(self.status.set_selection_summary)
         tab.message.connect(self.status.show_message)
+        self._attach_form(tab, session)
         self.tabs.setCurrentIndex(self.tabs.addTab(tab, res.title))
         return tab
+
+    # --------------------------------------------------------------- record forms (issue 5)
+
+    def _attach_form(self, tab: ResourceTab, session: ShowSession) -> None:
+        """The record form beside the tab's table: its saves go through the window's Editor."""
+        if self.grid_editing is None or self.references is None:
+            return
+        form = RecordForm(
+            self.grid_editing.editor,
+            tab.resource,
+            self.references,
+            confirm=self._ask,
+            push_on_save=session.profile.push_on_save,
+        )
+        form.saved.connect(self.on_form_saved)
+        form.push_requested.connect(self.on_form_push_requested)
+        form.message.connect(self.status.show_message)
+        session.data_changed.connect(form.on_session_data_changed)
+        session.outbox_changed.connect(form.refresh)
+        tab.attach_form(form)
+
+    def on_form_saved(self, _seqs: list[int]) -> None:
+        self.on_outbox_changed()
+
+    def on_form_push_requested(self, seqs: list[int]) -> None:
+        if self.session is not None and self.session.online:
+            self.session.push(seqs)
 
     def tab_for(self, slug: str) -> ResourceTab | None:
         for index in range(self.tabs.count()):

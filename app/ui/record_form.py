@@ -193,6 +193,9 @@ class RecordForm(QWidget):
             self.show_problem(sender.field, sender.problem())
         self._update_buttons()
 
+    def on_session_data_changed(self, _slugs: list[str]) -> None:
+        self.refresh()
+
     def on_banner_reload(self) -> None:
         self.show_record(self.record_id)
 

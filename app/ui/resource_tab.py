@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QSplitter,
     QTableView,
     QToolButton,
     QVBoxLayout,
@@ -42,6 +43,7 @@ from app.store.outbox import Outbox
 from app.ui import view_state
 from app.ui.delegates import RecordDelegate
 from app.ui.grid_editing import GridEditor
+from app.ui.record_form import RecordForm
 from app.ui.references import ReferenceNames, is_number, title_of
 from app.ui.table_model import RecordTableModel
 from app.ui.undo import GridEditing, Outcome
@@ -392,6 +394,28 @@ class ResourceTab(QWidget):
 
     def _current_column(self) -> int:
         return self.table.currentIndex().column()
+
+    # ------------------------------------------------------------- record form (issue 5)
+
+    form: RecordForm | None = None
+
+    def attach_form(self, form: RecordForm) -> None:
+        """Put a record form beside the table (a splitter); it follows the current row."""
+        self.form = form
+        self.form_splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        layout = self.layout()
+        assert layout is not None
+        layout.replaceWidget(self.table, self.form_splitter)
+        self.form_splitter.addWidget(self.table)
+        self.form_splitter.addWidget(form)
+        self.form_splitter.setStretchFactor(0, 3)
+        self.form_splitter.setStretchFactor(1, 2)
+        self.table.selectionModel().currentRowChanged.connect(self.on_table_current_row_changed)
+
+    def on_table_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        record_id = self._model.record_id(current.row()) if current.isValid() else None
+        if self.form is not None and record_id != self.form.record_id and record_id is not None:
+            self.form.show_record(record_id)
 
 
 def _single_shot(owner: QWidget, msec: int, slot: object) -> QTimer:
