@@ -168,6 +168,9 @@ class RecordForm(QWidget):
                 return
             self.show_record(self.record_id)
             self.messages.show_banner("Changed on the server since you opened it: reloaded.")
+        elif moved and not self.dirty:
+            self.show_record(self.record_id)  # our own push came back: take the server's ids
+            return
         elif moved:
             self._base_modified = self._cached_modified()
         self._show_failures()
@@ -362,6 +365,14 @@ class RecordForm(QWidget):
 
 
 def _same_record(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """Equal but for `modifiedDate` (a push of our own edit comes back like this)."""
+    """Equal but for server-owned parts: `modifiedDate` and the ids of nested elements (a push
+    of our own edit comes back like this)."""
     keys = (set(a) | set(b)) - set(READ_ONLY_FIELDS)
-    return all(same_value(a.get(k), b.get(k)) for k in keys)
+    return all(same_value(_without_ids(a.get(k)), _without_ids(b.get(k))) for k in keys)
+
+
+def _without_ids(value: Any) -> Any:
+    if isinstance(value, list):
+        return [{k: v for k, v in e.items() if k != "id"} if isinstance(e, dict) else e
+                for e in value]  # fmt: skip
+    return value
