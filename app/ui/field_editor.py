@@ -13,7 +13,9 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
-INVALID_STYLE = "[invalid=true] { border: 1px solid #c62828; }"
+INVALID_STYLE = (
+    "QLineEdit, QComboBox, QListWidget, QTableWidget, QCheckBox { border: 1px solid #c62828; }"
+)
 
 
 class FieldEditor(QWidget):
