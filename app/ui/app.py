@@ -59,7 +59,8 @@ def open_show(
     """Open a profile's cache and outbox, attach a session to the window, start it."""
     registry = registry_for(profile)
     with Cache(profile.cache_path, registry) as cache, Outbox(profile.outbox_path) as outbox:
-        session = ShowSession(profile, secret, registry, cache, outbox, tasks)
+        # Owned by the window, so Qt deletes it on the GUI thread (never a GC in another one).
+        session = ShowSession(profile, secret, registry, cache, outbox, tasks, window)
         window.attach(session)
         tasks.start(start_session(session), what="Connect")
         yield session

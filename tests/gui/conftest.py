@@ -9,6 +9,7 @@ widget was left open.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import qasync
+import shiboken6
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
@@ -48,8 +50,13 @@ def loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
 
 @pytest.fixture(autouse=True)
 def no_leftover_windows(qapp: QApplication) -> Iterator[None]:
-    """Set up before qtbot, so it checks after qtbot has closed the widgets it was given."""
+    """Set up before qtbot, so it checks after qtbot has closed the widgets it was given.
+
+    It also collects the test's garbage here, on the GUI thread: a Qt object left to a later
+    garbage collection may be destroyed from another thread (a simulator's), which Qt forbids.
+    """
     yield
+    gc.collect()
     open_windows = [w for w in qapp.topLevelWidgets() if w.isVisible()]
     for window in open_windows:
         window.close()
@@ -90,6 +97,9 @@ class Opened:
         self.loop.run_until_complete(self.session.aclose())
         self.window.close()
         self.stack.close()
+        # Delete the window (and the session it owns) here, on the GUI thread: left to Python's
+        # garbage collector it could be destroyed from another thread (a simulator's).
+        shiboken6.delete(self.window)
 
 
 Opener = Callable[..., Opened]

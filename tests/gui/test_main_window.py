@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import qasync
+import shiboken6
 from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
@@ -173,6 +174,7 @@ def test_switching_to_another_saved_profile(
     finally:
         loop.run_until_complete(desk.close())
         window.close()
+        shiboken6.delete(window)  # on the GUI thread, not by a garbage collection elsewhere
         other_show.stop()
 
 
