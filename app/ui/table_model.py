@@ -82,6 +82,7 @@ class RecordTableModel(QAbstractTableModel):
         self._outbox, self._record_parent, self.edits = outbox, parent, edits
         self._view = PendingView()
         self.pending_count = 0
+        self._kinds: dict[str, FieldKind | None] = {}
         self._created: list[str] = []
         self.errors: dict[tuple[str, str], str] = {}  # (id, field) → why the value was refused
         self._fields = fields_of(cache, resource)
@@ -235,7 +236,12 @@ class RecordTableModel(QAbstractTableModel):
 
     def kind_at(self, column: int) -> FieldKind | None:
         """How the field of `column` is edited in a cell (None: not editable)."""
-        return field_kind(self._resource, self._fields[column]) if self.edits else None
+        if self.edits is None:
+            return None
+        field = self._fields[column]
+        if field not in self._kinds:
+            self._kinds[field] = field_kind(self._resource, field)
+        return self._kinds[field]
 
     def set_pending(self, cells: Iterable[tuple[str, str]]) -> None:
         """(record id, field) pairs to highlight; field `WHOLE_RECORD` marks the whole row."""
