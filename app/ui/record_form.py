@@ -14,14 +14,10 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QMessageBox,
-    QPlainTextEdit,
     QPushButton,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -30,10 +26,10 @@ from app.api.models import MODELS
 from app.api.registry import Resource
 from app.store.changes import is_local_id
 from app.sync.edits import Editor, FieldEdit, Rejected
-from app.ui.editors import editor_for
 from app.ui.field_editor import FieldEditor, is_empty, same_value
 from app.ui.form_banner import FormMessages
-from app.ui.form_layouts import READ_ONLY_FIELDS, column_picks, sections_for
+from app.ui.form_fields import FormFields
+from app.ui.form_layouts import READ_ONLY_FIELDS
 from app.ui.references import ReferenceNames, title_of
 
 Confirm = Callable[[str], bool]
@@ -72,11 +68,11 @@ class RecordForm(QWidget):
         self._base_modified: Any = None
         self.title = QLabel(self)
         self.messages = FormMessages(self)
-        self.editors: dict[str, FieldEditor] = {}
-        self.problem_labels: dict[str, QLabel] = {}
-        self.extra_view = QPlainTextEdit(self, readOnly=True)
+        self.fields = FormFields(self.model, resource, editor.cache, references, self)
+        self.editors: dict[str, FieldEditor] = self.fields.editors
+        self.extra_view = self.fields.extra_view
         self.buttons = {n: QPushButton(n, self) for n in ("New", "Save", "Revert", "Delete")}
-        self._build(references)
+        self._build()
         self.show_record(None)
 
     # ------------------------------------------------------------------------------ public
@@ -177,23 +173,14 @@ class RecordForm(QWidget):
 
     def show_problem(self, field: str, text: str | None) -> None:
         """A red message under the field (None clears it)."""
-        label, editor = self.problem_labels.get(field), self.editors.get(field)
-        if label is None or editor is None:
-            return
-        label.setText(text or "")
-        label.setVisible(bool(text))
-        editor.set_invalid(bool(text))
+        self.fields.show_problem(field, text)
 
     def problem_at(self, field: str) -> str:
-        label = self.problem_labels.get(field)
-        return label.text() if label is not None and not label.isHidden() else ""
+        return self.fields.problem_at(field)
 
     # ------------------------------------------------------------------------------- slots
 
-    def on_editor_edited(self) -> None:
-        sender = self.sender()
-        if isinstance(sender, FieldEditor):
-            self.show_problem(sender.field, sender.problem())
+    def on_fields_field_edited(self, _field: str) -> None:
         self._update_buttons()
 
     def on_session_data_changed(self, _slugs: list[str]) -> None:
@@ -243,7 +230,7 @@ class RecordForm(QWidget):
             self.show_problem(field, None)
         extra = {k: v for k, v in record.items() if k not in self.model.model_fields}
         self.extra_view.setPlainText(json.dumps(extra, indent=2, default=str) if extra else "")
-        self.extra_box.setVisible(bool(extra))
+        self.fields.extra_box.setVisible(bool(extra))
         self.messages.clear()
         self._show_title(record)
         self._update_buttons()
@@ -297,26 +284,7 @@ class RecordForm(QWidget):
             if not named:
                 self.messages.show_error(f"The server refused: {change.last_error}")
 
-    def _build(self, references: ReferenceNames) -> None:
-        body = QWidget(self)
-        column = QVBoxLayout(body)
-        cache = self.editor.cache
-        for section in sections_for(self.resource, self.model):
-            box = QGroupBox(section.title, body)
-            rows = QFormLayout(box)
-            rows.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-            for field in section.fields:
-                picks = column_picks(cache, self.resource, field)
-                editor = editor_for(self.model, field, self.resource, cache, references, box,
-                                    columns=picks)  # fmt: skip
-                rows.addRow(title_of(field), self._field_row(editor, box))
-            column.addWidget(box)
-        self.extra_box = QGroupBox("Other data (read-only)", body)
-        QVBoxLayout(self.extra_box).addWidget(self.extra_view)
-        column.addWidget(self.extra_box)
-        column.addStretch(1)
-        scroll = QScrollArea(self, widgetResizable=True)
-        scroll.setWidget(body)
+    def _build(self) -> None:
         buttons = QHBoxLayout()
         for name, button in self.buttons.items():
             buttons.addWidget(button)
@@ -325,27 +293,12 @@ class RecordForm(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addWidget(self.messages)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(self.fields, 1)
         layout.addLayout(buttons)
         self.messages.reload_requested.connect(self.on_banner_reload)
+        self.fields.field_edited.connect(self.on_fields_field_edited)
         if self.resource.key in self.editors:
             self.editors[self.resource.key].required = True
-
-    def _field_row(self, editor: FieldEditor, owner: QWidget) -> QWidget:
-        cell = QWidget(owner)
-        rows = QVBoxLayout(cell)
-        rows.setContentsMargins(0, 0, 0, 0)
-        rows.setSpacing(1)
-        problem = QLabel(cell)
-        problem.setStyleSheet("color: #c62828;")
-        problem.setWordWrap(True)
-        problem.hide()
-        rows.addWidget(editor)
-        rows.addWidget(problem)
-        editor.edited.connect(self.on_editor_edited)
-        self.editors[editor.field] = editor
-        self.problem_labels[editor.field] = problem
-        return cell
 
     def on_new_button_clicked(self) -> None:
         self.new_record()
