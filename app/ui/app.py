@@ -25,6 +25,7 @@ from app.settings import SECRET_ENV, Profile, ProfileStore, config_dir, secrets
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.ui.first_run import FirstRunDialog
+from app.ui.gc_guard import GuiThreadCollector
 from app.ui.main_window import MainWindow
 from app.ui.profile_dialog import ProfileDialog
 from app.ui.session import ShowSession
@@ -148,6 +149,7 @@ class ShowDesk:
 
 def run(demo: bool = False, profile_name: str | None = None) -> int:
     app = application()
+    collector = GuiThreadCollector(app)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     tasks = TaskRunner()
@@ -168,4 +170,5 @@ def run(demo: bool = False, profile_name: str | None = None) -> int:
     app.lastWindowClosed.connect(closed.set)
     loop.run_until_complete(closed.wait())
     loop.run_until_complete(desk.close())
+    collector.stop()
     return 0

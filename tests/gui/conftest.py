@@ -48,6 +48,14 @@ def loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
     assert not leftover, f"tasks left running: {leftover}"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def collect_on_the_gui_thread() -> Iterator[None]:
+    """As the app does (app/ui/gc_guard.py): no automatic collection in other threads."""
+    gc.disable()
+    yield
+    gc.enable()
+
+
 @pytest.fixture(autouse=True)
 def no_leftover_windows(qapp: QApplication) -> Iterator[None]:
     """Set up before qtbot, so it checks after qtbot has closed the widgets it was given.

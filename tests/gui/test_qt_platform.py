@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import qasync
 from PySide6.QtCore import QObject, QTimer, Signal
+from pytestqt.qtbot import QtBot
 
+from app.ui.gc_guard import GuiThreadCollector
 from app.ui.tasks import TaskRunner
 from tests.gui.conftest import until
 
@@ -56,3 +59,15 @@ def test_task_errors_reach_the_handler(loop: qasync.QEventLoop) -> None:
 
     loop.run_until_complete(scenario())
     assert errors == [("Sync", "kaput")]
+
+
+def test_garbage_is_collected_on_the_gui_thread(qtbot: QtBot) -> None:
+    collector = GuiThreadCollector(interval_ms=10)
+    assert not gc.isenabled()  # no collection in whatever thread allocates next
+    for _ in range(2000):
+        cycle: list[object] = []
+        cycle.append(cycle)
+    qtbot.waitUntil(lambda: gc.get_count()[0] < 700)  # the GUI-thread timer collected
+    collector.stop()
+    assert gc.isenabled()
+    gc.disable()  # as the GUI suite runs (tests/gui/conftest.py)
