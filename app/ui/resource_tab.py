@@ -21,7 +21,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -265,6 +265,12 @@ class ResourceTab(QWidget):
 
     def on_summary_timer_timeout(self) -> None:
         self.selection_summary.emit(self.summary())
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """A closed tab does no more delayed work (its cache may be closed next)."""
+        self._filter_timer.stop()
+        self._summary_timer.stop()
+        super().closeEvent(event)
 
     def on_edits_applied(self, outcome: Outcome) -> None:
         if outcome.slug == self.resource.slug:
