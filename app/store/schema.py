@@ -90,4 +90,7 @@ OUTBOX_V2: Migration = (
     "CREATE INDEX audit_record ON audit (resource, record_id)",
 )
 
-OUTBOX_MIGRATIONS: tuple[Migration, ...] = (OUTBOX_V1, OUTBOX_V2)
+# v3: a pushed create is found again by its server id (`for_record` matches either id).
+OUTBOX_V3: Migration = ("CREATE INDEX changes_server ON changes (resource, server_id)",)
+
+OUTBOX_MIGRATIONS: tuple[Migration, ...] = (OUTBOX_V1, OUTBOX_V2, OUTBOX_V3)

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from app.store.outbox import NewChange, Outbox
-from app.store.schema import OUTBOX_MIGRATIONS, OUTBOX_V1
+from app.store.schema import OUTBOX_MIGRATIONS, OUTBOX_V1, OUTBOX_V2
 
 AT = datetime(2025, 5, 7, 12, 0, tzinfo=UTC)
 
@@ -82,5 +82,25 @@ def test_v1_outbox_gains_audit_and_keeps_changes(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == len(OUTBOX_MIGRATIONS)
+    finally:
+        conn.close()
+
+
+def test_v2_outbox_gains_the_server_id_index(tmp_path: Path) -> None:
+    path = tmp_path / "outbox.db"
+    conn = sqlite3.connect(path)
+    for statement in (*OUTBOX_V1, *OUTBOX_V2):
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version=2")
+    conn.commit()
+    conn.close()
+    with Outbox(path) as box:
+        assert box.counts()["pending"] == 0
+    conn = sqlite3.connect(path)
+    try:
+        plan = conn.execute(
+            "EXPLAIN QUERY PLAN SELECT seq FROM changes WHERE resource = 'c' AND server_id = 'x'"
+        ).fetchall()
+        assert any("changes_server" in str(row) for row in plan)
     finally:
         conn.close()
