@@ -17,6 +17,7 @@ reference field (the registry's `references`) they also match the referenced rec
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -201,8 +202,13 @@ class Cache:
         descending: bool = False,
         text: str | None = None,
         filters: Mapping[str, str] | None = None,
+        detached: bool = False,
     ) -> list[str]:
-        """All ids in display order: what a table model keeps to page large resources."""
+        """All ids in display order: what a table model keeps to page large resources.
+
+        `detached=True` runs the query on a connection of its own, for a worker thread: it then
+        neither waits for nor holds up the shared connection (the table keeps painting).
+        """
         sql, params = query.select(
             "id",
             self._where(slug, parent),
@@ -213,8 +219,18 @@ class Cache:
             0,
             self._filters(slug, filters),
         )
+        if detached:
+            return self._read_apart(sql, params)
         with self._db.lock:
             return [r[0] for r in self._db.conn.execute(sql, params)]
+
+    def _read_apart(self, sql: str, params: Sequence[Any]) -> list[str]:
+        """Run a read on a connection of its own (WAL lets it read beside the shared one)."""
+        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+        try:
+            return [r[0] for r in conn.execute(sql, params)]
+        finally:
+            conn.close()
 
     def ids(self, slug: str, parent: str | None = None) -> list[str]:
         return self.row_ids(slug, parent=parent)

@@ -176,6 +176,8 @@ class MainWindow(QMainWindow):
             edits=self.grid_editing,
         )
         tab.selection_summary.connect(self.status.set_selection_summary)
+        tab.model.set_background(self._in_background)
+        tab.model.query_running.connect(self.on_model_query_running)
         tab.message.connect(self.status.show_message)
         self._attach_form(tab, session)
         self.tabs.setCurrentIndex(self.tabs.addTab(tab, res.title))
@@ -207,6 +209,19 @@ class MainWindow(QMainWindow):
     def on_form_push_requested(self, seqs: list[int]) -> None:
         if self.session is not None and self.session.online:
             self.session.push(seqs)
+
+    def _in_background(
+        self, work: Callable[[], list[str]], done: Callable[[list[str]], None]
+    ) -> None:
+        """Sorting and filtering 200,000 rows takes a while: in a worker thread, never here."""
+
+        async def run() -> None:
+            done(await asyncio.to_thread(work))
+
+        self.tasks.start(run(), what="Sorting and filtering")
+
+    def on_model_query_running(self, running: bool) -> None:
+        self.status.show_message("Sorting and filtering…" if running else "", 0)
 
     def tab_for(self, slug: str) -> ResourceTab | None:
         for index in range(self.tabs.count()):

@@ -15,10 +15,11 @@ refused are marked at their cell with the reason (`errors`) until a later edit o
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any, Protocol, get_args
 
+import shiboken6
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
@@ -60,11 +61,13 @@ class RecordTableModel(QAbstractTableModel):
 
     Signals: `columns_changed()` after a `refresh()` that found a different set of fields (the
     view should re-apply its column layout by field name), `pending_changed()` after the
-    outbox was read again (`pending_count` changes of this resource), plus Qt's model signals.
+    outbox was read again (`pending_count` changes of this resource), `query_running(bool)`
+    while a sort or filter runs in the background (`set_background`), plus Qt's model signals.
     """
 
     columns_changed = Signal()
     pending_changed = Signal()
+    query_running = Signal(bool)
 
     def __init__(
         self,
@@ -84,6 +87,8 @@ class RecordTableModel(QAbstractTableModel):
         self.pending_count = 0
         self._kinds: dict[str, FieldKind | None] = {}
         self._created: list[str] = []
+        self._runner: QueryRunner | None = None
+        self._generation = 0  # bumped by every background query; stale answers are dropped
         self.errors: dict[tuple[str, str], str] = {}  # (id, field) → why the value was refused
         self._fields = fields_of(cache, resource)
         self._dates = date_fields(resource)
@@ -392,10 +397,53 @@ class RecordTableModel(QAbstractTableModel):
         self._blocks.clear()
         self._rows_by_id = None
 
+    def set_background(self, run: QueryRunner | None) -> None:
+        """Run sort and filter queries through `run(work, done)` (a worker thread, say).
+
+        The rows on screen stay until the new order is ready; an answer overtaken by a newer
+        query is dropped. Without it, queries run at once on the calling thread.
+        """
+        self._runner = run
+
     def _reset_rows(self) -> None:
+        if self._runner is None:
+            self.beginResetModel()
+            self._query()
+            self.endResetModel()
+            return
+        self._generation += 1
+        generation, cache, slug, parent = (
+            self._generation,
+            self._cache,
+            self._resource.slug,
+            self._record_parent,
+        )
+        order_by, descending = self._order_by, self._descending
+        text, filters = self._text or None, dict(self._filters)
+
+        def work() -> list[str]:  # runs in a worker thread: plain values only
+            return cache.row_ids(
+                slug,
+                parent=parent,
+                order_by=order_by,
+                descending=descending,
+                text=text,
+                filters=filters,
+                detached=True,
+            )
+
+        self.query_running.emit(True)
+        self._runner(work, lambda ids: self._apply_ids(ids, generation))
+
+    def _apply_ids(self, ids: list[str], generation: int) -> None:
+        if not shiboken6.isValid(self) or generation != self._generation:
+            return  # the tab was closed, or a newer sort or filter was asked for meanwhile
         self.beginResetModel()
-        self._query()
+        self._ids = ids + self._created
+        self._blocks.clear()
+        self._rows_by_id = None
         self.endResetModel()
+        self.query_running.emit(False)
 
     def _load_block(self, block: int) -> dict[str, dict[str, Any]]:
         ids = self._ids[block * BLOCK : (block + 1) * BLOCK]
@@ -409,6 +457,8 @@ class RecordTableModel(QAbstractTableModel):
         return {k: v for k, v in self._filters.items() if k != field}
 
 
+# Runs `work` somewhere (a worker thread), then `done(result)` back on the GUI thread.
+QueryRunner = Callable[[Callable[[], list[str]], Callable[[list[str]], None]], None]
 _NO_CHILDREN = Qt.ItemFlag.ItemNeverHasChildren
 
 

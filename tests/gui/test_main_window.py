@@ -45,12 +45,19 @@ def test_the_show_opens_syncs_and_shows_its_tables(
     tab = window.open_resource("customers")
     assert tab is not None and tab.model.rowCount() == customers
     column = tab.model.column_of("customerName")
-    tab.model.sort(column, Qt.SortOrder.DescendingOrder)
-    names = [tab.model.record(r)["customerName"] for r in range(tab.model.rowCount())]
-    assert names == sorted(names, reverse=True)
-    first = names[-1]
-    tab.model.set_text_filter(first)
-    assert 1 <= tab.model.rowCount() < customers
+    model = tab.model
+
+    def names() -> list[str]:
+        return [model.record(r)["customerName"] for r in range(model.rowCount())]
+
+    async def sort_and_filter() -> None:
+        # In the window, sorting and filtering run in a worker thread; the rows follow.
+        model.sort(column, Qt.SortOrder.DescendingOrder)
+        await until(lambda: names() == sorted(names(), reverse=True))
+        model.set_text_filter(names()[-1])
+        await until(lambda: 1 <= model.rowCount() < customers)
+
+    loop.run_until_complete(sort_and_filter())
 
 
 def _tree_texts(window: MainWindow) -> list[str]:
