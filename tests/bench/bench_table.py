@@ -8,6 +8,7 @@ paints every visible cell (and so reads the records behind them).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import sys
 import tempfile
