@@ -170,8 +170,10 @@ class OutboxView(QWidget):
         super().__init__(parent)
         self._outbox = outbox
         self._registry = registry
-        self._confirm = confirm or self._ask
-        self._resolver = resolver or self._resolve_in_dialog
+        # Kept as given (None: the default): a bound method of self here would be a reference
+        # cycle, freed by whichever thread's garbage collection finds it — not safe for QObjects.
+        self._confirm = confirm
+        self._resolver = resolver
         self.model = OutboxModel(outbox, registry, self)
         self.table = QTableView(self)
         self.detail = QPlainTextEdit(self, readOnly=True)
@@ -226,12 +228,12 @@ class OutboxView(QWidget):
         n = len(doomed)
         what = "this change" if n == 1 else f"these {n} changes"
         question = f"Discard {what}? They are removed from the outbox and never sent to the show."
-        if self._confirm(question):
+        if (self._confirm or self._ask)(question):
             self._apply(self._outbox.discard, doomed)
 
     def on_resolve_clicked(self) -> None:
         conflicts = [c for c in self.selected() if c.state == "conflict"]
-        if len(conflicts) == 1 and self._resolver(conflicts[0]):
+        if len(conflicts) == 1 and (self._resolver or self._resolve_in_dialog)(conflicts[0]):
             self.refresh()
             self.changed.emit()
 

@@ -128,13 +128,13 @@ class ProfileDialog(QDialog):
 
     # ------------------------------------------------------------------------------ slots
 
-    def on_field_edited(self, name: str) -> None:
-        """Re-check a field as it is typed, but only clear or update a message already shown."""
-        label = self.errors[name]
-        if label.isVisibleTo(self):
-            problem = self._problem(name)
-            label.setText(problem or "")
-            label.setVisible(bool(problem))
+    def on_field_edited(self, _text: str = "") -> None:
+        """Re-check as the user types, but only update or clear messages already shown."""
+        for name, label in self.errors.items():
+            if label.isVisibleTo(self):
+                problem = self._problem(name)
+                label.setText(problem or "")
+                label.setVisible(bool(problem))
 
     def on_save_clicked(self) -> None:
         if self._keyring_warned:  # saved already; the note about the keyring has been read
@@ -306,8 +306,8 @@ class ProfileDialog(QDialog):
         return box
 
     def _connect(self) -> None:
-        for name, editor in self.fields.items():
-            editor.textChanged.connect(lambda _text, n=name: self.on_field_edited(n))
+        for editor in self.fields.values():  # no lambdas: they would keep the dialog alive
+            editor.textChanged.connect(self.on_field_edited)
         self.save_button.clicked.connect(self.on_save_clicked)
         self.cancel_button.clicked.connect(self.reject)
         self.test_button.clicked.connect(self.on_test_clicked)
@@ -338,8 +338,8 @@ class ProfileManager(QDialog):
         super().__init__(parent)
         self._store = store
         self._secrets = secret_store
-        self._editor = editor or self._edit_in_dialog
-        self._confirm = confirm or self._ask
+        self._editor = editor  # None: the defaults (a bound method here would be a cycle)
+        self._confirm = confirm
         self.setWindowTitle("Show profiles")
         self.list = QListWidget(self)
         self.buttons = {n: QPushButton(n, self) for n in ("Add…", "Edit…", "Remove", "Open")}
@@ -366,19 +366,19 @@ class ProfileManager(QDialog):
 
     def on_add_clicked(self) -> None:
         before = {p.name for p in self._store.all()}
-        if self._editor(None):
+        if (self._editor or self._edit_in_dialog)(None):
             added = [p.name for p in self._store.all() if p.name not in before]
             self.refresh(added[0] if added else None)
 
     def on_edit_clicked(self) -> None:
         profile = self._selected()
-        if profile is not None and self._editor(profile):
+        if profile is not None and (self._editor or self._edit_in_dialog)(profile):
             self.refresh()
 
     def on_remove_clicked(self) -> None:
         profile = self._selected()
         question = "Remove the profile “{}”? Its stored secret is forgotten; cached data stays."
-        if profile is not None and self._confirm(question.format(profile.name)):
+        if profile is not None and (self._confirm or self._ask)(question.format(profile.name)):
             self._store.remove(profile.name)
             self._secrets.forget(profile)
             self.refresh()
