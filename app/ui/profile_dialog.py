@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDoubleSpinBox,
@@ -106,6 +107,7 @@ class ProfileDialog(QDialog):
             "rate_window": self.rate_window.value(),
             "interactive_reserve": self.reserve.value() / 100,
             "ca_bundle": self.ca_bundle.text().strip() or None,
+            "push_on_save": self.push_on_save.isChecked(),
         }
         if self._original is None:
             return Profile(**values)
@@ -242,6 +244,7 @@ class ProfileDialog(QDialog):
         self.reserve = QSpinBox(self, minimum=0, maximum=90, suffix=" %")
         self.credential_style = QComboBox(self)
         self.credential_style.addItems(list(STYLES))
+        self.push_on_save = QCheckBox("Send a saved record at once when online", self)
         self.secret_note = self._error_label()
         self.test_result = QLabel(self, wordWrap=True)
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -264,6 +267,7 @@ class ProfileDialog(QDialog):
         self.rate_window.setValue(p.rate_window)
         self.reserve.setValue(round(p.interactive_reserve * 100))
         self.credential_style.setCurrentIndex(list(STYLES.values()).index(p.credential_style))
+        self.push_on_save.setChecked(p.push_on_save)
         if profile is not None:
             self.client_secret.setPlaceholderText("Stored — leave empty to keep it")
         for label in (*self.errors.values(), self.secret_note):
@@ -281,6 +285,7 @@ class ProfileDialog(QDialog):
         form.addRow("Pacing", self._row(self.rate_limit, QLabel("per", self), self.rate_window))
         form.addRow("Interactive reserve", self.reserve)
         form.addRow("Credentials", self.credential_style)
+        form.addRow("Saving", self.push_on_save)
         buttons = self._row(self.test_button, None, self.cancel_button, self.save_button)
         layout = QVBoxLayout(self)
         layout.addLayout(form)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -356,3 +357,14 @@ def test_manager_edits_in_a_profile_dialog_by_default(
     QTimer.singleShot(0, type_and_save)
     manager.on_add_clicked()
     assert store.get("Typed") is not None and manager.selected_name() == "Typed"
+
+
+def test_push_on_save_is_a_profile_setting(
+    make: Callable[..., ProfileDialog], store: ProfileStore
+) -> None:
+    dialog = make(replace(a_profile(), push_on_save=True))
+    assert dialog.push_on_save.isChecked()
+    dialog.push_on_save.setChecked(False)
+    assert dialog.profile().push_on_save is False
+    fresh = make()
+    assert not fresh.push_on_save.isChecked()
