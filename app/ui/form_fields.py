@@ -3,6 +3,8 @@ and the read-only JSON of the fields the model does not know."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -20,6 +22,7 @@ from app.store.cache import Cache
 from app.ui.editors import editor_for
 from app.ui.field_editor import FieldEditor
 from app.ui.form_layouts import column_picks, sections_for
+from app.ui.pickers import MultiPicker, ReferencePicker, reference_choices
 from app.ui.references import ReferenceNames, title_of
 
 
@@ -41,6 +44,7 @@ class FormFields(QScrollArea):
     ) -> None:
         super().__init__(owner)
         self.setWidgetResizable(True)
+        self._cache, self._references = cache, references
         self.editors: dict[str, FieldEditor] = {}
         self.problem_labels: dict[str, QLabel] = {}
         body = QWidget(self)
@@ -69,6 +73,16 @@ class FormFields(QScrollArea):
         label.setText(text or "")
         label.setVisible(bool(text))
         editor.set_invalid(bool(text))
+
+    def refresh_choices(self, slugs: Iterable[str] = ()) -> None:
+        """Offer the pickers' targets afresh (after a sync): those in `slugs`, or all."""
+        changed = set(slugs)
+        for editor in self.editors.values():
+            if not isinstance(editor, ReferencePicker | MultiPicker):
+                continue
+            target = editor.choices.target
+            if target is not None and (not changed or target in changed):
+                editor.set_choices(reference_choices(self._cache, target, self._references))
 
     def problem_at(self, field: str) -> str:
         label = self.problem_labels.get(field)

@@ -167,6 +167,15 @@ class MultiPicker(FieldEditor):
         self.chosen.clear()
         self._append(str(v) for v in (value or ()))
 
+    def set_choices(self, choices: Choices) -> None:
+        """Offer fresh records (after a sync), keeping the chosen keys."""
+        keys = self.keys()
+        self.choices = choices
+        with QSignalBlocker(self.picker):
+            _fill(self.picker, choices)
+            self.picker.setCurrentIndex(-1)
+        self.set_value(keys)
+
     def add_key(self, key: str) -> None:
         """Add one key (as the Add button does) and report the edit."""
         if key and key not in self.keys():

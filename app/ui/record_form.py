@@ -183,7 +183,8 @@ class RecordForm(QWidget):
     def on_fields_field_edited(self, _field: str) -> None:
         self._update_buttons()
 
-    def on_session_data_changed(self, _slugs: list[str]) -> None:
+    def on_session_data_changed(self, slugs: list[str]) -> None:
+        self.fields.refresh_choices(slugs)
         self.refresh()
 
     def on_banner_reload(self) -> None:
