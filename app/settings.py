@@ -27,16 +27,25 @@ SECRET_ENV = "SHOWDESK_CLIENT_SECRET"
 CredentialStyle = Literal["body", "basic"]
 
 
+HOME_ENV = "SHOWDESK_HOME"  # one folder for settings, data and logs instead of the user's own
+
+
+def _home(part: str) -> Path | None:
+    """Under `$SHOWDESK_HOME` when set (`--self-test` runs there, leaving the user's files be)."""
+    home = os.environ.get(HOME_ENV)
+    return Path(home) / part if home else None
+
+
 def config_dir() -> Path:
-    return Path(platformdirs.user_config_dir(APP_NAME, ORG_NAME))
+    return _home("config") or Path(platformdirs.user_config_dir(APP_NAME, ORG_NAME))
 
 
 def data_dir() -> Path:
-    return Path(platformdirs.user_data_dir(APP_NAME, ORG_NAME))
+    return _home("data") or Path(platformdirs.user_data_dir(APP_NAME, ORG_NAME))
 
 
 def log_dir() -> Path:
-    return Path(platformdirs.user_log_dir(APP_NAME, ORG_NAME))
+    return _home("log") or Path(platformdirs.user_log_dir(APP_NAME, ORG_NAME))
 
 
 def _safe(name: str) -> str:
@@ -72,6 +81,16 @@ class Profile:
     @property
     def outbox_path(self) -> Path:
         return self.data_dir / "outbox.sqlite"
+
+    @property
+    def lock_path(self) -> Path:
+        """Held while the profile is open in a ShowDesk window (one window per profile)."""
+        return self.data_dir / "profile.lock"
+
+    @property
+    def drafts_path(self) -> Path:
+        """Unsaved form edits rescued when ShowDesk stopped on an error, offered back on open."""
+        return self.data_dir / "drafts.json"
 
     @property
     def overrides_path(self) -> Path:

@@ -15,11 +15,9 @@ import struct
 import sys
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt  # noqa: E402  # after the platform
-from PySide6.QtGui import QGuiApplication, QImage, QPainter  # noqa: E402
-from PySide6.QtSvg import QSvgRenderer  # noqa: E402
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
+from PySide6.QtGui import QGuiApplication, QImage, QPainter
+from PySide6.QtSvg import QSvgRenderer
 
 ICONS = Path(__file__).resolve().parent.parent / "resources" / "icons"
 SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
@@ -65,6 +63,7 @@ def icns(pngs: dict[int, bytes]) -> bytes:
 
 
 def main() -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # no window: rendering only
     app = QGuiApplication(sys.argv[:1])
     renderer = QSvgRenderer(str(ICONS / "showdesk.svg"))
     if not renderer.isValid():

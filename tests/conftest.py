@@ -62,6 +62,7 @@ def user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.setenv(var, str(home / sub))
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("SHOWDESK_CLIENT_SECRET", raising=False)
+    monkeypatch.delenv("SHOWDESK_HOME", raising=False)  # would move every folder elsewhere
     home.mkdir()
     return home
 

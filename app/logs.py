@@ -1,0 +1,147 @@
+"""The log file: rotating, in the user log directory, with secrets redacted before any write.
+
+`logging_to_file()` is entered by the `showdesk` command for the window and the headless
+commands alike; it attaches a `RotatingFileHandler` (1 MB × 5) to the root logger. Every
+record that reaches it passes a `RedactingFilter` first: bearer and basic credentials, the
+values of `access_token` / `refresh_token` / `client_secret` (and the like) in JSON, form bodies,
+query strings and reprs, and any client secret the app was given (`remember_secret`), are
+replaced by `[redacted]` — in the message, its arguments and the formatted traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from app.settings import SECRET_ENV, log_dir
+
+LOG_NAME = "showdesk.log"
+MAX_BYTES = 1_000_000
+BACKUPS = 5
+REDACTED = "[redacted]"
+FORMAT = "%(asctime)s %(levelname)-7s %(name)s [%(process)d]: %(message)s"
+
+_KEYS = (
+    "access_token|refresh_token|id_token|client_secret|clientsecret|password|passwd|api_key"
+    "|apikey|secret|token"
+)
+# `"key": "value"`, `'key': 'value'`, `key=value` (form bodies, query strings), `key: value`.
+_KEY_VALUE = re.compile(
+    rf"""(?ix)
+    (?P<key>["']?\b(?:{_KEYS})\b["']?\s*[:=]\s*)
+    (?P<value>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s&,;"'}}\])]+)
+    """
+)
+# `Authorization: Bearer …`, `Basic …` (a word after "Basic" may be redacted too: safe side).
+_SCHEME = re.compile(r"(?i)\b(?P<scheme>bearer|basic)(?P<gap>\s+)[A-Za-z0-9._~+/=-]{4,}")
+_MIN_SECRET = 4  # shorter "secrets" would redact ordinary words
+
+
+def redact(text: str, known: frozenset[str] | set[str] = frozenset()) -> str:
+    """`text` with every credential-shaped part and every known secret value replaced."""
+    for secret in sorted(known, key=len, reverse=True):
+        if len(secret) >= _MIN_SECRET:
+            text = text.replace(secret, REDACTED)
+    text = _SCHEME.sub(lambda m: f"{m['scheme']}{m['gap']}{REDACTED}", text)
+    return _KEY_VALUE.sub(_redact_value, text)
+
+
+def _redact_value(match: re.Match[str]) -> str:
+    value = match["value"]
+    if value == REDACTED or value.strip("\"'") == REDACTED:
+        return match.group(0)
+    quote = value[0] if value[0] in "\"'" else ""
+    return f"{match['key']}{quote}{REDACTED}{quote}"
+
+
+class RedactingFilter(logging.Filter):
+    """Rewrites each record so that no secret or token survives into a handler's output."""
+
+    def __init__(self, known: set[str] | None = None) -> None:
+        super().__init__()
+        self.known: set[str] = set(known or ())
+        self._formatter = logging.Formatter()
+
+    def add_secret(self, secret: str | None) -> None:
+        if secret and len(secret) >= _MIN_SECRET:
+            self.known.add(secret)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):  # arguments that do not fit the format: keep both
+            message = f"{record.msg} {record.args}"
+        record.msg = redact(message, self.known)
+        record.args = None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self._formatter.formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text, self.known)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info, self.known)
+        return True
+
+
+class ShowDeskFileHandler(logging.handlers.RotatingFileHandler):
+    """The log file's handler (its own class, so it is found and replaced, never doubled)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        super().__init__(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
+        self.redactor = RedactingFilter({os.environ.get(SECRET_ENV) or ""} - {""})
+        self.addFilter(self.redactor)
+        self.setFormatter(logging.Formatter(FORMAT))
+
+
+def log_path() -> Path:
+    """Where the log file is (or will be) written."""
+    return log_dir() / LOG_NAME
+
+
+def file_handler() -> ShowDeskFileHandler | None:
+    return next(
+        (h for h in logging.getLogger().handlers if isinstance(h, ShowDeskFileHandler)), None
+    )
+
+
+def start_logging(level: int = logging.INFO) -> ShowDeskFileHandler:
+    """Attach the log file to the root logger (replacing one attached before)."""
+    stop_logging()
+    handler = ShowDeskFileHandler(log_path())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    if root.level == logging.NOTSET or root.level > level:
+        root.setLevel(level)
+    # One line per HTTP request would push everything else out of the rotation.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    logging.getLogger("httpcore").setLevel(logging.WARNING)
+    return handler
+
+
+def stop_logging() -> None:
+    handler = file_handler()
+    if handler is not None:
+        logging.getLogger().removeHandler(handler)
+        handler.close()
+
+
+@contextmanager
+def logging_to_file(level: int = logging.INFO) -> Iterator[ShowDeskFileHandler]:
+    """The log file for the duration of a command."""
+    handler = start_logging(level)
+    try:
+        yield handler
+    finally:
+        stop_logging()
+
+
+def remember_secret(secret: str | None) -> None:
+    """Redact this secret's value wherever it appears in the log from now on."""
+    handler = file_handler()
+    if handler is not None:
+        handler.redactor.add_secret(secret)
