@@ -5,10 +5,22 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar
 
+from app.api.registry import RESOURCES_DIR
+
 Key = QKeySequence.StandardKey | str | None
+ACTION_ICONS = RESOURCES_DIR / "icons" / "actions"
+
+# The key every user expects for a standard command, shown first in the menu. A platform's own
+# bindings come after it (e.g. Ctrl+F4 for Close); some platforms bind nothing (Quit on Linux).
+_EXPECTED = {
+    QKeySequence.StandardKey.Close: "Ctrl+W",
+    QKeySequence.StandardKey.Quit: "Ctrl+Q",
+    QKeySequence.StandardKey.Find: "Ctrl+F",
+    QKeySequence.StandardKey.Save: "Ctrl+S",
+}
 
 
 @dataclass(frozen=True)
@@ -19,6 +31,10 @@ class ActionSpec:
     key: Key
     tip: str
     toolbar: bool = False
+
+    @property
+    def icon_path(self) -> str:
+        return str(ACTION_ICONS / f"{self.name}.svg")
 
 
 ACTIONS: tuple[ActionSpec, ...] = (
@@ -56,8 +72,9 @@ def render(window: QMainWindow, handlers: Mapping[str, Callable[[], None]]) -> d
     for spec in ACTIONS:
         action = QAction(spec.text, window)
         action.setObjectName(f"action-{spec.name}")
-        if spec.key is not None:
-            action.setShortcut(QKeySequence(spec.key))
+        action.setShortcuts(shortcuts(spec.key))
+        if spec.toolbar:
+            action.setIcon(QIcon(spec.icon_path))
         action.setStatusTip(spec.tip)
         action.setToolTip(spec.tip)
         action.triggered.connect(handlers[spec.name])
@@ -68,3 +85,14 @@ def render(window: QMainWindow, handlers: Mapping[str, Callable[[], None]]) -> d
             toolbar.addAction(action)
         actions[spec.name] = action
     return actions
+
+
+def shortcuts(key: Key) -> list[QKeySequence]:
+    """The key sequences for a declared key: the expected one first, then the platform's."""
+    if key is None:
+        return []
+    if isinstance(key, str):
+        return [QKeySequence(key)]
+    found = [QKeySequence(_EXPECTED[key])] if key in _EXPECTED else []
+    found += [seq for seq in QKeySequence.keyBindings(key) if seq not in found]
+    return found

@@ -12,7 +12,6 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QButtonGroup,
     QDialog,
@@ -30,12 +29,11 @@ from PySide6.QtWidgets import (
 from app.api.registry import Registry
 from app.store.changes import Change
 from app.store.outbox import Outbox, Resolution
+from app.ui.palette import Hue, background_brush
 
 Side = Literal["mine", "theirs"]
 SIDES: tuple[Side, Side] = ("mine", "theirs")
 BOOKKEEPING = frozenset({"id", "modifiedDate"})  # never offered as a choice
-CHANGED = QColor("#fff3c4")  # a side that moved away from the base
-CLASH = QColor("#ffd9d9")  # both sides moved, to different values
 
 
 def format_value(value: Any) -> str:
@@ -142,7 +140,7 @@ class ConflictDialog(QDialog):
             group.addButton(button, column - 2)
             item = QTableWidgetItem()
             if clash or moved[side]:
-                item.setBackground(QBrush(CLASH if clash else CHANGED))
+                item.setBackground(background_brush(Hue.ERROR if clash else Hue.CHANGED))
             table.setItem(row, column, item)
             table.setCellWidget(row, column, button)
         self._groups[name] = group

@@ -116,6 +116,7 @@ class MainWindow(QMainWindow):
             (session.governor.changed, self.status.on_governor_changed),
             (session.sync_progress, self.status.on_sync_progress),
             (session.sync_finished, self.on_session_sync_finished),
+            (session.push_progress, self.status.on_push_progress),
             (session.push_finished, self.on_session_push_finished),
             (session.online_changed, self.on_session_online_changed),
             (session.reconnected, self.on_session_reconnected),
@@ -267,6 +268,7 @@ class MainWindow(QMainWindow):
             self.status.show_message("Sync cancelled: what was fetched is kept.")
 
     def on_session_push_finished(self, report: PushReport) -> None:
+        self.status.push_finished()
         text = f"Pushed: {report.done} applied"
         if report.failed or report.conflicts:
             text += f", {report.failed} failed, {report.conflicts} in conflict (see the outbox)"

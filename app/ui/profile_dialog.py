@@ -41,10 +41,9 @@ from app.api.connection import Connection
 from app.api.registry import Registry
 from app.connect import connection_for, registry_for
 from app.settings import Profile, ProfileStore, SecretStore, secrets
+from app.ui.palette import Hue, text_style
 
 Tester = Callable[[Connection, Registry], Awaitable[ConnectionCheck]]
-ERROR_STYLE = "color: #b00020"
-OK_STYLE = "color: #1b7f3b"
 STYLES = {"Form body": "body", "Basic header": "basic"}
 
 
@@ -185,7 +184,7 @@ class ProfileDialog(QDialog):
 
     def _show_result(self, text: str, *, ok: bool) -> None:
         self.test_result.setText(text)
-        self.test_result.setStyleSheet(OK_STYLE if ok else ERROR_STYLE)
+        self.test_result.setStyleSheet(text_style(Hue.OK if ok else Hue.ERROR))
 
     def _store_secret(self, profile: Profile) -> None:
         secret = self.client_secret.text()
@@ -255,7 +254,7 @@ class ProfileDialog(QDialog):
 
     def _error_label(self) -> QLabel:
         label = QLabel(self, wordWrap=True)
-        label.setStyleSheet(ERROR_STYLE)
+        label.setStyleSheet(text_style(Hue.ERROR))
         return label
 
     def _load(self, profile: Profile | None) -> None:

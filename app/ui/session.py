@@ -32,7 +32,8 @@ class ShowSession(QObject):
     """A profile opened in the window.
 
     Signals: `online_changed(bool)`, `sync_started()`, `sync_progress(SyncProgress)`,
-    `sync_finished(SyncReport)`, `push_finished(PushReport)`, `outbox_changed()`,
+    `sync_finished(SyncReport)`, `push_progress(PushProgress)`, `push_finished(PushReport)`,
+    `outbox_changed()`,
     `data_changed(list[str])` (the resource slugs whose cached records changed),
     `reconnected()` (the show answers again after being offline), `problem(str)`.
     """
@@ -41,6 +42,7 @@ class ShowSession(QObject):
     sync_started = Signal()
     sync_progress = Signal(object)
     sync_finished = Signal(object)
+    push_progress = Signal(object)
     push_finished = Signal(object)
     outbox_changed = Signal()
     data_changed = Signal(list)
@@ -69,6 +71,8 @@ class ShowSession(QObject):
         self._cancel_sync: asyncio.Event | None = None
         self._progress = ProgressBridge(self)
         self._progress.progress.connect(self.sync_progress)
+        self._push_progress = ProgressBridge(self)
+        self._push_progress.progress.connect(self.push_progress)
         self._retry = QTimer(self, interval=RECONNECT_MS)
         self._retry.timeout.connect(self.on_retry_timeout)
 
@@ -144,7 +148,7 @@ class ShowSession(QObject):
         self.tasks.start(self._push(seqs), what="Push")
 
     async def _push(self, seqs: Sequence[int] | None) -> PushReport:
-        pusher = Pusher(self.client, self.cache, self.outbox)
+        pusher = Pusher(self.client, self.cache, self.outbox, on_progress=self._push_progress)
         report = PushReport()
         try:
             report = await pusher.push(seqs=seqs)

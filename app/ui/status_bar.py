@@ -18,6 +18,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
 
 from app.api.governor import GovernorState
+from app.ui.palette import Hue, text_style
 
 Clock = Callable[[], float]
 MESSAGE_MS = 8000
@@ -67,6 +68,19 @@ def offline_text(as_of: datetime | None) -> str:
     return f"Offline — data as of {local.day} {local:%b %H:%M}"
 
 
+class PushProgressLike(Protocol):
+    """What `on_push_progress` reads (app.sync.pusher.PushProgress has it)."""
+
+    @property
+    def done(self) -> int: ...
+    @property
+    def total(self) -> int: ...
+
+
+def push_text(progress: PushProgressLike) -> str:
+    return f"Pushing… {progress.done:,} of {progress.total:,}"
+
+
 def sync_text(progress: SyncProgressLike) -> str:
     if progress.total:
         return f"Syncing {progress.title}… {progress.done:,} of {progress.total:,}"
@@ -93,6 +107,8 @@ class ShowStatusBar(QStatusBar):
         self.sync_label = QLabel(self)
         self.sync_bar = QProgressBar(self, textVisible=False)
         self.cancel_sync = QPushButton("Cancel", self, flat=True)
+        self.push_label = QLabel(self)
+        self.push_bar = QProgressBar(self, textVisible=False)
         self.budget = QLabel(self)
         self.pause = QLabel(self)
         self.outbox_buttons = {state: QPushButton(self, flat=True) for state in OUTBOX_BUTTONS}
@@ -102,16 +118,19 @@ class ShowStatusBar(QStatusBar):
 
     def _lay_out(self) -> None:
         self.addWidget(self.selection, 1)
-        permanent: list[QWidget] = [self.sync_label, self.sync_bar, self.cancel_sync, self.pause]
+        permanent: list[QWidget] = [self.sync_label, self.sync_bar, self.cancel_sync]
+        permanent += [self.push_label, self.push_bar, self.pause]
         permanent += [*self.outbox_buttons.values(), self.budget, self.connection, self.profile]
         for widget in permanent:
             self.addPermanentWidget(widget)
         for widget in (self.sync_label, self.sync_bar, self.cancel_sync, self.pause, self.budget):
             widget.hide()
+        self.push_label.hide()
+        self.push_bar.hide()
         for button in self.outbox_buttons.values():
             button.hide()
-        self.pause.setStyleSheet("color: #b35900; font-weight: bold")
         self.sync_bar.setMaximumWidth(140)
+        self.push_bar.setMaximumWidth(140)
 
     def _connect(self) -> None:
         self.cancel_sync.clicked.connect(self.on_cancel_sync_clicked)
@@ -126,7 +145,7 @@ class ShowStatusBar(QStatusBar):
 
     def set_online(self, online: bool, as_of: datetime | None = None) -> None:
         self.connection.setText("Online" if online else offline_text(as_of))
-        self.connection.setStyleSheet("" if online else "color: #a00")
+        self.connection.setStyleSheet("" if online else text_style(Hue.ERROR))
 
     def on_governor_changed(self, state: GovernorState) -> None:
         self._governor = state
@@ -140,6 +159,7 @@ class ShowStatusBar(QStatusBar):
         """Every second while paused: the countdown's new text, or the pause is over."""
         text = None if self._governor is None else pause_text(self._governor, self._clock())
         self.pause.setText(text or "")
+        self.pause.setStyleSheet(text_style(Hue.WARNING, bold=True))
         self.pause.setVisible(text is not None)
         if text is None:
             self.countdown.stop()
@@ -158,6 +178,18 @@ class ShowStatusBar(QStatusBar):
         for widget in (self.sync_label, self.sync_bar, self.cancel_sync):
             widget.hide()
         self.sync_bar.setRange(0, 1)  # stop the busy animation
+
+    def on_push_progress(self, progress: PushProgressLike) -> None:
+        """Each settled change of a push: "Pushing… 12 of 340" and a bar."""
+        self.push_label.setText(push_text(progress))
+        self.push_bar.setRange(0, max(progress.total, 1))
+        self.push_bar.setValue(min(progress.done, progress.total))
+        self.push_label.show()
+        self.push_bar.show()
+
+    def push_finished(self) -> None:
+        self.push_label.hide()
+        self.push_bar.hide()
 
     def on_cancel_sync_clicked(self) -> None:
         self.cancel_sync.setEnabled(False)

@@ -16,6 +16,7 @@ from app.store.changes import Change
 from app.store.outbox import NewChange, Outbox
 from app.ui.conflict_dialog import ConflictDialog, conflict_fields
 from app.ui.outbox_view import OutboxModel, OutboxView, diff_text, record_text
+from app.ui.palette import Hue, background
 
 REGISTRY = default_registry()
 BASE = {
@@ -218,7 +219,8 @@ def test_dialog_rows_are_my_fields_then_theirs(dialog: ConflictDialog) -> None:
     assert table.cellWidget(0, 2).text() == "Lyon" and table.cellWidget(0, 3).text() == "Madrid"
     assert [dialog.choice(f) for f in dialog.fields] == ["mine", "mine", "theirs"]
     assert dialog.differs("city") and dialog.differs("phone")
-    assert table.item(0, 3).background().color().name() == "#ffd9d9"  # both moved: a clash
+    clash = background(Hue.ERROR).name()
+    assert table.item(0, 3).background().color().name() == clash  # both moved: a clash
 
 
 def test_keep_mine(dialog: ConflictDialog, outbox: Outbox) -> None:

@@ -78,15 +78,12 @@ def test_text_filter_is_debounced_and_filters_across_columns(open_tab: Any, qtbo
     assert tab.model.rowCount() == 10
 
 
-def test_ctrl_f_focuses_the_filter(open_tab: Any, qtbot: QtBot) -> None:
+def test_focus_filter_puts_the_cursor_in_the_filter_box(open_tab: Any, qtbot: QtBot) -> None:
     tab = open_tab()
     with qtbot.waitActive(tab):
         tab.activateWindow()
     tab.table.setFocus()
-    qtbot.keyClick(tab.table, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(tab.filter_edit.hasFocus)
-    tab.filter_edit.clearFocus()
-    tab.focus_filter()
+    tab.focus_filter()  # Ctrl+F in the window (tests/gui/test_window_manners.py)
     assert tab.filter_edit.hasFocus()
 
 
