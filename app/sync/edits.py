@@ -7,6 +7,12 @@ in ONE committed transaction — one change per record, carrying the whole recor
 PUT, and the server's version it was made on (for conflict detection). Only then does it answer;
 the caller updates its view afterwards.
 
+A resource the API updates or creates only in bulk (order lines, inventory, order history items)
+gets its `bulk-update` / `bulk-create` change instead, with the whole record as its payload: the
+Pusher gathers such changes into bulk requests. `Editor.special` queues any other operation of
+the registry (booth associations, hierarchy moves, define-levels…) as one change whose payload is
+`{"body": …}`.
+
 `Editor.current(slug, id)` is the record as the user sees it: the cached server version with the
 pending changes laid over it.
 """
@@ -17,14 +23,35 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.api.errors import InvalidValue
-from app.api.models import MODELS, validate_record
+from app.api.errors import InvalidValue, RegistryError
+from app.api.models import MODELS, ShowRecord, validate_record
 from app.api.registry import Registry, Resource
 from app.store.cache import Cache
-from app.store.changes import Change, NewChange, State, is_local_id
+from app.store.changes import Change, NewChange, State, is_local_id, new_local_id
 from app.store.outbox import Outbox
 
 _UNSETTLED: tuple[State, ...] = ("pending", "sending", "failed", "conflict")
+RECORD_OPS = ("create", "update", "bulk-create", "bulk-update")  # payload: the whole record
+_READS = ("list", "get")
+_LIST_BODIES = ("ids", "items", "history", "array")
+
+
+class UnknownOperation(ValueError):
+    """`Editor.special` was asked for an operation the resource does not have (or cannot queue)."""
+
+
+def is_record_change(change: Change) -> bool:
+    """A create/update (single or bulk) whose payload is the record itself, not a `body`."""
+    return change.op in RECORD_OPS and "body" not in change.payload
+
+
+def write_op(res: Resource, single: str) -> str | None:
+    """The operation that writes `single` ("create"/"update") for `res`: itself, else its bulk
+    form (`bulk-create`/`bulk-update`), else None (the API cannot do it)."""
+    if res.can(single):
+        return single
+    bulk = f"bulk-{single}"
+    return bulk if res.can(bulk) else None
 
 
 @dataclass(frozen=True)
@@ -67,7 +94,7 @@ class Editor:
         for change in self.outbox.for_record(slug, record_id, _UNSETTLED):
             if change.op == "delete":
                 return None
-            if change.op in ("create", "update"):
+            if is_record_change(change):
                 record = {**(record or {}), **change.payload}
         return record
 
@@ -75,6 +102,9 @@ class Editor:
         """Validate and queue `edits` (one outbox transaction); answer what went in."""
         res = self.registry[slug]
         staged = Staged()
+        if write_op(res, "update") is None:
+            staged.rejected = [Rejected(e, _cannot(res, "changed")) for e in edits]
+            return staged
         for record_id, group in _by_record(edits).items():
             self._stage_record(res, record_id, group, staged)
         changes = [self._change(res, rid, rec) for rid, rec in staged.records.items()]
@@ -84,20 +114,72 @@ class Editor:
     def create(self, slug: str, values: Mapping[str, Any]) -> tuple[int | None, list[Rejected]]:
         """Queue a new record; its key field is required."""
         res = self.registry[slug]
+        op = write_op(res, "create")
+        if op is None:
+            return None, [Rejected(FieldEdit("new", res.key, None), _cannot(res, "created"))]
         record, rejected = _coerced(res, {}, [FieldEdit("new", k, v) for k, v in values.items()])
-        if not rejected and not record.get(res.key) and res.key != "id":
+        # A bulk-created record's key may be the server's to give (an order line's orderLineID).
+        if not rejected and not record.get(res.key) and res.key != "id" and op == "create":
             rejected.append(Rejected(FieldEdit("new", res.key, None), "is required"))
         if rejected:
             return None, rejected
-        change = NewChange(slug, "create", payload=record, key_value=_text(record.get(res.key)))
+        local_id = new_local_id()  # the outbox names only a plain create's record itself
+        change = NewChange(slug, op, local_id, payload=record, key_value=_text(record.get(res.key)))
         return self.outbox.add(change), []
+
+    def special(
+        self,
+        slug: str,
+        op: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        body: Any = None,
+        record_id: str | None = None,
+        changed_fields: Sequence[str] = (),
+    ) -> int:
+        """Queue one special operation of the registry (associate, move, bulk-create…) as ONE
+        outbox change; answer its seq. The Pusher sends it as `client.call(res, op, params=…,
+        body=…)` (bulk ones gathered with others of their kind).
+
+        `params` fill the path template and query (`boothID`, `productID`, `id`…); `record_id`
+        names what the change is about, so a record's changes go in order (default: `params["id"]`,
+        else the parent's `boothID=…`, else one queue per resource). Raises `UnknownOperation`
+        (a ValueError with a message for the user) when the resource has no such operation, it is
+        a read, or the params or body do not fit it.
+        """
+        try:
+            res = self.registry[slug]
+            operation = res.op(op)
+        except RegistryError as exc:
+            raise UnknownOperation(exc.message) from None
+        if op in _READS:
+            raise UnknownOperation(f"{res.title}: '{op}' only reads; there is nothing to queue")
+        if op in ("create", "update", "delete"):
+            raise UnknownOperation(f"{res.title}: '{op}' goes through create/stage/delete")
+        given = {k: _jsonable(v) for k, v in (params or {}).items()}
+        if "id" in operation.placeholders and "id" not in given and record_id is not None:
+            given["id"] = record_id
+        try:
+            operation.url(given)
+        except RegistryError as exc:
+            raise UnknownOperation(f"{res.title} {op}: {exc.message}") from None
+        payload = _special_body(res.title, op, operation.body, body)
+        change = NewChange(
+            slug,
+            op,
+            record_id if record_id is not None else _subject(res, given),
+            payload=payload,
+            params=given,
+            changed_fields=tuple(changed_fields),
+        )
+        return self.outbox.add(change)
 
     def delete(self, slug: str, record_ids: Iterable[str]) -> list[int]:
         """Queue deletions (a record created here and never pushed is simply discarded)."""
         changes: list[NewChange] = []
         for record_id in record_ids:
             unsent = [c for c in self.outbox.for_record(slug, record_id) if c.state == "pending"]
-            if is_local_id(record_id) and all(c.op != "create" or c.attempts == 0 for c in unsent):
+            if is_local_id(record_id) and all(not _creates(c) or c.attempts == 0 for c in unsent):
                 for c in unsent:
                     self.outbox.discard(c.seq)
                 continue
@@ -123,7 +205,7 @@ class Editor:
         changed = tuple(k for k in record if record.get(k) != before.get(k))
         return NewChange(
             res.slug,
-            "update",
+            write_op(res, "update") or "update",
             record_id,
             payload=record,
             changed_fields=changed,
@@ -165,6 +247,48 @@ def _blank_to_none(value: Any) -> Any:
 
 def _text(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+def _creates(change: Change) -> bool:
+    return change.op in ("create", "bulk-create")
+
+
+def _cannot(res: Resource, done: str) -> str:
+    return f"{res.title} cannot be {done} through the API"
+
+
+def _jsonable(value: Any) -> Any:
+    """`value` as the outbox stores it (records as their JSON fields)."""
+    if isinstance(value, ShowRecord):
+        return value.model_dump(mode="json")
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _special_body(title: str, op: str, kind: str, body: Any) -> dict[str, Any]:
+    """The payload `{"body": …}` of a special change, checked against the body kind."""
+    if kind == "none" and body is not None:
+        raise UnknownOperation(f"{title} {op} takes no body")
+    if kind in _LIST_BODIES:
+        wrapped = isinstance(body, Mapping) and kind in ("items", "history")
+        single = kind == "ids" and isinstance(body, str | int)
+        if not wrapped and not single and not isinstance(body, list | tuple):
+            raise UnknownOperation(f"{title} {op} needs a list")
+    if kind in ("record", "object") and not isinstance(body, Mapping | ShowRecord | None):
+        raise UnknownOperation(f"{title} {op} needs an object")
+    return {"body": _jsonable(body)}
+
+
+def _subject(res: Resource, params: Mapping[str, Any]) -> str:
+    """What a special change is about, so that one subject's changes go in order."""
+    if params.get("id") not in (None, ""):
+        return str(params["id"])
+    if res.parent_param and params.get(res.parent_param) not in (None, ""):
+        return f"{res.parent_param}={params[res.parent_param]}"
+    return ""
 
 
 def pending_fields(changes: Iterable[Change]) -> set[tuple[str, str]]:

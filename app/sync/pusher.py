@@ -30,6 +30,8 @@ from app.api.responses import HistoryResult, OrderResult
 from app.store.cache import Cache
 from app.store.changes import Change, is_local_id
 from app.store.outbox import Outbox
+from app.sync.batches import element
+from app.sync.edits import is_record_change
 
 UNKNOWN_OUTCOME = (
     "The connection was lost after sending: ShowDesk could not tell whether the server created "
@@ -246,7 +248,10 @@ class Pusher:
                 return await self.client.delete(res, record_id), None
             except NotFound:
                 return {"id": record_id, "message": "already deleted on the server"}, None
-        body = change.payload.get("body", change.payload)
+        if is_record_change(change):  # a bulk-only resource's record: one element of the batch
+            body: Any = [element(res.slug, change.op, change.payload, record_id)]
+        else:
+            body = change.payload.get("body", change.payload)
         answer = await self.client.call(res, change.op, params=change.params, body=body)
         _raise_for_bulk_failures(answer)
         return _plain(answer), None
