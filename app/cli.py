@@ -1,6 +1,7 @@
 """The `showdesk` command: the desktop app by default, headless subcommands for scripts.
 
 showdesk [--demo] [--profile NAME]            open the window (the demo show with --demo)
+showdesk --self-test                          open the demo show, check it rendered, exit 0
 showdesk sim [...]                            run the show simulator
 showdesk sync [--resource SLUG ...] [--full]  pull the show into the cache
 showdesk push [--resource SLUG ...]           send the outbox
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app import __version__
+from app.logs import logging_to_file
 
 HEADLESS = ("sync", "push", "import", "export", "status", "conflicts", "resolve", "audit")
 
@@ -30,6 +32,12 @@ def _gui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ShowDesk {__version__}")
     parser.add_argument("--demo", action="store_true", help="open the embedded demo show")
     parser.add_argument("--profile", help="open this saved profile")
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="open the window on the demo show, check it works, exit (0: it does)",
+    )
+    parser.add_argument("--timeout", type=float, default=120.0, help=argparse.SUPPRESS)
     return parser
 
 
@@ -77,8 +85,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] in HEADLESS:
         from app.headless import run
 
-        return run(_headless_parser().parse_args(args))
+        options = _headless_parser().parse_args(args)
+        with logging_to_file():
+            return run(options)
     options = _gui_parser().parse_args(args)
-    from app.ui.app import run as run_gui
+    if options.self_test:
+        from app.ui.self_test import self_test
 
-    return run_gui(demo=options.demo, profile_name=options.profile)
+        return self_test(timeout=options.timeout)
+    with logging_to_file():
+        from app.ui.app import run as run_gui
+
+        return run_gui(demo=options.demo, profile_name=options.profile)

@@ -8,6 +8,7 @@ it in an `api-overrides.toml` of the same shape; `load_registry` deep-merges the
 from __future__ import annotations
 
 import string
+import sys
 import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -17,7 +18,10 @@ from urllib.parse import quote
 
 from app.api.errors import RegistryError
 
-RESOURCES_DIR = Path(__file__).resolve().parent.parent.parent / "resources"
+# Beside the `app` package in a source tree; in a PyInstaller bundle, in its data folder.
+RESOURCES_DIR = (
+    Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parent.parent.parent)) / "resources"
+)
 DEFAULT_REGISTRY = RESOURCES_DIR / "api" / "v1.toml"
 
 Method = Literal["GET", "POST", "PUT", "DELETE", "PATCH"]

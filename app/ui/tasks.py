@@ -12,7 +12,17 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from app.api.errors import ProgrammingError, ShowDeskError
+
 log = logging.getLogger(__name__)
+
+
+def is_unexpected(exc: BaseException) -> bool:
+    """Not one of the errors ShowDesk expects (and shows in the status bar): a bug of ours."""
+    if isinstance(exc, ProgrammingError):
+        return True
+    return not isinstance(exc, ShowDeskError | OSError)
+
 
 ErrorHandler = Callable[[str, BaseException], None]
 
@@ -23,6 +33,8 @@ class TaskRunner:
     def __init__(self, on_error: ErrorHandler | None = None) -> None:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.on_error: ErrorHandler = on_error or (lambda what, exc: None)
+        # Also told of failures that are not errors ShowDesk expects (the crash dialog).
+        self.on_unexpected: ErrorHandler | None = None
 
     def start(self, coro: Coroutine[Any, Any, Any], *, what: str) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coro)
@@ -38,6 +50,8 @@ class TaskRunner:
         if exc is not None:
             log.error("%s failed: %s", what, exc, exc_info=exc)
             self.on_error(what, exc)
+            if self.on_unexpected is not None and is_unexpected(exc):
+                self.on_unexpected(what, exc)
 
     @property
     def busy(self) -> bool:
