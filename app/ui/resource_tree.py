@@ -127,8 +127,9 @@ class ResourceTree(QTreeView):
         return item
 
     def _icon(self, slug: str) -> QIcon | None:
-        for suffix in (".svg", ".png"):
-            path = self._icons / f"{slug}{suffix}"
+        """The resource's own icon when there is one, else the common table icon (scalable)."""
+        for name in (f"{slug}.svg", f"{slug}.png", "resource.svg"):
+            path = self._icons / name
             if path.is_file():
                 return QIcon(str(path))
         return None

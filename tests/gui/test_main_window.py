@@ -13,7 +13,6 @@ from pytestqt.qtbot import QtBot
 
 from app.settings import ProfileStore, secrets
 from app.sim import SimServer, generate_show
-from app.store.changes import NewChange
 from app.ui.app import ShowDesk
 from app.ui.first_run import FirstRunDialog
 from app.ui.main_window import MainWindow
@@ -83,12 +82,15 @@ def test_the_countdown_runs_during_a_403_storm_and_clears_after(
     opened: Opened = open_window(profile_for(server))
     wait_synced(loop, opened.session)
     pause = opened.window.status.pause
-    server.start_storm(2.5)
+    server.start_storm(4)
     opened.session.sync(["customers"])
     seen: list[str] = []
 
     async def storm() -> None:
         await until(lambda: pause.isVisible() and "Rate limited" in pause.text(), within=20)
+        seen.append(pause.text())
+        # The countdown runs: the same pause shows a smaller number a second later.
+        await until(lambda: pause.isVisible() and pause.text() != seen[0], within=30)
         seen.append(pause.text())
         await until(lambda: not pause.isVisible(), within=60)
         await until(lambda: not opened.session.syncing, within=60)
@@ -96,6 +98,7 @@ def test_the_countdown_runs_during_a_403_storm_and_clears_after(
     loop.run_until_complete(storm())
     assert seen[0].startswith("Rate limited — resuming in")
     assert "attempt" in seen[0]
+    assert seen[1].startswith("Rate limited — resuming in") and seen[1] != seen[0]
 
 
 def test_an_unreachable_show_opens_offline_and_pushes_when_it_is_back(
@@ -117,11 +120,13 @@ def test_an_unreachable_show_opens_offline_and_pushes_when_it_is_back(
         await until(lambda: session.online is False)
         assert opened.window.status.connection.text().startswith("Offline — data as of")
         assert "(offline)" in opened.window.windowTitle()
+        assert session._retry.isActive()  # the reconnect timer keeps trying
         record = next(session.cache.records("customers", limit=1))
-        session.outbox.add(
-            NewChange("customers", "update", record["id"], changed_fields=("city",),
-                      payload={**record, "city": "Back Online"}, base=record)
-        )  # fmt: skip
+        # An edit made offline, as the user makes it: through the grid's one path to the outbox.
+        grid = opened.window.grid_editing
+        assert grid is not None
+        grid.edit_cells("customers", [(record["id"], "city", "Back Online")], "Edit city")
+        assert session.outbox.counts()["pending"] == 1
         with SimServer(show, config(), port=port) as again:
             session.on_retry_timeout()  # what the reconnect timer does every few seconds
             await until(lambda: session.online is True)
