@@ -41,8 +41,9 @@ from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.ui import view_state
-from app.ui.delegates import RecordDelegate
+from app.ui.delegates import ChoicesFor, RecordDelegate
 from app.ui.grid_editing import GridEditor
+from app.ui.pickers import reference_choices
 from app.ui.record_form import RecordForm
 from app.ui.references import ReferenceNames, is_number, title_of
 from app.ui.table_model import RecordTableModel
@@ -140,7 +141,7 @@ class ResourceTab(QWidget):
         self._connect()
         self._show_column_filters()
         if edits is not None:
-            self._set_up_editing(edits)
+            self._set_up_editing(edits, lambda target: reference_choices(cache, target, references))
         self.on_model_pending_changed()
 
     # ------------------------------------------------------------------------------ public
@@ -355,8 +356,10 @@ class ResourceTab(QWidget):
         self.clear_filters_button.clicked.connect(self.on_clear_filters_button_clicked)
         self.column_filter_edit.applied.connect(self.set_column_filter)
 
-    def _set_up_editing(self, edits: GridEditing) -> None:
-        self.table.setItemDelegate(RecordDelegate(self.table))
+    def _set_up_editing(self, edits: GridEditing, choices: ChoicesFor) -> None:
+        delegate = RecordDelegate(self.table, choices)
+        self._model.modelReset.connect(delegate.forget_choices)
+        self.table.setItemDelegate(delegate)
         self.grid = GridEditor(self.table, self._model, edits)
         self.grid.message.connect(self.message)
         edits.applied.connect(self.on_edits_applied)
