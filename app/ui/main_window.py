@@ -26,8 +26,10 @@ from app.sync.puller import SyncReport
 from app.sync.pusher import PushReport
 from app.ui import actions
 from app.ui.outbox_view import OutboxView
+from app.ui.panels import attach_panels
 from app.ui.profile_dialog import ProfileManager
 from app.ui.record_form import RecordForm
+from app.ui.record_panel import PanelContext
 from app.ui.references import ReferenceNames
 from app.ui.resource_tab import ResourceTab
 from app.ui.resource_tree import ResourceTree
@@ -203,6 +205,10 @@ class MainWindow(QMainWindow):
         session.data_changed.connect(form.on_session_data_changed)
         session.outbox_changed.connect(form.refresh)
         tab.attach_form(form)
+        context = PanelContext(self.grid_editing.editor, session, self.references, self._ask)
+        for panel in attach_panels(tab, form, context):  # per resource: app/ui/panels.py
+            panel.queued.connect(self.on_form_saved)
+            panel.message.connect(self.status.show_message)
 
     def on_form_saved(self, _seqs: list[int]) -> None:
         self.on_outbox_changed()

@@ -40,10 +40,12 @@ class RecordForm(QWidget):
 
     Signals: `saved(list[int])` — outbox seqs written by Save or Delete;
     `push_requested(list[int])` — the same, when the profile pushes at once on save;
-    `message(str)` — what the form did, for the status bar.
+    `message(str)` — what the form did, for the status bar;
+    `record_shown(str)` — the record now shown ("" for none or a new one), for the panels.
     """
 
     saved = Signal(list)
+    record_shown = Signal(str)
     push_requested = Signal(list)
     message = Signal(str)
 
@@ -86,11 +88,13 @@ class RecordForm(QWidget):
         if record_id and record is None:
             self.messages.show_error("This record no longer exists.")
         self._show_failures()
+        self.record_shown.emit(record_id or "")
 
     def new_record(self) -> None:
         """Start a new record: empty fields, Save creates it."""
         self.record_id, self.is_new = None, True
         self._load({})
+        self.record_shown.emit("")
         key_editor = self.editors.get(self.resource.key)
         if key_editor is not None:
             key_editor.setFocus()
