@@ -22,6 +22,7 @@ import httpx
 import pytest
 
 from app.api.client import HTTP_LIMITS
+from app.api.errors import RateLimited
 from app.api.governor import GovernorState, RateGovernor
 from app.api.pacing import BackoffSchedule
 from tests.sim.test_client_helpers import connect, simulated
@@ -80,3 +81,20 @@ async def test_a_403_storm_pauses_everything_and_publishes_the_countdown() -> No
     assert paused and all(s.resume_in(at) > 0 or s.paused_until == at for s, at in paused)
     last = seen[-1][0]
     assert last.paused_until is None and last.attempt == 0
+
+
+@pytest.mark.asyncio
+async def test_a_storm_outlasting_every_try_raises_rate_limited() -> None:
+    backoff = BackoffSchedule(base=0.02, cap=0.05, max_attempts=3)
+    governor = RateGovernor(backoff=backoff, rng=random.Random(3))
+    with simulated(throttle=True) as server:
+        some = server.show.records("brands")[0]["id"]
+        async with connect(server, governor=governor) as client:
+            await client.get("brands", some)  # signed in
+            server.start_storm(30)
+            with pytest.raises(RateLimited) as info:
+                await client.get("brands", some)
+            server.stop_storm()
+    assert info.value.attempts == 1 + 3  # the first try, then every backoff try
+    assert "still rate limiting" in info.value.message
+    assert server.client_secret not in str(info.value)

@@ -47,3 +47,13 @@ def test_the_check_sees_an_offending_import(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("from PySide6.QtCore import QObject\nimport sqlite3\n", encoding="utf-8")
     assert imported_roots(bad) == {"PySide6", "sqlite3"}
+
+
+def test_nothing_outside_app_ui_imports_qt() -> None:
+    """The command line, the demo and every other top-level module stay Qt-free too."""
+    outside = [p for p in sorted(APP.rglob("*.py")) if "ui" not in p.relative_to(APP).parts[:1]]
+    offences = {
+        str(path.relative_to(APP.parent)): sorted(imported_roots(path) & QT) for path in outside
+    }
+    assert len(outside) > 50
+    assert {k: v for k, v in offences.items() if v} == {}
