@@ -1,4 +1,5 @@
-"""Spreadsheet gestures on a record table: copy, paste, fill down/right, clear, "Set field…".
+"""Spreadsheet gestures on a record table: copy, paste, fill down/right, clear, "Set field…",
+find and replace in a column.
 
 `GridEditor` works on one `QTableView` over a `RecordTableModel`. It reads the selection in
 visible columns (in the order the user arranged them), builds (record id, field, value) triples,
@@ -20,6 +21,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox, QTableView, QWidget
 
 from app.ui.references import title_of
+from app.ui.replace_dialog import ReplaceDialog, Replacement, replaced
 from app.ui.table_model import RecordTableModel
 from app.ui.undo import GridEditing, Outcome, refused_text
 
@@ -76,6 +78,7 @@ class GridEditor(QObject):
         self.table, self.model, self.editing = table, model, editing
         self.ask: Ask = ask or self._ask_user
         self.prompt: Prompt = prompt or self._prompt_user
+        self.replace_dialog: ReplaceDialog | None = None
         self.actions = self._install_actions()
 
     # ------------------------------------------------------------------------------ gestures
@@ -147,6 +150,50 @@ class GridEditor(QObject):
         )
         what = "all filtered rows" if all_rows else f"{len(rows):,} rows"
         return self._apply([(r, column, value) for r in rows], f"Set {field} on {what}")
+
+    def replace(self, what: Replacement) -> tuple[int, int]:
+        """Replace in one column, as one undo step; answer (cells replaced, cells refused)."""
+        model, column = self.model, self.model.column_of(what.field)
+        if column < 0 or model.kind_at(column) is None:
+            return 0, 0
+        rows = (
+            range(model.rowCount())
+            if what.all_rows
+            else sorted({r for r, _ in self.selected_cells()})
+        )
+        values = []
+        for row in rows:
+            old = cell_text(model.value(row, column))
+            new = replaced(old, what)
+            if new is not None and new != old:
+                values.append((row, column, new))
+        where = "all filtered rows" if what.all_rows else "the selected rows"
+        text = f"Replace “{what.find}” in {title_of(what.field)} ({where}): {len(values):,} cells"
+        outcome = self._apply(values, text)
+        if outcome is None:
+            self.message.emit(f"{text}: nothing to replace")
+            return 0, 0
+        refused = sum(1 for _, field in outcome.refused if field == what.field)
+        return len(values) - refused, refused
+
+    def find_replace(self) -> ReplaceDialog:
+        """Open (or bring back) the find-and-replace dialog on the current column."""
+        fields = [f for i, f in enumerate(self.model.fields) if self.model.kind_at(i)]
+        current = self.table.currentIndex()
+        field = self.model.field(current.column()) if current.isValid() else None
+        selection = self.table.selectionModel().hasSelection()
+        if self.replace_dialog is None:
+            self.replace_dialog = ReplaceDialog(fields, parent=self._window())
+            self.replace_dialog.replace_requested.connect(self.on_replace_dialog_replace_requested)
+        self.replace_dialog.set_context(field, has_selection=selection)
+        self.replace_dialog.show()
+        self.replace_dialog.activateWindow()
+        return self.replace_dialog
+
+    def on_replace_dialog_replace_requested(self, what: Replacement) -> None:
+        count, refused = self.replace(what)
+        if self.replace_dialog is not None:
+            self.replace_dialog.show_result(count, refused)
 
     # ---------------------------------------------------------------------------- selection
 
@@ -229,6 +276,7 @@ class GridEditor(QObject):
             ("clear", "Clear", QKeySequence.StandardKey.Delete, self.clear),
             ("set_field", "Set field on selected rows…", "Ctrl+Shift+E", self.set_field),
             ("set_field_all", "Set field on all filtered rows…", "", lambda: self.set_field(True)),
+            ("replace", "Find and replace in a column…", "Ctrl+H", self.find_replace),
         ]
         actions: dict[str, QAction] = {}
         for name, text, key, slot in specs:

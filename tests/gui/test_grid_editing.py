@@ -22,6 +22,7 @@ from app.sync.edits import Editor
 from app.ui.grid_editing import parse_tsv, to_tsv
 from app.ui.pickers import ReferencePicker
 from app.ui.references import ReferenceNames
+from app.ui.replace_dialog import Replacement, replaced
 from app.ui.resource_tab import ResourceTab
 from app.ui.table_model import ERROR_BRUSH, PENDING_BRUSH
 from app.ui.undo import GridEditing
@@ -376,3 +377,72 @@ def test_an_enumeration_keeps_its_combo_beside_a_reference(
     assert isinstance(customer, ReferencePicker)
     assert customer.combo.count() == 50
     assert customer.combo.findData("CU00007") >= 0
+
+
+# ------------------------------------------------------------------ find and replace in a column
+
+
+def test_replaced_text_matches_part_or_whole_cell() -> None:
+    part = Replacement("city", "ton", "town")
+    assert replaced("Riverton", part) == "Rivertown"
+    assert replaced("TONGA", part) == "townGA"  # case-insensitive unless asked
+    assert replaced("TONGA", Replacement("city", "ton", "x", match_case=True)) is None
+    assert replaced("a.b", Replacement("city", ".", r"\1")) == r"a\1b"  # literal, never a regex
+    whole = Replacement("city", "paris", "Lyon", whole_cell=True)
+    assert replaced("Paris", whole) == "Lyon" and replaced("Paris Nord", whole) is None
+    blanks = Replacement("city", "", "Unknown", whole_cell=True)
+    assert replaced("", blanks) == "Unknown" and replaced("x", blanks) is None
+    assert replaced("x", Replacement("city", "", "y")) is None
+
+
+def test_replace_in_a_column_of_every_filtered_row_is_one_undo_step(grid: Grid) -> None:
+    grid.tab.set_column_filter("city", "river")
+    names = {r: grid.saved(r, "customerName") for r in grid.model.record_ids()}
+    assert len(names) == 10
+    count, refused = grid.grid.replace(Replacement("customerName", "market", "Store"))
+    assert (count, refused) == (10, 0)
+    assert {grid.saved(r, "customerName") for r in names} == {
+        n.replace("Market", "Store") for n in names.values()
+    }
+    assert grid.editing.stack.count() == 1 and len(grid.pending()) == 10
+    grid.tab.set_column_filter("city", "")
+    assert grid.saved("c00000", "customerName").endswith("Market #0")  # outside the filter
+    grid.editing.stack.undo()
+    assert grid.pending() == [] and {grid.saved(r, "customerName") for r in names} == set(
+        names.values()
+    )
+
+
+def test_replace_in_the_selected_rows_counts_refused_values(grid: Grid) -> None:
+    grid.select(range(0, 10), "city")
+    zones = [grid.value(r, "priceZone") for r in range(10)]
+    what = Replacement("priceZone", "3", "three", whole_cell=True, all_rows=False)
+    assert grid.grid.replace(what) == (0, zones.count(3))
+    assert grid.pending() == []
+    count, _ = grid.grid.replace(Replacement("priceZone", "3", "30", all_rows=False))
+    assert count == zones.count(3)
+    assert [grid.value(r, "priceZone") for r in range(10)] == [30 if z == 3 else z for z in zones]
+    assert grid.value(10, "priceZone") == 3  # not selected
+
+
+def test_the_replace_dialog_replaces_and_shows_the_count(grid: Grid, qtbot: QtBot) -> None:
+    table = grid.tab.table
+    table.setFocus()
+    grid.select(range(0, 1), "city")
+    qtbot.keyClick(table, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)
+    dialog = grid.grid.replace_dialog
+    assert dialog is not None and dialog.isVisible()
+    qtbot.addWidget(dialog)
+    assert dialog.field_combo.currentData() == "city"
+    assert dialog.selected_rows.isChecked()
+    dialog.find_edit.setText("Springfield")
+    dialog.replace_edit.setText("Shelbyville")
+    dialog.whole_cell.setChecked(True)
+    dialog.all_rows.setChecked(True)
+    qtbot.mouseClick(dialog.replace_button, Qt.MouseButton.LeftButton)
+    assert dialog.result_label.text() == "10 cells replaced"
+    assert sum(grid.value(r, "city") == "Shelbyville" for r in range(50)) == 10
+    qtbot.mouseClick(dialog.replace_button, Qt.MouseButton.LeftButton)
+    assert dialog.result_label.text() == "0 cells replaced"
+    assert grid.editing.stack.count() == 1
+    dialog.close()
