@@ -202,3 +202,52 @@ def test_showdesk_sim_prints_what_to_use_and_answers_http() -> None:
         process.wait(timeout=10)
         if process.stdout is not None:
             process.stdout.close()
+
+
+def test_a_conflict_exits_1_is_listed_resolved_pushed_and_audited(
+    server: SimServer, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache.sqlite"
+    assert showdesk(server, cache, "sync", "--resource", "customers").returncode == 0
+    record = server.show.records("customers")[0]
+    source = tmp_path / "changes.csv"
+    source.write_text(f"customerID,city\n{record['customerID']},Mine City\n", encoding="utf-8")
+    assert showdesk(server, cache, "import", "customers", str(source)).returncode == 0
+    server.show.replace("customers", record["id"], {**record, "phone": "555-0199"})
+
+    pushed = showdesk(server, cache, "push")
+    assert pushed.returncode == 1, pushed.stdout + pushed.stderr  # a conflict is not a success
+    listed = showdesk(server, cache, "conflicts")
+    assert listed.returncode == 0
+    assert f"customers {record['id']} (update)" in listed.stdout
+    assert "city: was" in listed.stdout and "'Mine City'" in listed.stdout
+    seq = listed.stdout.split()[0].lstrip("#")
+
+    resolved = showdesk(server, cache, "resolve", seq, "--mine")
+    assert resolved.returncode == 0 and "your version will be pushed" in resolved.stdout
+    assert showdesk(server, cache, "resolve", seq, "--mine").returncode == 2  # not in conflict now
+    again = showdesk(server, cache, "push")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert server.show.get("customers", record["id"])["city"] == "Mine City"  # type: ignore[index]
+
+    audit = tmp_path / "audit.csv"
+    written = showdesk(server, cache, "audit", "-o", str(audit))
+    assert written.returncode == 0
+    rows = audit.read_text(encoding="utf-8")
+    assert "Mine City" in rows and record["id"] in rows
+
+
+def test_a_saved_profile_takes_its_secret_from_the_keyring(
+    server: SimServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app.cli import main
+    from app.settings import Profile, ProfileStore, secrets
+
+    profile = Profile("Spring show", server.base_url, server.auth_url, server.show_id)
+    ProfileStore().save(profile)
+    secrets.set(profile, SECRET)  # the test's in-memory keyring
+    assert main(["sync", "--profile", "Spring show", "--resource", "brands"]) == 0
+    assert main(["status", "--profile", "Spring show", "--json"]) == 0
+    status = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert status["profile"] == "Spring show"
+    assert status["resources"]["brands"]["count"] == server.show.count("brands")
