@@ -1,11 +1,12 @@
 """Spreadsheet gestures on a record table: copy, paste, fill down/right, clear, "Set field…",
-find and replace in a column.
+find and replace in a column, delete rows.
 
 `GridEditor` works on one `QTableView` over a `RecordTableModel`. It reads the selection in
 visible columns (in the order the user arranged them), builds (record id, field, value) triples,
-and hands them to `GridEditing.edit_cells` as ONE undo command per gesture. The clipboard is TSV
-the way Excel writes and reads it: tab-separated, CRLF rows, a cell holding a tab, newline or
-quote wrapped in quotes with quotes doubled.
+and hands them to `GridEditing.edit_cells` as ONE undo command per gesture; "Delete rows…"
+queues deletions through `Editor.delete` as one `DeleteRowsCommand` (undo discards them). The
+clipboard is TSV the way Excel writes and reads it: tab-separated, CRLF rows, a cell holding a
+tab, newline or quote wrapped in quotes with quotes doubled.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QUndoCommand
 from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox, QTableView, QWidget
 
+from app.store.changes import Change, NewChange, is_local_id
 from app.ui.references import title_of
 from app.ui.replace_dialog import ReplaceDialog, Replacement, replaced
 from app.ui.table_model import RecordTableModel
@@ -195,6 +197,28 @@ class GridEditor(QObject):
         if self.replace_dialog is not None:
             self.replace_dialog.show_result(count, refused)
 
+    def delete_rows(self) -> int:
+        """Queue the deletion of the selected rows' records (after asking), as one undo step."""
+        model, res = self.model, self.model.resource
+        rows = sorted({r for r, _ in self.selected_cells()})
+        ids = [model.record_id(r) for r in rows if model.row_kind(r) != "deleted"]
+        if not ids:
+            return 0
+        if not res.can("delete"):
+            self.message.emit(f"{res.title} cannot be deleted through the API")
+            return 0
+        n = len(ids)
+        what = "this record" if n == 1 else f"these {n:,} records"
+        if not self.ask(
+            f"Delete {what}? {'It is' if n == 1 else 'They are'} struck out now and deleted on "
+            "the show at the next push (Undo brings them back until then)."
+        ):
+            return 0
+        text = f"Delete {n:,} {res.title.lower() if n > 1 else 'record'}"
+        self.editing.stack.push(DeleteRowsCommand(self.editing, res.slug, ids, text))
+        self.message.emit(text)
+        return n
+
     # ---------------------------------------------------------------------------- selection
 
     def visible_columns(self) -> list[int]:
@@ -277,6 +301,7 @@ class GridEditor(QObject):
             ("set_field", "Set field on selected rows…", "Ctrl+Shift+E", self.set_field),
             ("set_field_all", "Set field on all filtered rows…", "", lambda: self.set_field(True)),
             ("replace", "Find and replace in a column…", "Ctrl+H", self.find_replace),
+            ("delete_rows", "Delete rows…", "Ctrl+-", self.delete_rows),
         ]
         actions: dict[str, QAction] = {}
         for name, text, key, slot in specs:
@@ -304,3 +329,57 @@ class GridEditor(QObject):
 
     def _window(self) -> QWidget:
         return self.table.window()
+
+
+class DeleteRowsCommand(QUndoCommand):
+    """Delete records (by id) in one undo step: redo queues the deletions (`Editor.delete`),
+    undo discards those still pending. A record created here and never pushed is discarded by
+    `Editor.delete`; undo queues its changes again under the same id, so the command that
+    created it can still undo it. A deletion already pushed stays done."""
+
+    def __init__(self, editing: GridEditing, slug: str, record_ids: Sequence[str], text: str):
+        super().__init__(text)
+        self.editing, self.slug, self.record_ids = editing, slug, list(record_ids)
+        self.seqs: list[int] = []
+        self.dropped: list[Change] = []  # changes of never-pushed records that redo discarded
+
+    def redo(self) -> None:
+        outbox = self.editing.editor.outbox
+        local = [
+            c
+            for rid in self.record_ids
+            if is_local_id(rid)
+            for c in outbox.for_record(self.slug, rid)
+            if c.state == "pending"
+        ]
+        self.seqs = self.editing.editor.delete(self.slug, self.record_ids)
+        self.dropped = [c for c in local if _state(outbox.get(c.seq)) == "discarded"]
+        self.editing.notify(Outcome(self.slug))
+
+    def undo(self) -> None:
+        outbox = self.editing.editor.outbox
+        for seq in self.seqs:
+            change = outbox.get(seq)
+            if change is not None and change.state == "pending":
+                outbox.discard(seq)
+        outbox.add_many(_again(c) for c in self.dropped)
+        self.seqs, self.dropped = [], []
+        self.editing.notify(Outcome(self.slug))
+
+
+def _state(change: Change | None) -> str | None:
+    return None if change is None else change.state
+
+
+def _again(change: Change) -> NewChange:
+    """A discarded change queued anew, under the same (local) record id."""
+    return NewChange(
+        change.resource,
+        change.op,
+        change.record_id,
+        payload=change.payload,
+        params=change.params,
+        changed_fields=change.changed_fields,
+        base=change.base,
+        key_value=change.key_value,
+    )

@@ -24,7 +24,7 @@ from app.ui.pickers import ReferencePicker
 from app.ui.references import ReferenceNames
 from app.ui.replace_dialog import Replacement, replaced
 from app.ui.resource_tab import ResourceTab
-from app.ui.table_model import ERROR_BRUSH, PENDING_BRUSH
+from app.ui.table_model import DELETED_BRUSH, ERROR_BRUSH, PENDING_BRUSH
 from app.ui.undo import GridEditing
 from tests.gui.test_table_model import fill_cache
 
@@ -446,3 +446,55 @@ def test_the_replace_dialog_replaces_and_shows_the_count(grid: Grid, qtbot: QtBo
     assert dialog.result_label.text() == "0 cells replaced"
     assert grid.editing.stack.count() == 1
     dialog.close()
+
+
+# ------------------------------------------------------------------------------- delete rows
+
+
+def test_deleting_rows_strikes_them_out_and_undo_discards_the_deletions(
+    grid: Grid, qtbot: QtBot
+) -> None:
+    table = grid.tab.table
+    table.setFocus()
+    grid.select(range(2, 5), "city", "customerName")
+    grid.answer = False
+    qtbot.keyClick(table, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
+    assert "Delete these 3 records?" in grid.asked[-1] and grid.pending() == []
+    grid.answer = True
+    qtbot.keyClick(table, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
+    assert [(c.op, c.record_id) for c in grid.pending()] == [
+        ("delete", "c00002"),
+        ("delete", "c00003"),
+        ("delete", "c00004"),
+    ]
+    assert grid.editing.stack.count() == 1
+    for row in range(2, 5):
+        assert grid.model.row_kind(row) == "deleted"
+        assert grid.cell(row, "priceZone", Role.FontRole).strikeOut()
+        assert grid.cell(row, "city", Role.ForegroundRole) == DELETED_BRUSH
+        assert not grid.model.flags(grid.model.index(row, 0)) & Qt.ItemFlag.ItemIsEditable
+    assert grid.cell(1, "city", Role.FontRole) is None
+    assert grid.tab.pending_label.text() == "3 unsaved changes"
+    grid.select(range(3, 4), "city")
+    assert grid.grid.delete_rows() == 0  # already to be deleted
+    grid.editing.stack.undo()
+    assert grid.pending() == [] and grid.model.row_kind(3) is None
+    assert grid.cell(3, "city", Role.FontRole) is None
+    grid.editing.stack.redo()
+    assert len(grid.pending()) == 3
+
+
+def test_deleting_a_row_created_here_and_undoing_brings_it_back(grid: Grid) -> None:
+    grid.select(range(49, 50), "customerID")
+    grid.grid.paste("CU00049\r\nCU9001\r\nCU9002")
+    new_ids = grid.model.record_ids()[50:]
+    assert len(new_ids) == 2
+    grid.select(range(50, 51), "customerName")
+    assert grid.grid.delete_rows() == 1
+    assert grid.model.record_ids()[50:] == new_ids[1:]  # never pushed: simply discarded
+    assert all(c.op != "delete" for c in grid.pending())
+    grid.editing.stack.undo()
+    assert grid.model.record_ids()[50:] == new_ids[1:] + new_ids[:1]  # same id, at the end
+    assert grid.saved(new_ids[0], "customerID") == "CU9001"
+    grid.editing.stack.undo()  # the paste that created it
+    assert grid.model.rowCount() == 50 and grid.pending() == []
