@@ -33,7 +33,13 @@ from app.api.paging import PageCursor
 from app.api.registry import Operation, Registry, Resource
 from app.api.responses import HistoryResult, OrderResult, decode_json, parse_result
 
-Page = builtins.list[dict[str, Any]]
+
+class Page(builtins.list[dict[str, Any]]):
+    """One page of a listing; `total` is the collection's size when the server says it."""
+
+    total: int | None = None
+
+
 RecordLike = Mapping[str, Any] | ShowRecord
 ResourceRef = Resource | str
 _WRAPPERS = {"items": "items", "history": "history"}
@@ -115,7 +121,8 @@ class ShowClient:
         cursor = PageCursor(page_size, _what(res, op, path))
         while not cursor.done:
             req = self._request(res, op, path, query + cursor.query(), None, interactive)
-            page = cursor.take(decode_json(await self._exchange.send(req), req.what))
+            page = Page(cursor.take(decode_json(await self._exchange.send(req), req.what)))
+            page.total = cursor.total
             if page:
                 yield page
 

@@ -112,6 +112,7 @@ class PageCursor:
         self.what = what
         self.done = False
         self.count = 0
+        self.total: int | None = None  # the collection's size, when an envelope says it
         self._seen: set[str] = set()
 
     def query(self) -> list[tuple[str, str]]:
@@ -139,6 +140,7 @@ class PageCursor:
         if not records or not fresh:
             return True  # empty, or nothing new: the server ignores paging
         info = PageInfo.of(envelope) if envelope is not None else PageInfo()
+        self.total = info.total if info.total is not None else self.total
         if info.has_more is not None:
             return not info.has_more
         if info.total_pages is not None:

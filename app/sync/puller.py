@@ -116,7 +116,7 @@ class Puller:
             if since is None:
                 result.removed = self.cache.retain_only(res.slug, seen)
         self.cache.complete_sync(res.slug, started, full=result.full)
-        self._publish(res, result.fetched, finished=True)
+        self._publish(res, result.fetched, result.fetched, finished=True)
         return result
 
     def modified_after(self, slug: str) -> date | None:
@@ -135,12 +135,15 @@ class Puller:
         cancel: asyncio.Event | None,
     ) -> set[str]:
         seen: set[str] = set()
+        # Until the server says how many there are: a full listing is about as long as the last.
+        expected = self.cache.count(res.slug) if since is None and parent is None else None
         pages = self.client.list(res, modified_after=since, parent=parent, page_size=self.page_size)
         async for page in pages:
             self.cache.upsert(res.slug, page, parent=parent)
             seen.update(_record_ids(res, page))
             result.fetched += len(page)
-            self._publish(res, result.fetched)
+            total = page.total if page.total is not None else expected or None
+            self._publish(res, result.fetched, total)
             if cancel is not None and cancel.is_set():
                 raise SyncCancelled(res.slug)
         return seen
@@ -159,8 +162,11 @@ class Puller:
                 res.slug, self.cache.ids(res.slug, gone), parent=gone
             )
 
-    def _publish(self, res: Resource, done: int, *, finished: bool = False) -> None:
-        total = done if finished else None
+    def _publish(
+        self, res: Resource, done: int, total: int | None, *, finished: bool = False
+    ) -> None:
+        if total is not None and not finished:
+            total = max(total, done)  # an estimate never reads "600 of 500"
         self.on_progress(SyncProgress(res.slug, res.title, done, total, finished))
 
 
