@@ -5,8 +5,11 @@ the last completed sync began and upserts what comes back: time zones and clock 
 Only a full sync can see deletions (a record missing from the full listing is removed).
 
 Resources listed per parent (a booth's products) are always listed in full, once per parent
-record, after their parent resource. A resource's sync state advances only when that resource
-completed, so an interrupted or cancelled sync keeps what it stored and resumes correctly.
+record, after their parent resource. Operations that answer per record of another resource and
+have no list of their own in the sync (delivery dates *by product*) are not pulled: one request
+per product would spend the whole rate budget on them, so the window asks for them on demand.
+A resource's sync state advances only when that resource completed, so an interrupted or
+cancelled sync keeps what it stored and resumes correctly.
 """
 
 from __future__ import annotations
