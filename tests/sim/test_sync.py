@@ -69,9 +69,23 @@ def top_level_equal(cache: Cache, server: SimServer, slug: str) -> None:
 
 
 def booth_products_equal(cache: Cache, server: SimServer) -> None:
+    """Each booth's products in the cache are the show's product records, field for field."""
+    products = {p["productID"]: p for p in server.show.records("products")}
     for booth in server.show.records("booths"):
-        cached = {r["productID"] for r in cache.records("booth-products", parent=booth["boothID"])}
-        assert cached == set(server.show.booth_products.get(booth["id"], [])), booth["boothID"]
+        cached = {
+            r["productID"]: r for r in cache.records("booth-products", parent=booth["boothID"])
+        }
+        ids = server.show.booth_products.get(booth["id"], [])
+        assert cached == {pid: products[pid] for pid in ids}, booth["boothID"]
+
+
+def booth_vendors_equal(cache: Cache, server: SimServer) -> None:
+    """Each booth's vendors in the cache are the show's vendor records, field for field."""
+    vendors = {v["vendorID"]: v for v in server.show.records("vendors")}
+    for booth in server.show.records("booths"):
+        cached = {r["vendorID"]: r for r in cache.records("booth-vendors", parent=booth["boothID"])}
+        ids = booth.get("vendorIDs", [])
+        assert cached == {vid: vendors[vid] for vid in ids}, booth["boothID"]
 
 
 # ----------------------------------------------------------------------------------- pulling
@@ -87,13 +101,9 @@ async def test_full_sync_of_the_demo_show_equals_the_simulator(cache: Cache) -> 
         for res in REGISTRY:
             if not res.nested_by_param:
                 top_level_equal(cache, server, res.slug)
+        assert cache.count("booth-products") > 0 and cache.count("booth-vendors") > 0
         booth_products_equal(cache, server)
-        vendors_of = {
-            b["boothID"]: set(b.get("vendorIDs", [])) for b in server.show.records("booths")
-        }
-        for booth_id, vendor_ids in vendors_of.items():
-            cached = {r["vendorID"] for r in cache.records("booth-vendors", parent=booth_id)}
-            assert cached == vendor_ids, booth_id
+        booth_vendors_equal(cache, server)
     assert {p.resource for p in seen if p.finished} == {r.slug for r in REGISTRY}
     assert cache.count("customers") == 300
 
