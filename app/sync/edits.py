@@ -29,20 +29,17 @@ from app.api.registry import Registry, Resource
 from app.store.cache import Cache
 from app.store.changes import Change, NewChange, State, is_local_id, new_local_id
 from app.store.outbox import Outbox
+from app.sync.batches import is_record_change
+
+__all__ = ["Editor", "FieldEdit", "Rejected", "Staged", "UnknownOperation", "is_record_change"]
 
 _UNSETTLED: tuple[State, ...] = ("pending", "sending", "failed", "conflict")
-RECORD_OPS = ("create", "update", "bulk-create", "bulk-update")  # payload: the whole record
 _READS = ("list", "get")
 _LIST_BODIES = ("ids", "items", "history", "array")
 
 
 class UnknownOperation(ValueError):
     """`Editor.special` was asked for an operation the resource does not have (or cannot queue)."""
-
-
-def is_record_change(change: Change) -> bool:
-    """A create/update (single or bulk) whose payload is the record itself, not a `body`."""
-    return change.op in RECORD_OPS and "body" not in change.payload
 
 
 def write_op(res: Resource, single: str) -> str | None:

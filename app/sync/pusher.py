@@ -19,19 +19,19 @@ import asyncio
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from app.api.client import ShowClient
-from app.api.errors import BadRequest, NotFound, ShowDeskError, TransportError
+from app.api.errors import BadRequest, NotFound, ShowDeskError, TransportError, UserInputProblem
 from app.api.models import parse_show_date
 from app.api.registry import Resource
 from app.api.responses import HistoryResult, OrderResult
 from app.store.cache import Cache
 from app.store.changes import Change, is_local_id
 from app.store.outbox import Outbox
-from app.sync.batches import element
-from app.sync.edits import is_record_change
+from app.sync.batches import BatchKey, batch_key, element, is_record_change
+from app.sync.bulk_push import BulkPush
 
 UNKNOWN_OUTCOME = (
     "The connection was lost after sending: ShowDesk could not tell whether the server created "
@@ -68,6 +68,7 @@ class Pusher:
         outbox: Outbox,
         *,
         concurrency: int = 16,
+        bulk_size: int = 500,
         on_progress: Callable[[PushProgress], None] | None = None,
     ) -> None:
         self.client = client
@@ -75,10 +76,13 @@ class Pusher:
         self.outbox = outbox
         self.registry = client.registry
         self.concurrency = concurrency
+        self.bulk_size = bulk_size  # elements per bulk request at most (and the registry's batch)
         self.on_progress = on_progress or (lambda progress: None)
         self._report = PushReport()
         self._total = 0
         self._only: set[int] | None = None
+        self._unknown: set[int] = set()  # changes a crash left in `sending`: outcome unknown
+        self._stale: set[tuple[str, str | None]] = set()  # (slug, parent) to list again after
 
     async def push(
         self,
@@ -89,6 +93,7 @@ class Pusher:
     ) -> PushReport:
         """Push the pending changes (of these resources, or only the changes `seqs`)."""
         self._report = PushReport()
+        self._stale = set()
         wanted = set(resources) if resources is not None else None
         self._only = set(seqs) if seqs is not None else None
         self._recover(wanted, retry_failed)
@@ -104,6 +109,7 @@ class Pusher:
                 self._report.errors.append(f"{slug}: {exc.message}")
                 return self._report  # nothing was sent; everything stays pending
         await self._send_all(self._pending(wanted))
+        await self._refresh()
         return self._report
 
     def _pending(self, wanted: set[str] | None) -> list[Change]:
@@ -119,6 +125,7 @@ class Pusher:
 
     def _recover(self, wanted: set[str] | None, retry_failed: bool) -> None:
         stuck = self.outbox.recover_interrupted()
+        self._unknown = {c.seq for c in stuck}
         if retry_failed:
             stuck += self.outbox.changes(("failed",))
         for change in stuck:
@@ -127,7 +134,7 @@ class Pusher:
 
     async def _reconcile(self, res: Resource, changes: list[Change]) -> None:
         """One incremental pull: conflicts found, creates of unknown outcome settled."""
-        checked = [c for c in changes if _needs_server_view(c)]
+        checked = [c for c in changes if self._needs_server_view(c)]
         if not checked or not res.can("list") or res.nested_by_param:
             return
         since = self._since(res, checked)
@@ -138,7 +145,7 @@ class Pusher:
         by_key = {str(r.get(res.key)): r for r in theirs.values() if r.get(res.key) is not None}
         chains: dict[str, list[Change]] = defaultdict(list)
         for change in checked:
-            if change.is_create:
+            if _creates(change):
                 self._judge_create(change, by_key)
             else:
                 chains[change.effective_id].append(change)
@@ -149,7 +156,7 @@ class Pusher:
 
     def _since(self, res: Resource, changes: Sequence[Change]) -> date | None:
         state = self.cache.sync_state(res.slug)
-        dates = [_as_datetime(c.created_at) for c in changes if c.is_create]
+        dates = [_as_datetime(c.created_at) for c in changes if _creates(c)]
         dates += [_as_datetime((c.base or {}).get("modifiedDate")) for c in changes]
         if state is not None and state.last_completed is not None:
             dates.append(state.last_completed)
@@ -177,7 +184,11 @@ class Pusher:
         conflict.
         """
         applied = max(
-            (i for i, c in enumerate(chain) if c.op == "update" and _already_applied(c, server)),
+            (
+                i
+                for i, c in enumerate(chain)
+                if c.op in ("update", "bulk-update") and _already_applied(c, server)
+            ),
             default=-1,
         )
         for change in chain[: applied + 1]:
@@ -195,41 +206,62 @@ class Pusher:
     # --------------------------------------------------------------------------------- sending
 
     async def _send_all(self, changes: list[Change]) -> None:
+        """Each record's changes in order, by rounds: every round sends the next run of each
+        record, the runs that share a bulk operation gathered into it (app/sync/bulk_push.py),
+        the others one request each, all concurrently under one gate."""
         chains: dict[tuple[str, str], list[Change]] = defaultdict(list)
         for change in changes:
             chains[(change.resource, change.record_id)].append(change)
         gate = asyncio.Semaphore(self.concurrency)
+        bulk = BulkPush(self.client, self.outbox, self, gate, self.bulk_size, self._send)
+        heads = list(chains.values())
+        while heads:
+            alone: list[tuple[list[Change], list[Change]]] = []  # (run, chain)
+            groups: dict[BatchKey, list[tuple[list[Change], list[Change]]]] = defaultdict(list)
+            for chain in heads:
+                run, key = self._head(chain)
+                (groups[key] if key is not None else alone).append((run, chain))
 
-        async def run(chain: list[Change]) -> None:
-            async with gate:
-                await self._send_chain(chain)
+            async def one(run: list[Change]) -> list[bool]:
+                async with gate:
+                    return [await self._send(run)]
 
-        await asyncio.gather(*(run(chain) for chain in chains.values()))
+            sends = [one(run) for run, _ in alone]
+            sends += [bulk.send(key, [run for run, _ in pairs]) for key, pairs in groups.items()]
+            results = [ok for answer in await asyncio.gather(*sends) for ok in answer]
+            pairs = alone + [pair for pairs in groups.values() for pair in pairs]
+            # a record's later changes wait behind a failed one (still pending)
+            heads = [
+                chain[len(run) :]
+                for (run, chain), ok in zip(pairs, results, strict=True)
+                if ok and len(chain) > len(run)
+            ]
 
-    async def _send_chain(self, chain: list[Change]) -> None:
-        index = 0
-        while index < len(chain):
-            run = [chain[index]]
-            while (
-                run[-1].op == "update"
-                and index + len(run) < len(chain)
-                and chain[index + len(run)].op == "update"
-            ):
-                run.append(chain[index + len(run)])
-            if not await self._send(run):
-                return  # the record's later changes wait behind the failed one (still pending)
-            index += len(run)
+    def _head(self, chain: list[Change]) -> tuple[list[Change], BatchKey | None]:
+        """The changes at the head of a record's chain that go together, and their bulk key."""
+        key = batch_key(self.registry[chain[0].resource], chain[0])
+        run = [chain[0]]
+        while len(run) < len(chain):
+            following = chain[len(run)]
+            if key is not None:
+                if batch_key(self.registry[following.resource], following) != key:
+                    break
+            elif not (run[-1].op == "update" and following.op == "update"):
+                break
+            run.append(following)
+        return run, key
 
-    async def _send(self, run: list[Change]) -> bool:
+    async def _send(self, run: list[Change], marked: bool = False) -> bool:
         """Send one change (or a run of updates as one PUT); True when it went through."""
         change = run[-1]
         res = self.registry[change.resource]
-        self.outbox.mark_sending([c.seq for c in run])
+        if not marked:
+            self.outbox.mark_sending([c.seq for c in run])
         try:
             response, server_id = await self._request(res, change)
         except ShowDeskError as exc:
             for c in run:
-                self._fail(c, _explain(exc, change), getattr(exc, "fields", None))
+                self._fail(c, _explain(exc, change), _refusal(exc))
             return False
         for c in run:
             self._settle(c, response)
@@ -263,7 +295,7 @@ class Pusher:
             (
                 c
                 for c in self.outbox.for_record(change.resource, change.record_id, states=("done",))
-                if c.is_create
+                if _creates(c)
             ),
             None,
         )
@@ -277,30 +309,88 @@ class Pusher:
         self._report.done += 1
         self.on_progress(PushProgress(self._report.done + self._report.failed, self._total))
 
-    def _fail(self, change: Change, message: str, fields: Any = None) -> None:
-        self.outbox.mark_failed(change.seq, message, {"fields": fields} if fields else None)
+    def _fail(self, change: Change, message: str, response: Any = None) -> None:
+        self.outbox.mark_failed(change.seq, message, response or None)
         self.outbox.audit(change, f"failed: {message}")
         self._report.failed += 1
         self.on_progress(PushProgress(self._report.done + self._report.failed, self._total))
 
+    # What the bulk sender (app/sync/bulk_push.py `Settling`) calls.
+
+    def settle(self, change: Change, response: Any, server_id: str | None) -> None:
+        self._settle(change, response)
+        self.outbox.mark_done(change.seq, response, server_id=server_id)
+
+    def fail(self, change: Change, message: str, response: Any) -> None:
+        self._fail(change, message, response)
+
+    def server_id(self, change: Change) -> str:
+        return self._server_id(change)
+
+    def explain(self, exc: ShowDeskError, change: Change) -> str:
+        return _explain(exc, change)
+
+    def _needs_server_view(self, change: Change) -> bool:
+        if _creates(change):  # it was sent before: did it arrive? (not if the server refused it)
+            refused = isinstance(change.response, dict) and change.response.get("refused")
+            return change.attempts > 0 and (change.seq in self._unknown or not refused)
+        return change.op in ("update", "delete", "bulk-update") and bool(change.base)
+
     def _update_cache(self, change: Change, response: Any) -> None:
         res = self.registry[change.resource]
-        if res.nested_by_param or change.op not in ("create", "update", "delete"):
+        if res.nested_by_param:  # a booth's products…: list that booth's again after the push
+            parent = change.params.get(res.parent_param or "")
+            self._stale.add((res.slug, None if parent is None else str(parent)))
             return
         if change.op == "delete":
             self.cache.delete(res.slug, [self._server_id(change)])
             return
+        if not is_record_change(change):
+            return
+        if change.op == "bulk-create":
+            self._stale.add((res.slug, None))  # the server filled in its fields (and maybe id)
         record = dict(change.payload)
         if isinstance(response, dict) and response.get(res.key) is not None:
             record = response  # the stored record came back
-        record["id"] = str(response.get("id") or self._server_id(change))
-        self.cache.upsert(res.slug, [record])
+        found = response.get("id") if isinstance(response, dict) else None
+        record_id = str(found or self._server_id(change))
+        if not is_local_id(record_id):
+            record["id"] = record_id
+            self.cache.upsert(res.slug, [record])
+
+    async def _refresh(self) -> None:
+        """List again what the push changed but could not write to the cache itself: a booth's
+        associations (per booth), bulk-created records (recent changes of the resource)."""
+        since = datetime.now(UTC).date() - timedelta(days=1)
+        for slug, parent in sorted(self._stale, key=lambda s: (s[0], s[1] or "")):
+            res = self.registry[slug]
+            try:
+                if res.nested_by_param:
+                    if parent is None:
+                        continue
+                    seen: list[str] = []
+                    async for page in self.client.list(res, parent=parent):
+                        self.cache.upsert(slug, page, parent=parent)
+                        seen += [str(r["id"]) for r in page if r.get("id") is not None]
+                    self.cache.retain_only(slug, seen, parent=parent)
+                elif res.can("list"):
+                    async for page in self.client.list(res, modified_after=since):
+                        self.cache.upsert(slug, page)
+            except ShowDeskError as exc:
+                self._report.errors.append(f"{res.title}: not listed again: {exc.message}")
 
 
-def _needs_server_view(change: Change) -> bool:
-    if change.is_create:
-        return change.attempts > 0  # it was sent before: did it arrive?
-    return change.op in ("update", "delete") and bool(change.base)
+def _creates(change: Change) -> bool:
+    return change.op in ("create", "bulk-create")
+
+
+def _refusal(exc: ShowDeskError) -> dict[str, Any] | None:
+    """What a failed change keeps of the error: the fields it names; whether the server refused
+    it (so a create that failed so needs no look-up before it is sent again)."""
+    fields = getattr(exc, "fields", None)
+    if not isinstance(exc, UserInputProblem) and not fields:
+        return None
+    return {"fields": dict(fields or {}), "refused": isinstance(exc, UserInputProblem)}
 
 
 def _as_datetime(value: Any) -> datetime | None:
