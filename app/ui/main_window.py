@@ -182,6 +182,7 @@ class MainWindow(QMainWindow):
         tab.model.set_background(self._in_background)
         tab.model.query_running.connect(self.on_model_query_running)
         tab.message.connect(self.status.show_message)
+        tab.review_requested.connect(self.show_outbox)
         self._attach_form(tab, session)
         self.tabs.setCurrentIndex(self.tabs.addTab(tab, res.title))
         return tab
@@ -241,17 +242,24 @@ class MainWindow(QMainWindow):
         found = (self.tabs.widget(i) for i in range(self.tabs.count()))
         return [t for t in found if isinstance(t, ResourceTab)]
 
-    def show_outbox(self) -> OutboxView | None:
+    def show_outbox(self, slug: str | None = None) -> OutboxView | None:
+        """The outbox tab, reviewing every change (or one resource's: a tab's badge)."""
         session = self.session
         if session is None:
             return None
         if self.outbox_view is None:
-            self.outbox_view = OutboxView(session.outbox, session.registry)
+            self.outbox_view = OutboxView(
+                session.outbox, session.registry, reserve=session.profile.interactive_reserve
+            )
             self.outbox_view.push_requested.connect(session.push)
             self.outbox_view.changed.connect(self.on_outbox_changed)
+            self.outbox_view.on_governor_changed(session.client.governor.state())
+            self._links.append(
+                session.governor.changed.connect(self.outbox_view.on_governor_changed)
+            )
         if self.tabs.indexOf(self.outbox_view) < 0:
             self.tabs.addTab(self.outbox_view, "Outbox")
-        self.outbox_view.refresh()
+        self.outbox_view.set_scope(slug)
         self.tabs.setCurrentWidget(self.outbox_view)
         return self.outbox_view
 

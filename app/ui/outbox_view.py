@@ -1,10 +1,12 @@
 """The outbox as a window pane: every change not yet settled, what it changes, and what went wrong.
 
-`OutboxModel` is a table over `Outbox.changes(ACTIVE)`, one row per change, reloaded by
-`refresh()`. `OutboxView` adds a detail pane (the full diff and the server's answer) and the
-actions: push (all or selected — emitted, the session does the network work), retry, discard
-(after a confirmation) and resolve a conflict (the ConflictDialog). Rows are kept selected by
-their change's `seq` across reloads.
+`OutboxModel` is a table over `Outbox.changes(ACTIVE)` (all resources, or one: `set_scope`), one
+row per change, reloaded by `refresh()`. `OutboxView` is also the review before a push: a line
+says how many requests the push will make and how long that takes at the current rate budget
+(app/ui/review.py; `on_governor_changed` keeps it current), a detail pane shows the full diff
+and the server's answer, and the actions: push (all or selected — emitted, the session does the
+network work), retry, discard selected or all (after a confirmation) and resolve a conflict (the
+ConflictDialog). Rows are kept selected by their change's `seq` across reloads.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
+    QLabel,
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
@@ -34,10 +37,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.api.governor import GovernorState
 from app.api.registry import Registry
 from app.store.changes import ACTIVE, Change, is_local_id
 from app.store.outbox import Outbox
 from app.ui.conflict_dialog import ConflictDialog, format_value
+from app.ui.review import PushPlan, plan_push, plan_text
 
 Index = QModelIndex | QPersistentModelIndex
 Selection = QItemSelectionModel.SelectionFlag
@@ -82,12 +87,20 @@ class OutboxModel(QAbstractTableModel):
         self._outbox = outbox
         self._registry = registry
         self._changes: list[Change] = []
+        self.scope: str | None = None  # one resource's changes, or None for all
         self.refresh()
 
     def refresh(self) -> None:
         self.beginResetModel()
-        self._changes = self._outbox.changes(ACTIVE)
+        self._changes = self._outbox.changes(ACTIVE, resource=self.scope)
         self.endResetModel()
+
+    def set_scope(self, resource: str | None) -> None:
+        self.scope = resource
+        self.refresh()
+
+    def changes(self) -> list[Change]:
+        return list(self._changes)
 
     def change_at(self, row: int) -> Change:
         return self._changes[row]
@@ -166,10 +179,14 @@ class OutboxView(QWidget):
         *,
         confirm: Confirm | None = None,
         resolver: Resolver | None = None,
+        reserve: float = 0.1,
     ) -> None:
         super().__init__(parent)
         self._outbox = outbox
         self._registry = registry
+        self.reserve = reserve  # the profile's share of the rate kept for interactive requests
+        self.rate: GovernorState | None = None
+        self.plan = PushPlan()
         # Kept as given (None: the default): a bound method of self here would be a reference
         # cycle, freed by whichever thread's garbage collection finds it — not safe for QObjects.
         self._confirm = confirm
@@ -177,14 +194,24 @@ class OutboxView(QWidget):
         self.model = OutboxModel(outbox, registry, self)
         self.table = QTableView(self)
         self.detail = QPlainTextEdit(self, readOnly=True)
-        self.buttons = {
-            name: QPushButton(name, self)
-            for name in ("Push all", "Push selected", "Retry", "Discard…", "Resolve conflict…")
-        }
+        self.scope_label = QLabel(self)
+        self.show_all_button = QPushButton("Show all resources", self)
+        self.summary = QLabel(self)
+        self.summary.setObjectName("push-summary")
+        names = (
+            "Push all",
+            "Push selected",
+            "Retry",
+            "Discard selected…",
+            "Discard all…",
+            "Resolve conflict…",
+        )
+        self.buttons = {name: QPushButton(name, self) for name in names}
         self._set_up_table()
         self._lay_out()
         self._connect()
         self.on_selection_changed()
+        self._review()
 
     # ------------------------------------------------------------------------------- API
 
@@ -194,6 +221,24 @@ class OutboxView(QWidget):
         self.model.refresh()
         self.select_seqs(keep)
         self.on_selection_changed()
+        self._review()
+
+    def set_scope(self, resource: str | None) -> None:
+        """Review one resource's changes (None: every resource's)."""
+        self.model.set_scope(resource)
+        res = self._registry.resources.get(resource) if resource else None
+        self.scope_label.setText(f"Changes of {res.title if res else resource}" if resource else "")
+        self.scope_label.setVisible(resource is not None)
+        self.show_all_button.setVisible(resource is not None)
+        self.refresh()
+
+    def on_governor_changed(self, state: GovernorState) -> None:
+        """The rate budget moved: the push's time is told anew."""
+        self.rate = state
+        self.summary.setText(plan_text(self.plan, state, self.reserve))
+
+    def pending_seqs(self) -> list[int]:
+        return [c.seq for c in self.model.changes() if c.state == "pending"]
 
     def selected(self) -> list[Change]:
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
@@ -211,7 +256,11 @@ class OutboxView(QWidget):
     # ------------------------------------------------------------------------------ slots
 
     def on_push_all_clicked(self) -> None:
-        self.push_requested.emit(None)
+        """Everything pending (only this resource's while the view is scoped to one)."""
+        if self.model.scope is None:
+            self.push_requested.emit(None)
+        elif seqs := self.pending_seqs():
+            self.push_requested.emit(seqs)
 
     def on_push_selected_clicked(self) -> None:
         seqs = [c.seq for c in self.selected() if c.state == "pending"]
@@ -222,14 +271,13 @@ class OutboxView(QWidget):
         self._apply(self._outbox.retry, [c for c in self.selected() if c.state == "failed"])
 
     def on_discard_clicked(self) -> None:
-        doomed = [c for c in self.selected() if c.state != "sending"]
-        if not doomed:
-            return
-        n = len(doomed)
-        what = "this change" if n == 1 else f"these {n} changes"
-        question = f"Discard {what}? They are removed from the outbox and never sent to the show."
-        if (self._confirm or self._ask)(question):
-            self._apply(self._outbox.discard, doomed)
+        self._discard([c for c in self.selected() if c.state != "sending"])
+
+    def on_discard_all_clicked(self) -> None:
+        self._discard([c for c in self.model.changes() if c.state != "sending"], every=True)
+
+    def on_show_all_button_clicked(self) -> None:
+        self.set_scope(None)
 
     def on_resolve_clicked(self) -> None:
         conflicts = [c for c in self.selected() if c.state == "conflict"]
@@ -244,12 +292,33 @@ class OutboxView(QWidget):
         self.buttons["Push all"].setEnabled(bool(self._outbox.pending_for_push()))
         self.buttons["Push selected"].setEnabled("pending" in states)
         self.buttons["Retry"].setEnabled("failed" in states)
-        self.buttons["Discard…"].setEnabled(bool(states - {"sending"}))
+        self.buttons["Discard selected…"].setEnabled(bool(states - {"sending"}))
+        self.buttons["Discard all…"].setEnabled(
+            any(c.state != "sending" for c in self.model.changes())
+        )
         self.buttons["Resolve conflict…"].setEnabled(
             sum(c.state == "conflict" for c in chosen) == 1
         )
 
     # -------------------------------------------------------------------------- internals
+
+    def _review(self) -> None:
+        """Count the push's requests again (the outbox changed)."""
+        self.plan = plan_push(self.model.changes(), self._registry)
+        self.summary.setText(plan_text(self.plan, self.rate, self.reserve))
+
+    def _discard(self, doomed: Sequence[Change], every: bool = False) -> None:
+        if not doomed:
+            return
+        n = len(doomed)
+        what = "this change" if n == 1 else f"these {n} changes"
+        if every:
+            res = self._registry.resources.get(self.model.scope or "")
+            where = res.title if res else "the outbox"
+            what = f"all {n} change{'' if n == 1 else 's'} of {where}"
+        question = f"Discard {what}? They are removed from the outbox and never sent to the show."
+        if (self._confirm or self._ask)(question):
+            self._apply(self._outbox.discard, doomed)
 
     def _apply(self, action: Callable[[int], None], changes: Sequence[Change]) -> None:
         for change in changes:
@@ -287,8 +356,16 @@ class OutboxView(QWidget):
         for button in self.buttons.values():
             row.addWidget(button)
         row.addStretch(1)
+        top = QHBoxLayout()
+        top.addWidget(self.scope_label)
+        top.addWidget(self.show_all_button)
+        top.addStretch(1)
+        self.scope_label.hide()
+        self.show_all_button.hide()
         layout = QVBoxLayout(self)
+        layout.addLayout(top)
         layout.addWidget(split)
+        layout.addWidget(self.summary)
         layout.addLayout(row)
 
     def _connect(self) -> None:
@@ -297,9 +374,11 @@ class OutboxView(QWidget):
             self.on_push_selected_clicked,
             self.on_retry_clicked,
             self.on_discard_clicked,
+            self.on_discard_all_clicked,
             self.on_resolve_clicked,
         )
         for button, slot in zip(self.buttons.values(), slots, strict=True):
             button.clicked.connect(slot)
         self.table.selectionModel().selectionChanged.connect(self.on_selection_changed)
         self.model.modelReset.connect(self.on_selection_changed)
+        self.show_all_button.clicked.connect(self.on_show_all_button_clicked)

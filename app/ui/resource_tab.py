@@ -103,12 +103,14 @@ class ResourceTab(QWidget):
 
     Signals: `selection_summary(str)` ("1,234 rows · 12 selected · sum 4,567.50"),
     `record_activated(str slug, str record_id)` (double-click or Enter on a row),
-    `message(str)` (what an edit gesture did, for the status bar).
+    `message(str)` (what an edit gesture did, for the status bar), `review_requested(str slug)`
+    (the "N unsaved changes" badge was clicked).
     """
 
     selection_summary = Signal(str)
     record_activated = Signal(str, str)
     message = Signal(str)
+    review_requested = Signal(str)
 
     def __init__(
         self,
@@ -127,7 +129,9 @@ class ResourceTab(QWidget):
         self._model = RecordTableModel(
             cache, resource, references, outbox=outbox, parent=parent, owner=self, edits=edits
         )
-        self.pending_label = QLabel(self)
+        self.pending_label = QToolButton(self)  # the badge: a click opens the review
+        self.pending_label.setAutoRaise(True)
+        self.pending_label.setToolTip("Review these changes before pushing them")
         self.grid: GridEditor | None = None
         self.filter_edit = QLineEdit(self)
         self.filters_label = QLabel(self)
@@ -283,6 +287,9 @@ class ResourceTab(QWidget):
         self.pending_label.setText(f"{n:,} unsaved change{'' if n == 1 else 's'}")
         self.pending_label.setVisible(n > 0)
 
+    def on_pending_label_clicked(self) -> None:
+        self.review_requested.emit(self.resource.slug)
+
     def on_clear_filters_button_clicked(self) -> None:
         for field in self._model.column_filters:
             self._model.set_column_filter(field, "")
@@ -354,6 +361,7 @@ class ResourceTab(QWidget):
         self.table.activated.connect(self.on_table_activated)
         self.table.selectionModel().selectionChanged.connect(self.on_selection_changed)
         self.clear_filters_button.clicked.connect(self.on_clear_filters_button_clicked)
+        self.pending_label.clicked.connect(self.on_pending_label_clicked)
         self.column_filter_edit.applied.connect(self.set_column_filter)
 
     def _set_up_editing(self, edits: GridEditing, choices: ChoicesFor) -> None:

@@ -7,16 +7,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+import qasync
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, QTimer
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
+from app.api.governor import GovernorState
 from app.api.registry import default_registry
+from app.sim import SimServer, generate_show
 from app.store.changes import Change
 from app.store.outbox import NewChange, Outbox
 from app.ui.conflict_dialog import ConflictDialog, conflict_fields
 from app.ui.outbox_view import OutboxModel, OutboxView, diff_text, record_text
 from app.ui.palette import Hue, background
+from app.ui.review import duration_text, plan_push, push_seconds
+from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
 
 REGISTRY = default_registry()
 BASE = {
@@ -270,3 +275,140 @@ def test_the_view_uses_the_dialog_by_default(qtbot: QtBot, outbox: Outbox) -> No
     with qtbot.waitSignal(view.changed, timeout=3000):
         view.on_resolve_clicked()
     assert get(outbox, seq).state == "discarded"
+
+
+# ------------------------------------------------------------------- review: what a push costs
+
+
+def pending(outbox: Outbox) -> list[Change]:
+    return outbox.changes(("pending", "failed"))
+
+
+def test_review_counts_one_request_per_change_updates_collapsed_and_one_check(
+    outbox: Outbox,
+) -> None:
+    outbox.add_many([edit("c1", city="A"), edit("c1", city="B"), edit("c2")])  # c1: one PUT
+    outbox.add(NewChange("customers", "create", payload={"customerID": "CU9"}, key_value="CU9"))
+    outbox.add(NewChange("customers", "delete", "c3", base={**BASE, "id": "c3"}))
+    failed(outbox)  # not pending: not pushed until retried
+    plan = plan_push(pending(outbox), REGISTRY)
+    assert (plan.changes, plan.sends, plan.checks, plan.bulk) == (5, 4, 1, 0)
+    assert plan.requests == 5
+
+
+def test_review_counts_bulk_operations_per_batch(outbox: Outbox) -> None:
+    inventory = [
+        NewChange("product-inventory", "update", f"pi{n}", payload={"productID": f"P{n}"})
+        for n in range(1_200)
+    ]  # bulk-update only, no batch in the registry: the Pusher's cap
+    history = NewChange(
+        "order-history-items",
+        "bulk-create",
+        payload={"body": {"history": [{"productid": f"P{n}"} for n in range(2_500)]}},
+    )  # batch = 1000 in the registry
+    associate = [
+        NewChange("booth-products", "associate", params={"boothID": b, "productID": p})
+        for b, p in [("B1", "P1"), ("B1", "P2"), ("B1", "P3"), ("B2", "P1")]
+    ]  # one associate-many per booth
+    outbox.add_many([*inventory, history, *associate])
+    plan = plan_push(pending(outbox), REGISTRY, bulk_size=5_000)
+    assert (plan.changes, plan.sends, plan.bulk, plan.checks) == (1_205, 1 + 3 + 2, 6, 0)
+    assert plan_push(pending(outbox), REGISTRY).sends == 3 + 5 + 2  # 500 elements at most
+
+
+def test_review_time_at_the_current_rate_budget() -> None:
+    empty = GovernorState(
+        used=0, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
+    )
+    busy = GovernorState(
+        used=290, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
+    )
+    paused = GovernorState(
+        used=0, limit=300, window=60.0, paused_until=100.0, attempt=1, max_attempts=8
+    )
+    assert push_seconds(200, empty, reserve=0.1) == 0  # 270 may go at once
+    assert push_seconds(540, empty, reserve=0.1) == pytest.approx(60.0)
+    assert push_seconds(27, busy, reserve=0.1) == pytest.approx(6.0)  # 27 at 270 per minute
+    assert push_seconds(10, paused, reserve=0.1, now=77.0) == pytest.approx(23.0)
+    assert duration_text(0.4) == "under a second"
+    assert duration_text(6.0) == "about 6 s" and duration_text(200) == "about 3 min 20 s"
+
+
+def test_the_review_line_tells_requests_and_time(
+    qtbot: QtBot, view: OutboxView, outbox: Outbox
+) -> None:
+    assert view.summary.text() == "Nothing pending to push"
+    outbox.add_many([edit(f"c{n}", city=f"City {n}") for n in range(30)])
+    view.refresh()
+    assert view.summary.text().startswith(
+        "30 pending changes · 31 requests (30 sends, 1 conflict check) · under a second"
+    )
+    view.on_governor_changed(
+        GovernorState(
+            used=270, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
+        )
+    )
+    assert view.summary.text().endswith("· about 7 s at 270/300 per 60 s")
+
+
+def test_review_of_one_resource_pushes_and_discards_only_its_changes(
+    qtbot: QtBot, outbox: Outbox
+) -> None:
+    asked: list[str] = []
+    view = OutboxView(outbox, REGISTRY, confirm=lambda q: asked.append(q) or True)
+    qtbot.addWidget(view)
+    mine = [outbox.add(edit("c1")), outbox.add(edit("c2"))]
+    other = outbox.add(NewChange("warehouses", "update", "w1", payload={"warehouseID": "W1"}))
+    view.set_scope("customers")
+    assert view.model.rowCount() == 2 and not view.scope_label.isHidden()
+    assert view.scope_label.text() == "Changes of Customers"
+    with qtbot.waitSignal(view.push_requested, timeout=1000) as blocker:
+        qtbot.mouseClick(view.buttons["Push all"], Qt.MouseButton.LeftButton)
+    assert blocker.args == [mine]
+    with qtbot.waitSignal(view.changed, timeout=1000):
+        qtbot.mouseClick(view.buttons["Discard all…"], Qt.MouseButton.LeftButton)
+    assert asked == [
+        "Discard all 2 changes of Customers? They are removed from the outbox and never sent "
+        "to the show."
+    ]
+    assert [get(outbox, s).state for s in [*mine, other]] == ["discarded", "discarded", "pending"]
+    assert not view.buttons["Discard all…"].isEnabled()
+    qtbot.mouseClick(view.show_all_button, Qt.MouseButton.LeftButton)
+    assert view.model.rowCount() == 1 and view.scope_label.isHidden()
+    assert view.buttons["Discard all…"].isEnabled()
+
+
+def test_a_tabs_badge_opens_its_review_and_push_sends_it(
+    open_window: Opener, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    with SimServer(generate_show("tiny", seed=3), config()) as server:
+        opened = open_window(profile_for(server))
+        wait_synced(loop, opened.session)
+        window, outbox = opened.window, opened.session.outbox
+        tab = window.open_resource("customers")
+        assert tab is not None and tab.grid is not None
+        column = tab.model.column_of("city")
+        tab.table.selectionModel().select(
+            QItemSelection(tab.model.index(0, column), tab.model.index(4, column)),
+            QItemSelectionModel.SelectionFlag.ClearAndSelect,
+        )
+        tab.grid.paste("Lyon")
+        assert tab.pending_label.text() == "5 unsaved changes"
+        qtbot.mouseClick(tab.pending_label, Qt.MouseButton.LeftButton)
+        view = window.outbox_view
+        assert view is not None and window.tabs.currentWidget() is view
+        assert view.model.scope == "customers" and view.model.rowCount() == 5
+        rate = opened.session.client.governor.state()
+        assert view.summary.text() == (
+            "5 pending changes · 6 requests (5 sends, 1 conflict check) · under a second"
+            f" at {rate.used}/{rate.limit} per {rate.window:g} s"
+        )
+        qtbot.mouseClick(view.buttons["Push all"], Qt.MouseButton.LeftButton)
+
+        async def pushed() -> None:
+            await until(lambda: outbox.counts()["pending"] == 0 and not opened.session.tasks.busy)
+
+        loop.run_until_complete(pushed())
+        assert outbox.counts()["done"] == 5
+        assert view.summary.text() == "Nothing pending to push"
+        assert tab.pending_label.isHidden()
