@@ -82,10 +82,33 @@ class Outbox:
     def add(self, change: NewChange) -> int:
         return self.add_many([change])[0]
 
-    def add_many(self, changes: Iterable[NewChange]) -> list[int]:
-        """Queue changes in one committed transaction; answer their seqs, in order."""
+    def add_many(
+        self,
+        changes: Iterable[NewChange],
+        *,
+        rework: Mapping[int, NewChange] | None = None,
+        drop: Iterable[int] = (),
+    ) -> list[int]:
+        """Queue changes in one committed transaction; answer their seqs, in order.
+
+        In the same transaction, `rework` gives failed changes (seq → new version) a new payload,
+        base, changed fields and key, and sends them back to pending — the user fixed them; same
+        seq, attempts and last answer kept, so a create of unknown outcome is still looked up
+        first — and `drop` discards failed changes the new versions make moot.
+        """
         now = self._stamp()
         with self._db.write() as conn:
+            for seq, change in (rework or {}).items():
+                cols = {
+                    "payload": dumps(change.payload),
+                    "changed_fields": dumps(list(change.changed_fields)),
+                    "base": dumps(change.base),
+                    "key_value": change.key_value,
+                    "last_error": None,
+                }
+                self._move(conn, seq, "pending", ("failed",), cols)
+            for seq in drop:
+                self._move(conn, seq, "discarded", ("failed",), {})
             return [self._insert(conn, change, now) for change in changes]
 
     @staticmethod

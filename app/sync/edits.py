@@ -104,9 +104,29 @@ class Editor:
             return staged
         for record_id, group in _by_record(edits).items():
             self._stage_record(res, record_id, group, staged)
-        changes = [self._change(res, rid, rec) for rid, rec in staged.records.items()]
-        staged.seqs = self.outbox.add_many(changes) if changes else []
+        new: list[NewChange] = []
+        rework: dict[int, NewChange] = {}
+        drop: list[int] = []
+        order: list[int | None] = []  # per record: the failed change it fixes, or None (new)
+        for rid, record in staged.records.items():
+            failed = self._failed_only(res.slug, rid)
+            if failed:  # the user fixes what the server refused: that change is sent again
+                rework[failed[0].seq] = _fixed(res, failed[0], record)
+                drop += [c.seq for c in failed[1:]]  # the whole record is in the first one
+                order.append(failed[0].seq)
+            else:
+                new.append(self._change(res, rid, record))
+                order.append(None)
+        added = iter(self.outbox.add_many(new, rework=rework, drop=drop) if order else [])
+        staged.seqs = [seq if seq is not None else next(added) for seq in order]
         return staged
+
+    def _failed_only(self, slug: str, record_id: str) -> list[Change]:
+        """The record's unsettled changes when they are all failed creates/updates, else []."""
+        unsettled = self.outbox.for_record(slug, record_id, _UNSETTLED)
+        if all(c.state == "failed" and is_record_change(c) for c in unsettled):
+            return unsettled
+        return []
 
     def create(self, slug: str, values: Mapping[str, Any]) -> tuple[int | None, list[Rejected]]:
         """Queue a new record; its key field is required."""
@@ -244,6 +264,22 @@ def _blank_to_none(value: Any) -> Any:
 
 def _text(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+def _fixed(res: Resource, failed: Change, record: dict[str, Any]) -> NewChange:
+    """A failed create/update with the user's fixed record: its base kept (a server change since
+    the first edit still shows as a conflict), changed fields counted against that base."""
+    base = failed.base or {}
+    changed = tuple(k for k in record if k != "id" and record.get(k) != base.get(k))
+    return NewChange(
+        res.slug,
+        failed.op,
+        failed.record_id,
+        payload=record,
+        changed_fields=changed,
+        base=failed.base,
+        key_value=_text(record.get(res.key)),
+    )
 
 
 def _creates(change: Change) -> bool:

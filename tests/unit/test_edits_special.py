@@ -141,3 +141,35 @@ def test_a_resource_the_api_cannot_write_refuses_edits_and_creates(editor: Edito
     seq, rejected = editor.create("order-history-items", {"customerid": "C1", "productid": "P1"})
     created = editor.outbox.get(seq or 0)
     assert created is not None and created.op == "bulk-create" and not rejected
+
+
+def _fail(editor: Editor, seq: int, message: str) -> None:
+    editor.outbox.mark_sending([seq])
+    editor.outbox.mark_failed(seq, message, {"fields": {"inventory": [message]}, "refused": True})
+
+
+def test_an_edit_of_a_failed_record_supersedes_its_failed_changes(editor: Editor) -> None:
+    first = editor.stage("product-inventory", [FieldEdit("i1", "inventory", "-1")]).seqs[0]
+    _fail(editor, first, "Inventory must be a whole number of 0 or more")
+    editor.outbox.retry(first)  # a retry that failed again, beside a later edit sent with it
+    second = editor.stage("product-inventory", [FieldEdit("i1", "warehouseID", "W2")]).seqs[0]
+    _fail(editor, first, "again")
+    _fail(editor, second, "again")
+
+    fixed = editor.stage("product-inventory", [FieldEdit("i1", "inventory", "3")])
+
+    assert fixed.seqs == [first] and list(fixed.records) == ["i1"]
+    change = editor.outbox.get(first)
+    assert change is not None and change.state == "pending" and change.last_error is None
+    assert (change.payload["inventory"], change.payload["warehouseID"]) == (3, "W2")
+    assert set(change.changed_fields) == {"inventory", "warehouseID"}
+    assert change.attempts == 2 and change.response["refused"]  # kept for the next push
+    assert editor.outbox.get(second).state == "discarded"  # type: ignore[union-attr]
+
+
+def test_a_failed_change_behind_a_pending_one_is_not_reworked(editor: Editor) -> None:
+    first = editor.stage("product-inventory", [FieldEdit("i1", "inventory", "-1")]).seqs[0]
+    _fail(editor, first, "no")
+    editor.special("product-inventory", "bulk-update", record_id="i1", body=[{"productID": "P1"}])
+    later = editor.stage("product-inventory", [FieldEdit("i1", "inventory", "2")]).seqs[0]
+    assert later != first and editor.outbox.get(first).state == "failed"  # type: ignore[union-attr]
