@@ -18,10 +18,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QDropEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QPushButton,
     QTreeView,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -280,14 +278,7 @@ class HierarchyView(RecordPanel):
         return [Level(int(i["level"]), str(i["name"])) for i in items if isinstance(i, dict)]
 
     def _build(self) -> None:
-        row = QHBoxLayout()
-        for button in self.buttons.values():
-            row.addWidget(button)
-        row.addStretch(1)
-        column = QVBoxLayout(self)
-        column.addWidget(self.tree, 1)
-        column.addLayout(row)
-        column.addWidget(self.status)
+        self.lay_out(self.tree, self.buttons.values())
         self.tree.dropped.connect(self.on_tree_dropped)
         self.tree.selectionModel().currentChanged.connect(self.on_tree_current_changed)
         self.model.modelReset.connect(self._update_buttons)

@@ -14,7 +14,9 @@ from PySide6.QtWidgets import QSplitter, QTabWidget, QWidget
 
 from app.api.registry import Resource
 from app.ui.booth_links import BoothLinks
+from app.ui.delivery_dates import DeliveryDatesPanel
 from app.ui.hierarchy_view import HierarchyView
+from app.ui.product_panels import InventoryPanel, PricingPanel
 from app.ui.record_form import RecordForm
 from app.ui.record_panel import PanelContext, RecordPanel
 from app.ui.resource_tab import ResourceTab
@@ -32,6 +34,7 @@ def _booth(child: str) -> PanelFactory:
 PANELS: dict[str, tuple[PanelFactory, ...]] = {
     "booths": (_booth("booth-products"), _booth("booth-vendors")),
     "sales-rep-groups": (HierarchyView,),
+    "products": (PricingPanel, InventoryPanel, DeliveryDatesPanel),
 }
 
 

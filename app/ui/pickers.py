@@ -62,6 +62,18 @@ def reference_choices(
     return Choices(target, items, names)
 
 
+def key_labels(cache: Cache, target: str, limit: int = PICKER_LIMIT) -> list[tuple[str, str]]:
+    """(key, label) of the target's cached records, once per key: a sub-table column's picks."""
+    res = cache.registry[target]
+    order = res.label if res.label in cache.fields(target) else None
+    pairs: dict[str, str] = {}
+    for record in cache.records(target, order_by=order, limit=limit):
+        key = record.get(res.key)
+        if key not in (None, "") and str(key) not in pairs:
+            pairs[str(key)] = str(record.get(res.label) or "")
+    return list(pairs.items())
+
+
 def _fill(combo: QComboBox, choices: Choices) -> None:
     combo.clear()
     for key, text in choices.items:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.api.registry import Resource
 from app.store.changes import Change
@@ -141,6 +141,17 @@ class RecordPanel(QWidget):
         else:
             self.session.sync(wanted)
 
+    def lay_out(self, body: QWidget, buttons: Iterable[QWidget] = ()) -> None:
+        """The panel's body, a row of buttons under it, the status line last."""
+        row = QHBoxLayout()
+        for button in buttons:
+            row.addWidget(button)
+        row.addStretch(1)
+        column = QVBoxLayout(self)
+        column.addWidget(body, 1)
+        column.addLayout(row)
+        column.addWidget(self.status)
+
     def say(self, text: str) -> None:
         self.status.setText(text)
         self.message.emit(text)
@@ -153,6 +164,18 @@ class RecordPanel(QWidget):
             for c in changes
             if (op is None or c.op == op) and (record_id is None or c.record_id == record_id)
         ]
+
+
+def records_where(editor: Editor, slug: str, field: str, value: str) -> list[dict[str, Any]]:
+    """The records of `slug` whose `field` is `value`, as the user sees them: cached ones and
+    those created here, with their queued changes laid over them (deleted ones left out)."""
+    cached = editor.cache.records(slug, filters={field: value})
+    ids = [str(r["id"]) for r in cached if r.get("id") is not None and str(r.get(field)) == value]
+    creates = editor.outbox.changes(("pending", "sending", "failed"), slug)
+    ids += [c.record_id for c in creates if c.op in ("create", "bulk-create")
+            and str(c.payload.get(field)) == value and c.record_id not in ids]  # fmt: skip
+    shown = ((i, editor.current(slug, i)) for i in ids)
+    return [{**record, "id": i} for i, record in shown if record is not None]
 
 
 def failure_text(change: Change) -> str:

@@ -8,15 +8,23 @@ fill a companion name column (`orderingGroupID` → `orderingGroupName`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QSignalBlocker
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSignalBlocker,
+    Qt,
+)
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QHeaderView,
+    QLabel,
     QPushButton,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -30,6 +38,7 @@ from app.ui.field_editor import FieldEditor
 from app.ui.references import title_of
 
 Index = QModelIndex | QPersistentModelIndex
+PROBLEM_TINT = QColor("#f8d7da")
 Options = Callable[[dict[str, Any]], list[tuple[str, str]]]  # row → (key, label) pairs
 
 
@@ -50,9 +59,11 @@ class SubTableEditor(FieldEditor):
         element: type[BaseModel],
         picks: Mapping[str, ColumnPick],
         owner: QWidget | None = None,
+        *,
+        columns: Sequence[str] | None = None,
     ) -> None:
         super().__init__(field, owner)
-        self.columns = [f for f in element.model_fields if f != "id"]
+        self.columns = list(columns or [f for f in element.model_fields if f != "id"])
         self._lists = {
             f for f, info in element.model_fields.items() if "list" in str(info.annotation)
         }
@@ -65,13 +76,21 @@ class SubTableEditor(FieldEditor):
         self.table.itemChanged.connect(self.emit_edited)
         self.add_button = QPushButton("Add row", self)
         self.remove_button = QPushButton("Remove row", self)
+        self.problems_label = QLabel(self)
+        self.problems_label.setStyleSheet("color: #c62828;")
+        self.problems_label.setWordWrap(True)
+        self.problems_label.hide()
+        self._problems: dict[int, str] = {}
         self.add_button.clicked.connect(self.on_add_button_clicked)
         self.remove_button.clicked.connect(self.on_remove_button_clicked)
         buttons = QVBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.remove_button)
         buttons.addStretch(1)
-        self.add(self.table, 1)
+        side = QVBoxLayout()
+        side.addWidget(self.table, 1)
+        side.addWidget(self.problems_label)
+        self._row.addLayout(side, 1)
         self._row.addLayout(buttons)
 
     def value(self) -> Any:
@@ -95,10 +114,40 @@ class SubTableEditor(FieldEditor):
             self.table.setRowCount(0)
             for row in self._rows:
                 self._append(row)
+        self.mark_rows({})
 
     def set_cell(self, row: int, column: str, text: str) -> None:
         """Type `text` into a cell (as an edit: reports `edited`)."""
         self.table.setItem(row, self.columns.index(column), QTableWidgetItem(text))
+
+    def mark_rows(self, problems: Mapping[int, str]) -> None:
+        """Tint the rows with a problem (the message as their tooltip) and list the problems
+        under the table, "Line 2: …" (an empty mapping clears every mark)."""
+        self._problems = {r: p for r, p in problems.items() if 0 <= r < self.table.rowCount()}
+        with QSignalBlocker(self.table):
+            for row in range(self.table.rowCount()):
+                problem = self._problems.get(row)
+                for column in range(self.table.columnCount()):
+                    item = self.table.item(row, column)
+                    if item is not None:
+                        item.setData(
+                            Qt.ItemDataRole.BackgroundRole, PROBLEM_TINT if problem else None
+                        )
+                        item.setToolTip(problem or "")
+        lines = [f"Line {row + 1}: {text}" for row, text in sorted(self._problems.items())]
+        self.problems_label.setText("\n".join(lines))
+        self.problems_label.setVisible(bool(lines))
+
+    def row_problem(self, row: int) -> str:
+        """The problem marked on a row ("" for none)."""
+        return self._problems.get(row, "")
+
+    def lock_cells(self, row: int, columns: Sequence[str]) -> None:
+        """Make these cells of a row read-only (what the server owns once a line exists)."""
+        for column in columns:
+            item = self.table.item(row, self.columns.index(column))
+            if item is not None:
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
 
     def add_row(self) -> int:
         self._rows.append({})
@@ -119,6 +168,8 @@ class SubTableEditor(FieldEditor):
             self.table.removeRow(row)
             del self._rows[row]
         if rows:
+            kept = [r for r in range(self.table.rowCount() + len(rows)) if r not in rows]
+            self.mark_rows({kept.index(r): p for r, p in self._problems.items() if r in kept})
             self.edited.emit()
 
     def set_read_only(self, read_only: bool) -> None:
