@@ -10,6 +10,11 @@ Excel holds at most 1,048,576 rows per sheet (header included). A larger XLSX ex
 the records continue on further sheets ("Customers (2)"…), each with the header row again; the
 importer reads such continuation sheets as one table. Strings starting with "=" are written as
 text, never as formulas. Files are written to `<name>.part` and renamed when complete.
+
+A table's view exports the same way: `filters=` (field → contains) and `text=` pick the rows the
+table shows, `order_by=` sorts them, `columns=` names the visible fields in their order (for JSON
+too), `overlay=` lays what the user sees over each cached record (pending edits) and `extra=`
+adds rows the cache does not hold yet (records created here, after the others).
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from __future__ import annotations
 import csv
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
@@ -69,15 +75,30 @@ def export(
     descending: bool = False,
     text: str | None = None,
     max_sheet_rows: int = XLSX_MAX_ROWS,
+    filters: Mapping[str, str] | None = None,
+    columns: Sequence[str] | None = None,
+    overlay: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    extra: Iterable[dict[str, Any]] = (),
 ) -> ExportResult:
-    """Write the records of `slug` (as listed with these filters) to `path`."""
+    """Write the records of `slug` (as listed with these filters, in this order) to `path`."""
     fmt = format or format_of(path)
-    records = cache.records(
-        slug, parent=parent, order_by=order_by, descending=descending, text=text
+    listed = cache.records(
+        slug,
+        parent=parent,
+        order_by=order_by,
+        descending=descending,
+        text=text,
+        filters=filters,
+    )
+    records: Iterator[dict[str, Any]] = chain(
+        listed if overlay is None else map(overlay, listed), extra
     )
     if fmt == "json":
-        return ExportResult(path, fmt, _atomic(path, lambda f: _write_json(f, records)), 1, [])
-    columns = columns_for(cache, slug)
+        if columns is not None:
+            records = ({c: r.get(c) for c in columns} for r in records)
+        rows = _atomic(path, lambda f: _write_json(f, records))
+        return ExportResult(path, fmt, rows, 1, list(columns or []))
+    columns = list(columns) if columns is not None else columns_for(cache, slug)
     title = cache.registry[slug].title
     rows, sheets = write_table(
         path, columns, records, fmt=fmt, max_sheet_rows=max_sheet_rows, title=title

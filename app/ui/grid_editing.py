@@ -19,7 +19,14 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QUndoCommand
-from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox, QTableView, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QHeaderView,
+    QInputDialog,
+    QMessageBox,
+    QTableView,
+    QWidget,
+)
 
 from app.store.changes import Change, NewChange, is_local_id
 from app.ui.references import title_of
@@ -48,6 +55,12 @@ def to_tsv(rows: Sequence[Sequence[str]]) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, dialect="excel-tab", lineterminator="\r\n").writerows(rows)
     return buffer.getvalue()
+
+
+def shown_columns(header: QHeaderView) -> list[int]:
+    """Model columns of a header's shown sections, left to right as the user arranged them."""
+    shown = (header.logicalIndex(v) for v in range(header.count()))
+    return [c for c in shown if not header.isSectionHidden(c)]
 
 
 def parse_tsv(text: str) -> list[list[str]]:
@@ -223,9 +236,7 @@ class GridEditor(QObject):
 
     def visible_columns(self) -> list[int]:
         """Model columns of the shown sections, left to right as the user arranged them."""
-        header = self.table.horizontalHeader()
-        shown = (header.logicalIndex(v) for v in range(header.count()))
-        return [c for c in shown if not header.isSectionHidden(c)]
+        return shown_columns(self.table.horizontalHeader())
 
     def selected_cells(self) -> list[Cell]:
         """Selected (row, column) cells in shown columns, row by row; else the current cell."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QMetaObject, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QUndoStack
@@ -37,6 +38,7 @@ from app.ui.session import ShowSession
 from app.ui.status_bar import ShowStatusBar
 from app.ui.tasks import TaskRunner
 from app.ui.undo import UNDO_LIMIT, GridEditing
+from app.ui.view_export import view_options
 
 Ask = Callable[[str], bool]
 AskPath = Callable[[str, str], Path | None]
@@ -383,23 +385,28 @@ class MainWindow(QMainWindow):
         )
 
     def export_resource(self, slug: str | None) -> None:
-        """Export a resource (the current tab's when `slug` is None) from the cache to a file."""
+        """Export from the cache to a file: the current tab's view (its filters, sort and shown
+        columns) when `slug` is None (File ▸ Export), else the whole resource (the tree)."""
         session = self.session
         tab = self.tabs.currentWidget()
-        slug = slug or (tab.resource.slug if isinstance(tab, ResourceTab) else None)
+        view = tab if slug is None and isinstance(tab, ResourceTab) else None
+        slug = slug or (view.resource.slug if view is not None else None)
         if session is None or slug is None:
             return
+        options = view_options(view, session.outbox) if view is not None else {}
         path = self._ask_path(f"Export {session.registry[slug].title}", f"{slug}.csv")
         if path is not None:
-            self.tasks.start(self._export(session, slug, path), what="Export")
+            self.tasks.start(self._export(session, slug, path, options), what="Export")
 
-    async def _export(self, session: ShowSession, slug: str, path: Path) -> None:
+    async def _export(
+        self, session: ShowSession, slug: str, path: Path, options: dict[str, Any]
+    ) -> None:
         from app.sync import exporter  # openpyxl is slow to import: only when needed
 
         title = session.registry[slug].title
         self.status.show_message(f"Exporting {title} to {path.name}…", 0)
         # Streamed from the cache in a worker thread: the window stays responsive.
-        result = await asyncio.to_thread(exporter.export, session.cache, slug, path)
+        result = await asyncio.to_thread(exporter.export, session.cache, slug, path, **options)
         self.status.show_message(f"{result.rows:,} {title} written to {result.path}")
 
     # ---------------------------------------------------------------------- asking the user

@@ -3,11 +3,14 @@ invalid values marked and not queued, pending values and rows shown, all through
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import openpyxl
 import pytest
+import qasync
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QSettings, Qt
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QAbstractItemDelegate, QApplication, QComboBox, QWidget
@@ -15,17 +18,21 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from app.api.registry import default_registry
+from app.sim import SimServer, generate_show
 from app.store.cache import Cache
 from app.store.changes import ACTIVE
 from app.store.outbox import Outbox
 from app.sync.edits import Editor
-from app.ui.grid_editing import parse_tsv, to_tsv
+from app.sync.exporter import export
+from app.ui.grid_editing import cell_text, parse_tsv, to_tsv
 from app.ui.pickers import ReferencePicker
 from app.ui.references import ReferenceNames
 from app.ui.replace_dialog import Replacement, replaced
 from app.ui.resource_tab import ResourceTab
 from app.ui.table_model import DELETED_BRUSH, ERROR_BRUSH, PENDING_BRUSH
 from app.ui.undo import GridEditing
+from app.ui.view_export import view_options, visible_fields
+from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
 from tests.gui.test_table_model import fill_cache
 
 Flag = QItemSelectionModel.SelectionFlag
@@ -498,3 +505,74 @@ def test_deleting_a_row_created_here_and_undoing_brings_it_back(grid: Grid) -> N
     assert grid.saved(new_ids[0], "customerID") == "CU9001"
     grid.editing.stack.undo()  # the paste that created it
     assert grid.model.rowCount() == 50 and grid.pending() == []
+
+
+# ----------------------------------------------------------------- export of the current view
+
+
+def read_csv(path: Path) -> list[list[str]]:
+    with open(path, encoding="utf-8", newline="") as f:
+        return list(csv.reader(f))
+
+
+def test_the_view_exports_its_rows_columns_and_order(grid: Grid, tmp_path: Path) -> None:
+    tab, model = grid.tab, grid.model
+    tab.set_column_filter("city", "river")
+    model.set_text_filter("market")
+    tab.on_header_sort_indicator_changed(
+        model.column_of("customerName"), Qt.SortOrder.DescendingOrder
+    )
+    header = tab.header
+    for field in model.fields:
+        if field not in ("customerID", "customerName", "priceZone", "warehouseID", "id"):
+            header.setSectionHidden(model.column_of(field), True)
+    header.moveSection(header.visualIndex(model.column_of("id")), 0)
+    grid.select(range(0, 1), "priceZone")
+    grid.grid.paste("42")  # a pending value: exported as shown
+    grid.select(range(model.rowCount() - 1, model.rowCount()), "customerID")
+    grid.grid.paste(f"{grid.value(model.rowCount() - 1, 'customerID')}\r\nCU7777")  # a new row
+    assert model.rowCount() == 11
+    options = view_options(tab, grid.editor.outbox)
+    result = export(grid.editor.cache, "customers", tmp_path / "view.csv", **options)
+    rows = read_csv(tmp_path / "view.csv")
+    columns = ["id", "customerID", "customerName", "priceZone", "warehouseID"]
+    assert rows[0] == columns == visible_fields(tab) == result.columns
+    shown = [
+        [cell_text(model.value(r, model.column_of(f))) for f in columns]
+        for r in range(model.rowCount())
+    ]
+    assert rows[1:] == shown and result.rows == 11
+    assert rows[1][3] == "42" and rows[-1][:2] == ["", "CU7777"]
+    assert [r[0] for r in rows[1:-1]] == model.record_ids()[:-1]
+
+
+def test_file_export_writes_the_current_tabs_view(
+    open_window: Opener, loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    target = tmp_path / "view.xlsx"
+    with SimServer(generate_show("tiny", seed=4), config()) as server:
+        opened = open_window(profile_for(server), export_to=target)
+        wait_synced(loop, opened.session)
+        window = opened.window
+        tab = window.open_resource("customers")
+        assert tab is not None
+        model = tab.model
+        tab.on_header_sort_indicator_changed(model.column_of("city"), Qt.SortOrder.AscendingOrder)
+        tab.set_column_filter("customerName", "a")
+        tab.header.setSectionHidden(model.column_of("email"), True)
+        window.actions_["export"].trigger()  # File ▸ Export…, Ctrl+E
+
+        async def written() -> None:
+            await until(lambda: "written to" in window.status.currentMessage(), within=30)
+
+        loop.run_until_complete(written())
+        assert 0 < model.rowCount() < server.show.count("customers")
+        workbook = openpyxl.load_workbook(target, read_only=True)
+        try:
+            (rows,) = [list(ws.iter_rows(values_only=True)) for ws in workbook.worksheets]
+        finally:
+            workbook.close()
+        fields = visible_fields(tab)
+        assert "email" not in fields and list(rows[0]) == fields
+        ids = [row[fields.index("id")] for row in rows[1:]]
+        assert ids == model.record_ids()

@@ -110,3 +110,56 @@ def test_unknown_format_and_no_partial_files(cache: Cache, tmp_path: Path) -> No
         export(cache, "customers", tmp_path / "c.txt")
     export(cache, "customers", tmp_path / "c.csv")
     assert sorted(p.name for p in tmp_path.iterdir() if "c." in p.name) == ["c.csv"]
+
+
+def test_a_view_exports_its_filtered_sorted_rows_and_chosen_columns(
+    cache: Cache, tmp_path: Path
+) -> None:
+    cache.upsert("warehouses", [{"id": "w1", "warehouseID": "W1", "description": "North"}])
+    cache.upsert("customers", [customer(9, warehouseID="W1", customerName="Zed 9")])
+    columns = ["customerName", "priceZone", "id"]
+    result = export(
+        cache,
+        "customers",
+        tmp_path / "view.csv",
+        order_by="customerName",
+        descending=True,
+        filters={"priceZone": "1"},
+        columns=columns,
+    )
+    with open(tmp_path / "view.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows == [
+        columns,
+        ["Customer 7", "1", "c7"],
+        ["Customer 4", "1", "c4"],
+        ["Customer 1", "1", "c1"],
+    ]
+    assert result.rows == 3 and result.columns == columns
+    export(
+        cache, "customers", tmp_path / "ref.csv", filters={"warehouseID": "north"}, columns=["id"]
+    )
+    assert (tmp_path / "ref.csv").read_text(encoding="utf-8").split() == ["id", "c9"]  # by label
+
+
+def test_a_view_exports_pending_values_and_new_rows(cache: Cache, tmp_path: Path) -> None:
+    def overlay(record: dict[str, Any]) -> dict[str, Any]:
+        return {**record, "customerName": "Renamed"} if record["id"] == "c2" else record
+
+    new = {"id": "new-1", "customerID": "CU900", "customerName": "Fresh"}
+    result = export(
+        cache,
+        "customers",
+        tmp_path / "view.xlsx",
+        text="customer 2",
+        columns=["id", "customerName"],
+        overlay=overlay,
+        extra=[new],
+    )
+    (rows,) = read_xlsx(tmp_path / "view.xlsx").values()
+    assert rows == [("id", "customerName"), ("c2", "Renamed"), ("new-1", "Fresh")]
+    assert result.rows == 2
+    export(cache, "customers", tmp_path / "view.json", text="customer 3", columns=["customerID"])
+    assert json.loads((tmp_path / "view.json").read_text(encoding="utf-8")) == [
+        {"customerID": "CU003"}
+    ]
