@@ -17,6 +17,12 @@ from app.ui.sub_table import ColumnPick
 
 READ_ONLY_FIELDS = ("id", "modifiedDate")
 
+# Resources whose records are better created in a panel under the form than field by field
+# (why, shown on the form's New button).
+CREATED_ELSEWHERE: dict[str, str] = {
+    "orders": "New orders are made in the Order panel below: a customer, then its lines.",
+}
+
 
 @dataclass(frozen=True)
 class Section:

@@ -25,11 +25,12 @@ from PySide6.QtWidgets import (
 from app.api.models import MODELS
 from app.api.registry import Resource
 from app.store.changes import is_local_id
-from app.sync.edits import Editor, FieldEdit, Rejected
+from app.sync.batches import sendable_fields
+from app.sync.edits import Editor, FieldEdit, Rejected, write_op
 from app.ui.field_editor import FieldEditor, is_empty, same_value
 from app.ui.form_banner import FormMessages
 from app.ui.form_fields import FormFields
-from app.ui.form_layouts import READ_ONLY_FIELDS
+from app.ui.form_layouts import CREATED_ELSEWHERE, READ_ONLY_FIELDS
 from app.ui.references import ReferenceNames, title_of
 
 Confirm = Callable[[str], bool]
@@ -254,11 +255,15 @@ class RecordForm(QWidget):
 
     def _update_buttons(self) -> None:
         res, has = self.resource, self.record_id is not None
-        editable = (self.is_new and res.can("create")) or (has and res.can("update"))
-        for editor in self.editors.values():
-            editor.set_read_only(not editable)
+        creates = write_op(res, "create") is not None and res.slug not in CREATED_ELSEWHERE
+        op = write_op(res, "create") if self.is_new else write_op(res, "update")
+        editable = op is not None and ((self.is_new and creates) or (has and not self.is_new))
+        sendable = sendable_fields(res.slug, op) if op is not None else None
+        for field, editor in self.editors.items():
+            editor.set_read_only(not editable or (sendable is not None and field not in sendable))
         dirty = editable and self.dirty
-        self.buttons["New"].setEnabled(res.can("create"))
+        self.buttons["New"].setEnabled(creates)
+        self.buttons["New"].setToolTip(CREATED_ELSEWHERE.get(res.slug, ""))
         self.buttons["Save"].setEnabled(dirty)
         self.buttons["Revert"].setEnabled(dirty)
         self.buttons["Delete"].setEnabled(has and res.can("delete"))
@@ -271,7 +276,8 @@ class RecordForm(QWidget):
 
     def _created_as(self, local_id: str) -> str | None:
         done = self.editor.outbox.for_record(self.resource.slug, local_id, ("done",))
-        return next((c.server_id for c in done if c.is_create and c.server_id), None)
+        creates = ("create", "bulk-create")
+        return next((c.server_id for c in done if c.op in creates and c.server_id), None)
 
     def _show_failures(self) -> None:
         """A failed push of this record: the server's messages at the fields they name."""

@@ -183,3 +183,27 @@ def test_a_sync_bringing_a_newer_version_raises_the_banner(
     loop.run_until_complete(scenario())
     assert "Changed on the server" in form.messages.banner_text
     assert form.editors["city"].value() == "Mine"
+
+
+def test_an_order_line_form_saves_through_the_bulk_update(
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+) -> None:
+    opened = open_customers(loop, open_window, server)
+    tab = opened.window.open_resource("orders")
+    assert tab is not None and tab.form is not None
+    tab.table.setCurrentIndex(tab.model.index(0, 0))
+    form, record_id = tab.form, tab.model.record_id(0)
+    type_into(form, "quantity", "17")
+    type_into(form, "deliveryDate", "2031-05-06")
+    [seq] = form.save()
+    change = opened.session.outbox.get(seq)
+    assert change is not None and change.op == "bulk-update"
+    opened.session.push([seq])
+
+    async def scenario() -> None:
+        await until(lambda: opened.session.outbox.counts()["done"] == 1)
+        await until(lambda: not opened.session.tasks.busy)
+
+    loop.run_until_complete(scenario())
+    line = server.show.get("orders", record_id)
+    assert line is not None and (line["quantity"], line["deliveryDate"]) == (17, "2031-05-06")

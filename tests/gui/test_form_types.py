@@ -50,7 +50,7 @@ def editor(tmp_path: Path) -> Iterator[Editor]:
         yield Editor(cache, outbox, REGISTRY)
 
 
-def make_form(qtbot: QtBot, editor: Editor, slug: str, record_id: str) -> RecordForm:
+def make_form(qtbot: QtBot, editor: Editor, slug: str, record_id: str | None) -> RecordForm:
     form = RecordForm(editor, REGISTRY[slug], ReferenceNames(editor.cache))
     qtbot.addWidget(form)
     form.show_record(record_id)
@@ -182,3 +182,45 @@ def test_pickers_offer_the_records_a_sync_brought(qtbot: QtBot, editor: Editor) 
     form.on_session_data_changed(["customers"])
     assert customer.choices.text_of("C3") == "Eats (C3)" and customer.combo.count() == 3
     assert customer.value() == "C1" and not form.dirty  # the value shown is kept
+
+
+def test_forms_of_bulk_only_resources_edit_through_the_bulk_operations(
+    qtbot: QtBot, editor: Editor
+) -> None:
+    line = {"id": "L1", "orderLineID": "L1", "customer": {"id": "C1", "name": "Corner"},
+            "quantity": 3, "deliveryDate": "2026-12-01"}  # fmt: skip
+    editor.cache.upsert("orders", [line])
+    editor.cache.upsert("product-inventory", [
+        {"id": "i1", "productID": "P1", "orderUnit": "CS", "warehouseID": "W1", "inventory": 5},
+    ])  # fmt: skip
+    orders = make_form(qtbot, editor, "orders", "L1")
+    assert not orders.buttons["New"].isEnabled()  # made in the Order panel
+    quantity, customer = orders.editors["quantity"], orders.editors["customer"]
+    assert isinstance(quantity, TextEditor) and not quantity.line.isReadOnly()
+    order_type = orders.editors["orderType"]  # not in UpdateOrderLine: the server's
+    assert isinstance(order_type, TextEditor) and order_type.line.isReadOnly()
+    assert customer.value() == {"id": "C1", "name": "Corner"}
+    type_text(quantity.line, "9")
+    [seq] = orders.save()
+    change = editor.outbox.get(seq)
+    assert change is not None and change.op == "bulk-update" and change.payload["quantity"] == 9
+
+    stock = make_form(qtbot, editor, "product-inventory", "i1")
+    count = stock.editors["inventory"]
+    assert isinstance(count, TextEditor)
+    type_text(count.line, "7")
+    [seq] = stock.save()
+    change = editor.outbox.get(seq)
+    assert change is not None and change.op == "bulk-update" and change.payload["inventory"] == 7
+
+    history = make_form(qtbot, editor, "order-history-items", None)
+    assert history.buttons["New"].isEnabled()
+    history.new_record()
+    for field, text in (("customerid", "C1"), ("productid", "P1"), ("bucket", "2025-Q1")):
+        picker = history.editors[field]
+        line_edit = picker.line if isinstance(picker, TextEditor) else picker.findChild(QLineEdit)
+        type_text(line_edit, text)
+    [seq] = history.save()
+    change = editor.outbox.get(seq)
+    assert change is not None and change.op == "bulk-create"
+    assert change.payload["customerid"] == "C1" and change.payload["bucket"] == "2025-Q1"
