@@ -28,7 +28,14 @@ from app.api.registry import Operation, Registry, Resource, default_registry
 from app.sim import booths, bulk, crud, extras, hierarchy  # noqa: F401  (they register handlers)
 from app.sim.calls import Call, Reply, SimError, handler_for
 from app.sim.config import SimConfig, SimStats
-from app.sim.faults import DroppedResponse, FaultDice, RateLimiter, malformed, server_error
+from app.sim.faults import (
+    DroppedResponse,
+    FaultDice,
+    RateLimiter,
+    malformed,
+    proxy_page,
+    server_error,
+)
 from app.sim.faults import throttled as throttled_response
 from app.sim.show import Show
 from app.sim.tokens import TokenIssuer, make_token_endpoint
@@ -52,6 +59,7 @@ class SimState:
         self.dice = FaultDice(self.config)
 
     def start_storm(self, seconds: float) -> None:
+        self.stats.storms += 1
         self.storm_until = self.clock() + seconds
 
     def storming(self) -> bool:
@@ -119,9 +127,9 @@ class Dispatcher:
             stats.throttled += 1
             return throttled_response(cfg)
         fault = state.dice.roll()
-        if fault == "error":
-            stats.server_errors += 1
-            return server_error(state.dice.error_status(), cfg.html_errors)
+        refused = self._refused(fault)
+        if refused is not None:
+            return refused
         response = _render(await self._handle(request))
         if fault == "drop":
             stats.dropped += 1
@@ -129,7 +137,31 @@ class Dispatcher:
         if fault == "malformed" and response.media_type == "application/json":
             stats.malformed += 1
             return malformed(response)
+        if fault == "slow":  # the change is made; the answer comes after the client gave up
+            stats.slow += 1
+            await asyncio.sleep(cfg.slow_seconds)
         return response
+
+    def _refused(self, fault: str | None) -> Response | None:
+        """The answer of a fault that keeps the request from being carried out, if any."""
+        state, cfg, stats = self.state, self.state.config, self.state.stats
+        if fault == "error":
+            stats.server_errors += 1
+            return server_error(state.dice.error_status(), cfg.html_errors)
+        if fault == "html":
+            stats.html_pages += 1
+            return proxy_page()
+        if fault == "storm":
+            state.start_storm(cfg.storm_seconds)
+            stats.throttled += 1
+            return throttled_response(cfg)
+        if fault == "expire":
+            stats.expired += 1
+            stats.unauthorized += 1
+            state.issuer.expire_all()
+            headers = {"WWW-Authenticate": 'Bearer error="invalid_token"'}
+            return _json_error(401, "Access token expired", headers)
+        return None
 
     async def _handle(self, request: Request) -> Reply:
         query = {k.lower(): v for k, v in request.query_params.items()}
@@ -149,7 +181,10 @@ class Dispatcher:
         handler = handler_for(res.slug, op.name)
         if handler is None:
             return Reply({"message": f"{op.name} is not simulated"}, 501)
-        call = Call(self.show, self.registry, res, op, params, query, body, self.state.config)
+        call = Call(
+            self.show, self.registry, res, op, params, query, body, self.state.config,
+            self.state.stats,
+        )  # fmt: skip
         try:
             with self.show.lock:
                 return handler(call)

@@ -71,6 +71,7 @@ def _new_line(call: Call, item: dict[str, Any], cust: Record, prod: Record, qty:
         "purchaseOrder": po_ref, "allowances": [],
     })  # fmt: skip
     line["orderLineID"] = line["id"]
+    call.count_create(po_ref.get("id") or f"{cust['customerID']}/{prod['productID']}")
     return str(line["id"])
 
 

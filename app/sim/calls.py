@@ -14,7 +14,7 @@ from typing import Any
 from app.api.errors import InvalidValue
 from app.api.models import model_named, validate_record
 from app.api.registry import Operation, Registry, Resource
-from app.sim.config import SimConfig
+from app.sim.config import SimConfig, SimStats
 from app.sim.show import Record, Show
 
 
@@ -50,6 +50,7 @@ class Call:
     query: dict[str, str]
     body: Any
     config: SimConfig
+    stats: SimStats = field(default_factory=SimStats)
 
     @property
     def slug(self) -> str:
@@ -71,6 +72,10 @@ class Call:
         if rec is None:
             raise SimError(404, f"{res.title}: no record with {res.key} '{ref}'")
         return rec
+
+    def count_create(self, key: Any, slug: str | None = None) -> None:
+        """Count a record created under `key` (the simulator's duplicate detector)."""
+        self.stats.creates[(slug or self.slug, str(key))] += 1
 
     def json_object(self) -> dict[str, Any]:
         if not isinstance(self.body, dict):

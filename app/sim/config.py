@@ -13,6 +13,8 @@ from typing import Literal
 Shape = Literal["array", "envelope", "wrapped"]
 SHAPES: tuple[str, ...] = ("array", "envelope", "wrapped")
 MAX_RESULTS_PER_PAGE = 1000
+RATES = ("error_rate", "drop_rate", "malformed_rate", "slow_rate", "html_rate", "storm_rate",
+         "expire_rate")  # fmt: skip
 
 
 @dataclass
@@ -25,6 +27,11 @@ class SimConfig:
     Faults: `error_rate` (share of 5xx answers, HTML pages when `html_errors`), `drop_rate`
     (connection closed mid-response, after the change was made), `malformed_rate` (broken JSON),
     `latency` (seconds added to every API request); `fault_seed` seeds their random source.
+    More fault kinds, each a share of API requests: `slow_rate` (the answer held back
+    `slow_seconds` after the change was made: past a client's timeout), `html_rate` (a proxy's
+    HTML page with status 200, the request not carried out), `storm_rate` (a 403 storm of
+    `storm_seconds` begins), `expire_rate` (every access token expires at once: a 401).
+    `token_prefix` starts every token issued (a recognisable token for secrets audits).
     """
 
     show_id: str = "DEMO-SHOW"
@@ -44,11 +51,18 @@ class SimConfig:
     malformed_rate: float = 0.0
     fault_seed: int = 0
     create_status: int = 200
+    slow_rate: float = 0.0
+    slow_seconds: float = 0.0
+    html_rate: float = 0.0
+    storm_rate: float = 0.0
+    storm_seconds: float = 1.0
+    expire_rate: float = 0.0
+    token_prefix: str = ""
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
             raise ValueError(f"shape must be one of {', '.join(SHAPES)}")
-        for name in ("error_rate", "drop_rate", "malformed_rate"):
+        for name in RATES:
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1")
 
@@ -69,7 +83,25 @@ class SimStats:
     server_errors: int = 0
     dropped: int = 0
     malformed: int = 0
+    slow: int = 0
+    html_pages: int = 0
+    storms: int = 0
+    expired: int = 0
     by_operation: Counter[tuple[str, str]] = field(default_factory=Counter)
+    # (resource slug, key value) → records created with it: more than one is a duplicate.
+    creates: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+    @property
+    def faults(self) -> int:
+        """Faults injected by the dice (a storm counts once, however many 403s it answers)."""
+        return (
+            self.server_errors + self.dropped + self.malformed + self.slow + self.html_pages
+            + self.storms + self.expired
+        )  # fmt: skip
+
+    def duplicates(self) -> dict[tuple[str, str], int]:
+        """Keys created more than once, with how many times."""
+        return {key: n for key, n in self.creates.items() if n > 1}
 
     def reset(self) -> None:
         fresh = SimStats()

@@ -42,6 +42,7 @@ def create_record(call: Call) -> Reply:
     if key != "id" and data.get(key) in (None, ""):
         raise bad_request(key, "is required")
     rec = call.show.add(call.slug, _nested_ids(call, data))
+    call.count_create(rec.get(key, rec["id"]))
     return Reply({"id": rec["id"], "message": "Created"}, status=call.config.create_status)
 
 

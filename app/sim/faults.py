@@ -1,5 +1,6 @@
 """Throttling and fault injection: the sliding-window rate limit, 403 storms, 5xx answers,
-HTML error pages, dropped connections and malformed JSON.
+HTML error pages, dropped connections, malformed JSON, answers held back past a client's
+timeout, and access tokens expiring mid-job.
 
 Every random decision comes from one `random.Random(fault_seed)`, drawn in a fixed order per
 request, so a test that sets the seed sees the same faults on every run.
@@ -18,7 +19,14 @@ from starlette.types import Receive, Scope, Send
 
 from app.sim.config import SimConfig
 
-Fault = Literal["error", "drop", "malformed"]
+Fault = Literal["error", "drop", "malformed", "slow", "html", "storm", "expire"]
+# In the order they are rolled: the first three keep the sequences of seeds chosen before the
+# others existed (a fault whose rate is 0 draws nothing).
+_ROLLED: tuple[tuple[Fault, str], ...] = (
+    ("error", "error_rate"), ("drop", "drop_rate"), ("malformed", "malformed_rate"),
+    ("slow", "slow_rate"), ("html", "html_rate"), ("storm", "storm_rate"),
+    ("expire", "expire_rate"),
+)  # fmt: skip
 ERROR_STATUSES = (500, 502, 503, 504)
 _REASONS = {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
             504: "Gateway Timeout"}  # fmt: skip
@@ -63,10 +71,10 @@ class FaultDice:
         cfg = self.config
         if cfg.fault_seed != self._seed:  # a new seed restarts the sequence
             self.reset()
-        for fault, rate in (("error", cfg.error_rate), ("drop", cfg.drop_rate),
-                            ("malformed", cfg.malformed_rate)):  # fmt: skip
+        for fault, name in _ROLLED:
+            rate = getattr(cfg, name)
             if rate > 0 and self.rng.random() < rate:
-                return fault  # type: ignore[return-value]  # the literals above are Faults
+                return fault
         return None
 
     def error_status(self) -> int:
@@ -87,6 +95,16 @@ def server_error(status: int, html: bool) -> Response:
         )
         return HTMLResponse(page, status_code=status)
     return JSONResponse({"message": f"{status} {reason}"}, status_code=status)
+
+
+def proxy_page() -> HTMLResponse:
+    """What a captive portal or a misconfigured proxy answers: 200 OK, and a web page."""
+    page = (
+        "<!DOCTYPE html><html><head><title>Sign in to the network</title></head>"
+        "<body><h1>Please sign in</h1><p>This network requires you to accept its terms.</p>"
+        "</body></html>"
+    )
+    return HTMLResponse(page, status_code=200)
 
 
 def malformed(response: Response) -> Response:

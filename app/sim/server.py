@@ -5,7 +5,8 @@
         server.config.shape = "envelope"   # takes effect on the next request
 
 The listening socket is bound before the thread starts (port 0 picks a free port), so the
-port is known at once; `start` returns when uvicorn reports it has started.
+port is known at once; `start` returns when uvicorn reports it has started. `tls=(certfile,
+keyfile)` serves HTTPS with that certificate (tests of the client's certificate checks).
 """
 
 from __future__ import annotations
@@ -53,8 +54,10 @@ class SimServer:
         port: int = 0,
         registry: Registry | None = None,
         clock: Callable[[], float] = time.monotonic,
+        tls: tuple[str, str] | None = None,
     ) -> None:
         _loopback(host)
+        self.tls = tls
         self.show = show if show is not None else generate_show("tiny")
         self.config = config if config is not None else SimConfig()
         self.host = host
@@ -71,7 +74,8 @@ class SimServer:
     @property
     def root_url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        scheme = "https" if self.tls else "http"
+        return f"{scheme}://{host}:{self.port}"
 
     @property
     def base_url(self) -> str:
@@ -143,6 +147,8 @@ class SimServer:
             lifespan="off",
             log_config=None,
             timeout_graceful_shutdown=1,
+            ssl_certfile=self.tls[0] if self.tls else None,
+            ssl_keyfile=self.tls[1] if self.tls else None,
         )
         return uvicorn.Server(config)
 

@@ -36,7 +36,7 @@ class TokenIssuer:
         self._refresh: dict[str, str] = {}
 
     def issue(self, client_id: str) -> dict[str, object]:
-        token = secrets.token_urlsafe(24)
+        token = self.config.token_prefix + secrets.token_urlsafe(24)
         lifetime = self.config.token_lifetime
         self._access[token] = _Grant(client_id, self.clock() + lifetime)
         answer: dict[str, object] = {
@@ -46,7 +46,7 @@ class TokenIssuer:
             "scope": self.config.scope,
         }
         if self.config.issue_refresh_tokens:
-            refresh = secrets.token_urlsafe(24)
+            refresh = self.config.token_prefix + secrets.token_urlsafe(24)
             self._refresh[refresh] = client_id
             answer["refresh_token"] = refresh
         return answer

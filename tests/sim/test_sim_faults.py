@@ -134,3 +134,61 @@ def test_stats_count_requests(sim_server: SimServer, sim_client: httpx.Client) -
     assert sim_server.stats.by_operation[("GET", "/Brand")] == 2
     sim_server.stats.reset()
     assert sim_server.stats.requests == 0 and not sim_server.stats.by_operation
+
+
+def test_a_slow_answer_comes_after_the_change(
+    sim_server: SimServer, sim_client: httpx.Client
+) -> None:
+    sim_server.config.slow_rate = 1.0
+    sim_server.config.slow_seconds = 5.0
+    before = sim_server.show.count("brands")
+    with pytest.raises(httpx.ReadTimeout):
+        sim_client.post("/Brand", json={"brandID": "SLOW", "name": "Late"}, timeout=0.2)
+    assert sim_server.show.count("brands") == before + 1  # made, though the client gave up
+    assert sim_server.stats.slow == 1
+
+
+def test_a_proxy_page_answers_200_with_html_and_changes_nothing(
+    sim_server: SimServer, sim_client: httpx.Client
+) -> None:
+    sim_server.config.html_rate = 1.0
+    before = sim_server.show.count("brands")
+    answer = sim_client.post("/Brand", json={"brandID": "HTML", "name": "Portal"})
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/html")
+    assert sim_server.show.count("brands") == before
+    assert sim_server.stats.html_pages == 1
+
+
+def test_the_dice_start_storms_and_expire_tokens(
+    sim_server: SimServer, sim_client: httpx.Client
+) -> None:
+    sim_server.config.storm_rate = 1.0
+    sim_server.config.storm_seconds = 30.0
+    assert sim_client.get("/Brand").status_code == 403
+    assert sim_server.state.storming() and sim_server.stats.storms == 1
+    sim_server.stop_storm()
+    sim_server.config.storm_rate = 0.0
+    sim_server.config.expire_rate = 1.0
+    answer = sim_client.get("/Brand")
+    assert (answer.status_code, answer.json()) == (401, {"message": "Access token expired"})
+    sim_server.config.expire_rate = 0.0
+    assert sim_client.get("/Brand").status_code == 401  # the token is gone for good
+    assert sim_server.stats.expired == 1
+    assert sim_server.stats.faults == 2
+
+
+def test_tokens_carry_the_prefix_and_creates_are_counted_per_key(sim_http: httpx.Client) -> None:
+    config = SimConfig(token_prefix="KNOWN-TOKEN-")
+    with SimServer(generate_show("tiny"), config) as server, closing(api_client(server)) as client:
+        assert client.headers["Authorization"].startswith("Bearer KNOWN-TOKEN-")
+        for _ in range(2):
+            client.post("/Brand", json={"brandID": "TWICE", "name": "Dup"})
+        client.post("/Brand", json={"brandID": "ONCE", "name": "One"})
+        assert server.stats.creates[("brands", "TWICE")] == 2
+        assert server.stats.duplicates() == {("brands", "TWICE"): 2}
+
+
+def test_rates_are_checked() -> None:
+    with pytest.raises(ValueError, match="slow_rate"):
+        SimConfig(slow_rate=2.0)
