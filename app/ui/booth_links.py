@@ -4,8 +4,8 @@ Left, every cached product (vendor) not at the booth, with a filter box; right, 
 own, as last synced with the changes still queued laid over them (shown in italics). "Add →"
 associates the selection — one record through `associate`, several at once through
 `associate-many` — and "← Remove" removes each selected one; all go through `Editor.special`
-and are pushed at once when online. The Pusher leaves the booth's list in the cache as it was,
-so after the push the panel asks the session to re-list that booth's records.
+and are pushed at once when online. After the push the Pusher lists that booth's records again,
+and the panel redraws from the cache.
 """
 
 from __future__ import annotations
@@ -150,9 +150,7 @@ class BoothLinks(RecordPanel):
             self.say("; ".join(failure_text(c) for c in failed))
         else:
             self.say(f"{self.child.title}: saved on the show.")
-        booths = {str(c.params.get(self.child.parent_param or "")) for c in changes}
-        for booth in sorted(booths):
-            self.session.sync_parent(self.child.slug, booth)
+        # The Pusher lists the booth's records again itself: the panel redraws on data_changed.
 
     # ----------------------------------------------------------------------------- slots
 

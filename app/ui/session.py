@@ -140,19 +140,6 @@ class ShowSession(QObject):
             self.sync_finished.emit(report)
         return report
 
-    def sync_parent(self, slug: str, parent: str) -> None:
-        """Re-list one parent's records of a per-parent resource (a booth's products, after a
-        push changed them: the Pusher leaves such lists as they were)."""
-        self.tasks.start(self._sync_parent(slug, parent), what="Sync")
-
-    async def _sync_parent(self, slug: str, parent: str) -> None:
-        res = self.registry[slug]
-        records = await self.client.list_all(res, parent=parent, interactive=True)
-        ids = [str(r.get("id", r.get(res.key))) for r in records]
-        self.cache.upsert(slug, records, parent=parent)
-        self.cache.retain_only(slug, ids, parent=parent)
-        self.data_changed.emit([slug])
-
     def cancel_sync(self) -> None:
         if self._cancel_sync is not None:
             self._cancel_sync.set()

@@ -36,9 +36,12 @@ def test_associate_two_products_and_remove_one(
     before = list(server.show.booth_products.get(booth_id, []))
     assert links.associated() == list(dict.fromkeys(before))
 
-    links.filter_edit.setText("P")  # the filter box narrows the left list
-    new = [k for k in links.available_keys() if k not in before][:2]
+    everything = links.available_keys()
+    new = [k for k in everything if k not in before][:2]
     assert len(new) == 2
+    links.filter_edit.setText(new[1])  # the filter box narrows the left list
+    assert new[1] in links.available_keys() and len(links.available_keys()) < len(everything)
+    links.filter_edit.setText("")
     links.select(links.available, new)
     links.add_button.click()
     [many] = [c for c in session.outbox.changes(resource="booth-products")]
