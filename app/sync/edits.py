@@ -29,9 +29,18 @@ from app.api.registry import Registry, Resource
 from app.store.cache import Cache
 from app.store.changes import Change, NewChange, State, is_local_id, new_local_id
 from app.store.outbox import Outbox
-from app.sync.batches import is_record_change
+from app.sync.batches import is_record_change, sendable_fields
 
-__all__ = ["Editor", "FieldEdit", "Rejected", "Staged", "UnknownOperation", "is_record_change"]
+__all__ = [
+    "Editor",
+    "FieldEdit",
+    "Rejected",
+    "Staged",
+    "UnknownOperation",
+    "can_edit",
+    "is_record_change",
+    "write_op",
+]
 
 _UNSETTLED: tuple[State, ...] = ("pending", "sending", "failed", "conflict")
 _READS = ("list", "get")
@@ -49,6 +58,17 @@ def write_op(res: Resource, single: str) -> str | None:
         return single
     bulk = f"bulk-{single}"
     return bulk if res.can(bulk) else None
+
+
+def can_edit(res: Resource, name: str) -> bool:
+    """Whether an edit of field `name` of an existing record can be pushed: the resource has an
+    `update` or `bulk-update`, and that operation carries the field (an order line's price is the
+    server's)."""
+    op = write_op(res, "update")
+    if op is None or name in ("id", "modifiedDate"):
+        return False
+    allowed = sendable_fields(res.slug, op)
+    return allowed is None or name in allowed
 
 
 @dataclass(frozen=True)
@@ -102,6 +122,11 @@ class Editor:
         if write_op(res, "update") is None:
             staged.rejected = [Rejected(e, _cannot(res, "changed")) for e in edits]
             return staged
+        refused = [e for e in edits if not self._can_stage(res, e)]
+        staged.rejected = [
+            Rejected(e, f"{e.field} cannot be changed through the API") for e in refused
+        ]
+        edits = [e for e in edits if e not in refused]
         for record_id, group in _by_record(edits).items():
             self._stage_record(res, record_id, group, staged)
         new: list[NewChange] = []
@@ -120,6 +145,16 @@ class Editor:
         added = iter(self.outbox.add_many(new, rework=rework, drop=drop) if order else [])
         staged.seqs = [seq if seq is not None else next(added) for seq in order]
         return staged
+
+    def _can_stage(self, res: Resource, edit: FieldEdit) -> bool:
+        """A field the update can carry, or any field of a new record whose create failed (the
+        create is sent again with it)."""
+        if can_edit(res, edit.field):
+            return True
+        if not is_local_id(edit.record_id):
+            return False
+        failed = self._failed_only(res.slug, edit.record_id)
+        return bool(failed) and _creates(failed[0])
 
     def _failed_only(self, slug: str, record_id: str) -> list[Change]:
         """The record's unsettled changes when they are all failed creates/updates, else []."""

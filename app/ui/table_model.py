@@ -35,6 +35,7 @@ from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.changes import ACTIVE
 from app.store.outbox import Outbox
+from app.sync.edits import can_edit
 from app.ui.delegates import FieldKind, field_kind
 from app.ui.pending import WHOLE_RECORD, PendingView
 from app.ui.references import ReferenceNames, ids_of, is_number, readable, show_date, title_of
@@ -44,6 +45,7 @@ BLOCK = 200  # records read per SELECT
 MAX_BLOCKS = 24  # blocks kept: a few screens around where the user is looking
 PENDING_BRUSH = QBrush(QColor(255, 236, 179))
 ERROR_BRUSH = QBrush(QColor(255, 179, 179))
+FAILED_BRUSH = QBrush(QColor(255, 196, 140))  # a change the server refused at the last push
 NEW_BRUSH = QBrush(QColor(0, 110, 40))  # text of a record created here
 DELETED_BRUSH = QBrush(QColor(150, 150, 150))  # text of a record to be deleted (struck out)
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -240,12 +242,14 @@ class RecordTableModel(QAbstractTableModel):
         return self._view.kinds.get(self._ids[row])
 
     def kind_at(self, column: int) -> FieldKind | None:
-        """How the field of `column` is edited in a cell (None: not editable)."""
+        """How the field of `column` is edited in a cell (None: not editable — also when the API
+        cannot update it, so no cell queues a change the Pusher cannot send)."""
         if self.edits is None:
             return None
         field = self._fields[column]
         if field not in self._kinds:
-            self._kinds[field] = field_kind(self._resource, field)
+            sendable = can_edit(self._resource, field)
+            self._kinds[field] = field_kind(self._resource, field) if sendable else None
         return self._kinds[field]
 
     def set_pending(self, cells: Iterable[tuple[str, str]]) -> None:
@@ -254,6 +258,12 @@ class RecordTableModel(QAbstractTableModel):
         if self._ids and self._fields:
             last = self.index(len(self._ids) - 1, len(self._fields) - 1)
             self.dataChanged.emit(self.index(0, 0), last, [])
+
+    def failure_at(self, row: int, column: int) -> str | None:
+        """Why the server refused the last push of this cell's record (None: it did not)."""
+        if not self._view.row_errors:
+            return None
+        return self._view.failure_at(self._ids[row], self._fields[column])
 
     def is_pending(self, row: int, column: int) -> bool:
         rid = self._ids[row]
@@ -304,6 +314,8 @@ class RecordTableModel(QAbstractTableModel):
         field = self._fields[column]
         if role == _ROLES.ToolTipRole and (reason := self.errors.get((self._ids[row], field))):
             return f"Not queued: {reason}"
+        if role == _ROLES.ToolTipRole and (refused := self.failure_at(row, column)):
+            return f"Refused by the server: {refused}"
         value = self.record(row).get(field)
         if role == _ROLES.DisplayRole:
             return None if isinstance(value, bool) else self._display(field, value)
@@ -335,6 +347,11 @@ class RecordTableModel(QAbstractTableModel):
     def _background(self, row: int, column: int) -> QBrush | None:
         if self.errors and (self._ids[row], self._fields[column]) in self.errors:
             return ERROR_BRUSH
+        failed = self._view.failed
+        if failed and any(
+            (self._ids[row], f) in failed for f in (self._fields[column], WHOLE_RECORD)
+        ):
+            return FAILED_BRUSH
         return PENDING_BRUSH if self.pending and self.is_pending(row, column) else None
 
     def _row_style(self, row: int, role: int) -> QBrush | QFont | None:

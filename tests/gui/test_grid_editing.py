@@ -29,7 +29,7 @@ from app.ui.pickers import ReferencePicker
 from app.ui.references import ReferenceNames
 from app.ui.replace_dialog import Replacement, replaced
 from app.ui.resource_tab import ResourceTab
-from app.ui.table_model import DELETED_BRUSH, ERROR_BRUSH, PENDING_BRUSH
+from app.ui.table_model import DELETED_BRUSH, ERROR_BRUSH, FAILED_BRUSH, PENDING_BRUSH
 from app.ui.undo import GridEditing
 from app.ui.view_export import view_options, visible_fields
 from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
@@ -576,3 +576,96 @@ def test_file_export_writes_the_current_tabs_view(
         assert "email" not in fields and list(rows[0]) == fields
         ids = [row[fields.index("id")] for row in rows[1:]]
         assert ids == model.record_ids()
+
+
+# ------------------------------------------------------------------- push, partial failures
+
+
+def test_push_with_partial_failures_and_retry(open_window: Opener, loop: qasync.QEventLoop) -> None:
+    with SimServer(generate_show("tiny", seed=3), config()) as server:
+        opened = open_window(profile_for(server))
+        session = opened.session
+        wait_synced(loop, session)
+        tab = opened.window.open_resource("customers")
+        assert tab is not None and tab.grid is not None
+        model, gestures = tab.model, tab.grid
+        key = model.column_of("customerID")
+
+        def select(rows: list[int], field: str) -> None:
+            selection = QItemSelection()
+            for row in rows:
+                index = model.index(row, model.column_of(field))
+                selection.select(index, index)
+            tab.table.selectionModel().select(selection, Flag.ClearAndSelect)
+            first = model.index(rows[0], model.column_of(field))
+            tab.table.selectionModel().setCurrentIndex(first, Flag.NoUpdate)
+
+        def push_all() -> None:
+            session.push()
+
+            async def pushed() -> None:
+                await until(
+                    lambda: not session.tasks.busy and not session.outbox.counts()["sending"]
+                )
+
+            loop.run_until_complete(pushed())
+
+        ids = [model.record_id(r) for r in range(4)]
+        select([0, 1, 2, 3], "city")
+        gestures.paste("Lyon")
+        select([0, 2], "customerID")
+        gestures.clear()  # the server refuses a customer without its key (400 at customerID)
+        push_all()
+
+        counts = session.outbox.counts()
+        # a refused record's two changes (city, then the cleared key) went as one PUT: both failed
+        assert (counts["done"], counts["failed"]) == (2, 4)
+        rows = [model.row_of(rid) for rid in ids]
+        for row in (rows[0], rows[2]):
+            index = model.index(row, key)
+            assert index.data(Role.BackgroundRole) == FAILED_BRUSH
+            assert index.data(Role.ToolTipRole) == "Refused by the server: must not be empty"
+            city = model.index(row, model.column_of("city"))
+            assert "must not be empty" in city.data(Role.ToolTipRole)  # the row says why
+        for row in (rows[1], rows[3]):
+            assert model.index(row, key).data(Role.BackgroundRole) is None
+            assert server.show.get("customers", model.record_id(row))["city"] == "Lyon"  # type: ignore[index]
+
+        select([rows[0]], "customerID")
+        gestures.paste("CU-FIXED-0")
+        select([rows[2]], "customerID")
+        gestures.paste("CU-FIXED-2")
+        assert session.outbox.counts()["failed"] == 0  # the fixes took the failed changes' place
+        assert model.index(rows[0], key).data(Role.BackgroundRole) == PENDING_BRUSH
+        puts = server.stats.by_operation[("PUT", "/Customer/{id}")]
+        push_all()
+
+        assert server.stats.by_operation[("PUT", "/Customer/{id}")] == puts + 2  # one per fix
+        counts = session.outbox.counts()
+        assert (counts["done"], counts["failed"], counts["pending"]) == (4, 0, 0)
+        assert counts["discarded"] == 2  # the second failed change of each record: superseded
+        for rid, fixed in ((ids[0], "CU-FIXED-0"), (ids[2], "CU-FIXED-2")):
+            stored = server.show.get("customers", rid)
+            assert stored is not None and (stored["customerID"], stored["city"]) == (fixed, "Lyon")
+            assert model.index(model.row_of(rid), key).data(Role.BackgroundRole) is None
+
+
+def test_only_what_the_api_can_update_is_editable(grid: Grid, tmp_path: Path, qtbot: QtBot) -> None:
+    editable = Qt.ItemFlag.ItemIsEditable
+    cache = grid.editor.cache
+    cache.upsert("orders", [{"id": "113501", "quantity": 2, "price": 9.5, "orderUnit": "CS"}])
+    cache.upsert("order-history-items", [{"id": "h1", "customerid": "C1", "bucket": "B"}])
+    settings = QSettings(str(tmp_path / "ui2.ini"), QSettings.Format.IniFormat)
+    for slug, expected in (("orders", {"quantity"}), ("order-history-items", set())):
+        tab = ResourceTab(
+            cache,
+            cache.registry[slug],
+            ReferenceNames(cache),
+            settings,
+            outbox=grid.editor.outbox,
+            edits=grid.editing,
+        )
+        qtbot.addWidget(tab)
+        model = tab.model
+        found = {f for c, f in enumerate(model.fields) if model.flags(model.index(0, c)) & editable}
+        assert found == expected, slug  # an order line's price is the server's; history: no update

@@ -143,9 +143,9 @@ def test_a_resource_the_api_cannot_write_refuses_edits_and_creates(editor: Edito
     assert created is not None and created.op == "bulk-create" and not rejected
 
 
-def _fail(editor: Editor, seq: int, message: str) -> None:
+def _fail(editor: Editor, seq: int, message: str, field: str = "inventory") -> None:
     editor.outbox.mark_sending([seq])
-    editor.outbox.mark_failed(seq, message, {"fields": {"inventory": [message]}, "refused": True})
+    editor.outbox.mark_failed(seq, message, {"fields": {field: [message]}, "refused": True})
 
 
 def test_an_edit_of_a_failed_record_supersedes_its_failed_changes(editor: Editor) -> None:
@@ -173,3 +173,22 @@ def test_a_failed_change_behind_a_pending_one_is_not_reworked(editor: Editor) ->
     editor.special("product-inventory", "bulk-update", record_id="i1", body=[{"productID": "P1"}])
     later = editor.stage("product-inventory", [FieldEdit("i1", "inventory", "2")]).seqs[0]
     assert later != first and editor.outbox.get(first).state == "failed"  # type: ignore[union-attr]
+
+
+def test_the_pending_view_shows_refused_changes_at_their_field_or_row(editor: Editor) -> None:
+    from app.ui.pending import WHOLE_RECORD, PendingView
+
+    staged = editor.stage("orders", [FieldEdit("113501", "quantity", 0)])
+    _fail(editor, staged.seqs[0], "Order quantity must be greater than zero", "quantity")
+    seq, _ = editor.create("orders", {"customer": {"id": "C-NONE"}, "quantity": 1})
+    assert seq is not None
+    editor.outbox.mark_sending([seq])
+    editor.outbox.mark_failed(seq, "Customer ID not found")  # no field named: the whole row
+
+    view = PendingView.of(editor.outbox.changes(resource="orders"))
+
+    assert view.failed[("113501", "quantity")] == "Order quantity must be greater than zero"
+    assert view.failure_at("113501", "price") == "Order quantity must be greater than zero"
+    local = editor.outbox.get(seq).record_id  # type: ignore[union-attr]
+    assert view.failed[(local, WHOLE_RECORD)] == "Customer ID not found"
+    assert view.kinds[local] == "new" and view.values["113501"]["quantity"] == 0
