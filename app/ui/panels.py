@@ -16,6 +16,7 @@ from app.api.registry import Resource
 from app.ui.booth_links import BoothLinks
 from app.ui.delivery_dates import DeliveryDatesPanel
 from app.ui.hierarchy_view import HierarchyView
+from app.ui.order_lines import OrderPanel
 from app.ui.product_panels import InventoryPanel, PricingPanel
 from app.ui.record_form import RecordForm
 from app.ui.record_panel import PanelContext, RecordPanel
@@ -35,6 +36,7 @@ PANELS: dict[str, tuple[PanelFactory, ...]] = {
     "booths": (_booth("booth-products"), _booth("booth-vendors")),
     "sales-rep-groups": (HierarchyView,),
     "products": (PricingPanel, InventoryPanel, DeliveryDatesPanel),
+    "orders": (OrderPanel,),
 }
 
 

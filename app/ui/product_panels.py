@@ -216,7 +216,7 @@ class InventoryPanel(RecordPanel):
         queued = {(q.get("warehouseID"), q.get("orderUnit")) for q in self._queued_lines()}
         for row, line in enumerate(self._loaded):
             if (line.get("warehouseID"), line.get("orderUnit")) in queued:
-                _tint(self.lines.table, row, QUEUED, "Queued: not on the show yet")
+                self.lines.tint_row(row, QUEUED, "Queued: not on the show yet")
         self._update_buttons()
 
     def after_push(self, changes: Sequence[Change]) -> None:
@@ -291,11 +291,3 @@ class InventoryPanel(RecordPanel):
         self.lines.edited.connect(self.on_lines_edited)
         self.buttons["Save"].clicked.connect(self.on_save_clicked)
         self.buttons["Revert"].clicked.connect(self.on_revert_clicked)
-
-
-def _tint(table: QTableWidget, row: int, colour: QColor, tip: str) -> None:
-    for column in range(table.columnCount()):
-        item = table.item(row, column)
-        if item is not None:
-            item.setBackground(colour)
-            item.setToolTip(tip)

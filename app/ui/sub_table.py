@@ -138,6 +138,15 @@ class SubTableEditor(FieldEditor):
         self.problems_label.setText("\n".join(lines))
         self.problems_label.setVisible(bool(lines))
 
+    def tint_row(self, row: int, colour: QColor, tip: str) -> None:
+        """Colour a row (a state the user should see, e.g. queued) with a tooltip saying why."""
+        with QSignalBlocker(self.table):
+            for column in range(self.table.columnCount()):
+                item = self.table.item(row, column)
+                if item is not None:
+                    item.setBackground(colour)
+                    item.setToolTip(tip)
+
     def row_problem(self, row: int) -> str:
         """The problem marked on a row ("" for none)."""
         return self._problems.get(row, "")
