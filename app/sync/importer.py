@@ -12,6 +12,13 @@ Cells: an empty cell means "no change" (for a new record: not given), so a value
 cleared by import. Lists (`salesReps`) take `a;b;c` or a JSON array; nested objects and arrays of
 objects take JSON. `modifiedDate` is the server's and is ignored. XLSX files are read from every
 sheet whose header row equals the first sheet's (an export split across sheets).
+
+For a file whose headers are not field names (the grid's import dialog): `guess_mapping` maps
+headers to fields ignoring case, spaces, underscores and dashes ("Customer name", "PRICE_ZONE"),
+`plan_table(..., mapping=)` reads the columns under those fields (a column mapped to None is
+ignored), and `names=NameResolver(cache)` lets reference fields (`warehouseID`, `salesReps`) hold
+the referenced records' names (app/sync/import_names.py): a name that matches no record, or
+several, is an error of its row — never a guess.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import csv
 import json
 import math
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, time
 from pathlib import Path
@@ -34,6 +41,7 @@ from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
 from app.sync.exporter import write_table
+from app.sync.import_names import NameResolver, guess_mapping
 
 IGNORED_COLUMNS = frozenset({"error", "modifiedDate"})
 
@@ -229,17 +237,53 @@ def _json(name: str, text: str, *, quiet: bool = False) -> Any:
 
 def plan_import(cache: Cache, slug: str, path: Path, key: str | None = None) -> ImportPlan:
     """Read `path` and work out, without changing anything, what importing it would do."""
+    return plan_table(cache, slug, read_table(path), path, key)
+
+
+def plan_table(
+    cache: Cache,
+    slug: str,
+    table: Table,
+    path: Path,
+    key: str | None = None,
+    *,
+    mapping: Mapping[str, str | None] | None = None,
+    names: NameResolver | None = None,
+) -> ImportPlan:
+    """The plan for a table already read (`mapping`: column → field, None to ignore it;
+    columns it does not name keep their own name)."""
     resource = cache.registry[slug]
-    table = read_table(path)
+    if mapping is not None:
+        table = mapped(table, mapping)
     plan = ImportPlan(resource, path, key or resource.key, table.columns)
-    planner = _Planner(cache, plan, MODELS[resource.model])
+    planner = _Planner(cache, plan, MODELS[resource.model], names)
     planner.run(table.rows)
     return plan
 
 
+def mapped(table: Table, mapping: Mapping[str, str | None]) -> Table:
+    """The table with its columns renamed to fields (ignored columns left out)."""
+    names = {c: mapping.get(c, c) for c in table.columns}
+    fields = [f for f in names.values() if f]
+    repeated = sorted({f for f in fields if fields.count(f) > 1})
+    if repeated:
+        raise InvalidValue("mapping", f"more than one column goes to {', '.join(repeated)}")
+    rows = [
+        Row(r.number, {f: r.cells.get(c, "") for c, f in names.items() if f}, r.sheet)
+        for r in table.rows
+    ]
+    return Table(fields, rows)
+
+
 class _Planner:
-    def __init__(self, cache: Cache, plan: ImportPlan, model: type[ShowRecord]) -> None:
-        self.cache, self.plan, self.model = cache, plan, model
+    def __init__(
+        self,
+        cache: Cache,
+        plan: ImportPlan,
+        model: type[ShowRecord],
+        names: NameResolver | None = None,
+    ) -> None:
+        self.cache, self.plan, self.model, self.names = cache, plan, model, names
         self.slug, self.key = plan.resource.slug, plan.key
         known = set(model.model_fields) | set(cache.fields(self.slug)) | IGNORED_COLUMNS
         plan.unknown_columns = [c for c in plan.columns if c not in known]
@@ -311,10 +355,14 @@ class _Planner:
     def _values(self, cells: dict[str, str], base: dict[str, Any] | None) -> dict[str, Any]:
         """The row's non-empty cells as field values (lists and objects parsed)."""
         values: dict[str, Any] = {}
+        references = self.plan.resource.references
         for column, text in cells.items():
             if text == "" or column in IGNORED_COLUMNS or column == "id":
                 continue
-            values[column] = parse_cell(self.model, column, text, base)
+            value = parse_cell(self.model, column, text, base)
+            if self.names is not None and column in references:
+                value = self.names.resolve(column, references[column], value)
+            values[column] = value
         return values
 
     def _plan_create(self, row: Row, values: dict[str, Any]) -> None:
@@ -397,11 +445,17 @@ def iter_errors(plan: ImportPlan) -> Iterator[str]:
 
 __all__ = [
     "ImportPlan",
+    "NameResolver",
     "PlannedChange",
     "RowError",
+    "Table",
     "apply",
+    "guess_mapping",
     "iter_errors",
+    "mapped",
     "plan_import",
+    "plan_table",
+    "read_table",
     "row_counts",
     "write_errors_file",
 ]

@@ -14,7 +14,16 @@ from app.api.errors import InvalidValue
 from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.importer import apply, iter_errors, plan_import, row_counts, write_errors_file
+from app.sync.import_names import NameResolver, guess_mapping
+from app.sync.importer import (
+    apply,
+    iter_errors,
+    plan_import,
+    plan_table,
+    read_table,
+    row_counts,
+    write_errors_file,
+)
 
 COLUMNS = ["id", "customerID", "customerName", "priceZone", "salesReps", "test", "bogus"]
 
@@ -196,3 +205,86 @@ def test_bad_json_cell_and_bom(cache: Cache, tmp_path: Path) -> None:
     path.write_text("customerID,orderingGroups\nCU001,[not json\n", encoding="utf-8-sig")
     (err,) = plan_import(cache, "customers", path).errors
     assert err.field == "orderingGroups" and "JSON" in err.reason
+
+
+# ------------------------------------------------------------ a mapping, and names for references
+
+
+def test_headers_are_guessed_loosely_after_the_saved_mapping() -> None:
+    fields = ["customerID", "customerName", "priceZone", "warehouseID", "city", "extra1"]
+    columns = ["Customer ID", "customer_name", "PRICE-ZONE", "Warehouse", "Notes", "city", "City"]
+    guessed = guess_mapping(columns, fields, references=["warehouseID"])
+    assert guessed == {
+        "Customer ID": "customerID",
+        "customer_name": "customerName",
+        "PRICE-ZONE": "priceZone",
+        "Warehouse": "warehouseID",
+        "Notes": None,
+        "city": "city",
+        "City": None,  # city is taken
+    }
+    saved = {"Notes": "extra1", "city": None, "Gone": "customerName", "PRICE-ZONE": "nofield"}
+    again = guess_mapping(columns, fields, saved, references=["warehouseID"])
+    assert again["Notes"] == "extra1" and again["city"] is None and again["City"] == "city"
+    assert again["PRICE-ZONE"] == "priceZone"  # a saved field that no longer exists: guessed
+
+
+def names_cache(cache: Cache) -> Cache:
+    cache.upsert(
+        "warehouses",
+        [
+            {"id": "w1", "warehouseID": "W1", "description": "North depot"},
+            {"id": "w2", "warehouseID": "W2", "description": "South"},
+            {"id": "w3", "warehouseID": "W3", "description": "south"},
+        ],
+    )
+    cache.upsert("sales-reps", [{"id": "s1", "salesRepID": "SR1", "name": "Ann Lee"}])
+    return cache
+
+
+def test_a_mapped_file_with_names_for_references(cache: Cache, tmp_path: Path) -> None:
+    names_cache(cache)
+    columns = ["Customer ID", "Name", "Warehouse", "Reps", "Notes"]
+    rows = [
+        ["CU001", "", "north depot", "", "ignored"],  # 2: a name → W1
+        ["CU002", "", "South", "", ""],  # 3: two warehouses are called South
+        ["CU003", "", "W2", "Ann Lee; SR1", ""],  # 4: keys stay, a list of names
+        ["CU900", "New one", "Nowhere", "", ""],  # 5: no such warehouse
+        ["CU901", "Other", "W1", "", ""],  # 6: create
+    ]
+    path = write_csv(tmp_path / "in.csv", rows, columns)
+    mapping = {
+        "Customer ID": "customerID",
+        "Name": "customerName",
+        "Warehouse": "warehouseID",
+        "Reps": "salesReps",
+        "Notes": None,
+    }
+    plan = plan_table(
+        cache, "customers", read_table(path), path, mapping=mapping, names=NameResolver(cache)
+    )
+    assert plan.columns == ["customerID", "customerName", "warehouseID", "salesReps"]
+    assert [(u.row_number, u.changes) for u in plan.updates] == [
+        (2, {"warehouseID": (None, "W1")}),
+        (4, {"warehouseID": (None, "W2"), "salesReps": (["SR1"], ["SR1", "SR1"])}),
+    ]
+    assert [(c.row_number, c.payload) for c in plan.creates] == [
+        (6, {"customerID": "CU901", "customerName": "Other", "warehouseID": "W1"})
+    ]
+    errors = {e.row_number: (e.field, e.reason) for e in plan.errors}
+    assert errors == {
+        3: ("warehouseID", "'South' is ambiguous: 2 warehouses (W2, W3)"),
+        5: ("warehouseID", "no warehouses named or keyed 'Nowhere'"),
+    }
+    plain = plan_table(cache, "customers", read_table(path), path, mapping=mapping)
+    assert {e.row_number for e in plain.errors} == set()  # without names: taken as typed
+    with pytest.raises(InvalidValue, match="more than one column goes to customerID"):
+        plan_table(
+            cache, "customers", read_table(path), path, mapping={**mapping, "Name": "customerID"}
+        )
+
+
+def test_names_pass_through_when_the_target_is_not_cached(cache: Cache) -> None:
+    names = NameResolver(cache)
+    assert names.resolve("warehouseID", "warehouses", "Anything") == "Anything"
+    assert names.resolve("warehouseID", "warehouses", None) is None
