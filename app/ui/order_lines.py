@@ -25,7 +25,7 @@ from app.store.changes import Change
 from app.sync.edits import FieldEdit, UnknownOperation
 from app.ui.editors import DateEditor, TextEditor
 from app.ui.pickers import ReferencePicker, key_labels, reference_choices
-from app.ui.record_panel import PanelContext, RecordPanel
+from app.ui.record_panel import PanelContext, RecordPanel, body_items, refused_lines
 from app.ui.references import show_date
 from app.ui.sub_table import ColumnPick, SubTableEditor
 
@@ -72,6 +72,7 @@ class OrderPanel(RecordPanel):
         self.new_order = False
         self._loaded: dict[str, dict[str, Any]] = {}  # line id → the line as shown
         self._failed: list[int] = []  # failed bulk-creates whose refused lines are shown
+        self._shown: list[dict[str, Any]] = []  # the rows as loaded (to tell unsaved edits)
         self._build()
 
     # ------------------------------------------------------------------------------ public
@@ -94,6 +95,10 @@ class OrderPanel(RecordPanel):
         self.purchase_order.set_value(None)
         self.load()
         self.customer.setFocus()
+
+    def dirty(self) -> bool:
+        """Lines added, changed or removed since the order was shown, not queued yet."""
+        return self._rows_now() != self._shown
 
     def problems(self) -> dict[int, str]:
         """What is wrong with the lines to send (row → message), checked before anything."""
@@ -124,7 +129,7 @@ class OrderPanel(RecordPanel):
             self.say("Not saved: correct the lines marked.")
             return []
         po = self.order[1] if self.order else self.purchase_order.value()
-        rows = [self.lines.row_values(r) for r in range(self.lines.table.rowCount())]
+        rows = self._rows_now()
         seqs = self._update_and_delete(rows)
         seqs += self._create([r for r in rows if r.get("_kind") in (None, "new", "refused")],
                              str(customer), po)  # fmt: skip
@@ -141,6 +146,7 @@ class OrderPanel(RecordPanel):
         rows = self._rows() if self.order else []
         self._loaded = {str(r["id"]): r for r in rows if r.get("_kind") == "line"}
         self.lines.set_value(rows)
+        self._shown = self._rows_now()
         problems = {i: r["_problem"] for i, r in enumerate(rows) if r.get("_problem")}
         self.lines.mark_rows(problems)
         for index, row in enumerate(rows):
@@ -193,9 +199,9 @@ class OrderPanel(RecordPanel):
         for change in self.editor.outbox.changes(("pending", "sending", "failed"), ORDERS):
             if change.op != "bulk-create" or "body" not in change.payload:
                 continue
-            items = _items(change)
+            items = body_items(change, "items")
             if change.state == "failed":
-                refused = {int(ln["line"]): str(ln.get("message")) for ln in _refused(change)}
+                refused = refused_lines(change)
                 mine = [(n, items[n]) for n in refused if n < len(items)
                         and _in_order(items[n], customer, po)]  # fmt: skip
                 rows += [_new_row(item, "refused", refused[n]) for n, item in mine]
@@ -204,6 +210,9 @@ class OrderPanel(RecordPanel):
             else:
                 rows += [_new_row(i, "queued") for i in items if _in_order(i, customer, po)]
         return rows
+
+    def _rows_now(self) -> list[dict[str, Any]]:
+        return [self.lines.row_values(r) for r in range(self.lines.table.rowCount())]
 
     def _cached_lines(self, customer: str, po: str | None) -> list[dict[str, Any]]:
         cache = self.editor.cache
@@ -314,17 +323,6 @@ def _new_row(item: dict[str, Any], kind: str, problem: str | None = None) -> dic
         "quantity": None if quantity is None else str(quantity),
         "deliveryDate": item.get("deliveryDate"),
     }
-
-
-def _items(change: Change) -> list[dict[str, Any]]:
-    body = change.payload.get("body")
-    items = body.get("items") if isinstance(body, dict) else body
-    return [i if isinstance(i, dict) else {} for i in items] if isinstance(items, list) else []
-
-
-def _refused(change: Change) -> list[dict[str, Any]]:
-    response = change.response if isinstance(change.response, dict) else {}
-    return [ln for ln in response.get("lines") or () if isinstance(ln, dict) and "line" in ln]
 
 
 def _in_order(item: dict[str, Any], customer: str, po: str | None) -> bool:

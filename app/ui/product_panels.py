@@ -175,6 +175,9 @@ class InventoryPanel(RecordPanel):
             if index >= len(loaded) or line != loaded[index]
         ]
 
+    def dirty(self) -> bool:
+        return bool(self.changed_rows()) if self.key else False
+
     def problems(self) -> dict[int, str]:
         found: dict[int, str] = {}
         for index, line in enumerate(self.rows()):
@@ -282,7 +285,7 @@ class InventoryPanel(RecordPanel):
         return found
 
     def _update_buttons(self) -> None:
-        dirty = bool(self.changed_rows()) if self.key else False
+        dirty = self.dirty()
         self.buttons["Save"].setEnabled(dirty)
         self.buttons["Revert"].setEnabled(dirty)
 

@@ -85,6 +85,15 @@ class RecordPanel(QWidget):
     def load(self) -> None:
         """Redraw from the cache and the outbox (subclasses)."""
 
+    def dirty(self) -> bool:
+        """The panel holds edits not queued yet (subclasses that edit in place)."""
+        return False
+
+    def reload(self) -> None:
+        """Redraw after new data or outbox changes, unless it would lose the user's edits."""
+        if not self.dirty():
+            self.load()
+
     def after_push(self, changes: Sequence[Change]) -> None:
         """The panel's changes settled (done or failed): re-sync, show outcomes (subclasses)."""
 
@@ -101,7 +110,7 @@ class RecordPanel(QWidget):
         if not slugs or set(slugs) & set(self.watched()):
             if self.record_id is not None:
                 self.record = self.editor.current(self.resource.slug, self.record_id)
-            self.load()
+            self.reload()
 
     def on_session_push_finished(self, _report: PushReport) -> None:
         if not self._awaited:
@@ -176,6 +185,20 @@ def records_where(editor: Editor, slug: str, field: str, value: str) -> list[dic
             and str(c.payload.get(field)) == value and c.record_id not in ids]  # fmt: skip
     shown = ((i, editor.current(slug, i)) for i in ids)
     return [{**record, "id": i} for i, record in shown if record is not None]
+
+
+def refused_lines(change: Change) -> dict[int, str]:
+    """The lines of a failed multi-line change the server refused: line → its reason."""
+    response = change.response if isinstance(change.response, dict) else {}
+    lines = [ln for ln in response.get("lines") or () if isinstance(ln, dict) and "line" in ln]
+    return {int(ln["line"]): str(ln.get("message") or "refused") for ln in lines}
+
+
+def body_items(change: Change, wrapper: str | None = None) -> list[dict[str, Any]]:
+    """The elements of a special change's list body (`{"items": [...]}` unwrapped)."""
+    body = change.payload.get("body")
+    items = body.get(wrapper) if isinstance(body, dict) and wrapper else body
+    return [i if isinstance(i, dict) else {} for i in items] if isinstance(items, list) else []
 
 
 def failure_text(change: Change) -> str:

@@ -78,6 +78,12 @@ def test_an_existing_order_is_shown_with_its_lines(
     assert panel.purchase_order.value() == line["purchaseOrder"]["id"]
     rows = [panel.lines.row_values(r) for r in range(panel.lines.table.rowCount())]
     assert sorted(r["id"] for r in rows) == sorted(same)
+    assert not panel.dirty()
+    panel.lines.add_row()
+    panel.on_session_data_changed(["orders"])  # a sync meanwhile: the unsaved line stays
+    assert panel.dirty() and panel.lines.table.rowCount() == len(same) + 1
+    panel.buttons["Revert"].click()
+    assert not panel.dirty() and panel.lines.table.rowCount() == len(same)
 
 
 def test_a_refused_line_is_shown_on_its_row_the_others_are_created(
