@@ -24,7 +24,7 @@ from app.api.registry import Resource
 from app.store.changes import Change
 from app.sync.edits import FieldEdit, UnknownOperation
 from app.ui.editors import DateEditor, TextEditor
-from app.ui.pickers import ReferencePicker, key_labels, reference_choices
+from app.ui.pickers import ReferencePicker, key_labels, product_units, reference_choices
 from app.ui.record_panel import PanelContext, RecordPanel, body_items, refused_lines
 from app.ui.references import show_date
 from app.ui.sub_table import ColumnPick, SubTableEditor
@@ -267,11 +267,7 @@ class OrderPanel(RecordPanel):
         return key_labels(self.editor.cache, "products")
 
     def _units(self, row: dict[str, Any]) -> list[tuple[str, str]]:
-        product = row.get("productID")
-        found = self.editor.cache.find_by_key("products", str(product)) if product else []
-        units = {str(p["orderUnit"]): str(p.get("orderUnitDescription") or "") for p in found
-                 if p.get("orderUnit")}  # fmt: skip
-        return list(units.items())
+        return product_units(self.editor.cache, row.get("productID"))
 
     def _build(self) -> None:
         header = QFormLayout()

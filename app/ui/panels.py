@@ -16,6 +16,7 @@ from app.api.registry import Resource
 from app.ui.booth_links import BoothLinks
 from app.ui.delivery_dates import DeliveryDatesPanel
 from app.ui.hierarchy_view import HierarchyView
+from app.ui.history_items import HistoryItemsPanel
 from app.ui.order_lines import OrderPanel
 from app.ui.product_panels import InventoryPanel, PricingPanel
 from app.ui.record_form import RecordForm
@@ -37,6 +38,7 @@ PANELS: dict[str, tuple[PanelFactory, ...]] = {
     "sales-rep-groups": (HierarchyView,),
     "products": (PricingPanel, InventoryPanel, DeliveryDatesPanel),
     "orders": (OrderPanel,),
+    "order-history-buckets": (HistoryItemsPanel,),
 }
 
 

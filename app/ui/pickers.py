@@ -74,6 +74,14 @@ def key_labels(cache: Cache, target: str, limit: int = PICKER_LIMIT) -> list[tup
     return list(pairs.items())
 
 
+def product_units(cache: Cache, product_id: Any) -> list[tuple[str, str]]:
+    """The order units a product is sold in (one Product record per unit), with their names."""
+    found = cache.find_by_key("products", str(product_id)) if product_id else []
+    units = {str(p["orderUnit"]): str(p.get("orderUnitDescription") or "") for p in found
+             if p.get("orderUnit")}  # fmt: skip
+    return list(units.items())
+
+
 def _fill(combo: QComboBox, choices: Choices) -> None:
     combo.clear()
     for key, text in choices.items:
