@@ -27,14 +27,17 @@ REDACTED = "[redacted]"
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s [%(process)d]: %(message)s"
 
 _KEYS = (
-    "access_token|refresh_token|id_token|client_secret|clientsecret|password|passwd|api_key"
-    "|apikey|secret|token"
+    "access_token|refresh_token|id_token|client_secret|clientsecret|password|passwd|api_key|apikey"
 )
-# `"key": "value"`, `'key': 'value'`, `key=value` (form bodies, query strings), `key: value`.
+_VALUE = r"""(?P<value>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s&,;"'}\])]+)"""
+# `"key": "value"`, `'key': 'value'`, `key=value` (form bodies, query strings), `key: value`;
+# plain `token` and `secret` only as a quoted key or before `=` ("token: yes" is prose).
 _KEY_VALUE = re.compile(
     rf"""(?ix)
-    (?P<key>["']?\b(?:{_KEYS})\b["']?\s*[:=]\s*)
-    (?P<value>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s&,;"'}}\])]+)
+    (?P<key>["']?\b(?:{_KEYS})\b["']?\s*[:=]\s*
+       | ["'](?:token|secret)["']\s*[:=]\s*
+       | \b(?:token|secret)=)
+    {_VALUE}
     """
 )
 # `Authorization: Bearer …`, `Basic …` (a word after "Basic" may be redacted too: safe side).

@@ -12,16 +12,18 @@ command on another show's outbox. `GridEditing` (app/ui/undo.py) pushes every ta
 from __future__ import annotations
 
 import asyncio
+import platform
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QMetaObject, QObject, QSettings, Qt, Signal
+from PySide6.QtCore import QByteArray, QMetaObject, QObject, QSettings, Qt, Signal, qVersion
 from PySide6.QtGui import QCloseEvent, QUndoStack
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, QTabWidget
 
 from app import APP_NAME, __version__
-from app.settings import ProfileStore, config_dir, data_dir, log_dir
+from app.logs import log_path
+from app.settings import ProfileStore, config_dir, data_dir
 from app.sync.edits import Editor
 from app.sync.puller import SyncReport
 from app.sync.pusher import PushReport
@@ -378,10 +380,15 @@ class MainWindow(QMainWindow):
         QMessageBox.about(self, f"About {APP_NAME}", self.about_text())
 
     def about_text(self) -> str:
+        """The version, and where settings, the cache and outbox, and the log file live."""
+        store = data_dir()
+        if self.session is not None:
+            store = self.session.profile.data_dir
         return (
             f"<b>{APP_NAME} {__version__}</b><br>A desktop window on a Perenso TradeShow show."
-            f"<br><br>Settings: {config_dir()}<br>Cache and outbox: {data_dir()}"
-            f"<br>Logs: {log_dir()}"
+            f"<br>Qt {qVersion()}, Python {platform.python_version()}"
+            f"<br><br>Settings: {config_dir()}<br>Cache and outbox: {store}"
+            f"<br>Log file: {log_path()}"
         )
 
     def export_resource(self, slug: str | None) -> None:
