@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
 
 from app.api.registry import Resource
 from app.store.changes import Change
-from app.sync.edits import UnknownOperation
 from app.ui.record_panel import PanelContext, RecordPanel, failure_text
 
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -98,16 +97,13 @@ class BoothLinks(RecordPanel):
         if not keys or booth is None:
             return []
         params: dict[str, Any] = {self.child.parent_param or "boothID": booth}
-        try:
-            if len(keys) == 1:
-                params[self.target.key] = keys[0]
-                seqs = [self.editor.special(self.child.slug, "associate", params=params)]
-            else:
-                seqs = [self.editor.special(self.child.slug, "associate-many", params=params,
-                                            body=keys)]  # fmt: skip
-        except UnknownOperation as exc:
-            self.say(str(exc))
-            return []
+        if len(keys) == 1:
+            seq = self.special(
+                self.child.slug, "associate", params={**params, self.target.key: keys[0]}
+            )
+        else:
+            seq = self.special(self.child.slug, "associate-many", params=params, body=keys)
+        seqs = [] if seq is None else [seq]
         self.queue(seqs, f"{len(keys)} {self.target.title.lower()} added to {booth}")
         return seqs
 
@@ -118,12 +114,11 @@ class BoothLinks(RecordPanel):
         if not keys or booth is None:
             return []
         parent = self.child.parent_param or "boothID"
-        seqs = [
-            self.editor.special(
-                self.child.slug, "remove", params={parent: booth, self.target.key: key}
-            )
+        found = [
+            self.special(self.child.slug, "remove", params={parent: booth, self.target.key: key})
             for key in keys
         ]
+        seqs = [seq for seq in found if seq is not None]
         self.queue(seqs, f"{len(keys)} {self.target.title.lower()} removed from {booth}")
         return seqs
 

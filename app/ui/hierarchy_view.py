@@ -125,10 +125,10 @@ class HierarchyView(RecordPanel):
         if position is not None:
             body["position"] = position
         fields = ("parentID", "position")
-        seq = self.editor.special(SLUG, "move", params={"id": record_id}, body=body,
-                                  record_id=QUEUE, changed_fields=fields)  # fmt: skip
+        seq = self.special(SLUG, "move", params={"id": record_id}, body=body, record_id=QUEUE,
+                           changed_fields=fields)  # fmt: skip
         where = self._name_of(parent_key) or "the top"
-        self.queue([seq], f"{group.get('name')} moved under {where}")
+        self.queue([] if seq is None else [seq], f"{group.get('name')} moved under {where}")
         return seq
 
     def shift_group(self, record_id: str, step: int) -> int | None:
@@ -143,9 +143,10 @@ class HierarchyView(RecordPanel):
         if not 0 <= there < len(order):
             return None
         order[here], order[there] = order[there], order[here]
-        seq = self.editor.special(SLUG, "reorder", body={"parentID": parent, "order": order},
-                                  record_id=QUEUE, changed_fields=("position",))  # fmt: skip
-        self.queue([seq], f"{group.get('name')} moved {'up' if step < 0 else 'down'}")
+        seq = self.special(SLUG, "reorder", body={"parentID": parent, "order": order},
+                           record_id=QUEUE, changed_fields=("position",))  # fmt: skip
+        where = "up" if step < 0 else "down"
+        self.queue([] if seq is None else [seq], f"{group.get('name')} moved {where}")
         return seq
 
     def define_levels(self) -> int | None:
@@ -155,8 +156,8 @@ class HierarchyView(RecordPanel):
         if levels is None:
             return None
         body = [{"level": lv.level, "name": lv.name} for lv in levels]
-        seq = self.editor.special(SLUG, "define-levels", body=body, record_id=QUEUE)
-        self.queue([seq], f"{len(levels)} hierarchy level(s) defined")
+        seq = self.special(SLUG, "define-levels", body=body, record_id=QUEUE)
+        self.queue([] if seq is None else [seq], f"{len(levels)} hierarchy level(s) defined")
         return seq
 
     def item_of(self, record_id: str) -> QStandardItem | None:

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
 from app.api.models import OrderHistoryItem
 from app.api.registry import Resource
 from app.store.changes import Change
-from app.sync.edits import UnknownOperation
 from app.ui.pickers import key_labels, product_units
 from app.ui.record_panel import PanelContext, RecordPanel, body_items, refused_lines
 from app.ui.references import readable, title_of
@@ -95,17 +94,11 @@ class HistoryItemsPanel(RecordPanel):
             return []
         items = [{**{c: row.get(c) for c in COLUMNS if row.get(c)}, "bucket": bucket}
                  for row in rows]  # fmt: skip
-        for seq in self._failed:  # their refused lines are among the rows sent now
-            self.editor.outbox.discard(seq)
-        self._failed = []
-        try:
-            seq = self.editor.special(ITEMS, "bulk-create", body={"history": items},
-                                      record_id=f"bucket={bucket}")  # fmt: skip
-        except UnknownOperation as exc:
-            self.say(str(exc))
-            return []
-        self.queue([seq], f"{len(items)} history item(s) for {bucket}")
-        return [seq]
+        seq = self.replace_failed(self._failed, ITEMS, "bulk-create", body={"history": items},
+                                  record_id=f"bucket={bucket}")  # fmt: skip
+        seqs = [] if seq is None else [seq]
+        self.queue(seqs, f"{len(items)} history item(s) for {bucket}")
+        return seqs
 
     # ---------------------------------------------------------------------------- drawing
 

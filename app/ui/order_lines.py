@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QFormLayout, QPushButton, QVBoxLayout, QWidget
 from app.api.models import parse_show_date
 from app.api.registry import Resource
 from app.store.changes import Change
-from app.sync.edits import FieldEdit, UnknownOperation
+from app.sync.edits import FieldEdit
 from app.ui.editors import DateEditor, TextEditor
 from app.ui.pickers import ReferencePicker, key_labels, product_units, reference_choices
 from app.ui.record_panel import PanelContext, RecordPanel, body_items, refused_lines
@@ -251,17 +251,11 @@ class OrderPanel(RecordPanel):
             }.items() if v not in (None, "")}
             for row in rows
         ]  # fmt: skip
-        for seq in self._failed:  # their refused lines are the rows sent again now
-            self.editor.outbox.discard(seq)
-        self._failed = []
         if not items:
             return []
-        try:
-            return [self.editor.special(ORDERS, "bulk-create", body={"items": items},
-                                        record_id=f"order {customer}/{po or ''}")]  # fmt: skip
-        except UnknownOperation as exc:
-            self.say(str(exc))
-            return []
+        seq = self.replace_failed(self._failed, ORDERS, "bulk-create", body={"items": items},
+                                  record_id=f"order {customer}/{po or ''}")  # fmt: skip
+        return [] if seq is None else [seq]
 
     def _products(self, _row: dict[str, Any]) -> list[tuple[str, str]]:
         return key_labels(self.editor.cache, "products")

@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
 from app.api.models import ProductInventory
 from app.api.registry import Resource
 from app.store.changes import Change
-from app.sync.edits import UnknownOperation
 from app.ui.pickers import key_labels
 from app.ui.record_form import RecordForm
 from app.ui.record_panel import PanelContext, RecordPanel, failure_text, records_where
@@ -196,14 +195,11 @@ class InventoryPanel(RecordPanel):
             if problems:
                 self.say("Not saved: correct the lines marked.")
             return []
-        try:
-            seq = self.editor.special(INVENTORY, "bulk-update", body=changed,
-                                      record_id=f"productID={self.key}")  # fmt: skip
-        except UnknownOperation as exc:
-            self.say(str(exc))
-            return []
-        self.queue([seq], f"Inventory of {self.key}: {len(changed)} line(s)")
-        return [seq]
+        seq = self.special(INVENTORY, "bulk-update", body=changed,
+                           record_id=f"productID={self.key}")  # fmt: skip
+        seqs = [] if seq is None else [seq]
+        self.queue(seqs, f"Inventory of {self.key}: {len(changed)} line(s)")
+        return seqs
 
     # ---------------------------------------------------------------------------- drawing
 

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.api.registry import Resource
 from app.store.changes import Change
-from app.sync.edits import Editor
+from app.sync.edits import Editor, UnknownOperation
 from app.sync.pusher import PushReport
 from app.ui.references import ReferenceNames
 from app.ui.session import ShowSession
@@ -141,6 +141,23 @@ class RecordPanel(QWidget):
         else:
             self.say(f"{what}: queued in the outbox (offline: sent with the next push).")
         self.load()
+
+    def special(self, slug: str, op: str, **given: Any) -> int | None:
+        """`Editor.special`, its refusal said on the panel instead of raised (None then)."""
+        try:
+            return self.editor.special(slug, op, **given)
+        except UnknownOperation as exc:
+            self.say(str(exc))
+            return None
+
+    def replace_failed(self, failed: Iterable[int], slug: str, op: str, **given: Any) -> int | None:
+        """Queue a special change that sends again (corrected) the refused lines of `failed`
+        changes, and discard those: their other lines are on the show already."""
+        seq = self.special(slug, op, **given)
+        if seq is not None:
+            for old in failed:
+                self.editor.outbox.discard(old)
+        return seq
 
     def resync(self, slugs: Iterable[str]) -> None:
         """Ask the session to re-sync resources (after the sync under way, if any)."""
