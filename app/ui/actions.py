@@ -40,6 +40,9 @@ class ActionSpec:
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("profiles", "&Profiles…", "&File", None, "Connect to a show, or manage profiles"),
     ActionSpec("export", "&Export…", "&File", "Ctrl+E", "Export the current table", True),
+    ActionSpec(
+        "import", "&Import…", "&File", "Ctrl+I", "Import a CSV or XLSX file into the current table"
+    ),
     ActionSpec("close_tab", "&Close tab", "&File", QKeySequence.StandardKey.Close, "Close tab"),
     ActionSpec("quit", "&Quit", "&File", QKeySequence.StandardKey.Quit, "Quit ShowDesk"),
     ActionSpec("undo", "&Undo", "&Edit", "Ctrl+Z", "Undo the last edit (before it is pushed)"),

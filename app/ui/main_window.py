@@ -339,6 +339,7 @@ class MainWindow(QMainWindow):
         return {
             "profiles": self.on_profiles_triggered,
             "export": lambda: self.export_resource(None),
+            "import": self.on_import_triggered,
             "close_tab": lambda: self.on_tabs_tab_close_requested(self.tabs.currentIndex()),
             "quit": self.on_quit_triggered,
             "undo": self.undo_stack.undo,
@@ -365,6 +366,12 @@ class MainWindow(QMainWindow):
 
     def on_outbox_triggered(self) -> None:
         self.show_outbox()
+
+    def on_import_triggered(self) -> None:
+        """File ▸ Import: a CSV/XLSX file into the current tab, as pending changes."""
+        tab = self.tabs.currentWidget()
+        if isinstance(tab, ResourceTab) and tab.importer is not None:
+            tab.importer.start()
 
     def on_find_triggered(self) -> None:
         tab = self.tabs.currentWidget()

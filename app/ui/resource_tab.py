@@ -43,6 +43,7 @@ from app.store.outbox import Outbox
 from app.ui import view_state
 from app.ui.delegates import ChoicesFor, RecordDelegate
 from app.ui.grid_editing import GridEditor
+from app.ui.import_dialog import GridImport
 from app.ui.pickers import reference_choices
 from app.ui.record_form import RecordForm
 from app.ui.references import ReferenceNames, is_number, title_of
@@ -133,6 +134,7 @@ class ResourceTab(QWidget):
         self.pending_label.setAutoRaise(True)
         self.pending_label.setToolTip("Review these changes before pushing them")
         self.grid: GridEditor | None = None
+        self.importer: GridImport | None = None
         self.filter_edit = QLineEdit(self)
         self.filters_label = QLabel(self)
         self.clear_filters_button = QToolButton(self)
@@ -370,6 +372,8 @@ class ResourceTab(QWidget):
         self.table.setItemDelegate(delegate)
         self.grid = GridEditor(self.table, self._model, edits)
         self.grid.message.connect(self.message)
+        self.importer = GridImport(self.table, self._model, edits, self._settings)
+        self.importer.message.connect(self.message)
         edits.applied.connect(self.on_edits_applied)
 
     def _add_column_chooser(self, menu: QMenu) -> None:
