@@ -1,16 +1,18 @@
 """What a push will cost: how many requests it makes and how long that takes at the rate budget.
 
 Plain Python (no Qt), for the review pane (app/ui/outbox_view.py). `plan_push(changes, registry)`
-counts the requests the Pusher makes for the pending changes among `changes`:
+counts the requests the Pusher (app/sync/pusher.py) makes for the pending changes among
+`changes`, walking each record's changes in rounds as it does:
 
 - one per create, delete and special operation; a record's consecutive updates are ONE PUT;
-- changes that travel through a bulk operation — the record changes of a bulk-only resource
-  (`bulk-update` / `bulk-create`, or a plain create/update the resource can only do in bulk),
-  specials whose operation takes a list (`ids`, `items`, `history`, `array`), and a booth's
-  `associate` changes (sent as one `associate-many`) — are gathered per operation and path
-  values, and cost ceil(elements / batch): `batch` from the registry, else `BULK_SIZE`;
-- plus the conflict check: ONE incremental listing per resource whose updates or deletes were
-  made on a server version (at least one page each).
+- changes that share a bulk operation (`batches.batch_key`: record changes of a bulk-only
+  resource, specials whose operation takes a list, a booth's `associate` changes sent as one
+  `associate-many`) go together, ceil(elements / batch) requests per round — `batch` from the
+  registry, capped at the Pusher's `BULK_SIZE`; a record's consecutive bulk updates send one
+  element;
+- plus ONE incremental listing per resource to look for conflicts before (when updates or
+  deletes were made on a server version), and one listing after per booth whose associations
+  changed and per resource that got bulk-created records (at least one page each).
 
 `push_seconds` turns a request count into time at the RateGovernor's current state: the room
 left in its window goes at once, the rest at the pace the limit allows background work.
@@ -21,19 +23,16 @@ from __future__ import annotations
 import math
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from app.api.governor import GovernorState
 from app.api.pacing import allowed_requests
 from app.api.registry import Registry, Resource
 from app.store.changes import Change
+from app.sync.batches import BatchKey, batch_key, collapses, lines_of
 
-BULK_SIZE = 500  # elements per bulk request when the registry names no batch (the Pusher's cap)
-LIST_BODIES = frozenset({"ids", "items", "history", "array"})
-BODY_WRAPPERS = {"items": "items", "history": "history"}
-GroupKey = tuple[str, str, tuple[tuple[str, str], ...]]  # (resource, operation sent, params)
+BULK_SIZE = 500  # elements per bulk request at most: the Pusher's default `bulk_size`
 
 
 @dataclass(frozen=True)
@@ -42,8 +41,8 @@ class PushPlan:
 
     changes: int = 0
     sends: int = 0  # requests carrying the changes
-    checks: int = 0  # conflict checks: one listing per resource
     bulk: int = 0  # of the sends, bulk requests
+    checks: int = 0  # listings before (conflicts) and after (what the server filled in)
 
     @property
     def requests(self) -> int:
@@ -53,53 +52,64 @@ class PushPlan:
 def plan_push(
     changes: Iterable[Change], registry: Registry, bulk_size: int = BULK_SIZE
 ) -> PushPlan:
-    """The requests a push of the pending changes among `changes` makes."""
+    """The requests a push of the pending changes among `changes` makes (all going through)."""
     pending = [c for c in changes if c.state == "pending" and c.resource in registry]
-    groups: dict[GroupKey, int] = defaultdict(int)
-    singles = 0
-    checked: set[str] = set()
-    last: dict[tuple[str, str], str] = {}  # (resource, record) → how its previous change went
+    chains: dict[tuple[str, str], list[Change]] = defaultdict(list)
+    for change in pending:
+        chains[(change.resource, change.record_id)].append(change)
+    heads, sends, bulk = list(chains.values()), 0, 0
+    while heads:
+        groups: dict[BatchKey, int] = defaultdict(int)
+        runs = [_head(registry, chain) for chain in heads]
+        for run, key in runs:
+            if key is None:
+                sends += 1
+            else:
+                groups[key] += _elements(registry[key[0]], run)
+        for (slug, op, _), n in groups.items():
+            batch = registry[slug].op(op).batch or bulk_size
+            bulk += math.ceil(n / max(min(batch, bulk_size), 1))
+        heads = [chain[len(run) :] for chain, (run, _) in zip(heads, runs, strict=True)]
+        heads = [chain for chain in heads if chain]
+    return PushPlan(len(pending), sends + bulk, bulk, _listings(registry, pending))
+
+
+def _head(registry: Registry, chain: list[Change]) -> tuple[list[Change], BatchKey | None]:
+    """The changes at the head of a record's chain that go together (as the Pusher's `_head`)."""
+    key = batch_key(registry[chain[0].resource], chain[0])
+    run = [chain[0]]
+    for following in chain[1:]:
+        if key is not None and batch_key(registry[following.resource], following) != key:
+            break
+        if key is None and not (run[-1].op == "update" and following.op == "update"):
+            break
+        run.append(following)
+    return run, key
+
+
+def _elements(res: Resource, run: list[Change]) -> int:
+    """Elements a run adds to its bulk request (consecutive bulk updates: the last record)."""
+    if all(collapses(res, c) for c in run):
+        return len(lines_of(res, run[-1], None))
+    return sum(len(lines_of(res, c, None)) for c in run)
+
+
+def _listings(registry: Registry, pending: list[Change]) -> int:
+    """Listings before the sends (conflicts) and after (a booth's associations, bulk creates)."""
+    before: set[str] = set()
+    after: set[tuple[str, str]] = set()
     for change in pending:
         res = registry[change.resource]
-        record = (change.resource, change.record_id)
-        key = group_key(res, change)
-        if _needs_check(res, change):
-            checked.add(res.slug)
-        collapsing = change.op in ("update", "bulk-update") and "body" not in change.payload
-        if collapsing and last.get(record) == change.op:
-            continue  # the record's consecutive updates go as one
-        last[record] = change.op if collapsing else ""
-        if key is None:
-            singles += 1
-        else:
-            groups[key] += elements(res, change)
-    bulk = sum(math.ceil(n / _batch(registry[k[0]], k[1], bulk_size)) for k, n in groups.items())
-    return PushPlan(len(pending), singles + bulk, len(checked), bulk)
-
-
-def group_key(res: Resource, change: Change) -> GroupKey | None:
-    """The bulk request(s) `change` travels in, or None: it is sent on its own."""
-    op = change.op
-    if op in ("create", "update") and not res.can(op) and res.can(f"bulk-{op}"):
-        op = f"bulk-{op}"
-    if op == "associate" and res.can("associate-many"):
-        many = res.op("associate-many").placeholders
-        shared = {k: v for k, v in change.params.items() if k in many}
-        return (res.slug, "associate-many", _frozen(shared))
-    if op in res.operations and res.op(op).body in LIST_BODIES:
-        return (res.slug, op, _frozen(change.params))
-    return None
-
-
-def elements(res: Resource, change: Change) -> int:
-    """How many elements `change` adds to its bulk request (a record change: one)."""
-    if "body" not in change.payload:
-        return 1
-    body = change.payload["body"]
-    kind = res.op(change.op).body if res.can(change.op) else ""
-    if isinstance(body, Mapping) and kind in BODY_WRAPPERS:
-        body = body.get(BODY_WRAPPERS[kind])
-    return len(body) if isinstance(body, list | tuple) else 1
+        if res.nested_by_param:
+            after.add((res.slug, str(change.params.get(res.parent_param or ""))))
+            continue
+        if not res.can("list"):
+            continue
+        if _needs_check(change):
+            before.add(res.slug)
+        if change.op == "bulk-create" and "body" not in change.payload:
+            after.add((res.slug, ""))
+    return len(before) + len(after)
 
 
 def push_seconds(
@@ -131,7 +141,7 @@ def duration_text(seconds: float) -> str:
 
 
 def plan_text(plan: PushPlan, state: GovernorState | None, reserve: float = 0.1) -> str:
-    """ "12 pending changes · 5 requests (4 sends, 1 check) · about 1 s at 182/300 per 60 s"."""
+    """ "12 pending changes · 5 requests (4 sends, 1 listing) · about 1 s at 182/300 per 60 s"."""
     if plan.changes == 0:
         return "Nothing pending to push"
     parts = [f"{plan.changes:,} pending change{'' if plan.changes == 1 else 's'}"]
@@ -139,7 +149,7 @@ def plan_text(plan: PushPlan, state: GovernorState | None, reserve: float = 0.1)
     if plan.bulk:
         detail += f" of which {plan.bulk:,} bulk"
     if plan.checks:
-        detail += f", {plan.checks:,} conflict check{'' if plan.checks == 1 else 's'}"
+        detail += f", {plan.checks:,} listing{'' if plan.checks == 1 else 's'}"
     parts.append(f"{plan.requests:,} request{'' if plan.requests == 1 else 's'} ({detail})")
     seconds = push_seconds(plan.requests, state, reserve=reserve)
     budget = "" if state is None else f" at {state.used}/{state.limit} per {state.window:g} s"
@@ -147,19 +157,8 @@ def plan_text(plan: PushPlan, state: GovernorState | None, reserve: float = 0.1)
     return " · ".join(parts)
 
 
-def _needs_check(res: Resource, change: Change) -> bool:
+def _needs_check(change: Change) -> bool:
     """The Pusher lists the resource first to find conflicts (and creates sent before)."""
-    if not res.can("list") or res.nested_by_param:
-        return False
     if change.op in ("create", "bulk-create"):
         return change.attempts > 0
     return change.op in ("update", "delete", "bulk-update") and bool(change.base)
-
-
-def _batch(res: Resource, op: str, bulk_size: int) -> int:
-    batch = res.op(op).batch if res.can(op) else None
-    return max(min(batch or bulk_size, bulk_size), 1)
-
-
-def _frozen(params: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted((str(k), str(v)) for k, v in params.items()))

@@ -298,9 +298,10 @@ def test_review_counts_one_request_per_change_updates_collapsed_and_one_check(
 
 def test_review_counts_bulk_operations_per_batch(outbox: Outbox) -> None:
     inventory = [
-        NewChange("product-inventory", "update", f"pi{n}", payload={"productID": f"P{n}"})
+        NewChange("product-inventory", "bulk-update", f"pi{n}", payload={"productID": f"P{n}"})
         for n in range(1_200)
-    ]  # bulk-update only, no batch in the registry: the Pusher's cap
+    ]  # no batch in the registry: the Pusher's cap
+    again = NewChange("product-inventory", "bulk-update", "pi0", payload={"productID": "P0"})
     history = NewChange(
         "order-history-items",
         "bulk-create",
@@ -309,11 +310,18 @@ def test_review_counts_bulk_operations_per_batch(outbox: Outbox) -> None:
     associate = [
         NewChange("booth-products", "associate", params={"boothID": b, "productID": p})
         for b, p in [("B1", "P1"), ("B1", "P2"), ("B1", "P3"), ("B2", "P1")]
-    ]  # one associate-many per booth
-    outbox.add_many([*inventory, history, *associate])
+    ]  # one associate-many per booth, then each booth's list read again
+    outbox.add_many([*inventory, again, history, *associate])
     plan = plan_push(pending(outbox), REGISTRY, bulk_size=5_000)
-    assert (plan.changes, plan.sends, plan.bulk, plan.checks) == (1_205, 1 + 3 + 2, 6, 0)
+    assert (plan.changes, plan.sends, plan.bulk, plan.checks) == (1_206, 1 + 3 + 2, 6, 2)
     assert plan_push(pending(outbox), REGISTRY).sends == 3 + 5 + 2  # 500 elements at most
+    lines = [
+        NewChange("orders", "bulk-create", payload={"customer": {"id": "c1"}, "quantity": n})
+        for n in range(3)
+    ]  # three new order lines: one request, then the order lines listed again
+    outbox.add_many(lines)
+    orders = plan_push(outbox.changes(("pending",), "orders"), REGISTRY)
+    assert (orders.changes, orders.sends, orders.checks) == (3, 1, 1)
 
 
 def test_review_time_at_the_current_rate_budget() -> None:
@@ -341,7 +349,7 @@ def test_the_review_line_tells_requests_and_time(
     outbox.add_many([edit(f"c{n}", city=f"City {n}") for n in range(30)])
     view.refresh()
     assert view.summary.text().startswith(
-        "30 pending changes · 31 requests (30 sends, 1 conflict check) · under a second"
+        "30 pending changes · 31 requests (30 sends, 1 listing) · under a second"
     )
     view.on_governor_changed(
         GovernorState(
@@ -400,7 +408,7 @@ def test_a_tabs_badge_opens_its_review_and_push_sends_it(
         assert view.model.scope == "customers" and view.model.rowCount() == 5
         rate = opened.session.client.governor.state()
         assert view.summary.text() == (
-            "5 pending changes · 6 requests (5 sends, 1 conflict check) · under a second"
+            "5 pending changes · 6 requests (5 sends, 1 listing) · under a second"
             f" at {rate.used}/{rate.limit} per {rate.window:g} s"
         )
         qtbot.mouseClick(view.buttons["Push all"], Qt.MouseButton.LeftButton)
