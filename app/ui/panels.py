@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QTabWidget, QWidget
 
 from app.api.registry import Resource
+from app.ui.api_exports import ExportsPanel
 from app.ui.booth_links import BoothLinks
 from app.ui.delivery_dates import DeliveryDatesPanel
 from app.ui.hierarchy_view import HierarchyView
@@ -39,6 +40,7 @@ PANELS: dict[str, tuple[PanelFactory, ...]] = {
     "products": (PricingPanel, InventoryPanel, DeliveryDatesPanel),
     "orders": (OrderPanel,),
     "order-history-buckets": (HistoryItemsPanel,),
+    "exports": (ExportsPanel,),
 }
 
 
