@@ -7,6 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 .PHONY: run test lint typecheck unit bench sim sysdeps sysdeps-window clean
+.PHONY: package package-onefile package-test icons
 
 $(STAMP): pyproject.toml
 	@./packaging/system-deps.sh
@@ -44,6 +45,46 @@ bench: $(STAMP) sysdeps
 
 sim: $(STAMP)
 	$(BIN)/showdesk sim --size demo
+
+# ---- packaging (issue 7): packaging/README.md --------------------------------------------------
+PACKAGE_STAMP  := $(VENV)/.package-installed
+BUNDLE         := dist/showdesk/showdesk
+ONEFILE        := dist/showdesk-onefile
+PACKAGE_INPUTS := pyproject.toml $(shell find app resources packaging -type f \
+                    -not -path '*/__pycache__/*' 2>/dev/null)
+PYINSTALLER    := $(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist \
+                    --workpath build/pyinstaller packaging/showdesk.spec
+
+$(PACKAGE_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[dev,package]'
+	@touch $@
+
+# The one-folder bundle, rebuilt when the app, its resources or the spec change. The --window
+# packages are installed first so that the X11 libraries Qt's xcb plugin loads are bundled too.
+$(BUNDLE): $(PACKAGE_STAMP) $(PACKAGE_INPUTS)
+	@./packaging/system-deps.sh --window
+	$(PYINSTALLER)
+	@touch $@
+
+package: $(BUNDLE)
+	@du -sh dist/showdesk
+
+$(ONEFILE): $(PACKAGE_STAMP) $(PACKAGE_INPUTS)
+	@./packaging/system-deps.sh --window
+	SHOWDESK_ONEFILE=1 $(PYINSTALLER)
+	@touch $@
+
+package-onefile: $(ONEFILE)
+	@du -sh $(ONEFILE)
+
+# Runs the bundle's self-test offscreen (tests/bundle), then prints its size and start time.
+package-test: $(BUNDLE) sysdeps
+	$(BIN)/python -m pytest tests/bundle -q
+	$(BIN)/python tests/bench/bench_package.py
+
+# Re-render resources/icons/ from showdesk.svg (the results are committed).
+icons: $(STAMP)
+	$(BIN)/python packaging/make_icons.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
