@@ -182,6 +182,18 @@ class Outbox:
             cols["server_id"] = server_id
         self._transition(seq, "done", ("sending",), cols)
 
+    def mark_done_many(self, done: Iterable[tuple[Change, Any, str | None]]) -> None:
+        """Settle many sent changes at once — each done with its answer (and the server's id
+        for a create) and logged as applied — in ONE transaction (a bulk request's changes)."""
+        stamp = self._stamp()
+        with self._db.write() as conn:
+            for change, response, server_id in done:
+                cols = {"response": dumps(response), "last_error": None}
+                if server_id is not None:
+                    cols["server_id"] = server_id
+                self._move(conn, change.seq, "done", ("sending",), cols)
+                audit_log.write(conn, change, "applied", stamp)
+
     def mark_failed(self, seq: int, error: str, response: Any = None) -> None:
         cols = {"last_error": error, "response": dumps(response)}
         self._transition(seq, "failed", ("sending",), cols)

@@ -42,7 +42,7 @@ Line = tuple[int, int, Any]  # (unit, line number in its change, element)
 class Settling(Protocol):
     """What the Pusher does with a change once its fate is known."""
 
-    def settle(self, change: Change, response: Any, server_id: str | None) -> None: ...
+    def settle(self, done: Sequence[tuple[Change, Any, str | None]]) -> None: ...
     def fail(self, change: Change, message: str, response: Any) -> None: ...
     def server_id(self, change: Change) -> str: ...
     def explain(self, exc: ShowDeskError, change: Change) -> str: ...
@@ -94,12 +94,15 @@ class BulkPush:
         outcomes = [_Outcome() for _ in units]
         sends = [self._chunk(res, op_name, dict(params), c, outcomes) for c in chunked(lines, size)]
         await asyncio.gather(*sends)
+        done: list[tuple[Change, Any, str | None]] = []
         ok = iter(
             [
-                await self._conclude(res, unit, out, op_name)
+                await self._conclude(res, unit, out, op_name, done)
                 for unit, out in zip(units, outcomes, strict=True)
             ]
         )
+        if done:
+            self.settling.settle(done)
         return [all([next(ok) for _ in _units(res, run)]) for run in runs]
 
     def _server_id(self, change: Change) -> str | None:
@@ -135,8 +138,14 @@ class BulkPush:
                 out.records += _records_of(answer, res, value)
 
     async def _conclude(
-        self, res: Resource, unit: list[Change], out: _Outcome, op_name: str
+        self,
+        res: Resource,
+        unit: list[Change],
+        out: _Outcome,
+        op_name: str,
+        done: list[tuple[Change, Any, str | None]],
     ) -> bool:
+        """Fail the unit's changes, or add them to `done` (settled together afterwards)."""
         change = unit[-1]
         before = sent_lines(change)
         if out.error is not None:
@@ -161,8 +170,7 @@ class BulkPush:
             answer = {"sent_lines": sorted({*before, *out.sent})}
         elif change.op == "bulk-update":
             answer = {"id": self._server_id(change)}
-        for c in unit:
-            self.settling.settle(c, answer, out.created if c is change else None)
+        done += [(c, answer, out.created if c is change else None) for c in unit]
         return True
 
     async def _alone(self, unit: list[Change], *, marked: bool) -> bool:

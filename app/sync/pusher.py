@@ -317,9 +317,19 @@ class Pusher:
 
     # What the bulk sender (app/sync/bulk_push.py `Settling`) calls.
 
-    def settle(self, change: Change, response: Any, server_id: str | None) -> None:
-        self._settle(change, response)
-        self.outbox.mark_done(change.seq, response, server_id=server_id)
+    def settle(self, done: Sequence[tuple[Change, Any, str | None]]) -> None:
+        """Changes a bulk request got through: the cache takes them (one write), the outbox
+        marks them done and logs them (one transaction)."""
+        records: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for change, response, _ in done:
+            record = self._cached_record(change, response)
+            if record is not None:
+                records[change.resource].append(record)
+        for slug, found in records.items():
+            self.cache.upsert(slug, found)
+        self.outbox.mark_done_many(done)
+        self._report.done += len(done)
+        self.on_progress(PushProgress(self._report.done + self._report.failed, self._total))
 
     def fail(self, change: Change, message: str, response: Any) -> None:
         self._fail(change, message, response)
@@ -337,16 +347,23 @@ class Pusher:
         return change.op in ("update", "delete", "bulk-update") and bool(change.base)
 
     def _update_cache(self, change: Change, response: Any) -> None:
+        record = self._cached_record(change, response)
+        if record is not None:
+            self.cache.upsert(change.resource, [record])
+
+    def _cached_record(self, change: Change, response: Any) -> dict[str, Any] | None:
+        """The record the cache takes for a change that went through (None: nothing to write;
+        a delete is applied here, what cannot be known here is listed again after the push)."""
         res = self.registry[change.resource]
         if res.nested_by_param:  # a booth's products…: list that booth's again after the push
             parent = change.params.get(res.parent_param or "")
             self._stale.add((res.slug, None if parent is None else str(parent)))
-            return
+            return None
         if change.op == "delete":
             self.cache.delete(res.slug, [self._server_id(change)])
-            return
+            return None
         if not is_record_change(change):
-            return
+            return None
         if change.op == "bulk-create":
             self._stale.add((res.slug, None))  # the server filled in its fields (and maybe id)
         record = dict(change.payload)
@@ -354,9 +371,10 @@ class Pusher:
             record = response  # the stored record came back
         found = response.get("id") if isinstance(response, dict) else None
         record_id = str(found or self._server_id(change))
-        if not is_local_id(record_id):
-            record["id"] = record_id
-            self.cache.upsert(res.slug, [record])
+        if is_local_id(record_id):
+            return None
+        record["id"] = record_id
+        return record
 
     async def _refresh(self) -> None:
         """List again what the push changed but could not write to the cache itself: a booth's
