@@ -150,6 +150,9 @@ def save_screenshot(window: MainWindow, name: str, folder: Path) -> Path:
     target = Path(os.environ.get("SHOWDESK_SCREENSHOTS") or folder) / name
     target.parent.mkdir(parents=True, exist_ok=True)
     image = window.grab().toImage()
-    assert image.width() > 400 and len({image.pixel(x, 60) for x in range(0, 400, 7)}) > 2
+    grid = {
+        image.pixel(x, y) for x in range(0, image.width(), 37) for y in range(0, image.height(), 29)
+    }
+    assert image.width() > 400 and len(grid) > 2  # not blank (the toolbar moved what y=60 shows)
     assert image.save(str(target))
     return target

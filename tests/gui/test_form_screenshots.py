@@ -1,5 +1,6 @@
 """PNGs of the record forms on the demo show (issue 5): the Customer form with a message at a
-field, and a generated form (attendees: enumerations, a reference picker).
+field, a generated form (attendees: enumerations, a reference picker) and the sales-rep
+hierarchy tree under the groups' form.
 
 Saved to the folder named by `SHOWDESK_SCREENSHOTS` (else the test's own temporary folder).
 """
@@ -12,6 +13,7 @@ import qasync
 
 from app.sim import SimServer, generate_show
 from app.ui.editors import TextEditor
+from app.ui.hierarchy_view import HierarchyView
 from tests.gui.conftest import Opener, config, profile_for, save_screenshot, wait_synced
 
 
@@ -34,4 +36,11 @@ def test_screenshots_of_the_forms(
             email.line.textEdited.emit("not an address")
             assert tab.form.problem_at("email")
             shots.append(save_screenshot(window, name, tmp_path))
+        groups = window.open_resource("sales-rep-groups")
+        assert groups is not None
+        groups.table.setCurrentIndex(groups.model.index(1, 0))
+        tree = groups.findChild(HierarchyView, "hierarchy")
+        assert isinstance(tree, HierarchyView) and tree.model.rowCount() > 1
+        assert tree.tree.isVisible() and tree.tree.currentIndex().isValid()
+        shots.append(save_screenshot(window, "hierarchy-tree.png", tmp_path))
     assert all(shot.stat().st_size > 10_000 for shot in shots)
