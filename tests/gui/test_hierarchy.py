@@ -10,6 +10,7 @@ import qasync
 from PySide6.QtCore import QMimeData, QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.modeltest import ModelTester
 
 from app.sim import SimServer, generate_show
 from app.ui.hierarchy_view import HierarchyView
@@ -101,10 +102,11 @@ def test_dragging_a_group_onto_another_parent_moves_it_on_the_show(
 
 
 def test_move_up_reorders_the_siblings_on_the_show(
-    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtmodeltester: ModelTester
 ) -> None:
     opened = open_tree(loop, open_window, server)
     view = hierarchy(opened)
+    qtmodeltester.check(view.model, force_py=True)
     first, second = names(view, None)[:2]
     second_id = str(group(server, str(second))["id"])
     item = view.item_of(second_id)
@@ -112,6 +114,9 @@ def test_move_up_reorders_the_siblings_on_the_show(
     view.tree.setCurrentIndex(item.index())
     view.buttons["Move up"].click()
     assert names(view, None)[:2] == [second, first]
+    tab = opened.window.tab_for("sales-rep-groups")
+    assert tab is not None and tab.form is not None
+    assert tab.form.record_id == second_id  # choosing in the tree shows the group's form
     pushed(loop, opened.session, 1)
     assert (group(server, str(second))["position"], group(server, str(first))["position"]) == (1, 2)
     assert names(view, None)[:2] == [second, first]
