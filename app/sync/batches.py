@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.api.paging import lookup
-from app.api.registry import Resource
+from app.api.registry import Registry, Resource
 from app.api.responses import HistoryResult, OrderResult
 from app.store.changes import Change
 
@@ -44,6 +44,7 @@ _FIELD_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 BatchKey = tuple[str, str, tuple[tuple[str, str], ...]]  # (resource, op sent, params)
+BULK_SIZE = 500  # elements per bulk request at most (and no more than the registry's batch)
 
 
 def is_record_change(change: Change) -> bool:
@@ -65,6 +66,20 @@ def batch_key(res: Resource, change: Change) -> BatchKey | None:
     if "body" in change.payload and _body_list(res, change) is None:
         return None
     return (res.slug, change.op, _frozen(change.params))
+
+
+def head_run(registry: Registry, chain: Sequence[Change]) -> tuple[list[Change], BatchKey | None]:
+    """The changes at the head of a record's chain that are sent together, and their bulk key:
+    the changes sharing the first one's bulk key, or a run of plain updates (one PUT)."""
+    key = batch_key(registry[chain[0].resource], chain[0])
+    run = [chain[0]]
+    for following in chain[1:]:
+        if key is not None and batch_key(registry[following.resource], following) != key:
+            break
+        if key is None and not (run[-1].op == "update" and following.op == "update"):
+            break
+        run.append(following)
+    return run, key
 
 
 def collapses(res: Resource, change: Change) -> bool:

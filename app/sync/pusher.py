@@ -30,7 +30,7 @@ from app.api.responses import HistoryResult, OrderResult
 from app.store.cache import Cache
 from app.store.changes import Change, is_local_id
 from app.store.outbox import Outbox
-from app.sync.batches import BatchKey, batch_key, element, is_record_change
+from app.sync.batches import BULK_SIZE, BatchKey, element, head_run, is_record_change
 from app.sync.bulk_push import BulkPush
 
 UNKNOWN_OUTCOME = (
@@ -68,7 +68,7 @@ class Pusher:
         outbox: Outbox,
         *,
         concurrency: int = 16,
-        bulk_size: int = 500,
+        bulk_size: int = BULK_SIZE,
         on_progress: Callable[[PushProgress], None] | None = None,
     ) -> None:
         self.client = client
@@ -150,18 +150,21 @@ class Pusher:
             else:
                 chains[change.effective_id].append(change)
         for record_id, chain in chains.items():
-            server = theirs.get(record_id)
+            # Changed since the last sync: in this pull. Changed before it: the cache has it.
+            server = theirs.get(record_id) or self.cache.get(res.slug, record_id)
             if server is not None:
                 self._judge_chain(chain, server)
 
     def _since(self, res: Resource, changes: Sequence[Change]) -> date | None:
+        """From the day before the resource's last completed sync (what changed on the server
+        since then; the cache holds the rest), or before a create of unknown outcome was made.
+        Never from an edited record's own `modifiedDate`: an old record would relist them all."""
         state = self.cache.sync_state(res.slug)
-        dates = [_as_datetime(c.created_at) for c in changes if _creates(c)]
-        dates += [_as_datetime((c.base or {}).get("modifiedDate")) for c in changes]
-        if state is not None and state.last_completed is not None:
-            dates.append(state.last_completed)
-        known = [d for d in dates if d is not None]
-        return min(known).date() - timedelta(days=1) if known else None
+        if state is None or state.last_completed is None:
+            return None
+        dates = [state.last_completed]
+        dates += [d for c in changes if _creates(c) and (d := _as_datetime(c.created_at))]
+        return min(dates).date() - timedelta(days=1)
 
     def _judge_create(self, change: Change, by_key: dict[str, dict[str, Any]]) -> None:
         """A create sent before (outcome unknown): found by its key, or never resent blindly."""
@@ -219,7 +222,7 @@ class Pusher:
             alone: list[tuple[list[Change], list[Change]]] = []  # (run, chain)
             groups: dict[BatchKey, list[tuple[list[Change], list[Change]]]] = defaultdict(list)
             for chain in heads:
-                run, key = self._head(chain)
+                run, key = head_run(self.registry, chain)
                 (groups[key] if key is not None else alone).append((run, chain))
 
             async def one(run: list[Change]) -> list[bool]:
@@ -236,20 +239,6 @@ class Pusher:
                 for (run, chain), ok in zip(pairs, results, strict=True)
                 if ok and len(chain) > len(run)
             ]
-
-    def _head(self, chain: list[Change]) -> tuple[list[Change], BatchKey | None]:
-        """The changes at the head of a record's chain that go together, and their bulk key."""
-        key = batch_key(self.registry[chain[0].resource], chain[0])
-        run = [chain[0]]
-        while len(run) < len(chain):
-            following = chain[len(run)]
-            if key is not None:
-                if batch_key(self.registry[following.resource], following) != key:
-                    break
-            elif not (run[-1].op == "update" and following.op == "update"):
-                break
-            run.append(following)
-        return run, key
 
     async def _send(self, run: list[Change], marked: bool = False) -> bool:
         """Send one change (or a run of updates as one PUT); True when it went through."""

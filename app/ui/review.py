@@ -30,9 +30,7 @@ from app.api.governor import GovernorState
 from app.api.pacing import allowed_requests
 from app.api.registry import Registry, Resource
 from app.store.changes import Change
-from app.sync.batches import BatchKey, batch_key, collapses, lines_of
-
-BULK_SIZE = 500  # elements per bulk request at most: the Pusher's default `bulk_size`
+from app.sync.batches import BULK_SIZE, BatchKey, collapses, head_run, lines_of
 
 
 @dataclass(frozen=True)
@@ -60,7 +58,7 @@ def plan_push(
     heads, sends, bulk = list(chains.values()), 0, 0
     while heads:
         groups: dict[BatchKey, int] = defaultdict(int)
-        runs = [_head(registry, chain) for chain in heads]
+        runs = [head_run(registry, chain) for chain in heads]
         for run, key in runs:
             if key is None:
                 sends += 1
@@ -72,19 +70,6 @@ def plan_push(
         heads = [chain[len(run) :] for chain, (run, _) in zip(heads, runs, strict=True)]
         heads = [chain for chain in heads if chain]
     return PushPlan(len(pending), sends + bulk, bulk, _listings(registry, pending))
-
-
-def _head(registry: Registry, chain: list[Change]) -> tuple[list[Change], BatchKey | None]:
-    """The changes at the head of a record's chain that go together (as the Pusher's `_head`)."""
-    key = batch_key(registry[chain[0].resource], chain[0])
-    run = [chain[0]]
-    for following in chain[1:]:
-        if key is not None and batch_key(registry[following.resource], following) != key:
-            break
-        if key is None and not (run[-1].op == "update" and following.op == "update"):
-            break
-        run.append(following)
-    return run, key
 
 
 def _elements(res: Resource, run: list[Change]) -> int:

@@ -277,3 +277,28 @@ async def test_a_rejected_change_fails_visibly_and_later_changes_of_the_record_w
     assert len(failed) == 1 and failed[0].last_error
     assert outbox.get(bad).state == "done"  # type: ignore[union-attr]  # already gone = done
     assert outbox.get(good).state == "done"  # type: ignore[union-attr]
+
+
+@pytest.mark.asyncio
+async def test_the_conflict_check_of_an_old_record_lists_only_what_changed_since_the_sync(
+    cache: Cache, outbox: Outbox
+) -> None:
+    """The check before a push asks for what changed since the last sync, not since the edited
+    record's own (old) modifiedDate, and still sees a change made before that sync."""
+    with SimServer(generate_show(1_000, seed=6), _config(page_size=100)) as server:
+        async with connect(server) as client:
+            await Puller(client, cache, page_size=100).sync(["customers"], full=True)
+            old, moved = (r["id"] for r in server.show.records("customers")[:2])
+            queue_update(cache, outbox, "customers", old, city="Quiet")
+            base_of_moved = cache.get("customers", moved)
+            queue_update(cache, outbox, "customers", moved, city="Mine")
+            # Another admin changed `moved` before our last sync picked it up: the cache has it.
+            other = {**server.show.get("customers", moved), "phone": "555-0111"}  # type: ignore[dict-item]
+            server.show.replace("customers", moved, other)
+            await Puller(client, cache, page_size=100).sync(["customers"])
+            assert cache.get("customers", moved) != base_of_moved
+            before = server.stats.requests
+            report = await Pusher(client, cache, outbox).push()
+            requests = server.stats.requests - before
+    assert (report.done, report.conflicts) == (1, 1)
+    assert requests <= 4  # the token aside: one page of recent changes and one PUT
