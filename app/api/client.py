@@ -121,7 +121,8 @@ class ShowClient:
         cursor = PageCursor(page_size, _what(res, op, path))
         while not cursor.done:
             req = self._request(res, op, path, query + cursor.query(), None, interactive)
-            page = Page(cursor.take(decode_json(await self._exchange.send(req), req.what)))
+            data = await self._exchange.send_and_read(req, _json_of(req.what))
+            page = Page(cursor.take(data))
             page.total = cursor.total
             if page:
                 yield page
@@ -204,8 +205,9 @@ class ShowClient:
         op = res.op(op_name)
         path, query = _fill(op, params)
         req = self._request(res, op, path, query, body, interactive)
-        response = await self._exchange.send(req)
-        return parse_result(op.result, response, req.what)
+        return await self._exchange.send_and_read(
+            req, lambda response: parse_result(op.result, response, req.what)
+        )
 
     def _request(
         self,
@@ -232,6 +234,10 @@ def _http_client(
         headers={"Accept": "application/json", "User-Agent": f"ShowDesk/{__version__}"},
         follow_redirects=False,
     )
+
+
+def _json_of(what: str) -> Callable[[httpx.Response], Any]:
+    return lambda response: decode_json(response, what)
 
 
 def _what(res: Resource, op: Operation, path: str) -> str:

@@ -9,6 +9,7 @@
     ├── ServerProblem             the server misbehaved: not the user's doing
     │   ├── ServerError           5xx
     │   └── UnexpectedResponse    a body we cannot read (HTML error page, broken JSON, odd shape)
+    │       └── UnreadableBody    not data at all (cut short, a web page): a GET/PUT is resent
     ├── AccessProblem             credentials or permissions: the user must act
     │   ├── AuthFailed            the token endpoint refused the show ID / secret
     │   └── Forbidden             a 403 that is not throttling: no permission for this operation
@@ -90,6 +91,14 @@ class ServerError(ServerProblem):
 
 class UnexpectedResponse(ServerProblem):
     """A body that is not what the operation promises (HTML error page, broken JSON...)."""
+
+
+class UnreadableBody(UnexpectedResponse):
+    """A body that is not data at all: JSON cut short, a web page where data was expected.
+
+    Likely the way there (a dropped connection, a proxy), not the operation: an idempotent
+    request is sent again, like after a 5xx.
+    """
 
 
 class AccessProblem(ShowDeskError):

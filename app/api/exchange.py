@@ -5,7 +5,9 @@
 and resend; otherwise Forbidden / RateLimited); connection errors and 5xx → idempotent requests
 (GET/PUT/DELETE) are retried with backoff, a POST only when it surely never left this machine,
 otherwise `TransportError(outcome_unknown=True)`. Every other answer is checked and mapped onto
-`app.api.errors`. No header, token or secret is ever logged or put in a message.
+`app.api.errors`. `send_and_read` also reads the answer, and sends an idempotent request again
+when its body could not be read at all (`UnreadableBody`: cut short, a proxy's web page).
+No header, token or secret is ever logged or put in a message.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import logging
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -29,12 +31,14 @@ from app.api.errors import (
     ServerError,
     TransportError,
     UnexpectedResponse,
+    UnreadableBody,
 )
 from app.api.governor import RateGovernor, Slot, Verdict
 from app.api.pacing import BackoffSchedule
 from app.api.responses import error_details
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 IDEMPOTENT = frozenset({"GET", "PUT", "DELETE", "HEAD", "OPTIONS"})
 # Raised before a single byte of the request left this machine: safe to retry even a POST.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
@@ -104,6 +108,19 @@ class Exchange:
                 self._governor.on_answer(slot)
                 if not await self._retry_5xx(req, outcome, tries):
                     return _checked(req, outcome)
+
+    async def send_and_read(self, req: Request, read: Callable[[httpx.Response], T]) -> T:
+        """`read(answer)` of `req`'s successful answer; an idempotent request whose answer is
+        unreadable is sent again with the transient backoff (a POST never is)."""
+        tries = _Tries()
+        while True:
+            response = await self.send(req)
+            try:
+                return read(response)
+            except UnreadableBody as exc:
+                if not req.idempotent or not await self._backoff(tries):
+                    raise
+                log.info("%s; retrying (try %d)", exc.message, tries.transient)
 
     async def _once(
         self, req: Request, token: str

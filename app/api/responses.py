@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from app.api.errors import UnexpectedResponse
+from app.api.errors import UnexpectedResponse, UnreadableBody
 from app.api.paging import lookup, records_of
 
 _TITLE = re.compile(r"(?is)<title[^>]*>(.*?)</title>")
@@ -34,11 +34,11 @@ def decode_json(response: httpx.Response, what: str) -> Any:
     if not response.content.strip():
         return None
     if looks_like_html(response):
-        raise UnexpectedResponse(f"{what}: the server sent a web page instead of data")
+        raise UnreadableBody(f"{what}: the server sent a web page instead of data")
     try:
         return response.json()
     except ValueError:
-        raise UnexpectedResponse(f"{what}: the server's answer is not valid JSON") from None
+        raise UnreadableBody(f"{what}: the server's answer is not valid JSON") from None
 
 
 # ----------------------------------------------------------------------------------- errors

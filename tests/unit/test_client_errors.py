@@ -249,3 +249,26 @@ async def test_other_statuses_are_unexpected() -> None:
         with pytest.raises(UnexpectedResponse) as info:
             await client.get("customers", "c1")
     assert "405" in str(info.value)
+
+
+BROKEN = httpx.Response(
+    200, text='{"id": "c1", "custo', headers={"content-type": "application/json"}
+)
+PORTAL = httpx.Response(200, text="<html><title>Sign in to the network</title></html>")
+
+
+@pytest.mark.asyncio
+async def test_an_unreadable_answer_to_a_get_is_fetched_again() -> None:
+    client, api, _, _ = make_client(script(BROKEN, PORTAL, OK))
+    async with client:
+        assert (await client.get("customers", "c1"))["customerName"] == "Acme"
+    assert len(api.requests) == 3
+
+
+@pytest.mark.asyncio
+async def test_an_unreadable_answer_to_a_post_is_not_resent() -> None:
+    client, api, _, _ = make_client(script(BROKEN, json_response({"id": "n1"})))
+    async with client:
+        with pytest.raises(UnexpectedResponse, match="not valid JSON"):
+            await client.create("customers", {"customerID": "C1"})
+    assert len(api.requests) == 1
