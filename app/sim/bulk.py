@@ -206,8 +206,8 @@ def _set_stock(call: Call, prod: Record, warehouse: str, qty: int) -> None:
         rows.append(show.add("product-inventory", {**fields, "inventory": qty}))
     elif row.get("inventory") != qty:
         row["inventory"] = qty
-        show.touch("product-inventory", row)
+        show.touch("product-inventory", row, ("inventory",))
     total = sum(int(r.get("inventory") or 0) for r in rows)
     if prod.get("inventory") != total:
         prod["inventory"] = total
-        show.touch("products", prod)
+        show.touch("products", prod, ("inventory",))

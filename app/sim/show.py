@@ -147,10 +147,15 @@ class Show:
         self.changed(slug)
         return rec
 
-    def touch(self, slug: str, rec: Record) -> Record:
-        """Stamp a record changed in place."""
+    def touch(self, slug: str, rec: Record, fields: Iterable[str] | None = None) -> Record:
+        """Stamp a record changed in place; naming the changed `fields` keeps the other indexes
+        (a bulk change of one field in every row then stays linear)."""
         rec["modifiedDate"] = self.now()
-        self.changed(slug)
+        if fields is None:
+            self.changed(slug)
+        else:
+            for name in (*fields, "modifiedDate"):
+                self._indexes.pop((slug, name), None)
         return rec
 
     def remove(self, slug: str, record_id: str) -> Record | None:
