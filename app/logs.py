@@ -99,6 +99,7 @@ class ShowDeskFileHandler(logging.handlers.RotatingFileHandler):
         self.redactor = RedactingFilter({os.environ.get(SECRET_ENV) or ""} - {""})
         self.addFilter(self.redactor)
         self.setFormatter(logging.Formatter(FORMAT))
+        self.previous_levels: dict[str, int] = {}
 
 
 def log_path() -> Path:
@@ -112,25 +113,33 @@ def file_handler() -> ShowDeskFileHandler | None:
     )
 
 
+# Loggers whose level the log file sets (and `stop_logging` gives back): one line per HTTP
+# request would push everything else out of the rotation.
+_QUIETER = {"httpx": logging.WARNING, "httpcore": logging.WARNING}
+
+
 def start_logging(level: int = logging.INFO) -> ShowDeskFileHandler:
     """Attach the log file to the root logger (replacing one attached before)."""
     stop_logging()
     handler = ShowDeskFileHandler(log_path())
     root = logging.getLogger()
+    handler.previous_levels = {name: logging.getLogger(name).level for name in ("", *_QUIETER)}
     root.addHandler(handler)
     if root.level == logging.NOTSET or root.level > level:
         root.setLevel(level)
-    # One line per HTTP request would push everything else out of the rotation.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    logging.getLogger("httpcore").setLevel(logging.WARNING)
+    for name, quieter in _QUIETER.items():
+        logging.getLogger(name).setLevel(quieter)
     return handler
 
 
 def stop_logging() -> None:
+    """Detach and close the log file; the levels it changed are as they were."""
     handler = file_handler()
     if handler is not None:
         logging.getLogger().removeHandler(handler)
         handler.close()
+        for name, level in handler.previous_levels.items():
+            logging.getLogger(name or None).setLevel(level)
 
 
 @contextmanager

@@ -131,3 +131,11 @@ def test_starting_twice_keeps_one_handler() -> None:
     with logging_to_file(), logging_to_file():
         handlers = [h for h in logging.getLogger().handlers if isinstance(h, ShowDeskFileHandler)]
         assert len(handlers) == 1
+
+
+def test_levels_changed_for_the_file_are_given_back() -> None:
+    root, httpx_log = logging.getLogger(), logging.getLogger("httpx")
+    before = (root.level, httpx_log.level)
+    with logging_to_file():
+        assert root.level <= logging.INFO and httpx_log.level == logging.WARNING
+    assert (root.level, httpx_log.level) == before
