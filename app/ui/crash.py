@@ -63,8 +63,8 @@ class CrashDialog(QMessageBox):
         self.setWindowTitle(f"{APP_NAME} — unexpected error")
         self.setText(f"{APP_NAME} ran into an unexpected error ({report.where}).")
         kept = (
-            f"\n\nThe {report.rescued} form(s) you had not saved were kept: they will be offered "
-            "back when you open this show again."
+            f"\n\nThe {report.rescued} form(s) you had not saved were kept: keep working with "
+            "them, or quit and they will be offered back when you open this show again."
             if report.rescued
             else ""
         )
