@@ -115,3 +115,35 @@ def test_self_test_fails_loudly_within_its_timeout() -> None:
     )
     assert result.returncode == 1
     assert "self-test: FAILED" in result.stdout
+
+
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+FONT_PROBE = """
+import sys
+from pathlib import Path
+import app.ui.app as desk
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+desk.FONTS = Path(sys.argv[1])
+desk._add_bundled_fonts(app)
+print(app.font().family())
+"""
+
+
+@pytest.mark.skipif(not DEJAVU.exists(), reason="needs fonts-dejavu-core (system-deps.sh)")
+def test_a_bundled_font_is_used_on_a_system_without_fonts(tmp_path: Path) -> None:
+    fonts = tmp_path / "fonts"
+    fonts.mkdir()
+    (fonts / DEJAVU.name).write_bytes(DEJAVU.read_bytes())
+    no_fonts = tmp_path / "fonts.conf"  # a fontconfig that knows no font at all
+    no_fonts.write_text(
+        f"<?xml version='1.0'?><fontconfig><cachedir>{tmp_path / 'fc'}</cachedir></fontconfig>",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "FONTCONFIG_FILE": str(no_fonts)}
+    result = subprocess.run(
+        [sys.executable, "-c", FONT_PROBE, str(fonts)],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "DejaVu Sans"
