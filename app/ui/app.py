@@ -308,4 +308,8 @@ def _run(app: QApplication, demo: bool, profile_name: str | None) -> int:
     finally:
         reporter.uninstall()
         collector.stop()
+        # Joins the worker threads of sorts and refreshes (qasync's default executor): a Qt
+        # thread still running when the process ends aborts it.
+        if not loop.is_running():
+            loop.close()
     return EXIT_CRASHED if reporter.quit_requested else 0

@@ -308,9 +308,12 @@ class MainWindow(QMainWindow):
             return
         if self.references is not None:
             self.references.refresh()
+        changed = set(slugs)
         for tab in self.resource_tabs():
-            if not slugs or tab.resource.slug in slugs or tab.resource.references:
+            if not slugs or tab.resource.slug in changed:
                 tab.refresh()
+            elif changed & set(tab.resource.references.values()):
+                tab.model.refresh_labels()
         if self.tree is not None:
             counts = self.session.cache.counts()
             self.tree.set_counts({r.slug: counts.get(r.slug, 0) for r in self.session.registry})

@@ -130,6 +130,7 @@ class ResourceTab(QWidget):
         self._model = RecordTableModel(
             cache, resource, references, outbox=outbox, parent=parent, owner=self, edits=edits
         )
+        self._kept: tuple[str | None, int] = (None, -1)  # current record across a model reset
         self.pending_label = QToolButton(self)  # the badge: a click opens the review
         self.pending_label.setAutoRaise(True)
         self.pending_label.setToolTip("Review these changes before pushing them")
@@ -170,11 +171,18 @@ class ResourceTab(QWidget):
 
     def refresh(self) -> None:
         """Re-read the cache (after a sync), keeping layout, sort, filters and current record."""
-        current = self.current_record_id()
         with wait_cursor():
             self._model.refresh()
+
+    def on_model_about_to_be_reset(self) -> None:
+        """Whatever resets the rows (a sort, a filter, a sync), the current record stays."""
+        self._kept = (self.current_record_id(), self._current_column())
+
+    def on_model_reset(self) -> None:
+        current, column = self._kept
+        self._kept = (None, -1)
         if current is not None and (row := self._model.row_of(current)) >= 0:
-            self.table.setCurrentIndex(self._model.index(row, max(self._current_column(), 0)))
+            self.table.setCurrentIndex(self._model.index(row, max(column, 0)))
 
     def current_record_id(self) -> str | None:
         index = self.table.currentIndex()
@@ -359,6 +367,8 @@ class ResourceTab(QWidget):
         header.sectionMoved.connect(self.on_header_layout_changed)
         self._model.columns_changed.connect(self.on_model_columns_changed)
         self._model.pending_changed.connect(self.on_model_pending_changed)
+        self._model.modelAboutToBeReset.connect(self.on_model_about_to_be_reset)
+        self._model.modelReset.connect(self.on_model_reset)
         self._model.modelReset.connect(self.on_selection_changed)
         self.table.activated.connect(self.on_table_activated)
         self.table.selectionModel().selectionChanged.connect(self.on_selection_changed)

@@ -98,6 +98,7 @@ def _run(timeout: float, home: Path) -> None:
         loop.run_until_complete(desk.close())
         window.close()
         shiboken6.delete(window)
+        loop.close()  # joins the worker threads (a running Qt thread at exit aborts the process)
 
 
 async def _checks(desk: object, window: object, problems: list[str]) -> None:

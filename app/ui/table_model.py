@@ -205,17 +205,27 @@ class RecordTableModel(QAbstractTableModel):
         self._reset_rows()
 
     def refresh(self) -> None:
-        """Read the cache again after a sync, keeping order and filters."""
+        """Read the cache again after a sync, keeping order and filters. With a background
+        runner the query runs there, and the rows on screen stay until the new ones are ready."""
         self._names.refresh()
         fields = fields_of(self._cache, self._resource)
-        changed = fields != self._fields
-        self.beginResetModel()
-        self._fields = fields
-        self._query()
-        self.endResetModel()
-        self.refresh_pending()
-        if changed:
+        if fields != self._fields:
+            self.beginResetModel()
+            self._fields = fields
+            self._blocks.clear()
+            self.endResetModel()
             self.columns_changed.emit()
+        else:
+            self._blocks.clear()  # the records may have changed: read them again when painted
+        self._reset_rows()
+        self.refresh_pending()
+
+    def refresh_labels(self) -> None:
+        """Only the names of referenced records changed (their resource was synced): repaint."""
+        self._names.refresh()
+        if self._ids and self._fields:
+            last = self.index(len(self._ids) - 1, len(self._fields) - 1)
+            self.dataChanged.emit(self.index(0, 0), last, [_ROLES.DisplayRole])
 
     # ------------------------------------------------------------------------ pending hook
 

@@ -131,3 +131,34 @@ def test_status_colours_read_on_a_dark_palette(qtbot: QtBot) -> None:
         assert status.push_label.text() == "Pushing… 1 of 4"
     finally:
         app.setPalette(light)
+
+
+def test_a_sync_refreshes_only_what_changed_and_keeps_the_current_record(
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+) -> None:
+    opened: Opened = open_window(profile_for(server))
+    window, session = opened.window, opened.session
+    wait_synced(loop, session)
+    tab = window.open_resource("customers")
+    assert tab is not None
+    model = tab.model
+    row = model.rowCount() // 2
+    current = model.record_id(row)
+    tab.table.setCurrentIndex(model.index(row, 1))
+    resets: list[int] = []
+    repaints: list[int] = []
+    model.modelAboutToBeReset.connect(lambda: resets.append(1))
+    model.dataChanged.connect(lambda *_: repaints.append(1))
+
+    # Warehouses synced: the customers' rows stay, only the warehouse names are repainted.
+    session.data_changed.emit(["warehouses"])
+    assert resets == [] and repaints
+
+    # Customers synced: read again in the background; the current record is still current.
+    session.data_changed.emit(["customers"])
+
+    async def settled() -> None:
+        await until(lambda: bool(resets) and not session.tasks.busy)
+
+    loop.run_until_complete(settled())
+    assert tab.current_record_id() == current
