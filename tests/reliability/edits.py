@@ -51,34 +51,40 @@ class Audit:
 
 
 def queue_edits(
-    editor: Editor, server: SimServer, count: int, *, conflicts: int = 0
+    editor: Editor, server: SimServer, count: int, *, conflicts: int = 0, clean: bool = False
 ) -> dict[int, Expected]:
     """Stage `count` edits (60 % customer updates, 20 % customer creates, 10 % order-line
     updates, 10 % order-line creates, a fifth of the order lines bad); `conflicts` of the
-    customers are then changed on the server by someone else."""
+    customers are then changed on the server by someone else. `clean`: no bad order lines and
+    no new ones (customer updates instead), so every edit can go through."""
     customers = server.show.records("customers")
     lines = server.show.records("orders")
-    n_updates, n_creates = count * 6 // 10, count * 2 // 10
+    n_creates = count * 2 // 10
     n_lines = min(count // 10, len(lines))
-    n_new_lines = count - n_updates - n_creates - n_lines
+    n_new_lines = 0 if clean else count - count * 6 // 10 - n_creates - n_lines
+    n_updates = count - n_creates - n_lines - n_new_lines
     assert len(customers) >= n_updates, "the show is too small for this many edits"
     expected: dict[int, Expected] = {}
-    for i, record in enumerate(customers[:n_updates]):
-        staged = editor.stage("customers", [FieldEdit(record["id"], "city", f"Faultville {i}")])
-        assert not staged.rejected, staged.rejected
-        expected[staged.seqs[0]] = Expected("customer-update", record["id"], f"Faultville {i}")
+    cities = {r["id"]: f"Faultville {i}" for i, r in enumerate(customers[:n_updates])}
+    staged = editor.stage("customers", [FieldEdit(rid, "city", c) for rid, c in cities.items()])
+    assert not staged.rejected, staged.rejected
+    for seq, rid in zip(staged.seqs, staged.records, strict=True):
+        expected[seq] = Expected("customer-update", rid, cities[rid])
     for i in range(n_creates):
         key = f"REL-C{i:04d}"
         seq, rejected = editor.create("customers", {"customerID": key, "city": f"Newtown {i}"})
         assert seq is not None, rejected
         expected[seq] = Expected("customer-create", key, f"Newtown {i}")
-    for i, line in enumerate(lines[:n_lines]):
-        bad = i % 5 == 4
-        quantity = 0 if bad else 100 + i
-        staged = editor.stage("orders", [FieldEdit(line["id"], "quantity", quantity)])
-        assert not staged.rejected, staged.rejected
-        refusal = "Order quantity must be greater than zero" if bad else None
-        expected[staged.seqs[0]] = Expected("order-update", line["id"], quantity, refusal)
+    quantities = {
+        line["id"]: 0 if i % 5 == 4 and not clean else 100 + i
+        for i, line in enumerate(lines[:n_lines])
+    }
+    staged = editor.stage("orders", [FieldEdit(i, "quantity", q) for i, q in quantities.items()])
+    assert not staged.rejected, staged.rejected
+    for seq, line_id in zip(staged.seqs, staged.records, strict=True):
+        quantity = quantities[line_id]
+        refusal = None if quantity else "Order quantity must be greater than zero"
+        expected[seq] = Expected("order-update", line_id, quantity, refusal)
     products = [p for p in server.show.records("products") if p.get("isOrderable", True)]
     products = [p for p in products if p.get("active", True) and not p.get("test")]
     for i in range(n_new_lines):
