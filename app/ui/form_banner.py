@@ -5,6 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from app.ui.palette import Hue, background, text_style
+
 
 class FormMessages(QWidget):
     """ "Changed on the server…" (with Reload) and errors that name no field.
@@ -17,7 +19,7 @@ class FormMessages(QWidget):
     def __init__(self, owner: QWidget | None = None) -> None:
         super().__init__(owner)
         self.banner = QFrame(self)
-        self.banner.setStyleSheet("QFrame { background: #fff3cd; color: #5c4400; }")
+        self.banner.setStyleSheet(f"QFrame {{ background: {background(Hue.PENDING).name()}; }}")
         self.banner_label = QLabel(self.banner)
         self.reload_button = QPushButton("Reload", self.banner)
         self.reload_button.clicked.connect(self.on_reload_button_clicked)
@@ -25,7 +27,7 @@ class FormMessages(QWidget):
         row.addWidget(self.banner_label, 1)
         row.addWidget(self.reload_button)
         self.error = QLabel(self)
-        self.error.setStyleSheet("color: #c62828;")
+        self.error.setStyleSheet(text_style(Hue.ERROR))
         self.error.setWordWrap(True)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)

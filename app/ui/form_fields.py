@@ -22,6 +22,7 @@ from app.store.cache import Cache
 from app.ui.editors import editor_for
 from app.ui.field_editor import FieldEditor
 from app.ui.form_layouts import column_picks, sections_for
+from app.ui.palette import Hue, text_style
 from app.ui.pickers import MultiPicker, ReferencePicker, reference_choices
 from app.ui.references import ReferenceNames, title_of
 
@@ -100,7 +101,7 @@ class FormFields(QScrollArea):
         rows.setContentsMargins(0, 0, 0, 0)
         rows.setSpacing(1)
         problem = QLabel(cell)
-        problem.setStyleSheet("color: #c62828;")
+        problem.setStyleSheet(text_style(Hue.ERROR))
         problem.setWordWrap(True)
         problem.hide()
         rows.addWidget(editor)

@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.palette import Hue, text_style
+
 
 @dataclass(frozen=True)
 class Level:
@@ -42,7 +44,7 @@ class LevelsDialog(QDialog):
         self.table.setHorizontalHeaderLabels(["Level", "Name"])
         self.table.horizontalHeader().setStretchLastSection(True)
         self.problem = QLabel(self)
-        self.problem.setStyleSheet("color: #c62828;")
+        self.problem.setStyleSheet(text_style(Hue.ERROR))
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
         )

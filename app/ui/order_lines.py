@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFormLayout, QPushButton, QVBoxLayout, QWidget
 
 from app.api.models import parse_show_date
@@ -24,13 +23,13 @@ from app.api.registry import Resource
 from app.store.changes import Change
 from app.sync.edits import FieldEdit
 from app.ui.editors import DateEditor, TextEditor
+from app.ui.palette import Hue, background
 from app.ui.pickers import ReferencePicker, key_labels, product_units, reference_choices
 from app.ui.record_panel import PanelContext, RecordPanel, body_items, refused_lines
 from app.ui.references import show_date
 from app.ui.sub_table import ColumnPick, SubTableEditor
 
 ORDERS = "orders"
-QUEUED_TINT = QColor("#fff3cd")
 EDITABLE = ("quantity", "deliveryDate")  # what UpdateOrderLine changes of an existing line
 
 
@@ -154,7 +153,7 @@ class OrderPanel(RecordPanel):
                 self.lines.lock_cells(index, [c for c in _COLUMNS if c not in EDITABLE])
             elif row.get("_kind") == "queued":
                 self.lines.lock_cells(index, _COLUMNS)
-                self.lines.tint_row(index, QUEUED_TINT, "Queued: not on the show yet")
+                self.lines.tint_row(index, background(Hue.PENDING), "Queued: not on the show yet")
         if self.order is not None:
             self.customer.set_value(self.order[0])
             self.purchase_order.set_value(self.order[1])

@@ -23,7 +23,6 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -42,6 +41,7 @@ from app.api.registry import Registry
 from app.store.changes import ACTIVE, Change, is_local_id
 from app.store.outbox import Outbox
 from app.ui.conflict_dialog import ConflictDialog, format_value
+from app.ui.palette import Hue, text
 from app.ui.review import PushPlan, plan_push, plan_text
 
 Index = QModelIndex | QPersistentModelIndex
@@ -49,11 +49,11 @@ Selection = QItemSelectionModel.SelectionFlag
 Confirm = Callable[[str], bool]
 Resolver = Callable[[Change], bool]
 COLUMNS = ("State", "Resource", "Record", "Operation", "Changes", "Attempts", "Last error")
-STATE_COLOURS = {
-    "pending": QColor("#1f5fbf"),
-    "sending": QColor("#707070"),
-    "failed": QColor("#b00020"),
-    "conflict": QColor("#b35900"),
+STATE_HUES = {
+    "pending": Hue.PENDING,
+    "sending": Hue.DELETED,
+    "failed": Hue.ERROR,
+    "conflict": Hue.CONFLICT,
 }
 
 
@@ -128,7 +128,8 @@ class OutboxModel(QAbstractTableModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return self._text(change, index.column())
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
-            return STATE_COLOURS.get(change.state)
+            hue = STATE_HUES.get(change.state)
+            return None if hue is None else text(hue)
         if role == Qt.ItemDataRole.UserRole:
             return change.seq
         return None

@@ -20,6 +20,7 @@ class Hue(Enum):
     PENDING = "#ffb300"  # an edit waiting in the outbox
     ERROR = "#e53935"  # a value refused, a change that failed
     CONFLICT = "#ef6c00"  # the server changed it too
+    FAILED = "#ff7043"  # a change the server refused at the last push
     CHANGED = "#fdd835"  # a side that moved away from the base
     NEW = "#00802b"  # a record created here
     DELETED = "#8a8a8a"  # a record to be deleted
@@ -58,12 +59,27 @@ def text(hue: Hue, palette: QPalette | None = None) -> QColor:
     return tone.lighter(160) if is_dark(palette) else tone
 
 
+_brushes: dict[tuple[Hue, bool, int], QBrush] = {}
+
+
 def background_brush(hue: Hue, palette: QPalette | None = None) -> QBrush:
-    return QBrush(background(hue, palette))
+    """`background` as a brush, made once per palette (table models ask for it per cell)."""
+    return _brush(hue, True, _palette(palette))
 
 
 def text_brush(hue: Hue, palette: QPalette | None = None) -> QBrush:
-    return QBrush(text(hue, palette))
+    return _brush(hue, False, _palette(palette))
+
+
+def _brush(hue: Hue, behind: bool, palette: QPalette) -> QBrush:
+    key = (hue, behind, palette.cacheKey())
+    brush = _brushes.get(key)
+    if brush is None:
+        if len(_brushes) > 256:  # palettes come and go (a theme switch): keep it small
+            _brushes.clear()
+        colour = background(hue, palette) if behind else text(hue, palette)
+        brush = _brushes[key] = QBrush(colour)
+    return brush
 
 
 def text_style(hue: Hue, *, bold: bool = False) -> str:

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 from app.api.models import ProductInventory
 from app.api.registry import Resource
 from app.store.changes import Change
+from app.ui.palette import Hue, background
 from app.ui.pickers import key_labels
 from app.ui.record_form import RecordForm
 from app.ui.record_panel import PanelContext, RecordPanel, failure_text, records_where
@@ -39,7 +39,6 @@ from app.ui.sub_table import ColumnPick, SubTableEditor
 PRICING = "product-pricing"
 INVENTORY = "product-inventory"
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
-QUEUED = QColor("#fff3cd")
 
 
 def _table(owner: QWidget, columns: Sequence[str]) -> QTableWidget:
@@ -215,7 +214,7 @@ class InventoryPanel(RecordPanel):
         queued = {(q.get("warehouseID"), q.get("orderUnit")) for q in self._queued_lines()}
         for row, line in enumerate(self._loaded):
             if (line.get("warehouseID"), line.get("orderUnit")) in queued:
-                self.lines.tint_row(row, QUEUED, "Queued: not on the show yet")
+                self.lines.tint_row(row, background(Hue.PENDING), "Queued: not on the show yet")
         self._update_buttons()
 
     def after_push(self, changes: Sequence[Change]) -> None:

@@ -35,10 +35,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.field_editor import FieldEditor
+from app.ui.palette import Hue, background, text_style
 from app.ui.references import title_of
 
 Index = QModelIndex | QPersistentModelIndex
-PROBLEM_TINT = QColor("#f8d7da")
 Options = Callable[[dict[str, Any]], list[tuple[str, str]]]  # row → (key, label) pairs
 
 
@@ -77,7 +77,7 @@ class SubTableEditor(FieldEditor):
         self.add_button = QPushButton("Add row", self)
         self.remove_button = QPushButton("Remove row", self)
         self.problems_label = QLabel(self)
-        self.problems_label.setStyleSheet("color: #c62828;")
+        self.problems_label.setStyleSheet(text_style(Hue.ERROR))
         self.problems_label.setWordWrap(True)
         self.problems_label.hide()
         self._problems: dict[int, str] = {}
@@ -131,7 +131,8 @@ class SubTableEditor(FieldEditor):
                     item = self.table.item(row, column)
                     if item is not None:
                         item.setData(
-                            Qt.ItemDataRole.BackgroundRole, PROBLEM_TINT if problem else None
+                            Qt.ItemDataRole.BackgroundRole,
+                            background(Hue.ERROR) if problem else None,
                         )
                         item.setToolTip(problem or "")
         lines = [f"Line {row + 1}: {text}" for row, text in sorted(self._problems.items())]

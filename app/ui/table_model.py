@@ -28,7 +28,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QFont
 
 from app.api.models import MODELS, ShowRecord
 from app.api.registry import Resource
@@ -37,17 +37,13 @@ from app.store.changes import ACTIVE
 from app.store.outbox import Outbox
 from app.sync.edits import can_edit
 from app.ui.delegates import FieldKind, field_kind
+from app.ui.palette import Hue, background_brush, text_brush
 from app.ui.pending import WHOLE_RECORD, PendingView
 from app.ui.references import ReferenceNames, ids_of, is_number, readable, show_date, title_of
 
 Index = QModelIndex | QPersistentModelIndex
 BLOCK = 200  # records read per SELECT
 MAX_BLOCKS = 24  # blocks kept: a few screens around where the user is looking
-PENDING_BRUSH = QBrush(QColor(255, 236, 179))
-ERROR_BRUSH = QBrush(QColor(255, 179, 179))
-FAILED_BRUSH = QBrush(QColor(255, 196, 140))  # a change the server refused at the last push
-NEW_BRUSH = QBrush(QColor(0, 110, 40))  # text of a record created here
-DELETED_BRUSH = QBrush(QColor(150, 150, 150))  # text of a record to be deleted (struck out)
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _ROLES = Qt.ItemDataRole
 
@@ -356,20 +352,22 @@ class RecordTableModel(QAbstractTableModel):
 
     def _background(self, row: int, column: int) -> QBrush | None:
         if self.errors and (self._ids[row], self._fields[column]) in self.errors:
-            return ERROR_BRUSH
+            return background_brush(Hue.ERROR)
         failed = self._view.failed
         if failed and any(
             (self._ids[row], f) in failed for f in (self._fields[column], WHOLE_RECORD)
         ):
-            return FAILED_BRUSH
-        return PENDING_BRUSH if self.pending and self.is_pending(row, column) else None
+            return background_brush(Hue.FAILED)
+        if self.pending and self.is_pending(row, column):
+            return background_brush(Hue.PENDING)
+        return None
 
     def _row_style(self, row: int, role: int) -> QBrush | QFont | None:
         kind = self._view.kinds.get(self._ids[row]) if self._view.kinds else None
         if kind is None:
             return None
         if role == _ROLES.ForegroundRole:
-            return NEW_BRUSH if kind == "new" else DELETED_BRUSH
+            return text_brush(Hue.NEW if kind == "new" else Hue.DELETED)
         font = QFont()
         font.setStrikeOut(kind == "deleted")
         font.setItalic(kind == "new")

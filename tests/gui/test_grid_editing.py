@@ -25,11 +25,11 @@ from app.store.outbox import Outbox
 from app.sync.edits import Editor
 from app.sync.exporter import export
 from app.ui.grid_editing import cell_text, parse_tsv, to_tsv
+from app.ui.palette import Hue, background_brush, text_brush
 from app.ui.pickers import ReferencePicker
 from app.ui.references import ReferenceNames
 from app.ui.replace_dialog import Replacement, replaced
 from app.ui.resource_tab import ResourceTab
-from app.ui.table_model import DELETED_BRUSH, ERROR_BRUSH, FAILED_BRUSH, PENDING_BRUSH
 from app.ui.undo import GridEditing
 from app.ui.view_export import view_options, visible_fields
 from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
@@ -143,7 +143,7 @@ def test_typing_into_a_cell_queues_one_undoable_change(grid: Grid) -> None:
     index = model.index(2, model.column_of("city"))
     assert model.setData(index, "Lyon", Role.EditRole)
     assert grid.value(2, "city") == "Lyon"
-    assert grid.cell(2, "city", Role.BackgroundRole) == PENDING_BRUSH
+    assert grid.cell(2, "city", Role.BackgroundRole) == background_brush(Hue.PENDING)
     assert [c.changed_fields for c in grid.pending()] == [("city",)]
     assert grid.tab.pending_label.text() == "1 unsaved change"
     grid.editing.stack.undo()
@@ -208,13 +208,13 @@ def test_invalid_values_are_marked_and_not_queued(grid: Grid) -> None:
     outcome = grid.grid.paste("1\r\nabc\r\n3")
     assert outcome is not None and list(outcome.refused) == [("c00001", "priceZone")]
     assert [grid.value(r, "priceZone") for r in (0, 2)] == [1, 3]
-    assert grid.cell(1, "priceZone", Role.BackgroundRole) == ERROR_BRUSH
+    assert grid.cell(1, "priceZone", Role.BackgroundRole) == background_brush(Hue.ERROR)
     assert "Not queued:" in grid.cell(1, "priceZone", Role.ToolTipRole)
     assert {c.record_id for c in grid.pending()} == {"c00000", "c00002"}
     grid.select(range(1, 2), "priceZone")
     grid.grid.paste("5")
     assert grid.value(1, "priceZone") == 5
-    assert grid.cell(1, "priceZone", Role.BackgroundRole) == PENDING_BRUSH
+    assert grid.cell(1, "priceZone", Role.BackgroundRole) == background_brush(Hue.PENDING)
 
 
 def test_pasting_past_the_last_row_offers_new_records(grid: Grid) -> None:
@@ -229,7 +229,7 @@ def test_pasting_past_the_last_row_offers_new_records(grid: Grid) -> None:
     assert grid.model.rowCount() == 52
     assert [grid.value(r, "customerName") for r in (50, 51)] == ["New two", "New three"]
     assert grid.model.row_kind(51) == "new"
-    assert grid.cell(51, "city", Role.BackgroundRole) == PENDING_BRUSH
+    assert grid.cell(51, "city", Role.BackgroundRole) == background_brush(Hue.PENDING)
     assert grid.editing.stack.count() == 1  # edits and creates: one step
     grid.editing.stack.undo()
     assert grid.model.rowCount() == 50 and grid.pending() == []
@@ -306,7 +306,7 @@ def test_pending_edits_survive_a_restart(
     again.tab.on_header_sort_indicator_changed(column, Qt.SortOrder.DescendingOrder)
     rows = [again.model.row_of(rid) for rid in ("c00000", "c00001")]
     assert [again.value(r, "city") for r in rows] == ["Lyon", "Lyon"]
-    assert again.cell(rows[0], "city", Role.BackgroundRole) == PENDING_BRUSH
+    assert again.cell(rows[0], "city", Role.BackgroundRole) == background_brush(Hue.PENDING)
     assert again.tab.pending_label.text() == "2 unsaved changes"
 
 
@@ -478,7 +478,7 @@ def test_deleting_rows_strikes_them_out_and_undo_discards_the_deletions(
     for row in range(2, 5):
         assert grid.model.row_kind(row) == "deleted"
         assert grid.cell(row, "priceZone", Role.FontRole).strikeOut()
-        assert grid.cell(row, "city", Role.ForegroundRole) == DELETED_BRUSH
+        assert grid.cell(row, "city", Role.ForegroundRole) == text_brush(Hue.DELETED)
         assert not grid.model.flags(grid.model.index(row, 0)) & Qt.ItemFlag.ItemIsEditable
     assert grid.cell(1, "city", Role.FontRole) is None
     assert grid.tab.pending_label.text() == "3 unsaved changes"
@@ -623,7 +623,7 @@ def test_push_with_partial_failures_and_retry(open_window: Opener, loop: qasync.
         rows = [model.row_of(rid) for rid in ids]
         for row in (rows[0], rows[2]):
             index = model.index(row, key)
-            assert index.data(Role.BackgroundRole) == FAILED_BRUSH
+            assert index.data(Role.BackgroundRole) == background_brush(Hue.FAILED)
             assert index.data(Role.ToolTipRole) == "Refused by the server: must not be empty"
             city = model.index(row, model.column_of("city"))
             assert "must not be empty" in city.data(Role.ToolTipRole)  # the row says why
@@ -636,7 +636,7 @@ def test_push_with_partial_failures_and_retry(open_window: Opener, loop: qasync.
         select([rows[2]], "customerID")
         gestures.paste("CU-FIXED-2")
         assert session.outbox.counts()["failed"] == 0  # the fixes took the failed changes' place
-        assert model.index(rows[0], key).data(Role.BackgroundRole) == PENDING_BRUSH
+        assert model.index(rows[0], key).data(Role.BackgroundRole) == background_brush(Hue.PENDING)
         puts = server.stats.by_operation[("PUT", "/Customer/{id}")]
         push_all()
 

@@ -14,9 +14,9 @@ import qasync
 from app.sim import SimServer, generate_show
 from app.store.changes import State
 from app.ui.order_lines import OrderPanel
+from app.ui.palette import Hue, background
 from app.ui.resource_tab import ResourceTab
 from app.ui.session import ShowSession
-from app.ui.sub_table import PROBLEM_TINT
 from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
 
 PO = "PO-GUI-1"
@@ -123,7 +123,7 @@ def test_a_refused_line_is_shown_on_its_row_the_others_are_created(
         *sorted(("line", ln["product"]["id"]) for ln in created), ("refused", bad["productID"]),
     ]  # fmt: skip
     assert panel.lines.row_problem(2) == "Product not available for customer"
-    assert panel.lines.table.item(2, 0).background().color() == PROBLEM_TINT  # type: ignore[union-attr]
+    assert panel.lines.table.item(2, 0).background().color() == background(Hue.ERROR)  # type: ignore[union-attr]
     assert panel.lines.row_problem(0) == "" and panel.lines.row_problem(1) == ""
     assert "Line 3: Product not available for customer" in panel.lines.problems_label.text()
 

@@ -19,7 +19,7 @@ from app.store.changes import Change
 from app.store.outbox import NewChange, Outbox
 from app.ui.conflict_dialog import ConflictDialog, conflict_fields
 from app.ui.outbox_view import OutboxModel, OutboxView, diff_text, record_text
-from app.ui.palette import Hue, background
+from app.ui.palette import Hue, background, text
 from app.ui.review import duration_text, plan_push, push_seconds
 from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
 
@@ -109,7 +109,7 @@ def test_rows_show_state_title_record_diff_attempts_error(outbox: Outbox) -> Non
         ["pending", "Customers", "CU1 · c1", "update", lyon, "0", ""],
         ["failed", "Customers", "CU1 · c1", "update", "city: Paris → Nice", "1", error],
     ]
-    assert model.index(1, 0).data(Qt.ItemDataRole.ForegroundRole).name() == "#b00020"
+    assert model.index(1, 0).data(Qt.ItemDataRole.ForegroundRole).name() == text(Hue.ERROR).name()
 
 
 def test_creates_deletes_and_local_ids_read_plainly(outbox: Outbox) -> None:

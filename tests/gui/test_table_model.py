@@ -16,8 +16,9 @@ from pytestqt.qtbot import QtBot
 from app.api.registry import Registry, default_registry
 from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
+from app.ui.palette import Hue, background_brush
 from app.ui.references import ReferenceNames
-from app.ui.table_model import BLOCK, PENDING_BRUSH, RecordTableModel
+from app.ui.table_model import BLOCK, RecordTableModel
 
 Role = Qt.ItemDataRole
 CITIES = ["Springfield", "Riverton", "Fairview", "Greenville", "Madison"]
@@ -345,9 +346,9 @@ def test_pending_changes_of_the_outbox_are_highlighted(cache: Cache, tmp_path: P
         )
         outbox.add(NewChange("customers", "delete", "c00002"))
         model = make_model(cache, "customers", outbox=outbox)
-        assert cell(model, 1, "city", Role.BackgroundRole) == PENDING_BRUSH
+        assert cell(model, 1, "city", Role.BackgroundRole) == background_brush(Hue.PENDING)
         assert cell(model, 1, "customerName", Role.BackgroundRole) is None
-        assert cell(model, 2, "email", Role.BackgroundRole) == PENDING_BRUSH
+        assert cell(model, 2, "email", Role.BackgroundRole) == background_brush(Hue.PENDING)
         assert cell(model, 3, "city", Role.BackgroundRole) is None
         model.set_pending([])
         assert cell(model, 1, "city", Role.BackgroundRole) is None

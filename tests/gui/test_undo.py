@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from app.sim import SimServer, generate_show
 from app.store.changes import ACTIVE
-from app.ui.table_model import PENDING_BRUSH
+from app.ui.palette import Hue, background_brush
 from app.ui.undo import UNDO_LIMIT, EditCellsCommand, GridEditing, Outcome
 from tests.gui import test_grid_editing
 from tests.gui.conftest import Opener, config, profile_for, wait_synced
@@ -42,7 +42,7 @@ def test_undo_and_redo_change_the_right_records_after_a_sort(grid: Grid) -> None
     assert {grid.saved(rid, "city") for rid in edited} == {"Lyon"}
     rows = [grid.model.row_of(rid) for rid in edited]
     assert {grid.value(r, "city") for r in rows} == {"Lyon"}
-    assert grid.cell(rows[0], "city", Role.BackgroundRole) == PENDING_BRUSH
+    assert grid.cell(rows[0], "city", Role.BackgroundRole) == background_brush(Hue.PENDING)
 
 
 def test_undo_keeps_later_edits_of_the_same_record(grid: Grid) -> None:
