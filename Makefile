@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench sim sysdeps sysdeps-window clean
+.PHONY: run test lint typecheck unit bench sim sysdeps sysdeps-window screenshots clean
 .PHONY: package package-onefile package-test icons
 
 $(STAMP): pyproject.toml
@@ -45,6 +45,15 @@ bench: $(STAMP) sysdeps
 
 sim: $(STAMP)
 	$(BIN)/showdesk sim --size demo
+
+# PNGs of the window (demo tables, outbox, a backoff, forms, the hierarchy) in ./screenshots,
+# drawn by a real X11 window: under Xvfb when there is no display.
+SHOTS := SHOWDESK_SCREENSHOTS=$(CURDIR)/screenshots QT_QPA_PLATFORM=xcb $(BIN)/python -m pytest \
+           -q tests/gui/test_screenshots.py tests/gui/test_form_screenshots.py
+screenshots: $(STAMP) sysdeps-window
+	@if [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+	  xvfb-run -a -s "-screen 0 1600x1000x24" env $(SHOTS); else env $(SHOTS); fi
+	@ls screenshots
 
 # ---- packaging (issue 7): packaging/README.md --------------------------------------------------
 PACKAGE_STAMP  := $(VENV)/.package-installed
