@@ -46,6 +46,11 @@ class Workspace:
 
     def client(self) -> ShowClient:
         secret = os.environ.get(SECRET_ENV) or secrets.get(self.profile)
+        if not secret and secrets.failure:
+            raise UsageError(
+                f"No client secret for show {self.profile.show_id}: the keyring cannot be used "
+                f"({secrets.failure}); set {SECRET_ENV} instead."
+            )
         if not secret:
             raise UsageError(
                 f"No client secret for show {self.profile.show_id}: set {SECRET_ENV} "
@@ -167,6 +172,7 @@ def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
     progress = Progress()
 
     async def work(client: ShowClient) -> int:
+        await client.auth.token()  # an unreachable show stops here: every change stays pending
         pusher = Pusher(client, ws.cache, ws.outbox, on_progress=_on_push(progress))
         report = await pusher.push(args.resource or None, retry_failed=args.retry_failed)
         progress.done()
@@ -297,6 +303,10 @@ def run(args: argparse.Namespace) -> int:
         return USAGE
     except ShowDeskError as exc:
         print(f"showdesk {args.command}: {exc.message}", file=sys.stderr)
+        return USAGE
+    except OSError as exc:  # a file given on the command line, the log folder…
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"showdesk {args.command}: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
         return USAGE
     except KeyboardInterrupt:
         print(f"showdesk {args.command}: interrupted; what was done is kept", file=sys.stderr)

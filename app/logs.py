@@ -10,6 +10,7 @@ replaced by `[redacted]` — in the message, its arguments and the formatted tra
 
 from __future__ import annotations
 
+import io
 import logging
 import logging.handlers
 import os
@@ -94,11 +95,21 @@ class ShowDeskFileHandler(logging.handlers.RotatingFileHandler):
     """The log file's handler (its own class, so it is found and replaced, never doubled)."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         super().__init__(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
         self.redactor = RedactingFilter({os.environ.get(SECRET_ENV) or ""} - {""})
         self.addFilter(self.redactor)
         self.setFormatter(logging.Formatter(FORMAT))
+
+    def _open(self) -> io.TextIOWrapper:
+        """The log file, readable by its owner only (it names the show's records)."""
+        stream = super()._open()
+        os.chmod(self.baseFilename, 0o600)
+        return stream
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        """A log line that cannot be written (a full disk) is dropped: the log must never be
+        what stops ShowDesk, nor spill tracebacks onto the terminal."""
         self.previous_levels: dict[str, int] = {}
 
 
@@ -118,10 +129,14 @@ def file_handler() -> ShowDeskFileHandler | None:
 _QUIETER = {"httpx": logging.WARNING, "httpcore": logging.WARNING}
 
 
-def start_logging(level: int = logging.INFO) -> ShowDeskFileHandler:
-    """Attach the log file to the root logger (replacing one attached before)."""
+def start_logging(level: int = logging.INFO) -> ShowDeskFileHandler | None:
+    """Attach the log file to the root logger (replacing one attached before); None when the
+    log folder cannot be written (ShowDesk then runs without a log file)."""
     stop_logging()
-    handler = ShowDeskFileHandler(log_path())
+    try:
+        handler = ShowDeskFileHandler(log_path())
+    except OSError:
+        return None
     root = logging.getLogger()
     handler.previous_levels = {name: logging.getLogger(name).level for name in ("", *_QUIETER)}
     root.addHandler(handler)
@@ -143,7 +158,7 @@ def stop_logging() -> None:
 
 
 @contextmanager
-def logging_to_file(level: int = logging.INFO) -> Iterator[ShowDeskFileHandler]:
+def logging_to_file(level: int = logging.INFO) -> Iterator[ShowDeskFileHandler | None]:
     """The log file for the duration of a command."""
     handler = start_logging(level)
     try:

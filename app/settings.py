@@ -163,6 +163,11 @@ class ProfileStore:
         self._write(data)
 
 
+# A keyring that is absent, locked or refusing: keyring's own errors, and whatever else a backend
+# raises on its way to the OS (D-Bus, a locked file, a denied prompt).
+_KEYRING_FAILURES = (keyring.errors.KeyringError, OSError, RuntimeError, ValueError)
+
+
 class SecretStore:
     """The client secret per profile: the OS keyring, else memory for this session only."""
 
@@ -170,6 +175,7 @@ class SecretStore:
         self._session: dict[str, str] = {}
         self.persistent = True
         self.problem: str | None = None
+        self.failure: str | None = None  # the keyring's error, when it failed
 
     @staticmethod
     def _account(profile: Profile) -> str:
@@ -182,7 +188,7 @@ class SecretStore:
         try:
             secret: str | None = keyring.get_password(KEYRING_SERVICE, account)
             return secret
-        except keyring.errors.KeyringError as exc:
+        except _KEYRING_FAILURES as exc:
             self._note(exc)
             return None
 
@@ -193,7 +199,7 @@ class SecretStore:
             keyring.set_password(KEYRING_SERVICE, account, secret)
             self._session.pop(account, None)
             return True
-        except keyring.errors.KeyringError as exc:
+        except _KEYRING_FAILURES as exc:
             self._note(exc)
             self._session[account] = secret
             return False
@@ -203,11 +209,12 @@ class SecretStore:
         self._session.pop(account, None)
         try:
             keyring.delete_password(KEYRING_SERVICE, account)
-        except keyring.errors.KeyringError:
+        except _KEYRING_FAILURES:
             pass
 
     def _note(self, exc: Exception) -> None:
         self.persistent = False
+        self.failure = type(exc).__name__
         self.problem = (
             f"No working keyring ({type(exc).__name__}): the client secret is kept for this "
             "session only and must be entered again next time."

@@ -20,6 +20,7 @@ import httpx
 
 from app.api.connection import Connection
 from app.api.errors import AuthFailed, ServerError, TransportError, UnexpectedResponse, redact
+from app.api.network import describe
 
 log = logging.getLogger(__name__)
 Grant = Literal["client_credentials", "refresh_token"]
@@ -189,6 +190,10 @@ class Authenticator:
         url = self._conn.auth_url
         try:
             return await self._http.post(url, data=form, auth=basic or httpx.Auth())
+        except httpx.TransportError as exc:
+            raise TransportError(
+                f"Could not reach the sign-in server {url}: {describe(exc)}"
+            ) from None
         except httpx.HTTPError as exc:
             raise TransportError(
                 f"Could not reach the sign-in server {url}: {type(exc).__name__}"

@@ -5,7 +5,8 @@
     ShowDeskError
     ├── EnvironmentProblem        the network, the machine: retry later, check the connection
     │   ├── TransportError        unreachable, timed out, connection dropped
-    │   └── RateLimited           throttled and still throttled after every backoff try
+    │   ├── RateLimited           throttled and still throttled after every backoff try
+    │   └── StoreUnavailable      the cache or outbox file cannot be written (read-only, full)
     ├── ServerProblem             the server misbehaved: not the user's doing
     │   ├── ServerError           5xx
     │   └── UnexpectedResponse    a body we cannot read (HTML error page, broken JSON, odd shape)
@@ -46,10 +47,11 @@ class ShowDeskError(Exception):
 
     def __init__(self, message: str) -> None:
         super().__init__(redact(message))
+        self._message = redact(message)  # kept apart: Qt bindings rewrite `args` on the way up
 
     @property
     def message(self) -> str:
-        return str(self.args[0]) if self.args else ""
+        return self._message
 
 
 class EnvironmentProblem(ShowDeskError):
@@ -75,6 +77,20 @@ class RateLimited(EnvironmentProblem):
     def __init__(self, message: str, attempts: int) -> None:
         super().__init__(message)
         self.attempts = attempts
+
+
+class StoreUnavailable(EnvironmentProblem):
+    """A store file (the cache, the outbox) that cannot be opened or written on this machine.
+
+    `reason` says why in the user's words ("the disk is full", "the folder is read-only");
+    nothing was written (a write is one transaction: all of it, or none of it).
+    """
+
+    def __init__(self, what: str, path: str, reason: str) -> None:
+        super().__init__(f"Cannot write the {what} at {path}: {reason}")
+        self.what = what
+        self.path = path
+        self.reason = reason
 
 
 class ServerProblem(ShowDeskError):

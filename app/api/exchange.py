@@ -34,6 +34,7 @@ from app.api.errors import (
     UnreadableBody,
 )
 from app.api.governor import RateGovernor, Slot, Verdict
+from app.api.network import describe
 from app.api.pacing import BackoffSchedule
 from app.api.responses import error_details
 
@@ -144,7 +145,7 @@ class Exchange:
 
     async def _after_failure(self, req: Request, exc: httpx.TransportError, tries: _Tries) -> None:
         not_sent = isinstance(exc, _NOT_SENT)
-        detail = f"{req.what}: {_describe(exc)}"
+        detail = f"{req.what}: {describe(exc)}"
         if (req.idempotent or not_sent) and await self._backoff(tries):
             log.info("%s; retrying (try %d)", detail, tries.transient)
             return
@@ -194,14 +195,6 @@ class Exchange:
         tries.transient += 1
         await self._sleep(schedule.delay(tries.transient, self._rng))
         return True
-
-
-def _describe(exc: httpx.TransportError) -> str:
-    if isinstance(exc, httpx.TimeoutException):
-        return f"timed out ({type(exc).__name__})"
-    if isinstance(exc, httpx.ConnectError):
-        return f"could not connect ({exc})"
-    return f"connection failed ({type(exc).__name__})"
 
 
 def _checked(req: Request, response: httpx.Response) -> httpx.Response:

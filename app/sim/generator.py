@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
@@ -30,7 +30,7 @@ from app.sim.names import (
     STORE_WORDS,
     STREETS,
 )
-from app.sim.show import Record, Show
+from app.sim.show import Record, Show, utc_stamp
 
 T = TypeVar("T")
 
@@ -174,13 +174,22 @@ class Builder:
         return out
 
 
-def generate_show(size: str | int = "demo", seed: int = 1, *, now: datetime | None = None) -> Show:
-    """Build a whole show deterministically (same size, seed and `now` → same data)."""
+def generate_show(
+    size: str | int = "demo",
+    seed: int = 1,
+    *,
+    now: datetime | None = None,
+    clock: Callable[[], str] = utc_stamp,
+) -> Show:
+    """Build a whole show deterministically (same size, seed and `now` → same data).
+
+    `clock` stamps the changes made afterwards (`modifiedDate`): a server whose clock is off.
+    """
     if now is None:
         now = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     if now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
-    show = Show(f"Demo show ({size})", id_seed=seed)
+    show = Show(f"Demo show ({size})", id_seed=seed, clock=clock)
     b = Builder(show, show_size(size), seed, now)
     _organisation(b)
     _sales(b)

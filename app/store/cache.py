@@ -52,7 +52,7 @@ class Cache:
 
     def __init__(self, path: Path, registry: Registry) -> None:
         self.registry = registry
-        self._db = Database(path, CACHE_MIGRATIONS, sync="NORMAL")
+        self._db = Database(path, CACHE_MIGRATIONS, sync="NORMAL", what="cache")
         self._sync = SyncStateTable(self._db)
 
     @property

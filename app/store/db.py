@@ -7,10 +7,15 @@ the database file's permissions), WAL journalling is switched on, and the number
 
 Connections run in autocommit mode (`isolation_level=None`); writers group their statements with
 `transaction()`, which is explicit `BEGIN IMMEDIATE` … `COMMIT`.
+
+A file that cannot be created or written — a read-only folder, a full disk — raises
+`StoreUnavailable` naming the file and the reason in the user's words, when it is opened and on
+any write (whose transaction is then rolled back: nothing of it was kept).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import threading
@@ -19,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-from app.api.errors import ProgrammingError
+from app.api.errors import ProgrammingError, StoreUnavailable
 
 Migration = Sequence[str]
 Synchronous = Literal["NORMAL", "FULL"]
@@ -29,7 +34,42 @@ class StoreError(ProgrammingError):
     """A store file that this version cannot use (written by a newer ShowDesk, or corrupt)."""
 
 
-def _private_parent(path: Path) -> None:
+READ_ONLY = "the folder or the file is read-only (or not yours to write)"
+DISK_FULL = "the disk is full"
+_READ_ONLY_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
+_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+_READ_ONLY_CODES = frozenset(
+    {sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM}
+)
+
+
+def os_problem(exc: OSError, what: str, path: Path) -> StoreUnavailable:
+    """A file system error about a store file, in the user's words."""
+    if exc.errno in _READ_ONLY_ERRNOS:
+        reason = READ_ONLY
+    elif exc.errno in _FULL_ERRNOS:
+        reason = DISK_FULL
+    else:
+        reason = exc.strerror or type(exc).__name__
+    return StoreUnavailable(what, str(path), reason)
+
+
+def unwritable(exc: BaseException, what: str, path: Path) -> StoreUnavailable | None:
+    """`exc` as a StoreUnavailable when it says the file cannot be written; else None."""
+    if isinstance(exc, OSError):
+        return os_problem(exc, what, path)
+    if isinstance(exc, sqlite3.OperationalError):
+        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF  # the primary result code
+        if code == sqlite3.SQLITE_FULL:
+            return StoreUnavailable(what, str(path), DISK_FULL)
+        if code in _READ_ONLY_CODES:
+            return StoreUnavailable(what, str(path), READ_ONLY)
+        if code == sqlite3.SQLITE_IOERR:
+            return StoreUnavailable(what, str(path), f"the disk could not be written ({exc})")
+    return None
+
+
+def private_parents(path: Path) -> None:
     """Create the missing parent directories 0700 (existing ones are left as they are)."""
     missing = [p for p in reversed(path.parents) if not p.exists()]
     for directory in missing:
@@ -44,10 +84,15 @@ def _private_file(path: Path) -> None:
     os.chmod(path, 0o600)
 
 
-def connect(path: Path, *, synchronous: Synchronous = "NORMAL") -> sqlite3.Connection:
+def connect(
+    path: Path, *, synchronous: Synchronous = "NORMAL", what: str = "store"
+) -> sqlite3.Connection:
     """Open (creating it privately if needed) a WAL-mode database file."""
-    _private_parent(path)
-    _private_file(path)
+    try:
+        private_parents(path)
+        _private_file(path)
+    except OSError as exc:
+        raise os_problem(exc, what, path) from exc
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     try:
         conn.execute("PRAGMA page_size=8192")  # only takes effect on a new, empty file
@@ -59,6 +104,9 @@ def connect(path: Path, *, synchronous: Synchronous = "NORMAL") -> sqlite3.Conne
         conn.execute("PRAGMA busy_timeout=5000")
     except sqlite3.DatabaseError as exc:
         conn.close()
+        problem = unwritable(exc, what, path)
+        if problem is not None:
+            raise problem from exc
         raise StoreError(f"{path}: not a ShowDesk store file ({exc})") from None
     return conn
 
@@ -92,31 +140,50 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn
+        conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite may have rolled back already (a full disk does)
+            conn.execute("ROLLBACK")
         raise
-    conn.execute("COMMIT")
 
 
 class Database:
     """A connection plus the lock that serialises its users (callers may use worker threads)."""
 
-    def __init__(self, path: Path, migrations: Sequence[Migration], *, sync: Synchronous) -> None:
+    def __init__(
+        self,
+        path: Path,
+        migrations: Sequence[Migration],
+        *,
+        sync: Synchronous,
+        what: str = "store",
+    ) -> None:
         self.path = path
+        self.what = what  # "cache", "outbox": for messages
         self.lock = threading.RLock()
-        self.conn = connect(path, synchronous=sync)
+        self.conn = connect(path, synchronous=sync, what=what)
         try:
             self.version = migrate(self.conn, migrations, name=str(path))
-        except BaseException:
+        except BaseException as exc:
             self.conn.close()
+            problem = unwritable(exc, what, path)
+            if problem is not None:
+                raise problem from exc
             raise
         self._closed = False
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """One committed transaction, holding the lock."""
-        with self.lock, transaction(self.conn) as conn:
-            yield conn
+        """One committed transaction, holding the lock (StoreUnavailable: nothing written)."""
+        with self.lock:
+            try:
+                with transaction(self.conn) as conn:
+                    yield conn
+            except sqlite3.OperationalError as exc:
+                problem = unwritable(exc, self.what, self.path)
+                if problem is None:
+                    raise
+                raise problem from exc
 
     def close(self) -> None:
         if not self._closed:

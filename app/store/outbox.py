@@ -60,7 +60,7 @@ class Outbox:
 
     def __init__(self, path: Path, *, clock: Clock = _now) -> None:
         self._clock = clock
-        self._db = Database(path, OUTBOX_MIGRATIONS, sync="FULL")
+        self._db = Database(path, OUTBOX_MIGRATIONS, sync="FULL", what="outbox")
 
     @property
     def path(self) -> Path:

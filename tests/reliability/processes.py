@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from app.sim.server import SimServer
 from tests.sim.test_cli import connection_args
@@ -23,22 +24,36 @@ from tests.sim.test_cli import connection_args
 Progress = Callable[[], object]  # anything that changes as the command gets on
 
 
-def command(server: SimServer, cache: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "app", *args, *connection_args(server, cache)]
+def command(server: SimServer, cache: Path, *args: str, module: str = "app") -> list[str]:
+    return [sys.executable, "-m", module, *args, *connection_args(server, cache)]
 
 
 def environment(server: SimServer) -> dict[str, str]:
     return {**os.environ, "SHOWDESK_CLIENT_SECRET": server.client_secret}
 
 
-def run(server: SimServer, cache: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run(
+    server: SimServer, cache: Path, *args: str, module: str = "app", **options: Any
+) -> subprocess.CompletedProcess[str]:
+    """`showdesk ARGS` on `server` with the cache at `cache` (`module`: another entry point,
+    `options`: for subprocess.run)."""
     return subprocess.run(
-        command(server, cache, *args),
+        command(server, cache, *args, module=module),
         capture_output=True,
         text=True,
         timeout=300,
-        env=environment(server),
+        env=options.pop("env", None) or environment(server),
+        **options,
     )
+
+
+def one_line_failure(result: subprocess.CompletedProcess[str]) -> str:
+    """The one line a failed command printed: exit code 2, no traceback, nothing else."""
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    assert len(lines) == 1, result.stderr
+    return lines[0]
 
 
 def kill_during(
