@@ -35,7 +35,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# A bundle built earlier (make package) is tested too, so it is rebuilt first when the sources
+# changed since: tests/bundle never judges a stale one.
 unit: $(STAMP) sysdeps
+	@if [ -e $(BUNDLE) ]; then $(MAKE) --no-print-directory package; fi
+	@if [ -e $(ONEFILE) ]; then $(MAKE) --no-print-directory package-onefile; fi
 	$(BIN)/python -m pytest
 
 test: lint typecheck unit
