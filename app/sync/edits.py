@@ -95,6 +95,7 @@ class Staged:
     seqs: list[int] = field(default_factory=list)
     rejected: list[Rejected] = field(default_factory=list)
     records: dict[str, dict[str, Any]] = field(default_factory=dict)  # id → record as staged
+    reworked: set[int] = field(default_factory=set)  # failed changes fixed in place (same seq)
 
 
 class Editor:
@@ -144,6 +145,7 @@ class Editor:
                 order.append(None)
         added = iter(self.outbox.add_many(new, rework=rework, drop=drop) if order else [])
         staged.seqs = [seq if seq is not None else next(added) for seq in order]
+        staged.reworked = set(rework)
         return staged
 
     def _can_stage(self, res: Resource, edit: FieldEdit) -> bool:

@@ -61,6 +61,7 @@ class EditCellsCommand(QUndoCommand):
         self.cells = list(cells)
         self.creates = [dict(c) for c in creates]
         self.seqs: dict[str, int] = {}  # record id → outbox seq written by the last redo
+        self.reworked: set[int] = set()  # of those, failed changes the redo fixed in place
         self.created: dict[str, int] = {}  # local id → seq of the create
         self.outcome = Outcome(slug)
 
@@ -70,6 +71,7 @@ class EditCellsCommand(QUndoCommand):
         staged = editor.stage(self.slug, edits) if edits else None
         if staged is not None:
             self.seqs = dict(zip(staged.records, staged.seqs, strict=True))
+            self.reworked = staged.reworked
             outcome.refused = {(r.edit.record_id, r.edit.field): r.reason for r in staged.rejected}
         outcome.cleared = {(c.record_id, c.field) for c in self.cells} - set(outcome.refused)
         self.created = {}
@@ -93,7 +95,10 @@ class EditCellsCommand(QUndoCommand):
             states[change.seq] = change.state
         restage: list[FieldEdit] = []
         for record_id, seq in self.seqs.items():
-            if states.get(seq) == "pending" and latest.get(record_id) == seq:
+            # A change this command made is discarded; one it fixed in place (the user's
+            # earlier edit the server refused) gets its earlier values back, never discarded.
+            mine = seq not in self.reworked
+            if mine and states.get(seq) == "pending" and latest.get(record_id) == seq:
                 editor.outbox.discard(seq)
             else:
                 restage += [
@@ -105,7 +110,7 @@ class EditCellsCommand(QUndoCommand):
             editor.stage(self.slug, restage)
         if self.created:
             editor.delete(self.slug, list(self.created))
-        self.seqs, self.created = {}, {}
+        self.seqs, self.created, self.reworked = {}, {}, set()
         self.editing.notify(
             Outcome(self.slug, cleared={(c.record_id, c.field) for c in self.cells})
         )

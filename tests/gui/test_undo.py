@@ -71,6 +71,22 @@ def test_a_change_already_sent_is_undone_by_staging_the_old_value(grid: Grid) ->
     assert states == [(True, "pending")]  # the old value supersedes the failed change
 
 
+def test_undoing_the_fix_of_a_refused_edit_gives_the_refused_values_back(grid: Grid) -> None:
+    rid = grid.model.record_id(0)
+    grid.select(range(0, 1), "city")
+    grid.grid.paste("Lyon")
+    (change,) = grid.pending()
+    outbox = grid.editor.outbox
+    outbox.mark_sending([change.seq])
+    outbox.mark_failed(change.seq, "server said no")
+    grid.grid.paste("Nice")  # the fix: the refused change is sent again with it
+    assert [c.seq for c in grid.pending()] == [change.seq]
+    grid.editing.stack.undo()  # undo the fix, not the user's first edit
+    kept = outbox.get(change.seq)
+    assert kept is not None and kept.state in ("pending", "failed")
+    assert grid.saved(rid, "city") == "Lyon"  # the edit the server refused is still there
+
+
 def test_commands_hold_ids_and_values_and_a_paste_is_one_step(grid: Grid) -> None:
     stack = grid.editing.stack
     assert grid.editing.stack is not None
