@@ -229,7 +229,12 @@ class Editor:
         return self.outbox.add(change)
 
     def delete(self, slug: str, record_ids: Iterable[str]) -> list[int]:
-        """Queue deletions (a record created here and never pushed is simply discarded)."""
+        """Queue deletions (a record created here and never pushed is simply discarded).
+        Raises UnknownOperation, queueing nothing, when the API cannot delete these records."""
+        record_ids = list(record_ids)
+        res = self.registry[slug]
+        if not res.can("delete") and not all(is_local_id(r) for r in record_ids):
+            raise UnknownOperation(_cannot(res, "deleted"))
         changes: list[NewChange] = []
         for record_id in record_ids:
             unsent = [c for c in self.outbox.for_record(slug, record_id) if c.state == "pending"]

@@ -192,3 +192,11 @@ def test_the_pending_view_shows_refused_changes_at_their_field_or_row(editor: Ed
     local = editor.outbox.get(seq).record_id  # type: ignore[union-attr]
     assert view.failed[(local, WHOLE_RECORD)] == "Customer ID not found"
     assert view.kinds[local] == "new" and view.values["113501"]["quantity"] == 0
+
+
+def test_records_the_api_cannot_delete_are_refused_before_anything_is_queued(
+    editor: Editor,
+) -> None:
+    with pytest.raises(UnknownOperation, match="cannot be deleted"):
+        editor.delete("exports", ["some-export"])
+    assert editor.outbox.changes() == []
