@@ -23,6 +23,7 @@ from PySide6.QtGui import QFontDatabase, QIcon
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from app import APP_NAME, ORG_NAME, __version__
+from app.api.errors import StoreUnavailable
 from app.api.registry import RESOURCES_DIR
 from app.connect import registry_for
 from app.drafts import DraftStash
@@ -133,6 +134,7 @@ class ShowDesk:
         self.ask: Ask = ask or functools.partial(_ask_user, window)
         self.tell: Tell = tell or functools.partial(_tell_user, window)
         self.refused: ProfileInUse | None = None
+        self.failed: StoreUnavailable | None = None  # the last profile's files could not be used
         self._open: ExitStack | None = None
         self._demo = ExitStack()
         self._switching: asyncio.Future[None] | None = None
@@ -143,17 +145,32 @@ class ShowDesk:
         stack = ExitStack()
         try:
             stack.enter_context(ProfileLock(profile))
+            session = stack.enter_context(open_show(self.window, profile, secret, self.tasks))
         except ProfileInUse as busy:
+            stack.close()
             self.refuse(busy)
             return None
+        except StoreUnavailable as problem:
+            stack.close()
+            self.cannot_open(profile, problem)
+            return None
         self._open = stack
-        session = stack.enter_context(open_show(self.window, profile, secret, self.tasks))
         remember_secret(secret)
         ProfileStore().set_last(profile.name)
         # Once the window is up (a question now would run inside whoever called `open`).
         stash = DraftStash(profile.drafts_path)
         QTimer.singleShot(0, self.window, functools.partial(self.offer_drafts, stash))
         return session
+
+    def cannot_open(self, profile: Profile, problem: StoreUnavailable) -> None:
+        """The profile's cache, outbox or folder cannot be written: say so, open nothing."""
+        log.warning("Not opening %r: %s", profile.name, problem.message)
+        self.failed = problem
+        self.tell(
+            f"“{profile.name}” cannot be opened.\n\n{problem.message}.\n\n"
+            "Make room on that disk, or make the folder writable for you, then open the show "
+            "again. Nothing was changed: the changes you made before are still in the outbox."
+        )
 
     def refuse(self, busy: ProfileInUse) -> None:
         log.warning("Not opening %r: open in process %s", busy.profile_name, busy.pid)
@@ -178,7 +195,12 @@ class ShowDesk:
             return None
         if profile.demo:
             return self.open_demo()
-        if busy := in_use_elsewhere(profile):
+        try:
+            busy = in_use_elsewhere(profile)
+        except StoreUnavailable as problem:
+            self.cannot_open(profile, problem)
+            return None
+        if busy:
             self.refuse(busy)
             return None
         secret = secrets.get(profile) or os.environ.get(SECRET_ENV)
@@ -266,8 +288,8 @@ def _tell_user(parent: QWidget, text: str) -> None:
 
 
 def run(demo: bool = False, profile_name: str | None = None) -> int:
-    """The window, until it is closed: 0, or 1 (profile open elsewhere), 2 (nothing opened),
-    70 (quit from the crash dialog, or an error while starting)."""
+    """The window, until it is closed: 0, or 1 (profile open elsewhere, or its files cannot be
+    written), 2 (nothing opened), 70 (quit from the crash dialog, or an error while starting)."""
     app = application()
     install_qt_log()
     try:
@@ -293,13 +315,13 @@ def _run(app: QApplication, demo: bool, profile_name: str | None) -> int:
             session = desk.open_demo()
         else:
             session = desk.open_saved(profile_name or ProfileStore().last)
-            if session is None and desk.refused is None:
+            if session is None and desk.refused is None and desk.failed is None:
                 session = desk.first_run(
                     f"There is no saved profile named {profile_name!r}." if profile_name else None
                 )
         if session is None:
             window.close()
-            return EXIT_REFUSED if desk.refused else EXIT_NOTHING_OPENED
+            return EXIT_REFUSED if desk.refused or desk.failed else EXIT_NOTHING_OPENED
         window.show()
         closed = asyncio.Event()
         app.lastWindowClosed.connect(closed.set)

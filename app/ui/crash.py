@@ -9,6 +9,8 @@ task failing with something that is not one of the errors ShowDesk expects). Eac
 else), `rescue()` stashes the open forms' unsaved edits (app/drafts.py), and a `CrashDialog`
 says what happened, that saved work is safe, and where the log is. "Keep working" forgets the
 stash (the forms still hold the edits); "Quit ShowDesk" leaves it to be offered back next time.
+An error ShowDesk expects that reaches `sys.excepthook` (a full disk while an edit was being
+saved) is no crash: `warn` says what was not done and why.
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from app import APP_NAME
+from app.api.errors import StoreUnavailable
 from app.logs import file_handler, log_path, redact
+from app.ui.tasks import is_unexpected
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +113,8 @@ class CrashReporter(QObject):
         self.quit_app = quit_app or QApplication.closeAllWindows
         self.dialog: CrashDialog | None = None
         self.reports: list[CrashReport] = []
+        self.warnings: list[str] = []  # the texts of the warnings shown (see `warn`)
+        self.warning: QMessageBox | None = None  # the last one
         self.quit_requested = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._previous: tuple[Any, Any] | None = None
@@ -137,6 +143,9 @@ class CrashReporter(QObject):
     ) -> None:
         if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: not a crash
             sys.__excepthook__(kind, exc, tb)
+            return
+        if not is_unexpected(exc):  # e.g. a full disk while saving an edit: not our bug
+            self.warn(exc)
             return
         self.report(exc.with_traceback(tb), "in the window")
 
@@ -178,6 +187,31 @@ class CrashReporter(QObject):
             self.dialog.exec()
         self.crashed.emit(report)
         return report
+
+    def warn(self, exc: BaseException) -> QMessageBox:
+        """An error ShowDesk expects (the machine, the network, the data) that reached the window:
+        what was not done and why, in a warning, without the crash dialog's alarm."""
+        message = str(getattr(exc, "message", "") or exc)
+        log.warning("Not done: %s", message)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            APP_NAME,
+            f"That could not be done: {_redacted(message)}",
+            QMessageBox.StandardButton.Ok,
+            self.window,
+        )
+        if isinstance(exc, StoreUnavailable):
+            box.setInformativeText(
+                "Nothing of it was saved. The changes you had made before are safe in the outbox."
+            )
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.warnings.append(box.text())
+        self.warning = box
+        if self._loop is not None and self._loop.is_running():
+            box.open()
+        else:
+            box.exec()
+        return box
 
     def _rescue(self) -> int:
         if self.rescue is None:

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.api.errors import EnvironmentProblem, ServerProblem, ShowDeskError
+from app.api.errors import EnvironmentProblem, ServerProblem, ShowDeskError, StoreUnavailable
 from app.api.registry import Registry
 from app.connect import client_for
 from app.settings import Profile
@@ -105,7 +105,12 @@ class ShowSession(QObject):
         try:
             self.client.auth.forget()
             await self.client.auth.token()
-        except (EnvironmentProblem, ServerProblem):
+        except (EnvironmentProblem, ServerProblem) as exc:
+            if self.online is not False:  # said once, not at every reconnection try
+                self.problem.emit(
+                    f"Working offline: {exc.message}. Your changes are kept in the outbox and "
+                    "can be pushed when the show answers again."
+                )
             self._set_online(False)
             return False
         except ShowDeskError as exc:
@@ -131,6 +136,8 @@ class ShowSession(QObject):
         try:
             report = await puller.sync(slugs, full=full, cancel=self._cancel_sync)
             self._set_online(True)
+        except StoreUnavailable as exc:  # this machine, not the show: still online
+            self.problem.emit(f"Sync stopped: {exc.message}. What was stored before is kept.")
         except (EnvironmentProblem, ServerProblem) as exc:
             self._set_online(False)
             self.problem.emit(f"Sync stopped: {exc.message}")
@@ -150,15 +157,32 @@ class ShowSession(QObject):
     async def _push(self, seqs: Sequence[int] | None) -> PushReport:
         pusher = Pusher(self.client, self.cache, self.outbox, on_progress=self._push_progress)
         report = PushReport()
+        unreachable = None
         try:
-            report = await pusher.push(seqs=seqs)
+            unreachable = await self._sign_in_problem()
+            if unreachable is None:
+                report = await pusher.push(seqs=seqs)
             for error in report.errors:
                 self.problem.emit(error)
         finally:
             self.outbox_changed.emit()
             self.data_changed.emit(sorted({c.resource for c in self.outbox.changes(("done",))}))
             self.push_finished.emit(report)
+        if unreachable is not None:  # after "Pushed: 0 applied", so that it is what stays
+            self.problem.emit(
+                f"Nothing was pushed: {unreachable}. Your changes stay in the outbox."
+            )
         return report
+
+    async def _sign_in_problem(self) -> str | None:
+        """Why the show cannot be signed in to, if it cannot: then a push sends nothing and
+        leaves every change pending (instead of failing each one)."""
+        try:
+            await self.client.auth.token()
+        except (EnvironmentProblem, ServerProblem) as exc:
+            self._set_online(False)
+            return exc.message
+        return None
 
     async def aclose(self) -> None:
         self._retry.stop()

@@ -12,7 +12,9 @@ from __future__ import annotations
 from PySide6.QtCore import QLockFile
 
 from app import APP_NAME
+from app.api.errors import StoreUnavailable
 from app.settings import Profile
+from app.store.db import READ_ONLY, os_problem, private_parents
 
 
 class ProfileInUse(Exception):
@@ -34,7 +36,10 @@ class ProfileLock:
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
-        profile.lock_path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            private_parents(profile.lock_path)  # the profile's folder: 0700, like its files
+        except OSError as exc:
+            raise os_problem(exc, "profile folder", profile.lock_path.parent) from exc
         self._lock = QLockFile(str(profile.lock_path))
         # Held for hours: never "stale" by age, only when its process is gone.
         self._lock.setStaleLockTime(0)
@@ -50,7 +55,11 @@ class ProfileLock:
         if self._lock.error() == QLockFile.LockError.LockFailedError:
             pid, _host, _app = self._lock.getLockInfo()
             raise ProfileInUse(self.profile.name, pid or None)
-        raise OSError(f"cannot create the lock file {self.profile.lock_path}")
+        if self._lock.error() == QLockFile.LockError.PermissionError:
+            raise StoreUnavailable("profile folder", str(self.profile.data_dir), READ_ONLY)
+        raise StoreUnavailable(
+            "lock file", str(self.profile.lock_path), "it could not be created (full disk?)"
+        )
 
     def release(self) -> None:
         if self._lock.isLocked():

@@ -90,9 +90,10 @@ def child_without_root_powers() -> Callable[[], None] | None:
 
 
 @contextmanager
-def read_only(folder: Path) -> Iterator[Path]:
-    """`folder` and everything in it read-only (0500 folders, 0400 files) until the end."""
-    paths = [folder, *sorted(folder.rglob("*"))]
+def read_only(folder: Path, *, files_only: bool = False) -> Iterator[Path]:
+    """`folder` and everything in it read-only (0500 folders, 0400 files) until the end
+    (`files_only`: the folder itself stays writable)."""
+    paths = [*([] if files_only else [folder]), *sorted(folder.rglob("*"))]
     for path in reversed(paths):  # files before the folders that hold them
         path.chmod(0o500 if path.is_dir() else 0o400)
     try:

