@@ -8,6 +8,7 @@ know (`extra="allow"`), so nothing is dropped on a round trip.
 
 from __future__ import annotations
 
+import math
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
@@ -52,7 +53,9 @@ ShowDate = Annotated[
 class ShowRecord(BaseModel):
     """A record of the show: an opaque `id` plus fields; unknown fields are kept."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, validate_assignment=True)
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, validate_assignment=True, allow_inf_nan=False
+    )  # NaN and infinity are not JSON: no server could read them
 
     id: str | None = None
     modifiedDate: ShowDate = None
@@ -82,7 +85,7 @@ def _strip_ids(body: dict[str, Any]) -> dict[str, Any]:
 class OrderingGroupRef(BaseModel):
     """An element of `Customer.orderingGroups` (doc)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
     id: str | None = None
     orderingGroupID: str | None = None
@@ -182,7 +185,7 @@ class Product(ShowRecord):
 class NamedRef(BaseModel):
     """A nested reference inside an order line: `{id, name}` or `{id, description}` (doc)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
     id: str | None = None
     name: str | None = None
@@ -191,7 +194,7 @@ class NamedRef(BaseModel):
 
 
 class OrderAllowance(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
     allowanceDescription: str | None = None
     componentName: str | None = None
@@ -319,7 +322,7 @@ class SalesRepManager(ShowRecord):
 
 
 class OrderingSubGroup(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
     id: str | None = None
     orderingSubGroupID: str | None = None  # invented
@@ -418,7 +421,7 @@ class ShowAdmin(User):
 
 
 class ExportParameter(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
     name: str  # invented
     label: str | None = None  # invented
@@ -446,10 +449,28 @@ def model_named(name: str) -> type[ShowRecord]:
 
 
 def validate_record(model: type[ShowRecord], data: dict[str, Any]) -> ShowRecord:
-    """Coerce `data` through `model`; the first failing field becomes an `InvalidValue`."""
+    """Coerce `data` through `model`; the first failing field becomes an `InvalidValue`.
+
+    Fields the model does not declare are kept as they are, but not NaN or infinity (JSON has
+    neither: a server could not read the record).
+    """
     try:
-        return model.model_validate(data)
+        record = model.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "record"
         raise InvalidValue(field, first["msg"], first.get("input")) from None
+    for name, value in (record.model_extra or {}).items():
+        if not _finite(value):
+            raise InvalidValue(name, "Input should be a finite number", value)
+    return record
+
+
+def _finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    return True

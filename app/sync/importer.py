@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import zipfile
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any, get_args, get_origin
 
 import openpyxl
+from openpyxl.utils.exceptions import InvalidFileException
 
 from app.api.errors import InvalidValue
 from app.api.models import MODELS, ShowRecord, validate_record
@@ -44,6 +46,15 @@ from app.sync.exporter import write_table
 from app.sync.import_names import NameResolver, guess_mapping
 
 IGNORED_COLUMNS = frozenset({"error", "modifiedDate"})
+# What openpyxl raises for a file that is not a workbook (or a damaged one).
+_NOT_A_WORKBOOK = (
+    zipfile.BadZipFile,
+    InvalidFileException,
+    KeyError,
+    ValueError,
+    TypeError,
+    EOFError,
+)
 
 
 @dataclass(frozen=True)
@@ -153,15 +164,29 @@ def _format(path: Path, fallback: Path | None = None) -> str:
 
 
 def read_table(path: Path) -> Table:
-    """The header and the non-empty rows of a CSV (UTF-8, BOM allowed) or XLSX file."""
+    """The header and the non-empty rows of a CSV (UTF-8, BOM allowed) or XLSX file; a file
+    that is not one (another encoding, not a workbook) is an InvalidValue saying so."""
     if _format(path) == "csv":
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            return _table([("", list(csv.reader(f)))])
-    workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        try:
+            with open(path, encoding="utf-8-sig", newline="") as f:
+                return _table([("", list(csv.reader(f)))])
+        except UnicodeDecodeError:
+            message = f"{path.name} is not UTF-8 text: save it as “CSV UTF-8”"
+            raise InvalidValue("file", message) from None
+        except csv.Error as exc:
+            raise InvalidValue("file", f"{path.name} is not a readable CSV file ({exc})") from None
     try:
-        sheets = [(ws.title, [list(r) for r in ws.iter_rows(values_only=True)]) for ws in workbook]
-    finally:
-        workbook.close()
+        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        try:
+            sheets = [
+                (ws.title, [list(r) for r in ws.iter_rows(values_only=True)]) for ws in workbook
+            ]
+        finally:
+            workbook.close()
+    except _NOT_A_WORKBOOK as exc:
+        raise InvalidValue(
+            "file", f"{path.name} is not an Excel workbook (.xlsx) ({type(exc).__name__})"
+        ) from None
     return _table(sheets)
 
 

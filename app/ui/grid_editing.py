@@ -64,12 +64,14 @@ def shown_columns(header: QHeaderView) -> list[int]:
 
 
 def parse_tsv(text: str) -> list[list[str]]:
-    """Rows of cells from clipboard text (one trailing line break is not an empty row)."""
+    """Rows of cells from clipboard text (one trailing line break is not an empty row; rows may
+    end in CRLF, LF or a lone CR, as older Mac applications copy them)."""
     if text.endswith("\n"):
         text = text[:-2] if text.endswith("\r\n") else text[:-1]
     if not text:
         return []
-    return [row or [""] for row in csv.reader(io.StringIO(text), dialect="excel-tab")]
+    rows = csv.reader(io.StringIO(text, newline=""), dialect="excel-tab")
+    return [row or [""] for row in rows]
 
 
 class GridEditor(QObject):
