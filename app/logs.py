@@ -15,9 +15,10 @@ import logging
 import logging.handlers
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from app.settings import SECRET_ENV, log_dir
 
@@ -91,6 +92,20 @@ class RedactingFilter(logging.Filter):
         return True
 
 
+class _RedactedRecords:
+    """A log record factory: records are redacted as they are made, so that no handler — the
+    terminal's, a test's, one a user configured — ever sees a secret, not only the log file."""
+
+    def __init__(self, make: Callable[..., logging.LogRecord], redactor: RedactingFilter) -> None:
+        self.make = make
+        self.redactor = redactor
+
+    def __call__(self, *args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = self.make(*args, **kwargs)
+        self.redactor.filter(record)
+        return record
+
+
 class ShowDeskFileHandler(logging.handlers.RotatingFileHandler):
     """The log file's handler (its own class, so it is found and replaced, never doubled)."""
 
@@ -100,6 +115,8 @@ class ShowDeskFileHandler(logging.handlers.RotatingFileHandler):
         self.redactor = RedactingFilter({os.environ.get(SECRET_ENV) or ""} - {""})
         self.addFilter(self.redactor)
         self.setFormatter(logging.Formatter(FORMAT))
+        self.previous_levels: dict[str, int] = {}  # what `start_logging` changed, to give back
+        self.previous_factory = logging.getLogRecordFactory()
 
     def _open(self) -> io.TextIOWrapper:
         """The log file, readable by its owner only (it names the show's records)."""
@@ -110,7 +127,6 @@ class ShowDeskFileHandler(logging.handlers.RotatingFileHandler):
     def handleError(self, record: logging.LogRecord) -> None:
         """A log line that cannot be written (a full disk) is dropped: the log must never be
         what stops ShowDesk, nor spill tracebacks onto the terminal."""
-        self.previous_levels: dict[str, int] = {}
 
 
 def log_path() -> Path:
@@ -139,6 +155,8 @@ def start_logging(level: int = logging.INFO) -> ShowDeskFileHandler | None:
         return None
     root = logging.getLogger()
     handler.previous_levels = {name: logging.getLogger(name).level for name in ("", *_QUIETER)}
+    handler.previous_factory = logging.getLogRecordFactory()
+    logging.setLogRecordFactory(_RedactedRecords(handler.previous_factory, handler.redactor))
     root.addHandler(handler)
     if root.level == logging.NOTSET or root.level > level:
         root.setLevel(level)
@@ -152,6 +170,7 @@ def stop_logging() -> None:
     handler = file_handler()
     if handler is not None:
         logging.getLogger().removeHandler(handler)
+        logging.setLogRecordFactory(handler.previous_factory)
         handler.close()
         for name, level in handler.previous_levels.items():
             logging.getLogger(name or None).setLevel(level)

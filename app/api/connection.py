@@ -48,7 +48,14 @@ class Connection:
         return self.secret() if callable(self.secret) else self.secret
 
     def verify(self) -> ssl.SSLContext | bool:
-        """What httpx's `verify=` gets: always verifying, with the profile's CA bundle if any."""
-        if self.ca_bundle:
+        """What httpx's `verify=` gets: always verifying, with the profile's CA bundle if any
+        (never `False`: there is no way to switch certificate checks off)."""
+        if not self.ca_bundle:
+            return True
+        try:
             return ssl.create_default_context(cafile=self.ca_bundle)
-        return True
+        except (OSError, ssl.SSLError) as exc:
+            reason = getattr(exc, "strerror", None) or getattr(exc, "reason", None) or str(exc)
+            raise InvalidValue(
+                "ca_bundle", f"cannot use the CA bundle {self.ca_bundle}: {reason}", self.ca_bundle
+            ) from None

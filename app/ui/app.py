@@ -23,7 +23,7 @@ from PySide6.QtGui import QFontDatabase, QIcon
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from app import APP_NAME, ORG_NAME, __version__
-from app.api.errors import StoreUnavailable
+from app.api.errors import InvalidValue, StoreUnavailable
 from app.api.registry import RESOURCES_DIR
 from app.connect import registry_for
 from app.drafts import DraftStash
@@ -134,7 +134,7 @@ class ShowDesk:
         self.ask: Ask = ask or functools.partial(_ask_user, window)
         self.tell: Tell = tell or functools.partial(_tell_user, window)
         self.refused: ProfileInUse | None = None
-        self.failed: StoreUnavailable | None = None  # the last profile's files could not be used
+        self.failed: StoreUnavailable | InvalidValue | None = None  # why a profile did not open
         self._open: ExitStack | None = None
         self._demo = ExitStack()
         self._switching: asyncio.Future[None] | None = None
@@ -150,7 +150,7 @@ class ShowDesk:
             stack.close()
             self.refuse(busy)
             return None
-        except StoreUnavailable as problem:
+        except (StoreUnavailable, InvalidValue) as problem:  # its files; its CA bundle
             stack.close()
             self.cannot_open(profile, problem)
             return None
@@ -162,14 +162,19 @@ class ShowDesk:
         QTimer.singleShot(0, self.window, functools.partial(self.offer_drafts, stash))
         return session
 
-    def cannot_open(self, profile: Profile, problem: StoreUnavailable) -> None:
-        """The profile's cache, outbox or folder cannot be written: say so, open nothing."""
+    def cannot_open(self, profile: Profile, problem: StoreUnavailable | InvalidValue) -> None:
+        """The profile's cache, outbox or folder cannot be written, or a setting of it cannot
+        be used (its CA bundle): say so, open nothing."""
         log.warning("Not opening %r: %s", profile.name, problem.message)
         self.failed = problem
+        advice = (
+            "Make room on that disk, or make the folder writable for you, then open the show again."
+            if isinstance(problem, StoreUnavailable)
+            else "Correct it in the profile (Profiles…), then open the show again."
+        )
         self.tell(
-            f"“{profile.name}” cannot be opened.\n\n{problem.message}.\n\n"
-            "Make room on that disk, or make the folder writable for you, then open the show "
-            "again. Nothing was changed: the changes you made before are still in the outbox."
+            f"“{profile.name}” cannot be opened.\n\n{problem.message}.\n\n{advice} Nothing "
+            "was changed: the changes you made before are still in the outbox."
         )
 
     def refuse(self, busy: ProfileInUse) -> None:

@@ -240,7 +240,7 @@ def _redacted(text: str) -> str:
 
 def fatal(exc: BaseException) -> None:
     """An error outside the window's event loop (starting, closing): log it and say so."""
-    traceback.print_exception(exc, file=sys.stderr)
+    print(_redacted("".join(traceback.format_exception(exc))), end="", file=sys.stderr)
     if QApplication.instance() is None:  # no Qt to show a dialog with: the log must do
         log.critical("Unexpected error", exc_info=(type(exc), exc, exc.__traceback__))
         return
