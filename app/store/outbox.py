@@ -34,6 +34,7 @@ from app.store.changes import (
     new_local_id,
 )
 from app.store.db import Database
+from app.store.query import chunks
 from app.store.schema import OUTBOX_MIGRATIONS
 
 __all__ = ["AuditRow", "Change", "NewChange", "Outbox", "OutboxError"]
@@ -155,8 +156,32 @@ class Outbox:
     ) -> list[Change]:
         """A record's unsettled changes (by its id or, for a pushed create, its server id)."""
         marks = ",".join("?" * len(states))
-        where = f"resource = ? AND (record_id = ? OR server_id = ?) AND state IN ({marks})"
-        return self._select(where, [resource, record_id, record_id, *states])
+        # Two indexed look-ups: with `record_id = ? OR server_id = ?` SQLite scans the resource.
+        where = (
+            "seq IN (SELECT seq FROM changes WHERE resource = ? AND record_id = ? "
+            "UNION ALL SELECT seq FROM changes WHERE resource = ? AND server_id = ?) "
+            f"AND state IN ({marks})"
+        )
+        return self._select(where, [resource, record_id, resource, record_id, *states])
+
+    def for_records(
+        self, resource: str, record_ids: Sequence[str], states: Sequence[State] = ACTIVE
+    ) -> dict[str, list[Change]]:
+        """`for_record` of many records at once (a paste): record id → its changes, in order."""
+        found: dict[str, list[Change]] = {rid: [] for rid in record_ids}
+        marks = ",".join("?" * len(states))
+        for chunk in chunks(list(found), 400):
+            ids = ",".join("?" * len(chunk))
+            where = (
+                f"seq IN (SELECT seq FROM changes WHERE resource = ? AND record_id IN ({ids}) "
+                f"UNION ALL SELECT seq FROM changes WHERE resource = ? AND server_id IN ({ids})) "
+                f"AND state IN ({marks})"
+            )
+            for change in self._select(where, [resource, *chunk, resource, *chunk, *states]):
+                for rid in {change.record_id, change.server_id}:
+                    if rid in found:
+                        found[rid].append(change)
+        return found
 
     def counts(self) -> dict[State, int]:
         """Changes per state, every state present (zero when none)."""
@@ -205,7 +230,13 @@ class Outbox:
         self._transition(seq, "pending", ("failed", "sending"), {})
 
     def discard(self, seq: int) -> None:
-        self._transition(seq, "discarded", ("pending", "failed", "conflict"), {})
+        self.discard_many([seq])
+
+    def discard_many(self, seqs: Iterable[int]) -> None:
+        """Discard unsent changes in ONE transaction (all of them, or none: an undo step)."""
+        with self._db.write() as conn:
+            for seq in seqs:
+                self._move(conn, seq, "discarded", ("pending", "failed", "conflict"), {})
 
     def resolve(self, seq: int, choice: Resolution, new_base: dict[str, Any] | None = None) -> None:
         """Settle a conflict: keep mine, take theirs, or merge per field (field → value).

@@ -109,12 +109,7 @@ class Editor:
     def current(self, slug: str, record_id: str) -> dict[str, Any] | None:
         """The record with its unsettled changes laid over the cached server version."""
         record = None if is_local_id(record_id) else self.cache.get(slug, record_id)
-        for change in self.outbox.for_record(slug, record_id, _UNSETTLED):
-            if change.op == "delete":
-                return None
-            if is_record_change(change):
-                record = {**(record or {}), **change.payload}
-        return record
+        return _laid_over(record, self.outbox.for_record(slug, record_id, _UNSETTLED))
 
     def stage(self, slug: str, edits: Sequence[FieldEdit]) -> Staged:
         """Validate and queue `edits` (one outbox transaction); answer what went in."""
@@ -128,20 +123,25 @@ class Editor:
             Rejected(e, f"{e.field} cannot be changed through the API") for e in refused
         ]
         edits = [e for e in edits if e not in refused]
-        for record_id, group in _by_record(edits).items():
-            self._stage_record(res, record_id, group, staged)
+        grouped = _by_record(edits)
+        # Read once for the whole batch (a paste of 2,000 rows: two queries, not 10,000).
+        cached = self.cache.get_many(slug, [r for r in grouped if not is_local_id(r)])
+        unsettled = self.outbox.for_records(slug, list(grouped), _UNSETTLED)
+        views = {rid: _laid_over(cached.get(rid), unsettled[rid]) for rid in grouped}
+        for record_id, group in grouped.items():
+            self._stage_record(res, record_id, group, staged, views[record_id])
         new: list[NewChange] = []
         rework: dict[int, NewChange] = {}
         drop: list[int] = []
         order: list[int | None] = []  # per record: the failed change it fixes, or None (new)
         for rid, record in staged.records.items():
-            failed = self._failed_only(res.slug, rid)
+            failed = _failed_only(unsettled[rid])
             if failed:  # the user fixes what the server refused: that change is sent again
                 rework[failed[0].seq] = _fixed(res, failed[0], record)
                 drop += [c.seq for c in failed[1:]]  # the whole record is in the first one
                 order.append(failed[0].seq)
             else:
-                new.append(self._change(res, rid, record))
+                new.append(self._change(res, rid, record, views[rid] or {}, cached.get(rid)))
                 order.append(None)
         added = iter(self.outbox.add_many(new, rework=rework, drop=drop) if order else [])
         staged.seqs = [seq if seq is not None else next(added) for seq in order]
@@ -155,15 +155,8 @@ class Editor:
             return True
         if not is_local_id(edit.record_id):
             return False
-        failed = self._failed_only(res.slug, edit.record_id)
+        failed = _failed_only(self.outbox.for_record(res.slug, edit.record_id, _UNSETTLED))
         return bool(failed) and _creates(failed[0])
-
-    def _failed_only(self, slug: str, record_id: str) -> list[Change]:
-        """The record's unsettled changes when they are all failed creates/updates, else []."""
-        unsettled = self.outbox.for_record(slug, record_id, _UNSETTLED)
-        if all(c.state == "failed" and is_record_change(c) for c in unsettled):
-            return unsettled
-        return []
 
     def create(self, slug: str, values: Mapping[str, Any]) -> tuple[int | None, list[Rejected]]:
         """Queue a new record; its key field is required."""
@@ -247,9 +240,13 @@ class Editor:
         return self.outbox.add_many(changes) if changes else []
 
     def _stage_record(
-        self, res: Resource, record_id: str, edits: list[FieldEdit], staged: Staged
+        self,
+        res: Resource,
+        record_id: str,
+        edits: list[FieldEdit],
+        staged: Staged,
+        view: dict[str, Any] | None,
     ) -> None:
-        view = self.current(res.slug, record_id)
         if view is None:
             staged.rejected += [Rejected(e, "this record no longer exists") for e in edits]
             return
@@ -258,9 +255,15 @@ class Editor:
         if record != view:
             staged.records[record_id] = record
 
-    def _change(self, res: Resource, record_id: str, record: dict[str, Any]) -> NewChange:
+    def _change(
+        self,
+        res: Resource,
+        record_id: str,
+        record: dict[str, Any],
+        before: dict[str, Any],
+        cached: dict[str, Any] | None,
+    ) -> NewChange:
         """An update of the whole record (for a record created here: after its create)."""
-        before = self.current(res.slug, record_id) or {}
         changed = tuple(k for k in record if record.get(k) != before.get(k))
         return NewChange(
             res.slug,
@@ -268,9 +271,26 @@ class Editor:
             record_id,
             payload=record,
             changed_fields=changed,
-            base=None if is_local_id(record_id) else self.cache.get(res.slug, record_id),
+            base=None if is_local_id(record_id) else cached,
             key_value=_text(record.get(res.key)),
         )
+
+
+def _laid_over(record: dict[str, Any] | None, unsettled: Sequence[Change]) -> dict[str, Any] | None:
+    """A cached record with its unsettled changes laid over it (None: deleted, or unknown)."""
+    for change in unsettled:
+        if change.op == "delete":
+            return None
+        if is_record_change(change):
+            record = {**(record or {}), **change.payload}
+    return record
+
+
+def _failed_only(unsettled: list[Change]) -> list[Change]:
+    """The record's unsettled changes when they are all failed creates/updates, else []."""
+    if all(c.state == "failed" and is_record_change(c) for c in unsettled):
+        return unsettled
+    return []
 
 
 def _by_record(edits: Sequence[FieldEdit]) -> dict[str, list[FieldEdit]]:
@@ -283,10 +303,20 @@ def _by_record(edits: Sequence[FieldEdit]) -> dict[str, list[FieldEdit]]:
 def _coerced(
     res: Resource, view: Mapping[str, Any], edits: Sequence[FieldEdit]
 ) -> tuple[dict[str, Any], list[Rejected]]:
-    """Apply edits one field at a time through the model; keep the valid ones."""
+    """Apply edits through the model; keep the valid ones. All at once when they are all valid
+    (the usual case: one validation per record), else one field at a time to find the bad."""
     model = MODELS[res.model]
     record = dict(view)
     rejected: list[Rejected] = []
+    if len(edits) > 1:
+        trial = {**record, **{e.field: _blank_to_none(e.value) for e in edits}}
+        try:
+            coerced = validate_record(model, trial).model_dump(mode="json")
+        except InvalidValue:
+            pass
+        else:
+            record.update((e.field, coerced.get(e.field)) for e in edits)
+            return record, rejected
     for edit in edits:
         trial = {**record, edit.field: _blank_to_none(edit.value)}
         try:

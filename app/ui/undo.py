@@ -94,18 +94,20 @@ class EditCellsCommand(QUndoCommand):
             latest[change.record_id] = latest[change.effective_id] = change.seq
             states[change.seq] = change.state
         restage: list[FieldEdit] = []
+        discard: list[int] = []
         for record_id, seq in self.seqs.items():
             # A change this command made is discarded; one it fixed in place (the user's
             # earlier edit the server refused) gets its earlier values back, never discarded.
             mine = seq not in self.reworked
             if mine and states.get(seq) == "pending" and latest.get(record_id) == seq:
-                editor.outbox.discard(seq)
+                discard.append(seq)
             else:
                 restage += [
                     FieldEdit(c.record_id, c.field, c.old)
                     for c in self.cells
                     if c.record_id == record_id
                 ]
+        editor.outbox.discard_many(discard)
         if restage:
             editor.stage(self.slug, restage)
         if self.created:

@@ -211,3 +211,21 @@ def test_resolve_with_explicit_new_base(outbox: Outbox) -> None:
     outbox.resolve(seq, "mine", new_base=newer)
     change = outbox.get(seq)
     assert change is not None and change.payload["phone"] == "777" and change.base == newer
+
+
+def test_changes_of_many_records_are_read_at_once_by_either_id(tmp_path: Path) -> None:
+    with Outbox(tmp_path / "o.sqlite") as outbox:
+        a = outbox.add(NewChange("customers", "update", "a", payload={"city": "A"}))
+        b = outbox.add(NewChange("customers", "create", "local-1", payload={"city": "B"}))
+        outbox.mark_sending([b])
+        outbox.mark_done(b, {"id": "srv-9"}, server_id="srv-9")
+        c = outbox.add(NewChange("customers", "update", "srv-9", payload={"city": "C"}))
+        outbox.add(NewChange("brands", "update", "a", payload={"name": "other resource"}))
+        found = outbox.for_records("customers", ["a", "srv-9", "nobody"])
+        assert [x.seq for x in found["a"]] == [a]
+        assert [x.seq for x in found["srv-9"]] == [c]  # the done create is not active
+        assert found["nobody"] == []
+        for rid in ("a", "srv-9"):
+            assert found[rid] == outbox.for_record("customers", rid)
+        outbox.discard_many([a, c])
+        assert outbox.counts()["discarded"] == 2
