@@ -54,7 +54,11 @@ class ShowRecord(BaseModel):
     """A record of the show: an opaque `id` plus fields; unknown fields are kept."""
 
     model_config = ConfigDict(
-        extra="allow", populate_by_name=True, validate_assignment=True, allow_inf_nan=False
+        extra="allow",
+        populate_by_name=True,
+        validate_assignment=True,
+        allow_inf_nan=False,
+        defer_build=True,
     )  # NaN and infinity are not JSON: no server could read them
 
     id: str | None = None
@@ -85,7 +89,7 @@ def _strip_ids(body: dict[str, Any]) -> dict[str, Any]:
 class OrderingGroupRef(BaseModel):
     """An element of `Customer.orderingGroups` (doc)."""
 
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
 
     id: str | None = None
     orderingGroupID: str | None = None
@@ -185,7 +189,7 @@ class Product(ShowRecord):
 class NamedRef(BaseModel):
     """A nested reference inside an order line: `{id, name}` or `{id, description}` (doc)."""
 
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
 
     id: str | None = None
     name: str | None = None
@@ -194,7 +198,7 @@ class NamedRef(BaseModel):
 
 
 class OrderAllowance(BaseModel):
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
 
     allowanceDescription: str | None = None
     componentName: str | None = None
@@ -322,7 +326,7 @@ class SalesRepManager(ShowRecord):
 
 
 class OrderingSubGroup(BaseModel):
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
 
     id: str | None = None
     orderingSubGroupID: str | None = None  # invented
@@ -421,7 +425,7 @@ class ShowAdmin(User):
 
 
 class ExportParameter(BaseModel):
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
 
     name: str  # invented
     label: str | None = None  # invented
