@@ -43,6 +43,7 @@ unit: $(STAMP) sysdeps
 	$(BIN)/python -m pytest
 
 test: lint typecheck unit
+reliability: $(STAMP) sysdeps ; @$(BIN)/python -m tests.reliability.report --run --full  # tests/reliability/report.py
 
 bench: $(STAMP) sysdeps
 	@for f in tests/bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

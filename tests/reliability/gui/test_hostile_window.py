@@ -12,8 +12,7 @@ from typing import Any
 import keyring
 import pytest
 import qasync
-import shiboken6
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QSettings, QTimer
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.api.errors import StoreUnavailable
@@ -23,13 +22,11 @@ from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.sync.edits import Editor, FieldEdit
-from app.ui.app import ShowDesk
 from app.ui.crash import CrashReporter
-from app.ui.main_window import MainWindow
 from app.ui.profile_dialog import ProfileDialog
-from app.ui.tasks import TaskRunner
 from tests.conftest import MemoryKeyring
 from tests.gui.conftest import SECRET, Opener, config, profile_for, until, wait_synced
+from tests.gui.test_single_instance import Desk  # a window, its ShowDesk, what it told
 from tests.reliability.hostile import (
     BrokenKeyring,
     RefusingKeyring,
@@ -55,22 +52,6 @@ def fresh_secrets(monkeypatch: pytest.MonkeyPatch) -> SecretStore:
     for name, value in SecretStore().__dict__.items():
         monkeypatch.setattr(secrets, name, value)
     return secrets
-
-
-class Desk:
-    """A window and the ShowDesk that opens profiles in it; what it told the user."""
-
-    def __init__(self, tmp_path: Path) -> None:
-        self.told: list[str] = []
-        self.tasks = TaskRunner()
-        settings = QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat)
-        self.window = MainWindow(settings, self.tasks)
-        self.desk = ShowDesk(self.window, self.tasks, ask=lambda _q: False, tell=self.told.append)
-
-    def close(self, loop: qasync.QEventLoop) -> None:
-        loop.run_until_complete(self.desk.close())
-        self.window.close()
-        shiboken6.delete(self.window)
 
 
 @pytest.fixture
