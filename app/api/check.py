@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import socket
-import ssl
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -26,6 +24,7 @@ from app.api.errors import (
     AuthFailed,
     BadRequest,
     Forbidden,
+    InvalidValue,
     NotFound,
     RateLimited,
     ServerError,
@@ -35,6 +34,7 @@ from app.api.errors import (
 )
 from app.api.exchange import RetryPolicy
 from app.api.governor import RateGovernor
+from app.api.network import transport_detail
 from app.api.pacing import BackoffSchedule
 from app.api.registry import Registry, Resource
 
@@ -47,29 +47,6 @@ _NO_RETRY = RetryPolicy(BackoffSchedule(0.0, 0.0, 0))
 _ONE_QUICK_RETRY = BackoffSchedule(0.05, 0.05, 1)  # throttled now? one look 50 ms later
 _HTTP_STATUS = re.compile(r"^HTTP (\d{3})")
 _CREDENTIAL_STATUSES = {400, 401, 403}
-# A failed connection in words: by the type of an error in the chain, else by its text.
-_TRANSPORT_KINDS: tuple[tuple[type[BaseException], str], ...] = (
-    (ConnectionRefusedError, "connection refused"),
-    (socket.gaierror, "host name not found"),
-    (ssl.SSLCertVerificationError, "the server's TLS certificate is not trusted"),
-    (ssl.SSLError, "the TLS handshake failed"),
-    (TimeoutError, "timed out"),
-    (httpx.TimeoutException, "timed out"),
-    (ConnectionResetError, "the connection was reset"),
-)
-_TRANSPORT_WORDS = (
-    ("refused", "connection refused"),
-    ("certificate", "the server's TLS certificate is not trusted"),
-    ("ssl", "the TLS handshake failed"),
-    ("name or service", "host name not found"),
-    ("nodename", "host name not found"),
-    ("getaddrinfo", "host name not found"),
-    ("name resolution", "host name not found"),
-    ("timed out", "timed out"),
-    ("timeout", "timed out"),
-    ("reset", "the connection was reset"),
-    ("all connection attempts failed", "could not connect"),
-)
 
 
 @dataclass(frozen=True)
@@ -91,8 +68,8 @@ async def check_connection(
     conn = dataclasses.replace(connection, timeout=min(connection.timeout, CHECK_TIMEOUT))
     try:
         client = _client(conn, registry, transport)
-    except (OSError, ssl.SSLError) as exc:
-        return _failed("unexpected", f"The CA bundle {conn.ca_bundle} cannot be used: {exc}", conn)
+    except InvalidValue as exc:  # the CA bundle cannot be read
+        return _failed("unexpected", exc.reason, conn)
     async with client:
         try:
             await client.auth.token()
@@ -164,24 +141,6 @@ def _request_failure(exc: ShowDeskError, conn: Connection) -> tuple[Reason, str]
 def _auth_status(reason: str) -> int | None:
     match = _HTTP_STATUS.match(reason)
     return int(match.group(1)) if match else None
-
-
-def transport_detail(exc: BaseException) -> str:
-    """A network failure in a few words ("connection refused"), from the error and its causes."""
-    chain = _chain(exc)
-    for kind, words in _TRANSPORT_KINDS:
-        if any(isinstance(e, kind) for e in chain):
-            return words
-    text = " ".join(str(e) for e in chain).lower()
-    return next((words for key, words in _TRANSPORT_WORDS if key in text), "connection failed")
-
-
-def _chain(exc: BaseException | None) -> list[BaseException]:
-    seen: list[BaseException] = []
-    while exc is not None and exc not in seen and len(seen) < 8:
-        seen.append(exc)
-        exc = exc.__cause__ or exc.__context__
-    return seen
 
 
 def _failed(reason: Reason, message: str, conn: Connection) -> ConnectionCheck:

@@ -57,5 +57,7 @@ class Connection:
         except (OSError, ssl.SSLError) as exc:
             reason = getattr(exc, "strerror", None) or getattr(exc, "reason", None) or str(exc)
             raise InvalidValue(
-                "ca_bundle", f"cannot use the CA bundle {self.ca_bundle}: {reason}", self.ca_bundle
+                "ca_bundle",
+                f"The CA bundle {self.ca_bundle} cannot be used: {reason}",
+                self.ca_bundle,
             ) from None

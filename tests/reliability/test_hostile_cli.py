@@ -182,7 +182,7 @@ def test_an_unreachable_show_is_one_clear_line_and_the_edits_wait(
         env=environment(server),
     )
     line = one_line_failure(result)
-    assert "Could not reach the sign-in server" in line and "could not connect" in line
+    assert "Could not reach the sign-in server" in line and "connection refused" in line
     assert pending(cache) == before  # still pending: not failed, not gone
 
 
