@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import json
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -219,7 +220,20 @@ class ShowClient:
         interactive: bool,
     ) -> Request:
         url = self.connection.base_url.rstrip("/") + path
-        return Request(op.method, url, _what(res, op, path), tuple(query), body, interactive)
+        what = _what(res, op, path)
+        _check_sendable(body, what)
+        return Request(op.method, url, what, tuple(query), body, interactive)
+
+
+def _check_sendable(body: Any, what: str) -> None:
+    """A body JSON cannot carry (NaN, infinity, an object) is refused before anything is sent:
+    the change fails alone with the reason, instead of breaking the whole push."""
+    if body is None:
+        return
+    try:
+        json.dumps(body, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidValue("body", f"{what} cannot be sent as JSON ({exc})", None) from None
 
 
 def _http_client(

@@ -1,6 +1,8 @@
-"""Bugs the reliability suite found in the Pusher (app/sync/pusher.py, which is being reworked by
-another change): each is a failing test, marked xfail(strict) until the Pusher is fixed, so it
-documents the bug here and turns into a failure the day the fix lands (then drop the mark)."""
+"""Bugs the reliability suite found in the Pusher, kept as tests now that they are fixed.
+
+A change whose body JSON cannot carry (NaN in an outbox row queued by an older ShowDesk, before
+the models refused non-finite numbers) used to raise from httpx and abort the whole push, leaving
+every change 'sending' for ever; the client now refuses such a body before sending it."""
 
 from __future__ import annotations
 
@@ -26,14 +28,6 @@ def server() -> Iterator[SimServer]:
         yield running
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="The Pusher (and BulkPush) catch only ShowDeskError: a change whose body cannot be "
-    "encoded (NaN in an outbox row queued before the models refused it) makes httpx raise "
-    "ValueError, which aborts the whole push and leaves the changes 'sending'; every later "
-    "push recovers them and aborts again, so nothing is ever sent again",
-)
 def test_one_change_that_cannot_be_sent_fails_alone_and_the_others_go(
     server: SimServer, tmp_path: Path
 ) -> None:
