@@ -122,9 +122,9 @@ def _outbox_beside(cache: Path) -> Path:
 class Progress:
     """One rewritten line on stderr, only when stderr is a terminal."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
-        self.stream = stream
-        self.live = stream.isatty()
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr  # as it is now, not at import
+        self.live = self.stream.isatty()
 
     def say(self, text: str) -> None:
         if self.live:
