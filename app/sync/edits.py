@@ -30,6 +30,7 @@ from app.store.cache import Cache
 from app.store.changes import Change, NewChange, State, is_local_id, new_local_id
 from app.store.outbox import Outbox
 from app.sync.batches import is_record_change, sendable_fields
+from app.sync.verdicts import creates
 
 __all__ = [
     "Editor",
@@ -156,7 +157,7 @@ class Editor:
         if not is_local_id(edit.record_id):
             return False
         failed = _failed_only(self.outbox.for_record(res.slug, edit.record_id, _UNSETTLED))
-        return bool(failed) and _creates(failed[0])
+        return bool(failed) and creates(failed[0])
 
     def create(self, slug: str, values: Mapping[str, Any]) -> tuple[int | None, list[Rejected]]:
         """Queue a new record; its key field is required."""
@@ -231,7 +232,7 @@ class Editor:
         changes: list[NewChange] = []
         for record_id in record_ids:
             unsent = [c for c in self.outbox.for_record(slug, record_id) if c.state == "pending"]
-            if is_local_id(record_id) and all(not _creates(c) or c.attempts == 0 for c in unsent):
+            if is_local_id(record_id) and all(not creates(c) or c.attempts == 0 for c in unsent):
                 for c in unsent:
                     self.outbox.discard(c.seq)
                 continue
@@ -352,10 +353,6 @@ def _fixed(res: Resource, failed: Change, record: dict[str, Any]) -> NewChange:
         base=failed.base,
         key_value=_text(record.get(res.key)),
     )
-
-
-def _creates(change: Change) -> bool:
-    return change.op in ("create", "bulk-create")
 
 
 def _cannot(res: Resource, done: str) -> str:

@@ -2,7 +2,8 @@
 
 One push:
 1. Changes a crash left in `sending` go back to `pending` (PUT and DELETE are idempotent).
-2. Per resource, ONE incremental pull (`modifiedAfter`) brings the server's recent versions:
+2. Per resource, ONE incremental pull (`modifiedAfter`, from the day before the resource's last
+   sync; the cache holds what is older) brings the server's versions of the edited records:
    an update or delete whose record moved past the version it was made on becomes a *conflict*
    for the user to resolve; a create that may already have reached the server (it was sent
    before: its outcome is unknown) is looked up there by its key field and, when found, settled
@@ -18,20 +19,28 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from app.api.client import ShowClient
-from app.api.errors import BadRequest, NotFound, ShowDeskError, TransportError, UserInputProblem
-from app.api.models import parse_show_date
+from app.api.errors import NotFound, ShowDeskError
 from app.api.registry import Resource
-from app.api.responses import HistoryResult, OrderResult
 from app.store.cache import Cache
 from app.store.changes import Change, is_local_id
 from app.store.outbox import Outbox
 from app.sync.batches import BULK_SIZE, BatchKey, element, head_run, is_record_change
 from app.sync.bulk_push import BulkPush
+from app.sync.verdicts import (
+    already_applied,
+    as_datetime,
+    creates,
+    explain,
+    moved_past,
+    plain,
+    raise_for_bulk_failures,
+    refusal,
+)
 
 UNKNOWN_OUTCOME = (
     "The connection was lost after sending: ShowDesk could not tell whether the server created "
@@ -145,7 +154,7 @@ class Pusher:
         by_key = {str(r.get(res.key)): r for r in theirs.values() if r.get(res.key) is not None}
         chains: dict[str, list[Change]] = defaultdict(list)
         for change in checked:
-            if _creates(change):
+            if creates(change):
                 self._judge_create(change, by_key)
             else:
                 chains[change.effective_id].append(change)
@@ -163,7 +172,7 @@ class Pusher:
         if state is None or state.last_completed is None:
             return None
         dates = [state.last_completed]
-        dates += [d for c in changes if _creates(c) and (d := _as_datetime(c.created_at))]
+        dates += [d for c in changes if creates(c) and (d := as_datetime(c.created_at))]
         return min(dates).date() - timedelta(days=1)
 
     def _judge_create(self, change: Change, by_key: dict[str, dict[str, Any]]) -> None:
@@ -190,7 +199,7 @@ class Pusher:
             (
                 i
                 for i, c in enumerate(chain)
-                if c.op in ("update", "bulk-update") and _already_applied(c, server)
+                if c.op in ("update", "bulk-update") and already_applied(c, server)
             ),
             default=-1,
         )
@@ -201,7 +210,7 @@ class Pusher:
         if applied >= 0:
             return
         for change in chain:
-            if _moved_past(server, change.base):
+            if moved_past(server, change.base):
                 self.outbox.mark_conflict(change.seq, server)
                 self.outbox.audit(change, "conflict")
                 self._report.conflicts += 1
@@ -250,7 +259,7 @@ class Pusher:
             response, server_id = await self._request(res, change)
         except ShowDeskError as exc:
             for c in run:
-                self._fail(c, _explain(exc, change), _refusal(exc))
+                self._fail(c, explain(exc, change), refusal(exc))
             return False
         for c in run:
             self._settle(c, response)
@@ -274,8 +283,8 @@ class Pusher:
         else:
             body = change.payload.get("body", change.payload)
         answer = await self.client.call(res, change.op, params=change.params, body=body)
-        _raise_for_bulk_failures(answer)
-        return _plain(answer), None
+        raise_for_bulk_failures(answer)
+        return plain(answer), None
 
     def _server_id(self, change: Change) -> str:
         if not is_local_id(change.record_id):
@@ -284,7 +293,7 @@ class Pusher:
             (
                 c
                 for c in self.outbox.for_record(change.resource, change.record_id, states=("done",))
-                if _creates(c)
+                if creates(c)
             ),
             None,
         )
@@ -327,10 +336,10 @@ class Pusher:
         return self._server_id(change)
 
     def explain(self, exc: ShowDeskError, change: Change) -> str:
-        return _explain(exc, change)
+        return explain(exc, change)
 
     def _needs_server_view(self, change: Change) -> bool:
-        if _creates(change):  # it was sent before: did it arrive? (not if the server refused it)
+        if creates(change):  # it was sent before: did it arrive? (not if the server refused it)
             refused = isinstance(change.response, dict) and change.response.get("refused")
             return change.attempts > 0 and (change.seq in self._unknown or not refused)
         return change.op in ("update", "delete", "bulk-update") and bool(change.base)
@@ -385,63 +394,3 @@ class Pusher:
                         self.cache.upsert(slug, page)
             except ShowDeskError as exc:
                 self._report.errors.append(f"{res.title}: not listed again: {exc.message}")
-
-
-def _creates(change: Change) -> bool:
-    return change.op in ("create", "bulk-create")
-
-
-def _refusal(exc: ShowDeskError) -> dict[str, Any] | None:
-    """What a failed change keeps of the error: the fields it names; whether the server refused
-    it (so a create that failed so needs no look-up before it is sent again)."""
-    fields = getattr(exc, "fields", None)
-    if not isinstance(exc, UserInputProblem) and not fields:
-        return None
-    return {"fields": dict(fields or {}), "refused": isinstance(exc, UserInputProblem)}
-
-
-def _as_datetime(value: Any) -> datetime | None:
-    try:
-        parsed = parse_show_date(value)
-    except ValueError:
-        return None
-    if isinstance(parsed, datetime):
-        return parsed.replace(tzinfo=None)
-    if isinstance(parsed, date):
-        return datetime(parsed.year, parsed.month, parsed.day)
-    return None
-
-
-def _moved_past(server: dict[str, Any], base: dict[str, Any] | None) -> bool:
-    theirs = _as_datetime(server.get("modifiedDate"))
-    mine = _as_datetime((base or {}).get("modifiedDate"))
-    return theirs is not None and (mine is None or theirs > mine)
-
-
-def _already_applied(change: Change, server: dict[str, Any]) -> bool:
-    """The server already holds every value this update sets."""
-    fields = [name for name, _, _ in change.diff()]
-    return bool(fields) and all(server.get(f) == change.payload.get(f) for f in fields)
-
-
-def _explain(exc: ShowDeskError, change: Change) -> str:
-    if isinstance(exc, NotFound) and change.op == "update":
-        return "This record no longer exists on the server (deleted there?)."
-    if isinstance(exc, TransportError) and change.is_create:
-        return f"{exc.message} — ShowDesk will look the record up before sending it again."
-    return exc.message
-
-
-def _raise_for_bulk_failures(answer: Any) -> None:
-    if isinstance(answer, OrderResult) and answer.failed:
-        lines = "; ".join(f"{f.id or f.row}: {f.error}" for f in answer.failed)
-        raise BadRequest(f"{len(answer.failed)} line(s) failed: {lines}")
-    if isinstance(answer, HistoryResult) and answer.failed:
-        lines = "; ".join(f"{f.id}: {f.message}" for f in answer.failed)
-        raise BadRequest(f"{len(answer.failed)} line(s) failed: {lines}")
-
-
-def _plain(answer: Any) -> Any:
-    if isinstance(answer, OrderResult | HistoryResult):
-        return {"successful": answer.successful, "failed": [asdict(f) for f in answer.failed]}
-    return answer
