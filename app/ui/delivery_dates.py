@@ -12,16 +12,13 @@ from typing import Any
 
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHeaderView,
-    QTableWidget,
     QTableWidgetItem,
     QWidget,
 )
 
 from app.api.errors import ShowDeskError
 from app.api.registry import Resource
-from app.ui.record_panel import PanelContext, RecordPanel
+from app.ui.record_panel import PanelContext, RecordPanel, listing_table
 from app.ui.references import readable, show_date
 
 DATES = "delivery-dates"
@@ -37,11 +34,7 @@ class DeliveryDatesPanel(RecordPanel):
     ) -> None:
         super().__init__(context, resource, owner)
         self.setObjectName("delivery-dates")
-        self.table = QTableWidget(0, 2, self)
-        self.table.setHorizontalHeaderLabels(["Delivery date", "Description"])
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table = listing_table(self, ["Delivery date", "Description"])
         self.asked_for: str | None = None  # the product whose dates are on their way
         self.shown_for: str | None = None
         self.lay_out(self.table)

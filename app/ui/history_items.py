@@ -14,12 +14,9 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHeaderView,
     QLabel,
     QPushButton,
     QSplitter,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -29,7 +26,7 @@ from app.api.models import OrderHistoryItem
 from app.api.registry import Resource
 from app.store.changes import Change
 from app.ui.pickers import key_labels, product_units
-from app.ui.record_panel import PanelContext, RecordPanel, body_items, refused_lines
+from app.ui.record_panel import PanelContext, RecordPanel, body_items, listing_table, refused_lines
 from app.ui.references import readable, title_of
 from app.ui.sub_table import ColumnPick, SubTableEditor
 
@@ -48,11 +45,7 @@ class HistoryItemsPanel(RecordPanel):
     ) -> None:
         super().__init__(context, resource, owner)
         self.setObjectName("history-items")
-        self.items = QTableWidget(0, len(COLUMNS), self)
-        self.items.setHorizontalHeaderLabels([title_of(c) for c in COLUMNS])
-        self.items.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.items.verticalHeader().setVisible(False)
-        self.items.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.items = listing_table(self, [title_of(c) for c in COLUMNS])
         self.count_label = QLabel(self)
         picks = {
             "customerid": ColumnPick(self._customers),

@@ -15,12 +15,9 @@ from typing import Any
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QPushButton,
     QSplitter,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -32,22 +29,19 @@ from app.store.changes import Change
 from app.ui.palette import Hue, background
 from app.ui.pickers import key_labels
 from app.ui.record_form import RecordForm
-from app.ui.record_panel import PanelContext, RecordPanel, failure_text, records_where
+from app.ui.record_panel import (
+    PanelContext,
+    RecordPanel,
+    failure_text,
+    listing_table,
+    records_where,
+)
 from app.ui.references import readable, title_of
 from app.ui.sub_table import ColumnPick, SubTableEditor
 
 PRICING = "product-pricing"
 INVENTORY = "product-inventory"
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
-
-
-def _table(owner: QWidget, columns: Sequence[str]) -> QTableWidget:
-    table = QTableWidget(0, len(columns), owner)
-    table.setHorizontalHeaderLabels([title_of(c) for c in columns])
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-    table.verticalHeader().setVisible(False)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    return table
 
 
 class PricingPanel(RecordPanel):
@@ -62,8 +56,7 @@ class PricingPanel(RecordPanel):
         super().__init__(context, resource, owner)
         self.setObjectName("pricing")
         session = context.session
-        self.table = _table(self, self.COLUMNS)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table = listing_table(self, [title_of(c) for c in self.COLUMNS])
         self.form = RecordForm(
             self.editor,
             session.registry[PRICING],

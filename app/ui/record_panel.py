@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.api.registry import Resource
 from app.store.changes import Change
@@ -190,6 +198,17 @@ class RecordPanel(QWidget):
             for c in changes
             if (op is None or c.op == op) and (record_id is None or c.record_id == record_id)
         ]
+
+
+def listing_table(owner: QWidget, headers: Sequence[str]) -> QTableWidget:
+    """A read-only list of records under a form: whole rows, columns sharing the width."""
+    table = QTableWidget(0, len(headers), owner)
+    table.setHorizontalHeaderLabels(list(headers))
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+    table.verticalHeader().setVisible(False)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    return table
 
 
 def records_where(editor: Editor, slug: str, field: str, value: str) -> list[dict[str, Any]]:
