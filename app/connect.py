@@ -20,6 +20,7 @@ def connection_for(profile: Profile, secret: str) -> Connection:
         rate_window=profile.rate_window,
         interactive_reserve=profile.interactive_reserve,
         ca_bundle=profile.ca_bundle,
+        state_dir=profile.data_dir,
     )
 
 

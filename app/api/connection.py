@@ -9,6 +9,7 @@ from __future__ import annotations
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from app.api.errors import InvalidValue
@@ -32,6 +33,9 @@ class Connection:
     timeout: float = 30.0
     ca_bundle: str | None = None
     scope: str = "100214"
+    # The profile's data folder: what is learned about the API and the profile's shared request
+    # history live there (None: remembered by this process only).
+    state_dir: Path | None = None
 
     def __post_init__(self) -> None:
         if self.credential_style not in ("body", "basic"):
