@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 from app.api.learned import Learned
@@ -10,7 +12,7 @@ from app.api.learned import Learned
 def test_a_fact_learned_by_one_process_is_known_to_the_next(tmp_path: Path) -> None:
     Learned(tmp_path).set("auth.credential_style", "basic")
     assert Learned(tmp_path).get("auth.credential_style") == "basic"
-    assert (tmp_path / "api-state.sqlite").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "learned.json").stat().st_mode & 0o777 == 0o600
 
 
 def test_facts_of_several_writers_are_all_kept(tmp_path: Path) -> None:
@@ -21,6 +23,15 @@ def test_facts_of_several_writers_are_all_kept(tmp_path: Path) -> None:
     assert Learned(tmp_path).get("auth.token_lifetime") == 300.0
     first.set("auth.token_lifetime", None)
     assert Learned(tmp_path).get("auth.token_lifetime", "gone") == "gone"
+
+
+def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path: Path) -> None:
+    lock = tmp_path / "learned.json.lock"
+    lock.write_text("")
+    os.utime(lock, (time.time() - 60, time.time() - 60))
+    Learned(tmp_path).set("paging.customers", {"style": "offset"})
+    assert Learned(tmp_path).get("paging.customers") == {"style": "offset"}
+    assert not lock.exists()
 
 
 def test_without_a_folder_facts_live_in_memory() -> None:
