@@ -1,0 +1,80 @@
+"""A list answered 404 is a resource this show does not offer, not a failed sync (issue 12).
+
+The Puller against simulators that leave resources out (`missing`) or serve them under another
+path (`paths`), over loopback on real SQLite files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.api.client import ShowClient
+from app.api.registry import Registry, default_registry
+from app.sim import SimConfig, SimServer, generate_show
+from app.store.cache import Cache
+from app.sync.puller import Puller
+from tests.sim.test_client_helpers import connection
+
+REGISTRY = default_registry()
+
+
+def serve(**switches: Any) -> SimServer:
+    config = SimConfig(throttle=False, **switches)
+    return SimServer(generate_show("tiny", seed=3), config)
+
+
+def connect(server: SimServer, registry: Registry = REGISTRY) -> ShowClient:
+    """A client of `server` (throttling is off: no pacing) with this registry."""
+    return ShowClient(connection(server, rate_limit=100_000), registry)
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[Cache]:
+    with Cache(tmp_path / "cache.sqlite", REGISTRY) as opened:
+        yield opened
+
+
+@pytest.mark.asyncio
+async def test_a_missing_resource_is_skipped_and_the_others_sync(cache: Cache) -> None:
+    with serve(missing=frozenset({"brokers"})) as server:
+        async with connect(server) as client:
+            report = await Puller(client, cache).sync()
+            assert report.not_offered == [("brokers", "GET /Broker answered 404")]
+            synced = {r.resource for r in report.resources}
+            assert synced == {r.slug for r in REGISTRY} - {"brokers"}
+            assert cache.count("broker-users") == len(server.show.records("broker-users"))
+            assert cache.not_offered() == {"brokers": "GET /Broker answered 404"}
+            assert server.stats.by_operation[("GET", "/Broker")] == 0  # refused before handling
+
+            server.config.missing = frozenset()  # the show offers them again
+            again = await Puller(client, cache).sync(["brokers"])
+    assert again.not_offered == [] and cache.not_offered() == {}
+    assert cache.count("brokers") == len(server.show.records("brokers"))
+
+
+@pytest.mark.asyncio
+async def test_resources_listed_per_record_of_a_missing_parent_are_skipped(cache: Cache) -> None:
+    with serve(missing=frozenset({"booths"})) as server:
+        async with connect(server) as client:
+            report = await Puller(client, cache).sync(["booths", "booth-products", "vendors"])
+    why = "its parent Booths is not offered"
+    assert report.not_offered == [
+        ("booths", "GET /Booth answered 404"),
+        ("booth-products", why),
+    ]
+    assert [r.resource for r in report.resources] == ["vendors"]
+    assert cache.not_offered()["booth-products"] == why
+    assert server.stats.by_operation[("GET", "/BoothProduct?boothID={boothID}")] == 0
+
+
+@pytest.mark.asyncio
+async def test_a_renamed_resource_is_not_offered_under_the_registry_path(cache: Cache) -> None:
+    with serve(paths={"customers": "/Customers"}) as server:
+        async with connect(server) as client:
+            report = await Puller(client, cache).sync(["customers", "warehouses"])
+    assert report.not_offered == [("customers", "GET /Customer answered 404")]
+    assert cache.count("warehouses") == len(server.show.records("warehouses"))
