@@ -14,6 +14,7 @@ import pytest
 
 from app.api.client import ShowClient
 from app.api.registry import Registry, default_registry
+from app.api.survey import survey
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.sync.puller import Puller
@@ -78,3 +79,18 @@ async def test_a_renamed_resource_is_not_offered_under_the_registry_path(cache: 
             report = await Puller(client, cache).sync(["customers", "warehouses"])
     assert report.not_offered == [("customers", "GET /Customer answered 404")]
     assert cache.count("warehouses") == len(server.show.records("warehouses"))
+
+
+@pytest.mark.asyncio
+async def test_check_reports_an_enveloped_show_and_asks_each_list_once() -> None:
+    with serve(shape="envelope") as server:
+        async with connect(server) as client:
+            answers = await survey(client, REGISTRY)
+    assert all(a.answered for a in answers)
+    assert len(answers) == server.stats.requests == sum(1 for r in REGISTRY if r.can("list"))
+    customers = next(a for a in answers if a.slug == "customers")
+    total = len(server.show.records("customers"))
+    assert customers.how == (
+        "an envelope with the list under 'items', paging counters: page 1, "
+        f"pages {total}, total {total}, {total} records in all, 1 record on the first page"
+    )
