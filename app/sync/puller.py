@@ -184,8 +184,15 @@ class Puller:
         assert res.parent is not None  # a per-parent resource always names its parent
         parent = self.registry[res.parent]
         keys = [str(r[parent.key]) for r in self.cache.records(parent.slug) if r.get(parent.key)]
+        answered = False
         for key in keys:
-            seen = await self._pull(res, key, None, result, cancel)
+            try:
+                seen = await self._pull(res, key, None, result, cancel)
+            except NotFound:
+                if not answered:
+                    raise  # the first parent asked: the list itself is not offered
+                continue  # that parent is gone since: its cached records stay until it is
+            answered = True
             result.removed += self.cache.retain_only(res.slug, seen, parent=key)
         for gone in set(self.cache.parents(res.slug)) - set(keys):
             result.removed += self.cache.delete(

@@ -94,3 +94,20 @@ async def test_check_reports_an_enveloped_show_and_asks_each_list_once() -> None
         "an envelope with the list under 'items', paging counters: page 1, "
         f"pages {total}, total {total}, {total} records in all, 1 record on the first page"
     )
+
+
+@pytest.mark.asyncio
+async def test_a_parent_gone_since_is_skipped_not_the_whole_resource(cache: Cache) -> None:
+    with serve() as server:
+        async with connect(server) as client:
+            await Puller(client, cache).sync(["booths", "booth-products"])
+            booths = list(cache.records("booths"))
+            gone = booths[-1]
+            kept = len(list(cache.records("booth-products", parent=gone["boothID"])))
+            server.show.remove("booths", gone["id"])  # its products now answer 404
+            report = await Puller(client, cache).sync(["booth-products"])
+    assert report.not_offered == [] and cache.not_offered() == {}
+    assert report.resources[0].fetched == sum(
+        len(list(cache.records("booth-products", parent=b["boothID"]))) for b in booths[:-1]
+    )
+    assert len(list(cache.records("booth-products", parent=gone["boothID"]))) == kept > 0
