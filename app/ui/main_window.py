@@ -285,6 +285,9 @@ class MainWindow(QMainWindow):
         self.status.sync_finished()
         if report.cancelled:
             self.status.show_message("Sync cancelled: what was fetched is kept.")
+        elif report.not_offered and self.session is not None:
+            titles = ", ".join(self.session.registry[slug].title for slug, _ in report.not_offered)
+            self.status.show_message(f"Not offered by this show (skipped, greyed): {titles}")
 
     def on_session_push_finished(self, report: PushReport) -> None:
         self.status.push_finished()

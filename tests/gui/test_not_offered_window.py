@@ -25,4 +25,6 @@ def test_the_tree_greys_a_resource_the_show_does_not_offer(
         users = window.tree.item_of("broker-users")
         assert users.foreground().color() != grey
         assert cache.count("broker-users") == server.show.count("broker-users") > 0
+        message = "Not offered by this show (skipped, greyed): Brokers"
+        assert window.status.currentMessage() == message
         opened.close()
