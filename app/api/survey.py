@@ -5,13 +5,14 @@ operation for its smallest page and reports the shape (a bare array, an envelope
 key, an array holding an envelope), the paging counters it saw and the count. A list answered
 404 is tried under the obvious other spellings of its path (case, plural, both); what answered
 becomes a suggested overrides file (app/api/suggestion.py). Per-parent lists (a booth's
-products) are asked for the first record of their parent.
+products) are asked for the first record of their parent. When the first lists all answer 404
+under every spelling, the base URL is wrong: the rest are not asked.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,8 @@ from app.api.paths import base_path, path_variants, renamed_paths
 from app.api.registry import Operation, Registry, Resource
 
 SMALLEST_PAGE = 1
+GIVE_UP_AFTER = 3  # lists answered 404 in a row, from the first: the base URL is wrong
+NOTHING = "the first lists asked all answered 404: check the base URL"
 
 
 @dataclass(frozen=True)
@@ -64,8 +67,18 @@ async def survey(client: ShowClient, registry: Registry) -> list[ListAnswer]:
     answers: dict[str, ListAnswer] = {}
     listable = [r for r in registry if r.can("list")]
     for res in sorted(listable, key=lambda r: r.nested_by_param):
+        if _nothing_answers(answers.values()):  # a wrong base URL: spare the rate budget
+            path = res.op("list").path.partition("?")[0]
+            answers[res.slug] = ListAnswer(res.slug, res.title, path, None, problem=NOTHING)
+            continue
         answers[res.slug] = await _ask(client, registry, res, answers)
     return list(answers.values())
+
+
+def _nothing_answers(answers: Iterable[ListAnswer]) -> bool:
+    """The first lists asked all answered 404 under every spelling."""
+    asked = [a for a in answers if a.answered is not None]
+    return len(asked) >= GIVE_UP_AFTER and all(a.not_offered and a.found is None for a in asked)
 
 
 async def _ask(

@@ -111,3 +111,14 @@ async def test_a_parent_gone_since_is_skipped_not_the_whole_resource(cache: Cach
         len(list(cache.records("booth-products", parent=b["boothID"]))) for b in booths[:-1]
     )
     assert len(list(cache.records("booth-products", parent=gone["boothID"]))) == kept > 0
+
+
+@pytest.mark.asyncio
+async def test_check_under_a_wrong_base_url_stops_after_the_first_lists() -> None:
+    with serve() as server:
+        wrong = connection(server, base_url=server.base_url + "/nothing-here", rate_limit=100_000)
+        async with ShowClient(wrong, REGISTRY) as client:
+            answers = await survey(client, REGISTRY)
+    asked = [a for a in answers if a.answered is not None]
+    assert len(asked) == 3 and not any(a.answered or a.found for a in asked)
+    assert all("check the base URL" in a.problem for a in answers[3:])
