@@ -8,6 +8,7 @@ showdesk push [--resource SLUG ...]           send the outbox
 showdesk import SLUG FILE [--key F] [--dry-run]
 showdesk export SLUG [--format csv|xlsx|json] [-o FILE]
 showdesk status [--json] | conflicts | resolve ID --mine|--theirs | audit -o FILE
+showdesk check                                ask every list once; suggest overrides for 404s
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from pathlib import Path
 from app import __version__
 from app.logs import logging_to_file
 
-HEADLESS = ("sync", "push", "import", "export", "status", "conflicts", "resolve", "audit")
+HEADLESS = (
+    "sync", "push", "import", "export", "status", "conflicts", "resolve", "audit", "check",
+)  # fmt: skip
 
 
 def _gui_parser() -> argparse.ArgumentParser:
@@ -71,6 +74,10 @@ def _headless_parser() -> argparse.ArgumentParser:
     side.add_argument("--theirs", action="store_true", help="keep the server's version")
     p = sub.add_parser("audit", help="export the audit log of pushed changes")
     p.add_argument("-o", "--output", type=Path, required=True, help="a .csv or .json file")
+    sub.add_parser(
+        "check",
+        help="ask every list once, report how each answered, suggest overrides for 404s",
+    )
     for action in sub.choices.values():
         add_connection_options(action)
     return parser

@@ -1,4 +1,5 @@
-"""The headless `showdesk` commands: sync, push, import, export, status, conflicts, resolve, audit.
+"""The headless `showdesk` commands: sync, push, import, export, status, conflicts, resolve, audit,
+check.
 
 They drive the same core as the window (client → cache/outbox → sync), for scripts, schedulers
 and power users. Exit codes: 0 everything succeeded, 1 some rows failed or are in conflict,
@@ -25,7 +26,8 @@ from app.connect import client_for, registry_for
 from app.settings import SECRET_ENV, Profile, ProfileStore, secrets
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.puller import Puller, SyncProgress
+from app.store.sync_state import SyncState
+from app.sync.puller import Puller, SyncProgress, SyncReport
 from app.sync.pusher import Pusher, PushProgress
 
 OK, SOME_FAILED, USAGE = 0, 1, 2
@@ -163,9 +165,26 @@ def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
         for r in report.resources:
             kind = "full" if r.full else "incremental"
             print(f"{r.resource}: {r.fetched} fetched, {r.removed} removed ({kind})")
-        return OK
+        return _warn_not_offered(ws, report)
 
     return asyncio.run(_with_client(ws, work))
+
+
+def _warn_not_offered(ws: Workspace, report: SyncReport) -> int:
+    """One warning line per resource skipped as not offered; exit 1 only if nothing answered."""
+    for slug, why in report.not_offered:
+        title = ws.registry[slug].title
+        print(f"{title}: not offered by this show ({why}); skipped", file=sys.stderr)
+    if report.not_offered and not report.resources and not report.cancelled:
+        print(
+            "No resource answered: check the base URL, or run `showdesk check` to look for "
+            "the paths this show uses.",
+            file=sys.stderr,
+        )
+        return SOME_FAILED
+    if report.not_offered:
+        print("`showdesk check` looks for other paths of these resources.", file=sys.stderr)
+    return OK
 
 
 def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
@@ -229,22 +248,29 @@ def cmd_import(args: argparse.Namespace, ws: Workspace) -> int:
 def cmd_status(args: argparse.Namespace, ws: Workspace) -> int:
     counts = ws.cache.counts()
     states = ws.cache.sync_states()
-    resources = {
-        r.slug: {
-            "count": counts.get(r.slug, 0),
-            "last_sync": _iso(states[r.slug].last_completed) if r.slug in states else None,
-        }
-        for r in ws.registry
-    }
+    resources = {r.slug: _status_of(states.get(r.slug), counts.get(r.slug, 0)) for r in ws.registry}
     outbox = {k: v for k, v in ws.outbox.counts().items() if k in ("pending", "failed", "conflict")}
     if args.json:
         print(json.dumps({"profile": ws.profile.name, "resources": resources, "outbox": outbox}))
     else:
         print(f"Profile {ws.profile.name} (show {ws.profile.show_id})")
         for slug, info in resources.items():
-            print(f"  {slug:24} {info['count']:>8}  last sync {info['last_sync'] or 'never'}")
+            line = f"  {slug:24} {info['count']:>8}  last sync {info['last_sync'] or 'never'}"
+            if info["not_offered"]:
+                line += f"  not offered by this show ({info['not_offered']})"
+            print(line)
         print("Outbox: " + ", ".join(f"{v} {k}" for k, v in outbox.items()))
     return OK
+
+
+def _status_of(state: SyncState | None, count: int) -> dict[str, Any]:
+    """One resource in `status`: cached count, last sync, and why it is not offered, if so."""
+    return {
+        "count": count,
+        "last_sync": _iso(state.last_completed) if state else None,
+        "not_offered": state.not_offered if state else None,
+        "not_offered_since": _iso(state.not_offered_at) if state and state.not_offered else None,
+    }
 
 
 def cmd_conflicts(args: argparse.Namespace, ws: Workspace) -> int:
@@ -281,7 +307,14 @@ def _iso(value: Any) -> str | None:
     return None if value is None else str(value.isoformat(timespec="seconds"))
 
 
+def cmd_check(args: argparse.Namespace, ws: Workspace) -> int:
+    from app.headless_check import cmd_check as check  # it imports this module
+
+    return check(args, ws)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
+    "check": cmd_check,
     "sync": cmd_sync,
     "push": cmd_push,
     "export": cmd_export,

@@ -4,7 +4,9 @@
 small collection (warehouses, one result per page). It never raises for an expected failure: it
 answers a `ConnectionCheck` whose `reason` the UI can act on and whose `message` it can show as is.
 It does not retry: a check must answer within seconds, and a throttled show says so at once.
-Messages never contain the secret or a token.
+Messages never contain the secret or a token. `check_show` (the profile dialog's Test connection)
+goes on to ask every list once (app/api/survey.py) and answers the report per resource in
+`details`, as `showdesk check` prints it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from app.api.governor import RateGovernor
 from app.api.network import transport_detail
 from app.api.pacing import BackoffSchedule
 from app.api.registry import Registry, Resource
+from app.api.survey import ListAnswer, survey
 
 Reason = Literal[
     "ok", "unreachable", "wrong-secret", "forbidden", "rate-limited", "server-error", "unexpected"
@@ -56,6 +59,7 @@ class ConnectionCheck:
     ok: bool
     reason: Reason
     message: str
+    details: tuple[str, ...] = ()  # one line per resource when every list was asked
 
 
 async def check_connection(
@@ -63,8 +67,12 @@ async def check_connection(
     registry: Registry,
     *,
     transport: httpx.AsyncBaseTransport | None = None,
+    lists: bool = False,
 ) -> ConnectionCheck:
-    """Sign in to the show and list one record; say plainly what went wrong if anything did."""
+    """Sign in to the show and list one record; say plainly what went wrong if anything did.
+
+    With `lists`, every list is then asked once and the answer carries the report per resource.
+    """
     conn = dataclasses.replace(connection, timeout=min(connection.timeout, CHECK_TIMEOUT))
     try:
         client = _client(conn, registry, transport)
@@ -77,9 +85,35 @@ async def check_connection(
             return _failed(*_sign_in_failure(exc, conn), conn)
         try:
             await _first_page(client, _probe(registry))
+            answers = await survey(client, registry) if lists else None
         except ShowDeskError as exc:
             return _failed(*_request_failure(exc, conn), conn)
+    if answers is not None:
+        return _surveyed(conn, answers)
     return ConnectionCheck(True, "ok", f"Signed in to show {conn.show_id}: the API answers.")
+
+
+async def check_show(
+    connection: Connection,
+    registry: Registry,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> ConnectionCheck:
+    """Test connection as the profile dialog runs it: sign in, then ask every list once."""
+    return await check_connection(connection, registry, transport=transport, lists=True)
+
+
+def _surveyed(conn: Connection, answers: list[ListAnswer]) -> ConnectionCheck:
+    """The report of every list: the ones that did not answer first."""
+    asked = [a for a in answers if a.answered is not None]
+    answered = sum(1 for a in asked if a.answered)
+    message = f"Signed in to show {conn.show_id}: {answered} of {len(asked)} lists answer."
+    if answered < len(asked):
+        message += (
+            " `showdesk check` writes the paths that answered into a suggested overrides file."
+        )
+    ordered = sorted(answers, key=lambda a: a.answered is not False)
+    return ConnectionCheck(True, "ok", message, tuple(a.line() for a in ordered))
 
 
 def _client(

@@ -140,6 +140,23 @@ class ShowClient:
         result: dict[str, Any] = await self._run(resource, "get", {"id": id}, None, interactive)
         return result
 
+    async def first_page(
+        self,
+        resource: ResourceRef,
+        query: Sequence[tuple[str, str]],
+        *,
+        parent: str | None = None,
+        interactive: bool = False,
+    ) -> Any:
+        """One request of a resource's list, its JSON as it came: `showdesk check` reports how
+        a show shapes and pages its lists, so it needs the answer before any unwrapping."""
+        res = self._resource(resource)
+        op = res.op("list")
+        given = {res.parent_param: parent} if res.parent_param and parent is not None else {}
+        path, fixed = _fill(op, given)
+        req = self._request(res, op, path, [*fixed, *query], None, interactive)
+        return await self._exchange.send_and_read(req, _json_of(req.what))
+
     # ---------------------------------------------------------------------------------- writing
 
     async def create(

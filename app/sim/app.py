@@ -3,6 +3,8 @@
 Routes are built from the registry, never hard-coded: every operation's path template (query
 templates like `/BoothProduct?boothID={boothID}` included) becomes a case-insensitive starlette
 route under `/api/v1`; the query parameters tell apart operations sharing a method and path.
+A show may serve a resource under another path (`SimConfig.paths`: its routes move, the
+registry's path answers 404) or not at all (`SimConfig.missing`: 404 on every path of it).
 Every API request passes the gate — latency, 403 storm, bearer token, rate limit, injected
 faults — before its handler runs against the show.
 """
@@ -24,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from app.api.paths import renamed_paths
 from app.api.registry import Operation, Registry, Resource, default_registry
 from app.sim import booths, bulk, crud, extras, hierarchy  # noqa: F401  (they register handlers)
 from app.sim.calls import Call, Reply, SimError, handler_for
@@ -102,7 +105,10 @@ class Dispatcher:
         self.ops = sorted(ops, key=lambda ro: -len(_query_names(ro[1])))
 
     def _choose(self, method: str, query: dict[str, str]) -> tuple[Resource, Operation]:
-        candidates = [(r, o) for r, o in self.ops if o.method == method]
+        offered = [(r, o) for r, o in self.ops if r.slug not in self.state.config.missing]
+        if not offered:  # issue 12: a resource this show does not offer
+            raise SimError(404, "Not Found")
+        candidates = [(r, o) for r, o in offered if o.method == method]
         if not candidates:  # HEAD, which starlette allows wherever GET is
             raise SimError(405, f"{method} is not supported here")
         for res, op in candidates:
@@ -192,12 +198,27 @@ class Dispatcher:
             return Reply(exc.payload(), exc.status)
 
 
+def _served_paths(registry: Registry, renamed: Mapping[str, str]) -> dict[tuple[str, str], str]:
+    """(slug, operation) → the path this show serves it under (`SimConfig.paths` applied)."""
+    unknown = sorted(set(renamed) - {r.slug for r in registry})
+    if unknown:
+        raise ValueError(f"cannot rename unknown resources: {', '.join(unknown)}")
+    served: dict[tuple[str, str], str] = {}
+    for res in registry:
+        paths = renamed_paths(res, renamed[res.slug]) if res.slug in renamed else {}
+        for name, op in res.operations.items():
+            served[(res.slug, name)] = paths.get(name, op.path)
+    return served
+
+
 def api_routes(show: Show, registry: Registry, state: SimState) -> list[BaseRoute]:
-    """One case-insensitive route per distinct path of the registry, literal paths first."""
+    """One case-insensitive route per distinct path served, literal paths first."""
+    served = _served_paths(registry, state.config.paths)
     by_path: dict[str, list[tuple[Resource, Operation]]] = {}
     for res in registry:
         for op in res.operations.values():
-            by_path.setdefault(op.path.partition("?")[0], []).append((res, op))
+            path = served[(res.slug, op.name)].partition("?")[0]
+            by_path.setdefault(path, []).append((res, op))
     routes: list[BaseRoute] = []
     for path in sorted(by_path, key=lambda p: (p.count("{"), -len(p))):
         ops = by_path[path]

@@ -37,6 +37,13 @@ def _share(text: str) -> float:
     return value
 
 
+def _rename(text: str) -> tuple[str, str]:
+    slug, _, path = text.partition("=")
+    if not slug or not path.startswith("/"):
+        raise argparse.ArgumentTypeError(f"'{text}' is not SLUG=/Path, e.g. customers=/Customers")
+    return slug, path
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="showdesk sim", description="Serve a simulated TradeShow API V1 show on loopback."
@@ -58,6 +65,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--latency", type=float, default=0.0, help="seconds added to each request")
     p.add_argument("--html-errors", action="store_true", help="5xx answers are HTML pages")
     p.add_argument("--fault-seed", type=int, default=0, help="seed of the fault dice")
+    # issue 12: not offered / renamed
+    p.add_argument(
+        "--rename", type=_rename, action="append", default=[], metavar="SLUG=/Path",
+        help="serve this resource under another path; its registry path answers 404 (repeatable)",
+    )  # fmt: skip
+    p.add_argument(
+        "--missing", action="append", default=[], metavar="SLUG",
+        help="this resource answers 404 on every path (repeatable)",
+    )  # fmt: skip
     return p
 
 
@@ -78,6 +94,9 @@ def config_from(args: argparse.Namespace) -> SimConfig:
         latency=args.latency,
         html_errors=args.html_errors,
         fault_seed=args.fault_seed,
+        # issue 12: not offered / renamed
+        paths=dict(args.rename),
+        missing=frozenset(args.missing),
     )
 
 

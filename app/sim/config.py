@@ -58,10 +58,18 @@ class SimConfig:
     storm_seconds: float = 1.0
     expire_rate: float = 0.0
     token_prefix: str = ""
+    # issue 12: not offered / renamed — `paths`: slug → the path this show serves that resource's
+    # operations under instead of the registry's (read when the app is built; the registry's path
+    # then answers 404); `missing`: slugs whose every path answers 404 (read at every request).
+    paths: dict[str, str] = field(default_factory=dict)
+    missing: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
             raise ValueError(f"shape must be one of {', '.join(SHAPES)}")
+        for slug, path in self.paths.items():
+            if not path.startswith("/"):
+                raise ValueError(f"the path of {slug} must start with '/' (not {path!r})")
         for name in RATES:
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1")

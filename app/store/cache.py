@@ -272,6 +272,14 @@ class Cache:
         """Advance the resource's watermark to `started` (the sync that began then completed)."""
         self._sync.complete(slug, started, full, self.count(slug))
 
+    def mark_not_offered(self, slug: str, why: str, at: datetime) -> None:
+        """This show does not offer the resource (its list answered 404); cleared by a sync."""
+        self._sync.mark_not_offered(slug, why, at)
+
+    def not_offered(self) -> dict[str, str]:
+        """The resources this show does not offer, with why (slug → reason)."""
+        return {s: st.not_offered for s, st in self._sync.all().items() if st.not_offered}
+
     def note_sync(self, slug: str, *, cursor: str | None = None, notes: str | None = None) -> None:
         self._sync.note(slug, cursor, notes)
 

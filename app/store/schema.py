@@ -45,7 +45,13 @@ CACHE_V2: Migration = (
     "ALTER TABLE sync_state ADD COLUMN notes TEXT",
 )
 
-CACHE_MIGRATIONS: tuple[Migration, ...] = (CACHE_V1, CACHE_V2)
+# v3 (issue 12): a resource whose list answered 404 is "not offered by this show": why, and when.
+CACHE_V3: Migration = (
+    "ALTER TABLE sync_state ADD COLUMN not_offered TEXT",
+    "ALTER TABLE sync_state ADD COLUMN not_offered_at TEXT",
+)
+
+CACHE_MIGRATIONS: tuple[Migration, ...] = (CACHE_V1, CACHE_V2, CACHE_V3)
 
 # ---------------------------------------------------------------------------------------- outbox
 OUTBOX_V1: Migration = (

@@ -2,6 +2,8 @@
 
 A resource's watermark (`last_completed`) advances only when that resource's sync completed, and
 it is the time that sync *started*: anything modified while it ran is fetched again next time.
+A resource whose list answered 404 is marked "not offered by this show" with the reason and when;
+the mark goes as soon as a sync of it completes again.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ class SyncState:
     count: int  # records cached when the last sync completed
     cursor: str | None = None
     notes: str | None = None
+    not_offered: str | None = None  # why this show does not offer it (its list answered 404)
+    not_offered_at: datetime | None = None
 
     @property
     def in_progress(self) -> bool:
@@ -45,7 +49,10 @@ def _dt(value: str | None) -> datetime | None:
     return None if value is None else datetime.fromisoformat(value)
 
 
-_COLUMNS = "resource, last_started, last_completed, last_full, count, cursor, notes"
+_COLUMNS = (
+    "resource, last_started, last_completed, last_full, count, cursor, notes, "
+    "not_offered, not_offered_at"
+)
 
 
 class SyncStateTable:
@@ -88,7 +95,7 @@ class SyncStateTable:
                 "INSERT INTO sync_state (resource, last_started, last_completed, last_full, count) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT (resource) DO UPDATE SET "
                 "last_completed = excluded.last_completed, last_full = excluded.last_full, "
-                "count = excluded.count",
+                "count = excluded.count, not_offered = NULL, not_offered_at = NULL",
                 (slug, started.isoformat(), completed.isoformat(), _iso(last_full), count),
             )
 
@@ -101,15 +108,31 @@ class SyncStateTable:
                 (slug, cursor, notes),
             )
 
+    def mark_not_offered(self, slug: str, why: str, at: datetime) -> None:
+        """The resource's list answered 404 (`why`): not offered by this show, as of `at`."""
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO sync_state (resource, not_offered, not_offered_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (resource) DO UPDATE SET not_offered = excluded.not_offered, "
+                "not_offered_at = excluded.not_offered_at",
+                (slug, why, at.isoformat()),
+            )
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
 
 def _state(row: tuple[object, ...]) -> SyncState:
-    resource, started, completed, full, count, cursor, notes = row
+    resource, started, completed, full, count, cursor, notes, not_offered, not_offered_at = row
     return SyncState(
         resource=str(resource),
         last_started=_dt(started if isinstance(started, str) else None),
         last_completed=_dt(completed if isinstance(completed, str) else None),
         last_full=_dt(full if isinstance(full, str) else None),
         count=int(count) if isinstance(count, int) else 0,
-        cursor=cursor if isinstance(cursor, str) else None,
-        notes=notes if isinstance(notes, str) else None,
+        cursor=_text(cursor),
+        notes=_text(notes),
+        not_offered=_text(not_offered),
+        not_offered_at=_dt(_text(not_offered_at)),
     )

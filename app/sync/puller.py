@@ -10,6 +10,10 @@ have no list of their own in the sync (delivery dates *by product*) are not pull
 per product would spend the whole rate budget on them, so the window asks for them on demand.
 A resource's sync state advances only when that resource completed, so an interrupted or
 cancelled sync keeps what it stored and resumes correctly.
+
+A list answered 404 is a resource this show does not offer (or offers under another path), not a
+failed sync: it is marked so in the cache with the reason, skipped with the resources listed per
+its records, and the sync goes on (`SyncReport.not_offered`; `showdesk check` looks for the path).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from app.api.client import ShowClient
+from app.api.errors import NotFound
 from app.api.registry import Resource
 from app.store.cache import Cache
 
@@ -48,6 +53,8 @@ class ResourceSync:
 class SyncReport:
     resources: list[ResourceSync] = field(default_factory=list)
     cancelled: bool = False
+    # issue 12: resources skipped because this show does not offer them: (slug, why).
+    not_offered: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def fetched(self) -> int:
@@ -95,15 +102,35 @@ class Puller:
         full: bool = False,
         cancel: asyncio.Event | None = None,
     ) -> SyncReport:
-        """Sync each resource in turn; stop cleanly (report.cancelled) when `cancel` is set."""
+        """Sync each resource in turn; stop cleanly (report.cancelled) when `cancel` is set.
+
+        A resource this show does not offer (its list answered 404), and any listed per its
+        records, is marked so and skipped (report.not_offered); the others go on.
+        """
         report = SyncReport()
         for res in self.plan(slugs):
-            try:
-                report.resources.append(await self.sync_resource(res, full=full, cancel=cancel))
-            except SyncCancelled:
-                report.cancelled = True
-                break
+            why = self._parent_not_offered(res)
+            if why is None:
+                try:
+                    report.resources.append(await self.sync_resource(res, full=full, cancel=cancel))
+                    continue
+                except SyncCancelled:
+                    report.cancelled = True
+                    break
+                except NotFound:  # the list's path: this show does not offer it (there)
+                    why = _not_offered_reason(res)
+            self.cache.mark_not_offered(res.slug, why, self.now())
+            report.not_offered.append((res.slug, why))
         return report
+
+    def _parent_not_offered(self, res: Resource) -> str | None:
+        """Why a per-parent resource is skipped: its parent is not offered by this show."""
+        if res.parent is None:
+            return None
+        state = self.cache.sync_state(res.parent)
+        if state is None or state.not_offered is None:
+            return None
+        return f"its parent {self.registry[res.parent].title} is not offered"
 
     async def sync_resource(
         self, res: Resource, *, full: bool = False, cancel: asyncio.Event | None = None
@@ -157,8 +184,15 @@ class Puller:
         assert res.parent is not None  # a per-parent resource always names its parent
         parent = self.registry[res.parent]
         keys = [str(r[parent.key]) for r in self.cache.records(parent.slug) if r.get(parent.key)]
+        answered = False
         for key in keys:
-            seen = await self._pull(res, key, None, result, cancel)
+            try:
+                seen = await self._pull(res, key, None, result, cancel)
+            except NotFound:
+                if not answered:
+                    raise  # the first parent asked: the list itself is not offered
+                continue  # that parent is gone since: its cached records stay until it is
+            answered = True
             result.removed += self.cache.retain_only(res.slug, seen, parent=key)
         for gone in set(self.cache.parents(res.slug)) - set(keys):
             result.removed += self.cache.delete(
@@ -171,6 +205,11 @@ class Puller:
         if total is not None and not finished:
             total = max(total, done)  # an estimate never reads "600 of 500"
         self.on_progress(SyncProgress(res.slug, res.title, done, total, finished))
+
+
+def _not_offered_reason(res: Resource) -> str:
+    op = res.op("list")
+    return f"{op.method} {op.path.partition('?')[0]} answered 404"
 
 
 def _record_ids(res: Resource, page: Sequence[dict[str, Any]]) -> Iterable[str]:

@@ -101,6 +101,7 @@ class MainWindow(QMainWindow):
         self.grid_editing = GridEditing(editor, self.undo_stack, self)
         self.grid_editing.applied.connect(self.on_grid_editing_applied)
         self.tree = ResourceTree(session.registry, counts=session.cache.counts(), owner=self)
+        self.tree.set_not_offered(session.cache.not_offered())
         self.tree.open_requested.connect(self.open_resource)
         self.tree.sync_requested.connect(lambda slug: session.sync([slug]))
         self.tree.export_requested.connect(self.export_resource)
@@ -284,6 +285,9 @@ class MainWindow(QMainWindow):
         self.status.sync_finished()
         if report.cancelled:
             self.status.show_message("Sync cancelled: what was fetched is kept.")
+        elif report.not_offered and self.session is not None:
+            titles = ", ".join(self.session.registry[slug].title for slug, _ in report.not_offered)
+            self.status.show_message(f"Not offered by this show (skipped, greyed): {titles}")
 
     def on_session_push_finished(self, report: PushReport) -> None:
         self.status.push_finished()
@@ -317,6 +321,7 @@ class MainWindow(QMainWindow):
         if self.tree is not None:
             counts = self.session.cache.counts()
             self.tree.set_counts({r.slug: counts.get(r.slug, 0) for r in self.session.registry})
+            self.tree.set_not_offered(self.session.cache.not_offered())
         self.on_outbox_changed()
 
     def on_outbox_changed(self) -> None:

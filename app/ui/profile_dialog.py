@@ -2,9 +2,10 @@
 
 `ProfileDialog` edits one profile: URLs, show ID, client secret (to the keyring through
 `SecretStore`, or this session only — the dialog then says so), pacing, credential style and CA
-bundle. Every field is checked where it is typed; "Test connection" runs `check_connection` as
-a task and shows its exact answer. `ProfileManager` lists the saved profiles: add, edit, remove,
-open. Testers, confirmations and the editor are injectable so tests need no modal loops.
+bundle. Every field is checked where it is typed; "Test connection" runs `check_show` as a task
+and shows its exact answer, with how each list of the show answered in a small box below.
+`ProfileManager` lists the saved profiles: add, edit, remove, open. Testers, confirmations and
+the editor are injectable so tests need no modal loops.
 """
 
 from __future__ import annotations
@@ -30,13 +31,14 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMessageBox,
+    QPlainTextEdit,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
-from app.api.check import ConnectionCheck, check_connection
+from app.api.check import ConnectionCheck, check_show
 from app.api.connection import Connection
 from app.api.registry import Registry
 from app.connect import connection_for, registry_for
@@ -74,7 +76,7 @@ class ProfileDialog(QDialog):
         parent: QWidget | None = None,
         *,
         secret_store: SecretStore = secrets,
-        tester: Tester = check_connection,
+        tester: Tester = check_show,
         registry: Registry | None = None,
     ) -> None:
         super().__init__(parent)
@@ -179,6 +181,8 @@ class ProfileDialog(QDialog):
         except Exception as exc:  # a bug in the tester must still end in a visible answer
             result = ConnectionCheck(False, "unexpected", f"The test itself failed: {exc}")
         self._show_result(result.message, ok=result.ok)
+        self.test_details.setPlainText("\n".join(result.details))
+        self.test_details.setVisible(bool(result.details))
         self.test_button.setEnabled(True)
         self.test_finished.emit(result)
 
@@ -247,6 +251,10 @@ class ProfileDialog(QDialog):
         self.secret_note = self._error_label()
         self.test_result = QLabel(self, wordWrap=True)
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.test_details = QPlainTextEdit(self, readOnly=True)  # how each list answered
+        self.test_details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.test_details.setMaximumHeight(self.fontMetrics().lineSpacing() * 7)
+        self.test_details.hide()
         self.test_button = QPushButton("Test connection", self)
         self.save_button = QPushButton("Save", self, default=True)
         self.cancel_button = QPushButton("Cancel", self)
@@ -289,6 +297,7 @@ class ProfileDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.test_result)
+        layout.addWidget(self.test_details)
         layout.addWidget(buttons)
 
     def _with_error(self, name: str, editor: QLineEdit) -> QWidget:

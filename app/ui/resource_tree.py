@@ -2,7 +2,8 @@
 
 Built from the registry (data, not code): the groups in the registry's order, each group's
 resources, and under a resource the resources listed per its records (a booth's products).
-Each resource reads "Customers (300)" once its cached count is known.
+Each resource reads "Customers (300)" once its cached count is known. A resource this show does
+not offer (its list answered 404 at the last sync) is greyed, the reason in its tooltip.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QFont, QIcon, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QBrush, QFont, QIcon, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeView, QWidget
 
 from app.api.registry import RESOURCES_DIR, Registry, Resource
@@ -63,6 +64,21 @@ class ResourceTree(QTreeView):
             item = self._items.get(slug)
             if item is not None:
                 item.setText(f"{self._registry[slug].title} ({count:,})")
+
+    def set_not_offered(self, reasons: Mapping[str, str]) -> None:
+        """Grey the resources this show does not offer (slug → why); the others look normal."""
+        grey = self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+        for slug, item in self._items.items():
+            why = reasons.get(slug)
+            if why is None:
+                item.setData(None, Qt.ItemDataRole.ForegroundRole)
+                item.setToolTip(slug)
+            else:
+                item.setForeground(QBrush(grey))
+                item.setToolTip(
+                    f"Not offered by this show: {why}. "
+                    "`showdesk check` looks for the path it has there."
+                )
 
     def item_of(self, slug: str) -> QStandardItem:
         return self._items[slug]

@@ -274,6 +274,29 @@ def test_test_connection_against_the_simulator(
     )
 
 
+def test_test_connection_reports_each_list_of_the_show(
+    loop: qasync.QEventLoop, make: Callable[..., ProfileDialog]
+) -> None:
+    from app.sim import SimConfig, SimServer, generate_show
+
+    lists = sum(1 for r in REGISTRY if r.can("list"))
+    config = SimConfig(throttle=False, missing=frozenset({"brokers"}))
+    with SimServer(generate_show("tiny"), config) as server:
+        dialog = make()
+        fill(dialog, sim_profile(server.base_url, server.auth_url, server.show_id), "demo-secret")
+        result = run_test(loop, dialog)
+    assert result.ok and dialog.test_result.text().startswith(
+        f"Signed in to show DEMO-SHOW: {lists - 1} of {lists} lists answer."
+    )
+    assert dialog.test_details.isVisibleTo(dialog)
+    shown = dialog.test_details.toPlainText().splitlines()
+    assert len(shown) == lists and shown == list(result.details)
+    assert shown[0].startswith("Brokers: did not answer: GET /Broker answered 404; tried /broker")
+    assert (
+        "Customers: answered: a bare array, no paging counters, 1 record on the first page" in shown
+    )
+
+
 def sim_profile(base_url: str, auth_url: str, show_id: str) -> Profile:
     return Profile(name="Sim", base_url=base_url, auth_url=auth_url, show_id=show_id)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QModelIndex
-from PySide6.QtGui import QAction, QStandardItemModel
+from PySide6.QtGui import QAction, QPalette, QStandardItemModel
 from PySide6.QtWidgets import QMenu
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
@@ -116,3 +116,16 @@ def test_select_resource_and_model_tester(tree: ResourceTree, qtmodeltester: Mod
     tree.select_resource("orders")
     assert tree.slug_at(tree.currentIndex()) == "orders"
     qtmodeltester.check(tree.model(), force_py=True)
+
+
+def test_a_resource_the_show_does_not_offer_is_greyed_with_why(tree: ResourceTree) -> None:
+    normal = tree.item_of("brokers").foreground().color()
+    tree.set_not_offered({"brokers": "GET /Broker answered 404"})
+    brokers = tree.item_of("brokers")
+    grey = tree.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+    assert brokers.foreground().color() == grey
+    assert brokers.toolTip().startswith("Not offered by this show: GET /Broker answered 404.")
+    assert tree.item_of("broker-users").toolTip() == "broker-users"
+    tree.set_not_offered({})  # it answered again
+    assert tree.item_of("brokers").foreground().color() == normal
+    assert tree.item_of("brokers").toolTip() == "brokers"

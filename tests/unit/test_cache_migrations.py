@@ -58,7 +58,8 @@ def test_v1_file_keeps_records_and_state(tmp_path: Path) -> None:
         cache.note_sync("customers", cursor="x")
         cache.upsert("customers", [{"id": "b", "extra": 1}])
         assert "extra" in cache.fields("customers")
-    assert _version(path) == 2
+        assert state.not_offered is None
+    assert _version(path) == len(CACHE_MIGRATIONS)
 
 
 def test_newer_file_is_refused(tmp_path: Path) -> None:

@@ -69,3 +69,17 @@ def test_notes_and_all_states(cache: Cache) -> None:
     assert set(states) == {"orders", "customers"}
     assert states["orders"].cursor == "page=7"
     assert states["orders"].notes == "stopped by rate limit"
+
+
+def test_not_offered_is_kept_with_why_and_when_until_a_sync_completes(cache: Cache) -> None:
+    cache.begin_sync("brokers", T1)
+    cache.mark_not_offered("brokers", "GET /Broker answered 404", T1)
+    state = cache.sync_state("brokers")
+    assert state is not None
+    assert (state.not_offered, state.not_offered_at) == ("GET /Broker answered 404", T1)
+    assert cache.not_offered() == {"brokers": "GET /Broker answered 404"}
+    cache.begin_sync("brokers", T2)
+    cache.complete_sync("brokers", T2, full=True)
+    state = cache.sync_state("brokers")
+    assert state is not None and state.not_offered is None and state.not_offered_at is None
+    assert cache.not_offered() == {}

@@ -43,3 +43,19 @@ def test_bad_values_are_refused(argv: list[str], capsys: pytest.CaptureFixture[s
 def test_only_loopback(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--host", "0.0.0.0", "--size", "tiny"]) == 2
     assert "loopback" in capsys.readouterr().err
+
+
+def test_renamed_and_missing_resources() -> None:
+    args = build_parser().parse_args(
+        ["--rename", "customers=/Customers", "--rename", "brands=/Marques", "--missing", "brokers"]
+    )
+    config = config_from(args)
+    assert config.paths == {"customers": "/Customers", "brands": "/Marques"}
+    assert config.missing == frozenset({"brokers"})
+    assert config_from(build_parser().parse_args([])).paths == {}
+
+
+def test_a_rename_needs_a_path(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--rename", "customers"])
+    assert "SLUG=/Path" in capsys.readouterr().err
