@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.sim.config import SHAPES, SimConfig
+from app.sim.config import ERROR_SHAPES, SHAPES, TOKEN_AUTHS, SimConfig
 from app.sim.generator import SIZES, generate_show
 from app.sim.server import SimServer
 
@@ -58,6 +58,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--latency", type=float, default=0.0, help="seconds added to each request")
     p.add_argument("--html-errors", action="store_true", help="5xx answers are HTML pages")
     p.add_argument("--fault-seed", type=int, default=0, help="seed of the fault dice")
+    # issue 12: tokens & messages
+    p.add_argument(
+        "--token-auth", choices=TOKEN_AUTHS, default="any",
+        help="where the token endpoint accepts the client credentials (Basic header, form body)",
+    )  # fmt: skip
+    p.add_argument("--no-expires-in", action="store_true", help="token answers carry no lifetime")
+    p.add_argument("--no-refresh-token", action="store_true", help="issue no refresh tokens")
+    p.add_argument(
+        "--error-shape", choices=ERROR_SHAPES, default="message-errors", help="how 400s are worded"
+    )
     return p
 
 
@@ -78,6 +88,11 @@ def config_from(args: argparse.Namespace) -> SimConfig:
         latency=args.latency,
         html_errors=args.html_errors,
         fault_seed=args.fault_seed,
+        # issue 12: tokens & messages
+        token_auth=args.token_auth,
+        expires_in=not args.no_expires_in,
+        issue_refresh_tokens=not args.no_refresh_token,
+        error_shape=args.error_shape,
     )
 
 
