@@ -62,7 +62,7 @@ READ_TIMEOUT = httpx.ReadTimeout("read timed out")
         ({"errors": {"zipCode": "too long"}}, "zipCode: too long", {"zipCode": ["too long"]}),
         ([{"field": "city", "message": "required"}], "city: required", {"city": ["required"]}),
         (["first problem", "second problem"], "first problem; second problem", {}),
-        ("Name is required", "Name is required", {}),
+        ("Name is required", "Name is required", {"Name": ["Name is required"]}),
         ({"errors": ["a", "b"]}, "a; b", {}),
         ({}, "HTTP 400", {}),
     ],
