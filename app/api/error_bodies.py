@@ -137,8 +137,12 @@ def _named_in(messages: Sequence[str]) -> dict[str, list[str]]:
     for text in messages:
         for part in text.split("; "):
             found = next((m for m in (p.search(part) for p in _NAMED) if m), None)
-            if found:
-                out.setdefault(_field_name(found.group("f")), []).append(part.strip())
+            if found is None:
+                continue
+            said = part.strip()
+            if found.re is _NAMED[0]:  # "email: not valid": the words after the name
+                said = part[found.end("f") :].lstrip("\"'` :").strip() or said
+            out.setdefault(_field_name(found.group("f")), []).append(said)
     return out
 
 

@@ -65,7 +65,7 @@ def test_json_shapes_give_the_message_and_the_fields(
 def test_plain_text_names_its_field() -> None:
     refusal = read_error(httpx.Response(400, text="email: not a valid email"))
     assert refusal.message == "email: not a valid email"
-    assert refusal.fields == {"email": ["email: not a valid email"]}
+    assert refusal.fields == {"email": ["not a valid email"]}
 
 
 def test_a_message_naming_no_field_is_general() -> None:
