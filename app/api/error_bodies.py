@@ -17,7 +17,7 @@ field is required"); a name that is no field of the record is simply not shown a
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +88,27 @@ def read_error_data(body: Any, status: int = 400) -> ErrorBody:
         fields = _named_in(parts)
     message = "; ".join(dict.fromkeys(parts)) or f"HTTP {status}"
     return ErrorBody(message, fields)
+
+
+def align_fields(
+    fields: Mapping[str, Sequence[str]], names: Iterable[str], owners: Iterable[str] = ()
+) -> dict[str, list[str]]:
+    """The fields a refusal names, spelled as the record spells them, so they reach the cell:
+    a server's `CustomerName` is `customerName`, `Customer.customerName` or `body.customerName`
+    is `customerName`, and `orderingGroups[0].orderingGroupID` is the `orderingGroups` field.
+    A name matching no field is kept as it came (the message still says it)."""
+    by_lower = {name.lower(): name for name in names}
+    skip = {o.lower() for o in owners} | {"body", "record", "model", "request", "data", "$"}
+    out: dict[str, list[str]] = {}
+    for raw, messages in fields.items():
+        parts = [p for p in re.split(r"[.\[\]]+", raw) if p]
+        while len(parts) > 1 and parts[0].lower() in skip and parts[0].lower() not in by_lower:
+            parts = parts[1:]
+        name = by_lower.get(raw.lower()) or (by_lower.get(parts[0].lower()) if parts else None)
+        out.setdefault(name or raw, []).extend(
+            m for m in messages if m not in out.get(name or raw, [])
+        )
+    return out
 
 
 def _strings(value: Any) -> list[str]:

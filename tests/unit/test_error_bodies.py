@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.api.error_bodies import read_error
+from app.api.error_bodies import align_fields, read_error
 
 SHAPES: list[tuple[Any, str, dict[str, list[str]]]] = [
     (
@@ -85,3 +85,19 @@ def test_an_html_page_gives_its_title_and_an_empty_body_its_status() -> None:
     page = "<html><head><title>400 Bad Request</title></head><body>nginx</body></html>"
     assert read_error(httpx.Response(400, html=page)).message == "400 Bad Request"
     assert read_error(httpx.Response(400)).message == "HTTP 400"
+
+
+def test_fields_are_spelled_as_the_record_spells_them() -> None:
+    names = ["customerID", "customerName", "orderingGroups", "email"]
+    fields = {
+        "CustomerName": ["required"],
+        "Customer.email": ["not an email"],
+        "orderingGroups[0].orderingGroupID": ["unknown group"],
+        "somethingElse": ["odd"],
+    }
+    assert align_fields(fields, names, ["Customer", "Customers", "customers"]) == {
+        "customerName": ["required"],
+        "email": ["not an email"],
+        "orderingGroups": ["unknown group"],
+        "somethingElse": ["odd"],
+    }
