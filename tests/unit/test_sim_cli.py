@@ -43,3 +43,19 @@ def test_bad_values_are_refused(argv: list[str], capsys: pytest.CaptureFixture[s
 def test_only_loopback(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--host", "0.0.0.0", "--size", "tiny"]) == 2
     assert "loopback" in capsys.readouterr().err
+
+
+def test_token_and_message_switches() -> None:  # issue 12: tokens & messages
+    default = config_from(build_parser().parse_args([]))
+    assert (default.token_auth, default.expires_in, default.issue_refresh_tokens) == (
+        "any", True, True,
+    )  # fmt: skip
+    assert default.error_shape == "message-errors"
+    args = build_parser().parse_args(
+        ["--token-auth", "basic", "--no-expires-in", "--no-refresh-token", "--error-shape", "field"]
+    )
+    config = config_from(args)
+    assert (config.token_auth, config.expires_in, config.issue_refresh_tokens) == (
+        "basic", False, False,
+    )  # fmt: skip
+    assert config.error_shape == "field"
