@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -59,3 +62,19 @@ def test_push_names_each_change_that_did_not_land(server: SimServer, tmp_path: P
     assert lines[1].endswith("customerID: is required")  # the server's words, at its field
     assert lines[2].startswith("2 not applied (1 failed, 1 in conflict)")
     assert "0 applied, 1 failed, 1 in conflict" in pushed.stdout
+
+
+def test_the_credential_style_is_learned_once_for_the_profile(tmp_path: Path) -> None:
+    config = SimConfig(show_id="CLI-SHOW", client_secret=SECRET, throttle=False, token_auth="basic")
+    with SimServer(generate_show("tiny", seed=5), config) as server:
+        env = {**os.environ, "SHOWDESK_CLIENT_SECRET": SECRET, "SHOWDESK_HOME": str(tmp_path)}
+        argv = [
+            sys.executable, "-m", "app", "sync", "--resource", "brands",
+            "--base-url", server.base_url, "--auth-url", server.auth_url,
+            "--show-id", server.show_id,
+        ]  # fmt: skip
+        for _ in range(2):
+            run = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
+            assert run.returncode == 0, run.stderr
+        # The profile's body style was refused once; the second command used Basic at once.
+        assert server.stats.token_refused == 1 and server.stats.tokens_issued == 2
