@@ -31,6 +31,7 @@ CREDENTIAL_STYLE = "auth.credential_style"
 TOKEN_LIFETIME = "auth.token_lifetime"
 LIFETIME_SEEN = "auth.token_lifetime_seen"  # one observation waiting for a second that agrees
 AGREE = 0.1  # two observations within 10 % of each other agree
+_STYLE_ERRORS = ("invalid_client", "invalid_request", "unauthorized_client")
 TIGHT = 0.1  # an observation counts when the token was accepted within 10 % of its age (or 1 s)
 
 
@@ -40,7 +41,8 @@ def other_style(style: CredentialStyle) -> CredentialStyle:
 
 def refuses_style(response: httpx.Response) -> bool:
     """The token endpoint refused how the client authenticated (RFC 6749 §5.2 `invalid_client`,
-    which servers answer with 401 or 400), rather than the grant or the scope."""
+    answered with 401 or 400; some servers say `invalid_request` or `unauthorized_client` when
+    the credentials are not where they look), rather than the grant or the scope."""
     if response.status_code not in (400, 401):
         return False
     try:
@@ -48,7 +50,7 @@ def refuses_style(response: httpx.Response) -> bool:
     except ValueError:
         body = None
     error = body.get("error") if isinstance(body, Mapping) else None
-    return error == "invalid_client" or (response.status_code == 401 and error is None)
+    return error in _STYLE_ERRORS or (response.status_code == 401 and error is None)
 
 
 def learned_style(learned: Learned, configured: CredentialStyle) -> CredentialStyle:
