@@ -211,6 +211,8 @@ class Authenticator:
         return self._token.access_token
 
     async def _obtain(self) -> Token:
+        # What another process of the profile learned meanwhile counts from this token on.
+        self._lifetime = learning.learned_lifetime(self._learned) or self._lifetime
         if self.policy.next_grant(self._token) == "refresh_token":
             assert self._token is not None
             try:
