@@ -23,8 +23,10 @@ from app.api.client import ShowClient
 from app.api.errors import InvalidValue, ShowDeskError
 from app.api.registry import Registry
 from app.connect import client_for, registry_for
+from app.push_lines import outcome_lines
 from app.settings import SECRET_ENV, Profile, ProfileStore, secrets
 from app.store.cache import Cache
+from app.store.changes import State
 from app.store.outbox import Outbox
 from app.store.sync_state import SyncState
 from app.sync.puller import Puller, SyncProgress, SyncReport
@@ -193,8 +195,12 @@ def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
     async def work(client: ShowClient) -> int:
         await client.auth.token()  # an unreachable show stops here: every change stays pending
         pusher = Pusher(client, ws.cache, ws.outbox, on_progress=_on_push(progress))
+        sent = _to_push(ws.outbox, args.resource, args.retry_failed)
         report = await pusher.push(args.resource or None, retry_failed=args.retry_failed)
         progress.done()
+        settled = ws.outbox.changes(("failed", "conflict"))
+        for line in outcome_lines([c for c in settled if c.seq in sent], ws.registry):
+            print(line, file=sys.stderr)
         print(
             f"{report.done} applied, {report.failed} failed, {report.conflicts} in conflict"
             + (
@@ -208,6 +214,12 @@ def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
         return USAGE if report.errors else (OK if report.clean else SOME_FAILED)
 
     return asyncio.run(_with_client(ws, work))
+
+
+def _to_push(outbox: Outbox, resources: list[str] | None, retry_failed: bool) -> set[int]:
+    """The changes a push is about to send (to tell afterwards which of them did not land)."""
+    states: tuple[State, ...] = ("pending", "sending") + (("failed",) if retry_failed else ())
+    return {c.seq for c in outbox.changes(states) if not resources or c.resource in resources}
 
 
 def cmd_export(args: argparse.Namespace, ws: Workspace) -> int:
@@ -224,6 +236,7 @@ def cmd_export(args: argparse.Namespace, ws: Workspace) -> int:
 def cmd_import(args: argparse.Namespace, ws: Workspace) -> int:
     from app.sync import importer  # openpyxl is slow to import: only when needed
 
+    _require_synced(ws, args.resource)
     plan = importer.plan_import(ws.cache, args.resource, args.file, key=args.key)
     counts = importer.row_counts(plan)
     seconds = plan.duration_at(ws.profile.rate_limit, ws.profile.rate_window)
@@ -243,6 +256,19 @@ def cmd_import(args: argparse.Namespace, ws: Workspace) -> int:
         queued = importer.apply(plan, ws.outbox)
         print(f"{len(queued)} changes queued; run `showdesk push` to send them.")
     return SOME_FAILED if plan.errors else OK
+
+
+def _require_synced(ws: Workspace, slug: str) -> None:
+    """An import tells a new record from an edit by the cached records: with a resource never
+    synced every row would look new, so it is refused rather than guessed (creates that
+    duplicate the show's records)."""
+    resource = ws.registry[slug]  # an unknown slug is a usage error
+    state = ws.cache.sync_state(slug)
+    if resource.can("list") and (state is None or state.last_completed is None):
+        raise UsageError(
+            f"{resource.title} has never been synced, so ShowDesk cannot tell new records from "
+            f"edits: sync {resource.title} first (showdesk sync --resource {slug})"
+        )
 
 
 def cmd_status(args: argparse.Namespace, ws: Workspace) -> int:

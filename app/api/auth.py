@@ -2,8 +2,10 @@
 
 The pure part decides (`TokenPolicy`: is the token still fresh, which grant comes next;
 `token_form`: what to send; `parse_token`: what came back); `Authenticator` does the one HTTP call.
-Concurrent requests share one token fetch. Tokens and the secret never appear in a message, a
-repr or a log line.
+Concurrent requests share one token fetch, and one renewal after a 401. What signing in teaches
+(the credential style the endpoint accepts, how long tokens live when the answer does not say) is
+learned for the profile (app/api/signin_learning.py). Tokens and the secret never appear in a
+message, a repr or a log line.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from typing import Any, Literal
 
 import httpx
 
-from app.api.connection import Connection
+from app.api import signin_learning as learning
+from app.api.connection import Connection, CredentialStyle
 from app.api.errors import AuthFailed, ServerError, TransportError, UnexpectedResponse, redact
+from app.api.learned import Learned
 from app.api.network import describe
 
 log = logging.getLogger(__name__)
@@ -45,16 +49,20 @@ class TokenPolicy:
     early_seconds: float = 30.0
     early_share: float = 0.1
 
-    def renew_at(self, token: Token) -> float | None:
-        if token.expires_in is None:
-            return None  # no lifetime given: use it until the API answers 401
-        early = min(self.early_seconds, self.early_share * token.expires_in)
-        return token.obtained_at + token.expires_in - early
+    def renew_at(self, token: Token, learned_lifetime: float | None = None) -> float | None:
+        """When to renew: early before the lifetime the server gave, else the one learned."""
+        lifetime = token.expires_in if token.expires_in is not None else learned_lifetime
+        if lifetime is None:
+            return None  # no lifetime given nor learned: use it until the API answers 401
+        early = min(self.early_seconds, self.early_share * lifetime)
+        return token.obtained_at + lifetime - early
 
-    def is_fresh(self, token: Token | None, now: float) -> bool:
+    def is_fresh(
+        self, token: Token | None, now: float, learned_lifetime: float | None = None
+    ) -> bool:
         if token is None:
             return False
-        renew_at = self.renew_at(token)
+        renew_at = self.renew_at(token, learned_lifetime)
         return renew_at is None or now < renew_at
 
     def next_grant(self, token: Token | None, refresh_failed: bool = False) -> Grant:
@@ -84,15 +92,19 @@ def parse_token(data: Any, now: float) -> Token:
 
 
 def token_form(
-    connection: Connection, grant: Grant, refresh_token: str | None = None
+    connection: Connection,
+    grant: Grant,
+    refresh_token: str | None = None,
+    style: CredentialStyle | None = None,
 ) -> tuple[dict[str, str], httpx.BasicAuth | None]:
-    """The form fields and HTTP Basic credentials of a token request."""
+    """The form fields and HTTP Basic credentials of a token request (`style`: where the
+    credentials go, the profile's by default)."""
     form: dict[str, str] = {"grant_type": grant}
     if grant == "refresh_token" and refresh_token:
         form["refresh_token"] = refresh_token
     else:
         form["scope"] = connection.scope
-    if connection.credential_style == "basic":
+    if (style or connection.credential_style) == "basic":
         return form, httpx.BasicAuth(connection.show_id, connection.client_secret())
     form.update(client_id=connection.show_id, client_secret=connection.client_secret())
     return form, None
@@ -115,7 +127,12 @@ def failure_reason(response: httpx.Response, secret: str) -> str:
 
 
 class Authenticator:
-    """Holds one show's token: fetches it once, renews it early, refreshes it when it can."""
+    """Holds one show's token: fetches it once, renews it early, refreshes it when it can.
+
+    A token whose answer gave no lifetime is used until the API refuses it (401), then renewed
+    once for every request in flight; the lifetime observed so is learned, and later tokens are
+    renewed shortly before it.
+    """
 
     def __init__(
         self,
@@ -133,14 +150,17 @@ class Authenticator:
         self._pace = pace
         self._token: Token | None = None
         self._lock = asyncio.Lock()
+        self._learned = Learned(connection.state_dir)
+        self._lifetime = learning.learned_lifetime(self._learned)
+        self._accepted_at: float | None = None  # when the API last accepted the current token
         self.fetches = 0  # token requests sent (for diagnostics and tests)
 
     async def token(self) -> str:
         """A fresh access token; concurrent callers share one fetch."""
-        if self.policy.is_fresh(self._token, self._clock()):
+        if self._fresh():
             return self._current()
         async with self._lock:
-            if not self.policy.is_fresh(self._token, self._clock()):
+            if not self._fresh():
                 self._token = await self._obtain()
             return self._current()
 
@@ -148,8 +168,19 @@ class Authenticator:
         """The API answered 401 to `refused`: get a new token (once, however many callers)."""
         async with self._lock:
             if self._token is None or self._token.access_token == refused:
+                self._observe_expiry()
                 self._token = await self._obtain()
             return self._current()
+
+    def accepted(self, token: str) -> None:
+        """The API accepted `token` just now (what a refusal of it later is measured against)."""
+        if self._token is not None and self._token.access_token == token:
+            self._accepted_at = self._clock()
+
+    @property
+    def credential_style(self) -> CredentialStyle:
+        """Where the credentials go first: as learned for the profile, else as configured."""
+        return learning.learned_style(self._learned, self._conn.credential_style)
 
     @property
     def show_id(self) -> str:
@@ -162,11 +193,26 @@ class Authenticator:
     def forget(self) -> None:
         self._token = None
 
+    def _fresh(self) -> bool:
+        return self.policy.is_fresh(self._token, self._clock(), self._lifetime)
+
+    def _observe_expiry(self) -> None:
+        token = self._token
+        if token is None or token.expires_in is not None:
+            return
+        last = None if self._accepted_at is None else self._accepted_at - token.obtained_at
+        seen = learning.Observation(self._clock() - token.obtained_at, last)
+        self._lifetime = (
+            learning.observe_expiry(self._learned, seen, self._conn.show_id) or self._lifetime
+        )
+
     def _current(self) -> str:
         assert self._token is not None
         return self._token.access_token
 
     async def _obtain(self) -> Token:
+        # What another process of the profile learned meanwhile counts from this token on.
+        self._lifetime = learning.learned_lifetime(self._learned) or self._lifetime
         if self.policy.next_grant(self._token) == "refresh_token":
             assert self._token is not None
             try:
@@ -180,11 +226,31 @@ class Authenticator:
         return await self._request("client_credentials")
 
     async def _request(self, grant: Grant, refresh_token: str | None = None) -> Token:
-        form, basic = token_form(self._conn, grant, refresh_token)
+        """One token request; refused for its credential style, sent once more the other way
+        (and the style that works is remembered for the profile)."""
+        style = self.credential_style
+        response = await self._send(grant, refresh_token, style)
+        if learning.refuses_style(response):
+            retry = await self._send(grant, refresh_token, learning.other_style(style))
+            if retry.status_code == 200:
+                self._learn_style(learning.other_style(style))
+                response = retry
+        token = self._read(response)
+        self._accepted_at = None
+        return token
+
+    async def _send(
+        self, grant: Grant, refresh_token: str | None, style: CredentialStyle
+    ) -> httpx.Response:
+        form, basic = token_form(self._conn, grant, refresh_token, style)
         self.fetches += 1
         async with self._pace() if self._pace else nullcontext():
-            response = await self._post(form, basic)
-        return self._read(response)
+            return await self._post(form, basic)
+
+    def _learn_style(self, style: CredentialStyle) -> None:
+        where = "an HTTP Basic header" if style == "basic" else "the form body"
+        log.info("the sign-in server of show %s wants the credentials in %s", self.show_id, where)
+        self._learned.set(learning.CREDENTIAL_STYLE, style)
 
     async def _post(self, form: dict[str, str], basic: httpx.BasicAuth | None) -> httpx.Response:
         url = self._conn.auth_url

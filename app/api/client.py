@@ -26,7 +26,8 @@ import httpx
 from app import __version__
 from app.api.auth import Authenticator, TokenPolicy
 from app.api.connection import Connection
-from app.api.errors import InvalidValue
+from app.api.error_bodies import align_fields
+from app.api.errors import BadRequest, InvalidValue
 from app.api.exchange import Exchange, Request, RetryPolicy
 from app.api.governor import RateGovernor
 from app.api.models import MODELS, ShowRecord, validate_record
@@ -223,9 +224,12 @@ class ShowClient:
         op = res.op(op_name)
         path, query = _fill(op, params)
         req = self._request(res, op, path, query, body, interactive)
-        return await self._exchange.send_and_read(
-            req, lambda response: parse_result(op.result, response, req.what)
-        )
+        try:
+            return await self._exchange.send_and_read(
+                req, lambda response: parse_result(op.result, response, req.what)
+            )
+        except BadRequest as exc:  # the fields it names, as the record spells them
+            raise exc.named_as(align_fields(exc.fields, _field_names(res), _owners(res))) from None
 
     def _request(
         self,
@@ -269,6 +273,16 @@ def _http_client(
 
 def _json_of(what: str) -> Callable[[httpx.Response], Any]:
     return lambda response: decode_json(response, what)
+
+
+def _field_names(res: Resource) -> list[str]:
+    model = MODELS.get(res.model)
+    return [res.key, *(model.model_fields if model else ())]
+
+
+def _owners(res: Resource) -> list[str]:
+    """Names a server may put before a field of this resource's records (`Customer.email`)."""
+    return [res.model, res.title, res.slug]
 
 
 def _what(res: Resource, op: Operation, path: str) -> str:

@@ -153,6 +153,10 @@ class BadRequest(UserInputProblem):
         """The first field the server named, if any."""
         return next(iter(self.fields), None)
 
+    def named_as(self, fields: Mapping[str, Sequence[str]]) -> BadRequest:
+        """The same refusal with its fields spelled as the record spells them."""
+        return BadRequest(self.message, fields)
+
 
 class NotFound(UserInputProblem):
     """404: the record (or the path) does not exist."""

@@ -8,6 +8,8 @@ otherwise `TransportError(outcome_unknown=True)`. Every other answer is checked 
 `app.api.errors`. `send_and_read` also reads the answer, and sends an idempotent request again
 when its body could not be read at all (`UnreadableBody`: cut short, a proxy's web page).
 No header, token or secret is ever logged or put in a message.
+A 401 renewal is shared by every request in flight (the Authenticator renews a refused token
+once); a token refused right after its renewal is `AuthFailed`, never a loop.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ T = TypeVar("T")
 IDEMPOTENT = frozenset({"GET", "PUT", "DELETE", "HEAD", "OPTIONS"})
 # Raised before a single byte of the request left this machine: safe to retry even a POST.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+MAX_RENEWALS = 3  # 401s one request may answer with a renewal (a long wait may see an expiry)
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,8 @@ class Request:
 class _Tries:
     transient: int = 0
     throttled: int = 0
-    renewed: bool = False
+    renewals: int = 0
+    renewed_to: str | None = None  # the token this request's last renewal gave
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,7 @@ class Exchange:
             elif outcome.status_code in (403, 429):
                 self._after_403(req, slot, outcome, tries)
             else:
+                self._auth.accepted(token)
                 self._governor.on_answer(slot)
                 if not await self._retry_5xx(req, outcome, tries):
                     return _checked(req, outcome)
@@ -155,12 +160,14 @@ class Exchange:
         raise TransportError(detail, outcome_unknown=unknown)
 
     async def _after_401(self, req: Request, token: str, tries: _Tries) -> None:
-        if tries.renewed:
+        """Renew and replay; a fresh token refused at once (or renewal after renewal) means the
+        show's credentials no longer open the API: AuthFailed, never a loop."""
+        if token == tries.renewed_to or tries.renewals >= MAX_RENEWALS:
             raise AuthFailed(
                 self._auth.show_id, self._auth.auth_url, f"{req.what} refused a new token (401)"
             )
-        tries.renewed = True
-        await self._auth.renew(token)
+        tries.renewals += 1
+        tries.renewed_to = await self._auth.renew(token)
 
     def _after_403(self, req: Request, slot: Slot, response: httpx.Response, tries: _Tries) -> None:
         body = response.text

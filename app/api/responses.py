@@ -6,18 +6,15 @@ registry and parsed as declared, never guessed (API.md: three different bulk-res
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
+from app.api.error_bodies import read_error
 from app.api.errors import UnexpectedResponse, UnreadableBody
 from app.api.paging import lookup, records_of
-
-_TITLE = re.compile(r"(?is)<title[^>]*>(.*?)</title>")
-_MESSAGE_KEYS = ("message", "error", "title", "detail", "error_description", "errorMessage")
 
 
 def is_json(response: httpx.Response) -> bool:
@@ -44,63 +41,11 @@ def decode_json(response: httpx.Response, what: str) -> Any:
 # ----------------------------------------------------------------------------------- errors
 
 
-def _strings(value: Any) -> list[str]:
-    if value is None or value == "":
-        return []
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, Mapping):
-        return [s for key in _MESSAGE_KEYS for s in _strings(value.get(key))]
-    if isinstance(value, Sequence):
-        return [s for item in value for s in _strings(item)]
-    return [str(value)]
-
-
-def _field_name(name: str) -> str:
-    return name[2:] if name.startswith("$.") else name
-
-
-def _fields(errors: Any) -> dict[str, list[str]]:
-    """`{field: [msgs] | msg}` or `[{field|propertyName, message|errorMessage}]`."""
-    out: dict[str, list[str]] = {}
-    if isinstance(errors, Mapping):
-        for key, value in errors.items():
-            out.setdefault(_field_name(str(key)), []).extend(_strings(value))
-    elif isinstance(errors, list):
-        for item in errors:
-            if isinstance(item, Mapping):
-                name = item.get("field") or item.get("propertyName") or item.get("name")
-                if name:
-                    out.setdefault(_field_name(str(name)), []).extend(_strings(item))
-    return {k: v for k, v in out.items() if v}
-
-
 def error_details(response: httpx.Response) -> tuple[str, dict[str, list[str]]]:
-    """Whatever text an error body holds (any of the usual shapes) and the fields it names."""
-    try:
-        body: Any = response.json()
-    except ValueError:
-        return _plain_text(response), {}
-    errors = body.get("errors") if isinstance(body, Mapping) else body
-    fields = _fields(errors)
-    if isinstance(body, Mapping):
-        parts = [s for key in _MESSAGE_KEYS for s in _strings(body.get(key))]
-    else:
-        parts = [] if fields else _strings(body)
-    if not parts:
-        parts = [f"{name}: {'; '.join(msgs)}" for name, msgs in fields.items()]
-    if not parts:
-        parts = _strings(errors)
-    message = "; ".join(dict.fromkeys(parts)) or f"HTTP {response.status_code}"
-    return message, fields
-
-
-def _plain_text(response: httpx.Response) -> str:
-    text = response.text.strip()
-    if looks_like_html(response):
-        title = _TITLE.search(text)
-        text = re.sub(r"\s+", " ", title.group(1)).strip() if title else ""
-    return text[:300] or f"HTTP {response.status_code}"
+    """Whatever text an error body holds (any of the usual shapes) and the fields it names
+    (app/api/error_bodies.py reads them)."""
+    body = read_error(response)
+    return body.message, body.fields
 
 
 # ---------------------------------------------------------------------------------- results

@@ -176,10 +176,10 @@ class Dispatcher:
             res, op = self._choose(request.method, query)
             body = json.loads(raw) if raw.strip() else None
         except SimError as exc:
-            return Reply(exc.payload(), exc.status)
+            return exc.reply(self.state.config)
         except ValueError:
-            return Reply(
-                {"message": "Body is not valid JSON", "errors": {"body": ["not JSON"]}}, 400
+            return SimError(400, "Body is not valid JSON", {"body": ["not JSON"]}).reply(
+                self.state.config
             )
         self.state.stats.by_operation[(op.method, op.path)] += 1
         params = {k: str(v) for k, v in request.path_params.items()}
@@ -195,7 +195,7 @@ class Dispatcher:
             with self.show.lock:
                 return handler(call)
         except SimError as exc:
-            return Reply(exc.payload(), exc.status)
+            return exc.reply(self.state.config)
 
 
 def _served_paths(registry: Registry, renamed: Mapping[str, str]) -> dict[tuple[str, str], str]:

@@ -19,7 +19,11 @@ from app.sim.show import Record, Show
 
 
 class SimError(Exception):
-    """An error answer: `{"message": ..., "errors": {field: [reasons]}}` with `status`."""
+    """An error answer: `{"message": ..., "errors": {field: [reasons]}}` with `status`.
+
+    A 400 is worded in the config's `error_shape` (`payload(shape)`): servers word them in
+    several common ways and the client must find the message and the field in each.
+    """
 
     def __init__(self, status: int, message: str, errors: Mapping[str, list[str]] | None = None):
         super().__init__(message)
@@ -27,11 +31,30 @@ class SimError(Exception):
         self.message = message
         self.errors = dict(errors or {})
 
-    def payload(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"message": self.message}
-        if self.errors:
-            body["errors"] = self.errors
-        return body
+    def payload(self, shape: str = "message-errors") -> Any:
+        """The body in `shape` (a 400's; other statuses always `{"message"[, "errors"]}`);
+        `"text"` gives a string, to be sent as text/plain."""
+        if self.status != 400 or shape == "message-errors":
+            body: dict[str, Any] = {"message": self.message}
+            if self.errors:
+                body["errors"] = self.errors
+            return body
+        pairs = [(name, reason) for name, reasons in self.errors.items() for reason in reasons]
+        if shape == "field" and pairs:
+            return {"field": pairs[0][0], "message": pairs[0][1]}
+        if shape == "errors":
+            items = [{"field": n, "message": r} for n, r in pairs]
+            return {"errors": items or [{"message": self.message}]}
+        if shape == "text":
+            return self.message
+        return {"message": self.message}
+
+    def reply(self, config: SimConfig) -> Reply:
+        """This error as the simulator answers it under `config`."""
+        body = self.payload(config.error_shape)
+        if isinstance(body, str):
+            return Reply(status=self.status, text=body, media_type="text/plain")
+        return Reply(body, self.status)
 
 
 def bad_request(field_name: str, reason: str) -> SimError:

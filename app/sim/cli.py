@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.sim.config import SHAPES, SimConfig
+from app.sim.config import ERROR_SHAPES, SHAPES, TOKEN_AUTHS, SimConfig
 from app.sim.generator import SIZES, generate_show
 from app.sim.server import SimServer
 
@@ -74,6 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--missing", action="append", default=[], metavar="SLUG",
         help="this resource answers 404 on every path (repeatable)",
     )  # fmt: skip
+    # issue 12: tokens & messages
+    p.add_argument(
+        "--token-auth", choices=TOKEN_AUTHS, default="any",
+        help="where the token endpoint accepts the client credentials (Basic header, form body)",
+    )  # fmt: skip
+    p.add_argument("--no-expires-in", action="store_true", help="token answers carry no lifetime")
+    p.add_argument("--no-refresh-token", action="store_true", help="issue no refresh tokens")
+    p.add_argument(
+        "--error-shape", choices=ERROR_SHAPES, default="message-errors", help="how 400s are worded"
+    )
     return p
 
 
@@ -97,6 +107,11 @@ def config_from(args: argparse.Namespace) -> SimConfig:
         # issue 12: not offered / renamed
         paths=dict(args.rename),
         missing=frozenset(args.missing),
+        # issue 12: tokens & messages
+        token_auth=args.token_auth,
+        expires_in=not args.no_expires_in,
+        issue_refresh_tokens=not args.no_refresh_token,
+        error_shape=args.error_shape,
     )
 
 

@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Shape = Literal["array", "envelope", "wrapped"]
+TokenAuth = Literal["any", "basic", "body"]  # issue 12: tokens & messages
+ErrorShape = Literal["message-errors", "message", "field", "errors", "text"]
+TOKEN_AUTHS: tuple[str, ...] = ("any", "basic", "body")
+ERROR_SHAPES: tuple[str, ...] = ("message-errors", "message", "field", "errors", "text")
 SHAPES: tuple[str, ...] = ("array", "envelope", "wrapped")
 MAX_RESULTS_PER_PAGE = 1000
 RATES = ("error_rate", "drop_rate", "malformed_rate", "slow_rate", "html_rate", "storm_rate",
@@ -63,6 +67,13 @@ class SimConfig:
     # then answers 404); `missing`: slugs whose every path answers 404 (read at every request).
     paths: dict[str, str] = field(default_factory=dict)
     missing: frozenset[str] = frozenset()
+    # issue 12: tokens & messages
+    # `token_auth`: where the token endpoint accepts the client credentials (the other style
+    # answers 401 invalid_client); `expires_in` False: the token answer carries no lifetime
+    # (tokens still expire after `token_lifetime`); `error_shape`: how every 400 body is worded.
+    token_auth: TokenAuth = "any"
+    expires_in: bool = True
+    error_shape: ErrorShape = "message-errors"
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
@@ -70,6 +81,10 @@ class SimConfig:
         for slug, path in self.paths.items():
             if not path.startswith("/"):
                 raise ValueError(f"the path of {slug} must start with '/' (not {path!r})")
+        if self.token_auth not in TOKEN_AUTHS:
+            raise ValueError(f"token_auth must be one of {', '.join(TOKEN_AUTHS)}")
+        if self.error_shape not in ERROR_SHAPES:
+            raise ValueError(f"error_shape must be one of {', '.join(ERROR_SHAPES)}")
         for name in RATES:
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1")
@@ -86,6 +101,7 @@ class SimStats:
     requests: int = 0
     token_requests: int = 0
     tokens_issued: int = 0
+    token_refused: int = 0  # token requests refused for their credential style (issue 12)
     unauthorized: int = 0
     throttled: int = 0
     server_errors: int = 0

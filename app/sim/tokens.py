@@ -42,9 +42,10 @@ class TokenIssuer:
         answer: dict[str, object] = {
             "access_token": token,
             "token_type": "bearer",
-            "expires_in": int(lifetime),
             "scope": self.config.scope,
         }
+        if self.config.expires_in:
+            answer["expires_in"] = int(lifetime)
         if self.config.issue_refresh_tokens:
             refresh = self.config.token_prefix + secrets.token_urlsafe(24)
             self._refresh[refresh] = client_id
@@ -91,6 +92,15 @@ def _basic_credentials(header: str | None) -> tuple[str, str] | None:
     return (unquote(client_id), unquote(secret)) if sep else None
 
 
+def _wrong_style(accepted: str, basic: bool, form: dict[str, str]) -> bool:
+    """Credentials sent the way this endpoint does not accept them (`token_auth`)."""
+    if accepted == "basic":
+        return not basic
+    if accepted == "body":
+        return basic or "client_secret" not in form
+    return False
+
+
 def make_token_endpoint(issuer: TokenIssuer, stats: SimStats) -> Callable[[Request], object]:
     """The `POST /auth/oauth/token` endpoint bound to an issuer."""
 
@@ -102,6 +112,9 @@ def make_token_endpoint(issuer: TokenIssuer, stats: SimStats) -> Callable[[Reque
         basic = _basic_credentials(request.headers.get("authorization"))
         client_id, secret = basic or (form.get("client_id"), form.get("client_secret"))
         grant_type = form.get("grant_type")
+        if _wrong_style(config.token_auth, basic is not None, form):
+            stats.token_refused += 1
+            return _oauth_error(401, "invalid_client", "Client authentication failed")
         authenticated = client_id == config.show_id and secret == config.client_secret
         if grant_type == "client_credentials":
             if not authenticated:

@@ -41,7 +41,10 @@ def queued_edit(server: SimServer, cache: Path) -> dict[str, Any]:
     """The show cached and one edit waiting in the outbox beside it; its row, to compare."""
     registry = default_registry()
     with Cache(cache, registry) as store, Outbox(outbox_of(cache)) as outbox:
+        started = datetime.now(UTC).replace(tzinfo=None)
+        store.begin_sync("customers", started)
         store.upsert("customers", server.show.records("customers"))
+        store.complete_sync("customers", started, full=True)  # an import needs it synced
         first = server.show.records("customers")[0]
         Editor(store, outbox, registry).stage("customers", [FieldEdit(first["id"], "city", "Kept")])
         return pending(cache)

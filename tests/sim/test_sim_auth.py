@@ -158,3 +158,37 @@ def test_token_calls_do_not_count_against_the_rate_limit(
         assert http.post(sim_server.auth_url, data=_form(sim_server)).status_code == 200
     assert sim_server.stats.requests == 0
     assert sim_server.stats.token_requests == 4
+
+
+@pytest.mark.parametrize(("accepted", "refused"), [("basic", "body"), ("body", "basic")])
+def test_a_token_endpoint_accepting_one_credential_style(
+    http: httpx.Client, accepted: str, refused: str
+) -> None:
+    config = SimConfig(token_auth=accepted)  # type: ignore[arg-type]  # checked at run time
+    with SimServer(generate_show("tiny"), config) as server:
+        answers = {}
+        for style in ("basic", "body"):
+            auth = httpx.BasicAuth(server.show_id, server.client_secret)
+            form = (
+                _form(server) if style == "body" else _form(server, client_id="", client_secret="")
+            )
+            answers[style] = http.post(
+                server.auth_url, data=form, auth=auth if style == "basic" else None
+            )
+        assert answers[accepted].status_code == 200
+        assert answers[refused].status_code == 401
+        assert answers[refused].json()["error"] == "invalid_client"
+        assert server.stats.token_refused == 1 and server.stats.tokens_issued == 1
+
+
+def test_a_token_answer_without_expires_in_still_expires(
+    sim_clock: ManualClock, http: httpx.Client
+) -> None:
+    config = SimConfig(token_lifetime=60, expires_in=False, issue_refresh_tokens=False)
+    with SimServer(generate_show("tiny"), config, clock=sim_clock) as server:
+        body = http.post(server.auth_url, data=_form(server)).json()
+        assert "expires_in" not in body and "refresh_token" not in body
+        bearer = {"Authorization": f"Bearer {body['access_token']}"}
+        assert http.get(f"{server.base_url}/Brand", headers=bearer).status_code == 200
+        sim_clock.advance(61)
+        assert http.get(f"{server.base_url}/Brand", headers=bearer).status_code == 401

@@ -254,3 +254,42 @@ async def test_unreachable_token_endpoint_is_a_transport_error() -> None:
         await Authenticator(connection(), http).token()
     assert AUTH_URL in str(info.value) and SECRET not in str(info.value)
     assert json.dumps(info.value.args).find(SECRET) == -1
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        httpx.Response(401, json={"error": "invalid_client"}),
+        httpx.Response(400, json={"error": "invalid_client"}),
+        httpx.Response(400, json={"error": "invalid_request", "error_description": "no client"}),
+        httpx.Response(401),
+    ],
+)
+@pytest.mark.asyncio
+async def test_a_refused_credential_style_is_tried_once_the_other_way(
+    refusal: httpx.Response,
+) -> None:
+    server = TokenServer()
+
+    def basic_only(form: dict[str, str]) -> httpx.Response:
+        if "client_secret" in form:
+            return refusal
+        return httpx.Response(200, json={"access_token": f"tok-{len(server.forms)}"})
+
+    server.answer = basic_only
+    auth = authenticator(server)
+    assert await auth.token() == "tok-2"
+    assert auth.credential_style == "basic"  # learned: the next token goes Basic at once
+    assert len(server.forms) == 2 and "authorization" in server.headers[1]
+    auth.forget()
+    await auth.token()
+    assert len(server.forms) == 3 and "client_secret" not in server.forms[2]
+
+
+@pytest.mark.asyncio
+async def test_a_refused_scope_is_not_a_credential_style() -> None:
+    server = TokenServer()
+    server.answer = lambda form: httpx.Response(400, json={"error": "invalid_scope"})
+    with pytest.raises(AuthFailed):
+        await authenticator(server).token()
+    assert len(server.forms) == 1

@@ -62,8 +62,13 @@ READ_TIMEOUT = httpx.ReadTimeout("read timed out")
         ({"errors": {"zipCode": "too long"}}, "zipCode: too long", {"zipCode": ["too long"]}),
         ([{"field": "city", "message": "required"}], "city: required", {"city": ["required"]}),
         (["first problem", "second problem"], "first problem; second problem", {}),
-        ("Name is required", "Name is required", {}),
+        ("Name is required", "Name is required", {"Name": ["Name is required"]}),
         ({"errors": ["a", "b"]}, "a; b", {}),
+        (  # a .NET server's spelling reaches the record's field
+            {"errors": {"Customer.CustomerName": ["required"]}},
+            "Customer.CustomerName: required",
+            {"customerName": ["required"]},
+        ),
         ({}, "HTTP 400", {}),
     ],
 )

@@ -59,3 +59,19 @@ def test_a_rename_needs_a_path(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         build_parser().parse_args(["--rename", "customers"])
     assert "SLUG=/Path" in capsys.readouterr().err
+
+
+def test_token_and_message_switches() -> None:  # issue 12: tokens & messages
+    default = config_from(build_parser().parse_args([]))
+    assert (default.token_auth, default.expires_in, default.issue_refresh_tokens) == (
+        "any", True, True,
+    )  # fmt: skip
+    assert default.error_shape == "message-errors"
+    args = build_parser().parse_args(
+        ["--token-auth", "basic", "--no-expires-in", "--no-refresh-token", "--error-shape", "field"]
+    )
+    config = config_from(args)
+    assert (config.token_auth, config.expires_in, config.issue_refresh_tokens) == (
+        "basic", False, False,
+    )  # fmt: skip
+    assert config.error_shape == "field"
