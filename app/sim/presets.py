@@ -48,8 +48,8 @@ PRESETS: dict[str, Preset] = {
         {"token_auth": "basic"},
     ),
     "no-expiry": Preset(
-        "tokens without expires_in nor a refresh token, expiring after 2 s",
-        {"expires_in": False, "issue_refresh_tokens": False, "token_lifetime": 2.0},
+        "tokens without expires_in nor a refresh token, expiring after 1 s",
+        {"expires_in": False, "issue_refresh_tokens": False, "token_lifetime": 1.0},
     ),
     "integer-ids": Preset("record ids are JSON integers", {"integer_ids": True}),
     "offset-dates": Preset(

@@ -117,8 +117,14 @@ def stamp(moment: datetime) -> str:
 class PlainShow:
     """The data, tokens, rate window and counters; every method holds the lock."""
 
-    def __init__(self, customers: int = 60, seed: int = 3) -> None:
+    def __init__(
+        self,
+        customers: int = 60,
+        seed: int = 3,
+        rate: tuple[int, float] = (RATE_LIMIT, RATE_WINDOW),
+    ) -> None:
         self.lock = threading.RLock()
+        self.rate_limit, self.rate_window = rate
         self.rng = random.Random(seed)
         self.data: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in RESOURCES}
         self.modified: dict[tuple[str, str], datetime] = {}
@@ -221,9 +227,9 @@ class PlainShow:
         """One more request in the show's sliding window, unless it is full."""
         now = time.monotonic()
         with self.lock:
-            while self.window and self.window[0] <= now - RATE_WINDOW:
+            while self.window and self.window[0] <= now - self.rate_window:
                 self.window.popleft()
-            if len(self.window) >= RATE_LIMIT:
+            if len(self.window) >= self.rate_limit:
                 self.throttled += 1
                 return False
             self.window.append(now)
@@ -386,7 +392,9 @@ class PlainServer(ThreadingHTTPServer):
         self.base_url, self.auth_url = root + API_PREFIX, root + TOKEN_PATH
 
     def start(self) -> PlainServer:
-        self._thread = threading.Thread(target=self.serve_forever, name="plain-show", daemon=True)
+        self._thread = threading.Thread(
+            target=self.serve_forever, args=(0.05,), name="plain-show", daemon=True
+        )  # polling shutdown every 50 ms: a test's teardown waits no longer
         self._thread.start()
         return self
 

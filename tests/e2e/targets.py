@@ -66,7 +66,13 @@ def sim_target(server: SimServer, name: str) -> Target:
             show.remove(slug, record_id)
 
     def puts(slug: str) -> int:
-        return server.stats.by_operation[("PUT", registry[slug].operations["update"].path)]
+        """PUTs counted under the registry's update path or the path the shape renamed it to."""
+        paths = {registry[slug].operations["update"].path.lower()}
+        renamed = getattr(server.config, "paths", {}).get(slug)  # issue 12: renamed paths
+        if renamed:
+            paths.add(f"{renamed}/{{id}}".lower())
+        counted = server.stats.by_operation.items()
+        return sum(n for (method, path), n in counted if method == "PUT" and path.lower() in paths)
 
     return Target(
         name, server.base_url, server.auth_url, server.show_id, server.client_secret,
