@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from app.api.registry import default_registry
 from app.cli import main
 from app.settings import Profile
 from app.sim import SimServer, generate_show
@@ -189,8 +190,10 @@ def apply_check_suggestions(showdesk: Showdesk) -> None:
 
 
 def _says_not_offered(outcome: Outcome, slug: str) -> bool:
-    lines = (outcome.out + outcome.err).splitlines()
-    return any(slug in line and "not offered" in line for line in lines)
+    """A line names the resource (by slug or title, any case) and says it is not offered."""
+    names = (slug, default_registry()[slug].title.casefold())
+    lines = (outcome.out + outcome.err).casefold().splitlines()
+    return any("not offered" in line and any(n in line for n in names) for line in lines)
 
 
 def change_server_side(target: Target) -> Any:
