@@ -10,6 +10,7 @@ runs the same end-to-end flow against every one of them (tests/e2e/test_flow.py)
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
@@ -99,7 +100,7 @@ def preset_settings(names: Iterable[str]) -> dict[str, Any]:
         if preset is None:
             raise UnknownPreset(f"no preset named {name!r} (known: {', '.join(PRESETS)})")
         settings.update(preset.settings)
-    return settings
+    return copy.deepcopy(settings)  # each config its own `paths` dict: a preset is never changed
 
 
 def missing_switches(settings: Mapping[str, Any]) -> list[str]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -65,9 +66,13 @@ FLOW_SWITCHES: dict[str, dict[str, Any]] = {
 # lead: drop this filter after the merge (every preset's switches exist then).
 RUNNABLE = [name for name, preset in PRESETS.items() if not missing_switches(preset.settings)]
 # lead: flows that fail with today's client (see the final report of h1-e2e); empty this list
-# as the fixes are merged — each one must then pass.
+# as the fixes are merged — each one must then pass. SHOWDESK_E2E_ALL=1 runs them anyway.
 KNOWN_FAILING_UNTIL_MERGE: list[str] = [PLAIN]
-SHAPES = [name for name in [*RUNNABLE, PLAIN] if name not in KNOWN_FAILING_UNTIL_MERGE]
+SHAPES = [
+    name
+    for name in [*RUNNABLE, PLAIN]
+    if name not in KNOWN_FAILING_UNTIL_MERGE or os.environ.get("SHOWDESK_E2E_ALL")
+]
 
 
 @dataclass
