@@ -191,9 +191,6 @@ class PlainShow:
         with self.lock:
             return json.loads(json.dumps(list(self.data[resource].values())))
 
-    def find(self, resource: str, field: str, value: Any) -> list[dict[str, Any]]:
-        return [r for r in self.records(resource) if r.get(field) == value]
-
     def puts(self, resource: str) -> int:
         """PUT requests that reached a record of `resource`."""
         return sum(n for (method, path), n in self.requests.items()

@@ -286,9 +286,10 @@ def assert_applied_once(
 
 
 def _rest(record: Record) -> Record:
-    """A record but its city and the server-owned ids of its ordering groups (a PUT sends the
-    groups without them: the server may give them new ones)."""
-    rest = {k: v for k, v in record.items() if k != "city"}
+    """A record but its city, its empty fields (a field holding null and a field left out both
+    hold nothing: a PUT leaves out what nobody set) and the server-owned ids of its ordering
+    groups (a PUT sends the groups without them: the server may give them new ones)."""
+    rest = {k: v for k, v in record.items() if k != "city" and v is not None}
     if isinstance(rest.get("orderingGroups"), list):
         rest["orderingGroups"] = [
             {k: v for k, v in g.items() if k != "id"} if isinstance(g, dict) else g
