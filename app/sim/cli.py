@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import fields, replace
 
 from app.sim.config import ERROR_SHAPES, SHAPES, TOKEN_AUTHS, SimConfig
 from app.sim.generator import SIZES, generate_show
+from app.sim.presets import config_for, describe
 from app.sim.server import SimServer
 
 
@@ -46,7 +48,17 @@ def _rename(text: str) -> tuple[str, str]:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="showdesk sim", description="Serve a simulated TradeShow API V1 show on loopback."
+        prog="showdesk sim",
+        description="Serve a simulated TradeShow API V1 show on loopback.",
+        epilog="presets (--preset NAME):\n" + describe(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--preset",
+        action="append",
+        metavar="NAME",
+        help="play a named server shape (repeatable, later ones win; flags given win over them;"
+        " 'list' lists them)",
     )
     p.add_argument("--host", default="127.0.0.1", help="loopback address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="port (0 = any free one)")
@@ -115,11 +127,33 @@ def config_from(args: argparse.Namespace) -> SimConfig:
     )
 
 
+def config_with_presets(args: argparse.Namespace) -> SimConfig:
+    """The config of the flags, on top of the presets asked: a flag given explicitly (a value
+    other than its default) wins over every preset, the presets win over the defaults."""
+    flags = config_from(args)
+    if not args.preset:
+        return flags
+    defaults = config_from(build_parser().parse_args([]))
+    given = {
+        f.name: getattr(flags, f.name)
+        for f in fields(SimConfig)
+        if getattr(flags, f.name) != getattr(defaults, f.name)
+    }
+    return replace(config_for(args.preset), **given)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.preset and "list" in args.preset:
+        print("Presets (showdesk sim --preset NAME, repeatable):")
+        print(describe())
+        return 0
     try:
         server = SimServer(
-            generate_show(args.size, args.seed), config_from(args), host=args.host, port=args.port
+            generate_show(args.size, args.seed),
+            config_with_presets(args),
+            host=args.host,
+            port=args.port,
         )
     except ValueError as exc:
         print(f"showdesk sim: {exc}", file=sys.stderr)
