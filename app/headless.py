@@ -163,7 +163,12 @@ def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
         for r in report.resources:
             kind = "full" if r.full else "incremental"
             print(f"{r.resource}: {r.fetched} fetched, {r.removed} removed ({kind})")
-        return OK
+        # issue 12: paging — what was learned, and every listing that could not be proved whole
+        for notice in report.notices:
+            print(notice, file=sys.stderr)
+        for slug, message in report.failed:
+            print(f"{slug}: sync failed, cached records kept: {message}", file=sys.stderr)
+        return SOME_FAILED if report.failed else OK
 
     return asyncio.run(_with_client(ws, work))
 

@@ -10,8 +10,17 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Literal
 
-Shape = Literal["array", "envelope", "wrapped"]
-SHAPES: tuple[str, ...] = ("array", "envelope", "wrapped")
+# issue 12: paging — "data" is the `{"data": [...], "totalCount": N}` envelope.
+Shape = Literal["array", "envelope", "wrapped", "data"]
+SHAPES: tuple[str, ...] = ("array", "envelope", "wrapped", "data")
+# The paging conventions a simulated show can understand; the last two count records from 0.
+PAGE_PARAMS: tuple[tuple[str, str], ...] = (
+    ("page", "resultsPerPage"),
+    ("pageNumber", "pageSize"),
+    ("offset", "limit"),
+    ("skip", "take"),
+)
+OFFSET_PARAMS = frozenset({"offset", "skip"})
 MAX_RESULTS_PER_PAGE = 1000
 RATES = ("error_rate", "drop_rate", "malformed_rate", "slow_rate", "html_rate", "storm_rate",
          "expire_rate")  # fmt: skip
@@ -21,8 +30,11 @@ RATES = ("error_rate", "drop_rate", "malformed_rate", "slow_rate", "html_rate", 
 class SimConfig:
     """How the simulated show behaves: credentials, list shape, limits and faults.
 
-    `shape`: lists answer a bare array, an `{items, page, ...}` envelope, or an array holding
-    one envelope. `page_size`: the page served when the client does not ask for one (None: all).
+    `shape`: lists answer a bare array, an `{items, page, ...}` envelope, an array holding
+    one envelope, or a `{data, totalCount}` envelope. `page_size`: the page served when the
+    client does not ask for one (None: all). `page_params`: the paging names the show
+    understands (others are ignored: the first `page_size` records are served, as a server that
+    does not know them would). `sortable`: False answers 400 to any `sort`.
     `rate_limit` requests per `rate_window` seconds per client unless `throttle` is off.
     Faults: `error_rate` (share of 5xx answers, HTML pages when `html_errors`), `drop_rate`
     (connection closed mid-response, after the change was made), `malformed_rate` (broken JSON),
@@ -58,10 +70,16 @@ class SimConfig:
     storm_seconds: float = 1.0
     expire_rate: float = 0.0
     token_prefix: str = ""
+    # issue 12: paging
+    page_params: tuple[str, str] = ("page", "resultsPerPage")
+    sortable: bool = True
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
             raise ValueError(f"shape must be one of {', '.join(SHAPES)}")
+        if tuple(self.page_params) not in PAGE_PARAMS:
+            known = ", ".join(",".join(p) for p in PAGE_PARAMS)
+            raise ValueError(f"page_params must be one of {known}")
         for name in RATES:
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1")

@@ -10,6 +10,10 @@ have no list of their own in the sync (delivery dates *by product*) are not pull
 per product would spend the whole rate budget on them, so the window asks for them on demand.
 A resource's sync state advances only when that resource completed, so an interrupted or
 cancelled sync keeps what it stored and resumes correctly.
+
+Deletions need proof (issue 12): the client raises `ListingIncomplete` when a listing's pages do
+not add up; that resource's sync then *fails* — what arrived is kept, nothing is deleted, it is
+not marked complete — and the report lists it in `failed` while the other resources go on.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from app.api.client import ShowClient
+from app.api.errors import ListingIncomplete
 from app.api.registry import Resource
 from app.store.cache import Cache
 
@@ -42,12 +47,21 @@ class ResourceSync:
     full: bool
     fetched: int = 0
     removed: int = 0
+    # issue 12: paging — why this resource's listing could not be proved complete (None: it
+    # was), and what the client learned about the show's paging on the way.
+    failure: str | None = None
+    notices: list[str] = field(default_factory=list)
 
 
 @dataclass
 class SyncReport:
     resources: list[ResourceSync] = field(default_factory=list)
     cancelled: bool = False
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (slug, message)
+
+    @property
+    def notices(self) -> list[str]:
+        return [n for r in self.resources for n in r.notices]
 
     @property
     def fetched(self) -> int:
@@ -73,7 +87,7 @@ class Puller:
         *,
         on_progress: Callable[[SyncProgress], None] | None = None,
         now: Callable[[], datetime] = utc_now,
-        page_size: int = 500,
+        page_size: int | None = None,
     ) -> None:
         self.client = client
         self.cache = cache
@@ -99,10 +113,13 @@ class Puller:
         report = SyncReport()
         for res in self.plan(slugs):
             try:
-                report.resources.append(await self.sync_resource(res, full=full, cancel=cancel))
+                result = await self.sync_resource(res, full=full, cancel=cancel)
             except SyncCancelled:
                 report.cancelled = True
                 break
+            report.resources.append(result)
+            if result.failure is not None:  # issue 12: paging
+                report.failed.append((res.slug, result.failure))
         return report
 
     async def sync_resource(
@@ -112,13 +129,17 @@ class Puller:
         result = ResourceSync(res.slug, full=since is None)
         started = self.now()
         self.cache.begin_sync(res.slug, started)
-        if res.nested_by_param:
-            await self._pull_per_parent(res, result, cancel)
-        else:
-            seen = await self._pull(res, None, since, result, cancel)
-            if since is None:
-                result.removed = self.cache.retain_only(res.slug, seen)
-        self.cache.complete_sync(res.slug, started, full=result.full)
+        try:
+            if res.nested_by_param:
+                await self._pull_per_parent(res, result, cancel)
+            else:
+                seen = await self._pull(res, None, since, result, cancel)
+                if since is None:
+                    result.removed = self.cache.retain_only(res.slug, seen)
+        except ListingIncomplete as exc:  # issue 12: paging — keep the cache, fail visibly
+            result.failure = exc.message
+        if result.failure is None:
+            self.cache.complete_sync(res.slug, started, full=result.full)
         self._publish(res, result.fetched, result.fetched, finished=True)
         return result
 
@@ -145,6 +166,7 @@ class Puller:
             self.cache.upsert(res.slug, page, parent=parent)
             seen.update(_record_ids(res, page))
             result.fetched += len(page)
+            result.notices += [page.notice] if page.notice else []
             total = page.total if page.total is not None else expected or None
             self._publish(res, result.fetched, total)
             if cancel is not None and cancel.is_set():
@@ -158,8 +180,14 @@ class Puller:
         parent = self.registry[res.parent]
         keys = [str(r[parent.key]) for r in self.cache.records(parent.slug) if r.get(parent.key)]
         for key in keys:
-            seen = await self._pull(res, key, None, result, cancel)
+            try:
+                seen = await self._pull(res, key, None, result, cancel)
+            except ListingIncomplete as exc:  # one parent's list: the others still sync
+                result.failure = result.failure or exc.message
+                continue
             result.removed += self.cache.retain_only(res.slug, seen, parent=key)
+        if result.failure is not None:
+            return  # not every parent's list is known complete: no parent is given up
         for gone in set(self.cache.parents(res.slug)) - set(keys):
             result.removed += self.cache.delete(
                 res.slug, self.cache.ids(res.slug, gone), parent=gone

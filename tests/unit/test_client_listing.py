@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from app.api.errors import InvalidValue, RegistryError, UnexpectedResponse
-from app.api.paging import PageCursor, PageInfo, unwrap
+from app.api.paging import PageCursor, PageInfo, PagingSpec, unwrap
 from tests.unit.test_client_fakes import json_response, make_client, records
 
 ALL = records(1200)
@@ -123,7 +123,12 @@ async def test_extra_filters_go_to_the_query_string() -> None:
     client, api, _, _ = make_client(lambda r: json_response([]))
     async with client:
         await client.list_all("orders", params={"customerid": "C1", "status": None})
-    assert api.query() == {"customerid": "C1", "page": "1", "resultsPerPage": "500"}
+    assert api.query() == {
+        "customerid": "C1",
+        "sort": "orderLineID:asc",
+        "page": "1",
+        "resultsPerPage": "500",
+    }
 
 
 @pytest.mark.asyncio
@@ -135,7 +140,12 @@ async def test_nested_resources_are_listed_per_parent() -> None:
             await client.list_all("booth-products")
     assert len(rows) == 2
     assert api.last.url.path == "/api/v1/BoothProduct"
-    assert api.query() == {"boothID": "B 7", "page": "1", "resultsPerPage": "50"}
+    assert api.query(0) == {
+        "boothID": "B 7",
+        "sort": "productID:asc",
+        "page": "1",
+        "resultsPerPage": "50",
+    }
 
 
 @pytest.mark.parametrize(
@@ -163,6 +173,6 @@ def test_page_info_reads_nested_and_next_link_counters() -> None:
 
 
 def test_cursor_on_an_empty_body_and_a_single_record() -> None:
-    cursor = PageCursor(10, "test")
+    cursor = PageCursor(PagingSpec(page_size=10), "test")
     assert cursor.take(None) == [] and cursor.done
     assert unwrap({"id": "x", "items": [1]}, "t")[0] == [{"id": "x", "items": [1]}]
