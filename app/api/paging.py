@@ -238,8 +238,9 @@ class PageCursor:
 
     `take` reads each answer and decides: `done` when nothing more is to be asked; then
     `complete` when the listing is provably all of the collection, else `problem` says why not.
-    `unsure` marks the one ambiguous ending: pages that repeat after a short one (a server that
-    ignores paging and served less than asked — everything, or only its own first page).
+    `unsure` marks the one ambiguous ending: a page that repeats a first one that held fewer or
+    more records than asked (a server that ignores these paging names served everything it has,
+    or only its own default page: no count tells which).
     `trust_short` lets a short page end a bare-array listing; without it (a convention not yet
     seen to work on this list) one more page is asked, which also reveals a server that serves
     fewer records than asked but does follow the page number.
@@ -328,9 +329,9 @@ class PageCursor:
         if self.total is not None:
             ok = self.count >= self.total
             self._end(ok, None if ok else self._short_of_total())
-        elif self._over_delivered:
-            self._end(True)  # it answered more than asked, then the same: that was everything
-        elif self._last_short:
+        elif self._over_delivered or self._last_short:
+            # More or fewer than asked, then the same again: everything it has, or only its own
+            # default page. Complete by the short-page rule, but worth trying other names.
             self._end(True, unsure=True)
         else:
             self._end(False, f"{self.title}: the pages repeat after {self.count} records")
@@ -341,7 +342,7 @@ class PageCursor:
             self._end(True)
             return
         if self.pages == 1 and n > self.spec.page_size:
-            self._over_delivered = True  # ask once more: a repeat proves it was everything
+            self._over_delivered = True  # it ignores our size: ask once more to see
         self.capped = self.capped or self._last_short
         self._last_short = n < self.spec.page_size
         if self._last_short and self.trust_short and not (self._over_delivered or self.capped):

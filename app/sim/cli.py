@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.sim.config import PAGE_PARAMS, SHAPES, SimConfig
+from app.sim.config import SHAPES, SimConfig
 from app.sim.generator import SIZES, generate_show
 from app.sim.server import SimServer
 
@@ -38,12 +38,10 @@ def _share(text: str) -> float:
 
 
 def _page_params(text: str) -> tuple[str, str]:
-    names = tuple(n.strip() for n in text.split(","))
-    for known in PAGE_PARAMS:
-        if names == known:
-            return known
-    choices = " or ".join(",".join(p) for p in PAGE_PARAMS)
-    raise argparse.ArgumentTypeError(f"'{text}' is not {choices}")
+    names = [n.strip() for n in text.split(",")]
+    if len(names) != 2 or not all(names) or names[0] == names[1]:
+        raise argparse.ArgumentTypeError(f"'{text}' is not two names A,B, e.g. pageNumber,pageSize")
+    return names[0], names[1]
 
 
 def build_parser() -> argparse.ArgumentParser:

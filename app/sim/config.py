@@ -13,7 +13,7 @@ from typing import Literal
 # issue 12: paging — "data" is the `{"data": [...], "totalCount": N}` envelope.
 Shape = Literal["array", "envelope", "wrapped", "data"]
 SHAPES: tuple[str, ...] = ("array", "envelope", "wrapped", "data")
-# The paging conventions a simulated show can understand; the last two count records from 0.
+# Common paging conventions (any two names may be given); `offset`/`skip` count records from 0.
 PAGE_PARAMS: tuple[tuple[str, str], ...] = (
     ("page", "resultsPerPage"),
     ("pageNumber", "pageSize"),
@@ -34,7 +34,8 @@ class SimConfig:
     one envelope, or a `{data, totalCount}` envelope. `page_size`: the page served when the
     client does not ask for one (None: all). `page_params`: the paging names the show
     understands (others are ignored: the first `page_size` records are served, as a server that
-    does not know them would). `sortable`: False answers 400 to any `sort`.
+    does not know them would; names nobody guesses make a show no client can page).
+    `sortable`: False answers 400 to any `sort`.
     `rate_limit` requests per `rate_window` seconds per client unless `throttle` is off.
     Faults: `error_rate` (share of 5xx answers, HTML pages when `html_errors`), `drop_rate`
     (connection closed mid-response, after the change was made), `malformed_rate` (broken JSON),
@@ -77,9 +78,9 @@ class SimConfig:
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
             raise ValueError(f"shape must be one of {', '.join(SHAPES)}")
-        if tuple(self.page_params) not in PAGE_PARAMS:
-            known = ", ".join(",".join(p) for p in PAGE_PARAMS)
-            raise ValueError(f"page_params must be one of {known}")
+        names = tuple(self.page_params)
+        if len(names) != 2 or not all(names) or names[0] == names[1]:
+            raise ValueError("page_params must be two different names, e.g. pageNumber,pageSize")
         for name in RATES:
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1")

@@ -80,9 +80,16 @@ async def test_has_more_false_ends_the_listing() -> None:
 
 @pytest.mark.asyncio
 async def test_a_server_that_ignores_paging_yields_each_record_once() -> None:
+    """More than asked, then the same again: everything, or only its own default page? The
+    other conventions are tried once (two requests each); when none pages, what came is all,
+    and the profile remembers: the next listing takes two requests again (issue 12)."""
     everything = records(700)
-    pages, api = await pages_of(lambda request: json_response(everything))
-    assert [len(p) for p in pages] == [700] and len(api.requests) == 2
+    client, api, _, _ = make_client(lambda request: json_response(everything))
+    async with client:
+        first = [page async for page in client.list("customers")]
+        assert [len(p) for p in first] == [700] and len(api.requests) == 8
+        again = [page async for page in client.list("customers")]
+    assert [len(p) for p in again] == [700] and len(api.requests) == 10
 
 
 @pytest.mark.asyncio
