@@ -56,6 +56,18 @@ async def test_every_shape_and_convention_lists_everything_once(
     assert sorted(ids(rows)) == expected
 
 
+@pytest.mark.parametrize("params", PAGE_PARAMS, ids=[",".join(p) for p in PAGE_PARAMS])
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.asyncio
+async def test_unsorted_shows_under_every_shape_and_convention(
+    shape: str, params: tuple[str, str]
+) -> None:
+    with simulated(60, shape=shape, page_params=params, page_size=10, sortable=False) as server:
+        rows, _ = await listed(server, page_size=25)
+        expected = sorted(ids(server.show.records("customers")))
+    assert sorted(ids(rows)) == expected and len(rows) == 60
+
+
 @pytest.mark.parametrize("shape", ["array", "data"])
 @pytest.mark.asyncio
 async def test_a_show_that_refuses_sort_is_asked_once_more_and_remembered(
