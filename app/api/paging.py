@@ -31,8 +31,9 @@ MAX_PAGE_SIZE = 10_000
 
 @dataclass(frozen=True)
 class PagingSpec:
-    """How one list is paged: the parameter names, the first page, the page size, and where an
-    envelope keeps its list and total (None: recognised by the usual names)."""
+    """How one list is paged: the parameter names, the first page's number (page style; an
+    offset always starts at 0), the page size, and where an envelope keeps its list and total
+    (None: recognised by the usual names)."""
 
     style: str = "page"
     page_param: str = "page"
@@ -79,8 +80,8 @@ class PagingSpec:
 CONVENTIONS: tuple[PagingSpec, ...] = (
     PagingSpec(),
     PagingSpec(page_param="pageNumber", size_param="pageSize"),
-    PagingSpec(style="offset", offset_param="offset", size_param="limit", first_page=0),
-    PagingSpec(style="offset", offset_param="skip", size_param="take", first_page=0),
+    PagingSpec(style="offset", offset_param="offset", size_param="limit"),
+    PagingSpec(style="offset", offset_param="skip", size_param="take"),
 )
 
 
@@ -258,7 +259,7 @@ class PageCursor:
         self.spec = spec
         self.what = what
         self.title = title or what
-        self.index = spec.first_page
+        self.index = spec.first_page if spec.style == "page" else 0  # offsets count from 0
         self.pages = 0
         self.done = False
         self.complete = False

@@ -108,7 +108,7 @@ def test_counters_end_the_listing() -> None:
 
 
 def test_offsets_count_records_received_from_zero() -> None:
-    c = cursor(style="offset", offset_param="skip", size_param="take", first_page=0)
+    c = cursor(style="offset", offset_param="skip", size_param="take")
     assert c.query() == [("skip", "0"), ("take", "10")]
     feed(c, rows(0, 10))
     assert c.query() == [("skip", "10"), ("take", "10")]
@@ -175,7 +175,7 @@ def test_overrides_set_show_wide_and_per_resource_paging(tmp_path: Path) -> None
     overrides.write_text(
         '[paging]\npage_param = "pageNumber"\nsize_param = "pageSize"\npage_size = 100\n'
         '[resources.customers.paging]\nstyle = "offset"\noffset_param = "skip"\n'
-        'size_param = "take"\nfirst_page = 0\nitems_key = "data"\ntotal_key = "totalCount"\n',
+        'size_param = "take"\nitems_key = "data"\ntotal_key = "totalCount"\n',
         encoding="utf-8",
     )
     registry = load_registry(DEFAULT_REGISTRY, overrides)
