@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from app.api.errors import ListingIncomplete
@@ -36,6 +37,19 @@ async def listed(
     async with connect(server, state_dir=state_dir) as client:
         rows = await client.list_all("customers", **options)
     return rows, server.stats.requests - before
+
+
+class Recorder(httpx.AsyncHTTPTransport):
+    """A real loopback transport that notes the query of every API request it carries."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queries: list[list[tuple[str, str]]] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if "/oauth/" not in request.url.path:
+            self.queries.append(list(request.url.params.multi_items()))
+        return await super().handle_async_request(request)
 
 
 def ids(rows: list[dict[str, Any]]) -> list[str]:
@@ -99,10 +113,14 @@ async def test_a_learned_convention_is_asked_first_by_the_next_process(tmp_path:
     switches = {"shape": "data", "page_params": ("pageNumber", "pageSize"), "page_size": 50}
     with simulated(400, **switches) as server:
         rows, first = await listed(server, tmp_path)
-        again, second = await listed(server, tmp_path)
+        sent = Recorder()
+        async with connect(server, state_dir=tmp_path, transport=sent) as client:
+            again = await client.list_all("customers")
     assert len(set(ids(rows))) == len(set(ids(again))) == 400
     assert first == 3  # 50 of 400, the same 50 again, then pageNumber/pageSize: all 400
-    assert second == 1
+    assert [dict(q) for q in sent.queries] == [
+        {"sort": "customerID:asc", "pageNumber": "1", "pageSize": "500"}
+    ]
     learned = Learned(tmp_path).get("paging.customers")
     assert learned["convention"]["page_param"] == "pageNumber"
     assert Learned(tmp_path).get("paging")["convention"]["size_param"] == "pageSize"
