@@ -317,11 +317,16 @@ class PageCursor:
             elif n == 0 or info.has_more is False:
                 self._end(False, self._short_of_total())
         elif info.has_more is not None:
-            if n == 0 or not info.has_more:
+            if not info.has_more:
                 self._end(True)
+            elif n == 0:
+                self._end(False, f"{self.title}: the show says more follow, none arrived")
         elif info.total_pages is not None:
-            if n == 0 or self.pages >= info.total_pages:
+            if self.pages >= info.total_pages:
                 self._end(True)
+            elif n == 0:
+                self._end(False, f"{self.title}: the show says {info.total_pages} pages, "
+                                 f"{self.pages - 1} arrived")  # fmt: skip
         else:
             self._bare(n)
 

@@ -107,6 +107,15 @@ def test_counters_end_the_listing() -> None:
     assert pages.complete
 
 
+def test_counters_contradicted_by_an_empty_page_are_incomplete() -> None:
+    more = cursor()
+    feed(more, {"items": rows(0, 10), "hasMore": True}, {"items": [], "hasMore": True})
+    assert more.done and not more.complete and "says more follow" in (more.problem or "")
+    pages = cursor()
+    feed(pages, {"items": rows(0, 10), "totalPages": 3}, {"items": [], "totalPages": 3})
+    assert not pages.complete and pages.problem == "Customers: the show says 3 pages, 1 arrived"
+
+
 def test_offsets_count_records_received_from_zero() -> None:
     c = cursor(style="offset", offset_param="skip", size_param="take")
     assert c.query() == [("skip", "0"), ("take", "10")]
