@@ -106,12 +106,15 @@ class ShowClient:
         page_size: int | None = None,
         parent: str | None = None,
         interactive: bool = False,
+        prove_end: bool = False,
     ) -> AsyncIterator[Page]:
         """Yield the collection page by page (raw dicts), each record once.
 
         Paged as the registry's `[paging]` says (or as the profile learned), sorted by the key
         field unless `sort` says otherwise; `page_size` None is the registry's. Raises
         `ListingIncomplete` when the pages cannot be proved to be the whole collection.
+        `prove_end`: the caller deletes what the listing lacks, so a short last page of a bare
+        array is confirmed with one more request even where the profile learned to trust it.
         """
         res = self._resource(resource)
         op = res.op("list")
@@ -128,7 +131,7 @@ class ShowClient:
 
         listing = Listing(
             res, self.learned, fetch, _what(res, op, path), query=query, sort=sort,
-            page_size=page_size,
+            page_size=page_size, prove_end=prove_end,
         )  # fmt: skip
         async for page in listing.pages():
             yield page

@@ -7,7 +7,9 @@ field so records created meanwhile cannot shift pages, and checks the pages add 
 that repeat — the common conventions are tried once; the one that works is remembered in the
 profile (`Learned`, keys `paging.<slug>` and the show-wide `paging`) and announced as a notice
 on the last page. When none works the listing raises `ListingIncomplete`: the caller must not
-treat what arrived as the whole collection.
+treat what arrived as the whole collection. A show that ignores every paging name and sends one
+short page may have sent everything or only its own first page: that listing ends with a page
+marked `uncertain`, and nothing may be deleted on its word.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ class Page(builtins.list[dict[str, Any]]):
 
     total: int | None = None
     notice: str | None = None
+    # The listing is everything the show gave but may not be the whole collection: a show that
+    # ignores every paging name sent one short page. Not proof enough to delete anything.
+    uncertain: bool = False
 
 
 class Listing:
@@ -50,8 +55,10 @@ class Listing:
         query: Sequence[tuple[str, str]] = (),
         sort: str | None = None,
         page_size: int | None = None,
+        prove_end: bool = False,
     ) -> None:
         self.res = res
+        self.prove_end = prove_end
         self.learned = learned
         self.fetch = fetch
         self.what = what
@@ -76,12 +83,16 @@ class Listing:
         if self.page_size is not None:
             spec = replace(spec, page_size=self.page_size)
         delivered: set[str] = set()
-        first = self._cursor(spec, delivered, trust=bool(memory.get("verified")))
+        trust = bool(memory.get("verified")) and not self.prove_end
+        first = self._cursor(spec, delivered, trust=trust)
         async for page in self._follow(first):
             yield page
-        if first.complete and (not first.unsure or memory.get("ignores_paging")):
-            if first.proved_paging and not first.capped and not memory.get("verified"):
+        ignored = bool(memory.get("ignores_paging"))
+        if first.complete and (not first.unsure or ignored):
+            if first.proved_paging and not first.capped and (ignored or not memory.get("verified")):
                 self._remember(spec, verified=True)
+            elif ignored and first.total is None:  # no count from the show to go by
+                yield _uncertain(first)
             return
         log.info("%s: %s; trying other paging conventions", self.res.title, _why(first))
         for alt in alternatives(spec):
@@ -94,8 +105,9 @@ class Listing:
             if trial.complete and not trial.unsure:
                 yield self._learned_page(alt, trial)
                 return
-        if first.complete:  # one short page, repeated under every convention: it was all
+        if first.complete:  # one page, repeated under every convention: all, or its first
             self._remember(spec, verified=True, ignores_paging=True)
+            yield _uncertain(first)
             return
         tried = ", ".join(s.label for s in [spec, *alternatives(spec)])
         raise ListingIncomplete(
@@ -157,6 +169,12 @@ class Listing:
     def _remember(self, spec: PagingSpec, **facts: bool) -> None:
         value = {"configured": self.configured.convention(), "convention": spec.convention()}
         self.learned.set(self._key, {**value, **facts})
+
+
+def _uncertain(cursor: PageCursor) -> Page:
+    page = Page()
+    page.total, page.uncertain = cursor.total, True
+    return page
 
 
 def _why(cursor: PageCursor) -> str:

@@ -51,6 +51,7 @@ class ResourceSync:
     # was), and what the client learned about the show's paging on the way.
     failure: str | None = None
     notices: list[str] = field(default_factory=list)
+    kept: int = 0  # cached records a full listing lacked but could not prove gone
 
 
 @dataclass
@@ -133,12 +134,18 @@ class Puller:
             if res.nested_by_param:
                 await self._pull_per_parent(res, result, cancel)
             else:
-                seen = await self._pull(res, None, since, result, cancel)
+                seen, uncertain = await self._pull(res, None, since, result, cancel)
                 if since is None:
-                    result.removed = self.cache.retain_only(res.slug, seen)
+                    self._retain(res, None, seen, uncertain, result)
         except ListingIncomplete as exc:  # issue 12: paging — keep the cache, fail visibly
             result.failure = exc.message
-        if result.failure is None:
+        if result.kept:
+            result.notices.append(
+                f"{res.title}: the show ignores paging names and sent one page; {result.kept} "
+                "cached records not in it were kept and the sync is unfinished (set "
+                f"[resources.{res.slug}.paging] in api-overrides.toml if the show pages)"
+            )
+        if result.failure is None and not result.kept:
             self.cache.complete_sync(res.slug, started, full=result.full)
         self._publish(res, result.fetched, result.fetched, finished=True)
         return result
@@ -157,21 +164,47 @@ class Puller:
         since: date | None,
         result: ResourceSync,
         cancel: asyncio.Event | None,
-    ) -> set[str]:
+    ) -> tuple[set[str], bool]:
+        """The ids listed, and whether the listing was marked uncertain (see `_retain`)."""
         seen: set[str] = set()
+        uncertain = False
         # Until the server says how many there are: a full listing is about as long as the last.
         expected = self.cache.count(res.slug) if since is None and parent is None else None
-        pages = self.client.list(res, modified_after=since, parent=parent, page_size=self.page_size)
+        # A top-level full listing deletes what it lacks: its end is always proved. (Per-parent
+        # lists trust what the profile learned: one more request per parent would be too many.)
+        pages = self.client.list(
+            res,
+            modified_after=since,
+            parent=parent,
+            page_size=self.page_size,
+            prove_end=since is None and parent is None,
+        )
         async for page in pages:
             self.cache.upsert(res.slug, page, parent=parent)
             seen.update(_record_ids(res, page))
             result.fetched += len(page)
             result.notices += [page.notice] if page.notice else []
+            uncertain = uncertain or page.uncertain
             total = page.total if page.total is not None else expected or None
             self._publish(res, result.fetched, total)
             if cancel is not None and cancel.is_set():
                 raise SyncCancelled(res.slug)
-        return seen
+        return seen, uncertain
+
+    def _retain(
+        self,
+        res: Resource,
+        parent: str | None,
+        seen: set[str],
+        uncertain: bool,
+        result: ResourceSync,
+    ) -> None:
+        """After a full listing, delete the cached records it lacks — only on proof: an
+        uncertain listing (one page from a show that ignores paging) deletes nothing."""
+        if not uncertain:
+            result.removed += self.cache.retain_only(res.slug, seen, parent=parent)
+        else:
+            result.kept += len(set(self.cache.ids(res.slug, parent)) - seen)
 
     async def _pull_per_parent(
         self, res: Resource, result: ResourceSync, cancel: asyncio.Event | None
@@ -181,12 +214,12 @@ class Puller:
         keys = [str(r[parent.key]) for r in self.cache.records(parent.slug) if r.get(parent.key)]
         for key in keys:
             try:
-                seen = await self._pull(res, key, None, result, cancel)
+                seen, uncertain = await self._pull(res, key, None, result, cancel)
             except ListingIncomplete as exc:  # one parent's list: the others still sync
                 result.failure = result.failure or exc.message
                 continue
-            result.removed += self.cache.retain_only(res.slug, seen, parent=key)
-        if result.failure is not None:
+            self._retain(res, key, seen, uncertain, result)
+        if result.failure is not None or result.kept:
             return  # not every parent's list is known complete: no parent is given up
         for gone in set(self.cache.parents(res.slug)) - set(keys):
             result.removed += self.cache.delete(

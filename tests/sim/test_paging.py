@@ -207,6 +207,29 @@ async def test_an_unpageable_list_fails_its_resource_and_deletes_nothing(
     assert report.resources[1].failure is None  # the others went on
 
 
+@pytest.mark.parametrize("served", [50, None], ids=["its-own-first-page", "everything"])
+@pytest.mark.asyncio
+async def test_one_page_from_a_show_ignoring_every_paging_name_deletes_nothing(
+    cache: Cache, tmp_path: Path, served: int | None
+) -> None:
+    """A bare array, no total, the same page whatever is asked: all of it, or only the show's
+    first page? Nothing tells, so nothing cached is deleted on its word, and the sync says so
+    (the next listing, which knows the show ignores paging, too)."""
+    with simulated(400) as server:
+        await full_sync(server, cache, tmp_path, "customers")
+        server.show.remove("customers", server.show.records("customers")[-1]["id"])
+        server.config.page_params, server.config.page_size = UNGUESSABLE, served
+        for _ in range(2):
+            report = await full_sync(server, cache, tmp_path, "customers")
+            result = report.resources[0]
+            assert report.failed == [] and result.removed == 0
+            assert result.kept == (400 - 50 if served else 1)
+            assert "cached records not in it were kept" in report.notices[0]
+            assert cache.count("customers") == 400
+            state = cache.sync_state("customers")
+            assert state is not None and state.in_progress
+
+
 @pytest.mark.asyncio
 async def test_a_whole_show_under_data_envelopes_and_page_number_names(
     cache: Cache, tmp_path: Path
