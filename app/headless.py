@@ -167,7 +167,13 @@ def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
         for r in report.resources:
             kind = "full" if r.full else "incremental"
             print(f"{r.resource}: {r.fetched} fetched, {r.removed} removed ({kind})")
-        return _warn_not_offered(ws, report)
+        # issue 12: paging — what was learned, and every listing that could not be proved whole
+        for notice in report.notices:
+            print(notice, file=sys.stderr)
+        for slug, message in report.failed:
+            print(f"{slug}: sync failed, cached records kept: {message}", file=sys.stderr)
+        offered = _warn_not_offered(ws, report)
+        return SOME_FAILED if report.failed else offered
 
     return asyncio.run(_with_client(ws, work))
 

@@ -30,17 +30,11 @@ from app.api.error_bodies import align_fields
 from app.api.errors import BadRequest, InvalidValue
 from app.api.exchange import Exchange, Request, RetryPolicy
 from app.api.governor import RateGovernor
+from app.api.learned import Learned
+from app.api.listing import Listing, Page
 from app.api.models import MODELS, ShowRecord, validate_record
-from app.api.paging import PageCursor
 from app.api.registry import Operation, Registry, Resource
 from app.api.responses import HistoryResult, OrderResult, decode_json, parse_result
-
-
-class Page(builtins.list[dict[str, Any]]):
-    """One page of a listing; `total` is the collection's size when the server says it."""
-
-    total: int | None = None
-
 
 RecordLike = Mapping[str, Any] | ShowRecord
 ResourceRef = Resource | str
@@ -86,6 +80,8 @@ class ShowClient:
         self._exchange = Exchange(
             self._http, self.auth, self.governor, retry=retry, sleep=sleep, rng=rng
         )
+        # What this profile found out about the show by trying (paging names, ...).
+        self.learned = Learned(connection.state_dir)
 
     async def aclose(self) -> None:
         if self._owns_http:
@@ -108,26 +104,38 @@ class ShowClient:
         modified_after: date | datetime | str | None = None,
         sort: str | None = None,
         params: Mapping[str, object] | None = None,
-        page_size: int = 500,
+        page_size: int | None = None,
         parent: str | None = None,
         interactive: bool = False,
+        prove_end: bool = False,
     ) -> AsyncIterator[Page]:
-        """Yield the collection page by page (raw dicts), each record once."""
+        """Yield the collection page by page (raw dicts), each record once.
+
+        Paged as the registry's `[paging]` says (or as the profile learned), sorted by the key
+        field unless `sort` says otherwise; `page_size` None is the registry's. Raises
+        `ListingIncomplete` when the pages cannot be proved to be the whole collection.
+        `prove_end`: the caller deletes what the listing lacks, so a short last page of a bare
+        array is confirmed with one more request even where the profile learned to trust it.
+        """
         res = self._resource(resource)
         op = res.op("list")
         given = dict(params or {})
         if res.parent_param is not None and parent is not None:
             given[res.parent_param] = parent
         path, query = _fill(op, given)
-        query += _filters(modified_after, sort)
-        cursor = PageCursor(page_size, _what(res, op, path))
-        while not cursor.done:
-            req = self._request(res, op, path, query + cursor.query(), None, interactive)
-            data = await self._exchange.send_and_read(req, _json_of(req.what))
-            page = Page(cursor.take(data))
-            page.total = cursor.total
-            if page:
-                yield page
+        if modified_after is not None:
+            query.append(("modifiedAfter", modified_after_param(modified_after)))
+
+        async def fetch(pairs: builtins.list[tuple[str, str]]) -> Any:
+            req = self._request(res, op, path, pairs, None, interactive)
+            return await self._exchange.send_and_read(req, _json_of(req.what))
+
+        listing = Listing(
+            res, self.learned, fetch, _what(res, op, path), query=query, sort=sort,
+            page_size=page_size, prove_end=prove_end,
+        )  # fmt: skip
+        async for page in listing.pages():
+            yield page
 
     async def list_all(
         self, resource: ResourceRef, **options: Any
@@ -303,17 +311,6 @@ def _text(value: object) -> str:
     if isinstance(value, datetime | date):
         return value.isoformat()
     return str(value)
-
-
-def _filters(
-    modified_after: date | datetime | str | None, sort: str | None
-) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    if modified_after is not None:
-        out.append(("modifiedAfter", modified_after_param(modified_after)))
-    if sort:
-        out.append(("sort", sort))
-    return out
 
 
 def modified_after_param(value: date | datetime | str) -> str:

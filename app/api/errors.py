@@ -10,7 +10,8 @@
     ├── ServerProblem             the server misbehaved: not the user's doing
     │   ├── ServerError           5xx
     │   └── UnexpectedResponse    a body we cannot read (HTML error page, broken JSON, odd shape)
-    │       └── UnreadableBody    not data at all (cut short, a web page): a GET/PUT is resent
+    │       ├── UnreadableBody    not data at all (cut short, a web page): a GET/PUT is resent
+    │       └── ListingIncomplete a list whose pages do not add up under any paging convention
     ├── AccessProblem             credentials or permissions: the user must act
     │   ├── AuthFailed            the token endpoint refused the show ID / secret
     │   └── Forbidden             a 403 that is not throttling: no permission for this operation
@@ -115,6 +116,17 @@ class UnreadableBody(UnexpectedResponse):
     Likely the way there (a dropped connection, a proxy), not the operation: an idempotent
     request is sent again, like after a 5xx.
     """
+
+
+class ListingIncomplete(UnexpectedResponse):
+    """A listing that cannot be proved complete: the show's total says more records than
+    arrived, or its pages repeat, under every paging convention tried. The resource's sync
+    fails (nothing deleted, not marked complete); the message carries the counts."""
+
+    def __init__(self, message: str, *, total: int | None, arrived: int) -> None:
+        super().__init__(message)
+        self.total = total
+        self.arrived = arrived
 
 
 class AccessProblem(ShowDeskError):

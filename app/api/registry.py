@@ -1,8 +1,10 @@
 """The resource registry: every resource and operation of the API, loaded from data.
 
 `resources/api/v1.toml` lists each resource (slug, title, tree group, model, key field, parent)
-and each operation (method, path template, body and result kinds). A profile may correct any of
-it in an `api-overrides.toml` of the same shape; `load_registry` deep-merges the two.
+and each operation (method, path template, body and result kinds), and how lists are paged: a
+top-level `[paging]` table for every list, `[resources.SLUG.paging]` for one (app/api/paging.py).
+A profile may correct any of it in an `api-overrides.toml` of the same shape; `load_registry`
+deep-merges the two.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 from app.api.errors import RegistryError
+from app.api.paging import PagingSpec, parse_paging
 
 # Beside the `app` package in a source tree; in a PyInstaller bundle, in its data folder.
 RESOURCES_DIR = (
@@ -92,6 +95,7 @@ class Resource:
     parent_param: str | None = None
     parent_field: str | None = None
     references: Mapping[str, str] = field(default_factory=dict)
+    paging: PagingSpec = field(default_factory=PagingSpec)
 
     def op(self, name: str) -> Operation:
         try:
@@ -113,6 +117,7 @@ class Registry:
     version: str
     groups: tuple[str, ...]
     resources: Mapping[str, Resource]
+    paging: PagingSpec = field(default_factory=PagingSpec)
 
     def __getitem__(self, slug: str) -> Resource:
         try:
@@ -164,7 +169,7 @@ def _operation(slug: str, name: str, raw: Mapping[str, Any]) -> Operation:
     return op
 
 
-def _resource(slug: str, raw: Mapping[str, Any]) -> Resource:
+def _resource(slug: str, raw: Mapping[str, Any], paging: PagingSpec) -> Resource:
     try:
         ops = {n: _operation(slug, n, o) for n, o in raw["operations"].items()}
         return Resource(
@@ -179,6 +184,7 @@ def _resource(slug: str, raw: Mapping[str, Any]) -> Resource:
             parent_param=raw.get("parent_param"),
             parent_field=raw.get("parent_field"),
             references=dict(raw.get("references", {})),
+            paging=parse_paging(raw.get("paging", {}), f"resource {slug}", paging),
         )
     except KeyError as exc:
         raise RegistryError(f"resource {slug}: missing {exc.args[0]}") from None
@@ -186,7 +192,10 @@ def _resource(slug: str, raw: Mapping[str, Any]) -> Resource:
 
 def parse_registry(data: Mapping[str, Any]) -> Registry:
     """Build and check a registry from already-parsed TOML data."""
-    resources = {slug: _resource(slug, raw) for slug, raw in data.get("resources", {}).items()}
+    paging = parse_paging(data.get("paging", {}), "[paging]")
+    resources = {
+        slug: _resource(slug, raw, paging) for slug, raw in data.get("resources", {}).items()
+    }
     groups = tuple(data.get("groups", ()))
     for res in resources.values():
         if res.group not in groups:
@@ -196,7 +205,9 @@ def parse_registry(data: Mapping[str, Any]) -> Registry:
         for fld, target in res.references.items():
             if target not in resources:
                 raise RegistryError(f"{res.slug}.{fld}: reference to unknown '{target}'")
-    return Registry(version=str(data.get("version", "v1")), groups=groups, resources=resources)
+    return Registry(
+        version=str(data.get("version", "v1")), groups=groups, resources=resources, paging=paging
+    )
 
 
 def load_registry(path: Path = DEFAULT_REGISTRY, overrides: Path | None = None) -> Registry:

@@ -137,13 +137,14 @@ def moved(res: Resource, new_base: str) -> Resource:
 
 
 async def _first(client: ShowClient, res: Resource, parent_key: str | None) -> Any:
-    query = PageCursor(SMALLEST_PAGE, res.title).query()
+    spec = dataclasses.replace(res.paging, page_size=SMALLEST_PAGE)
+    query = PageCursor(spec, res.title).query()
     return await client.first_page(res, query, parent=parent_key, interactive=True)
 
 
 def _answered(blank: ListAnswer, res: Resource, data: Any, *, path: str | None) -> ListAnswer:
     try:
-        records, envelope = unwrap(data, res.title)
+        records, envelope = unwrap(data, res.title, res.paging.items_key)
     except ShowDeskError as exc:
         return dataclasses.replace(blank, answered=False, problem=exc.message)
     key = records[0].get(res.key) if records else None

@@ -46,6 +46,13 @@ def _rename(text: str) -> tuple[str, str]:
     return slug, path
 
 
+def _page_params(text: str) -> tuple[str, str]:
+    names = [n.strip() for n in text.split(",")]
+    if len(names) != 2 or not all(names) or names[0] == names[1]:
+        raise argparse.ArgumentTypeError(f"'{text}' is not two names A,B, e.g. pageNumber,pageSize")
+    return names[0], names[1]
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="showdesk sim",
@@ -68,6 +75,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--secret", default="demo-secret", help="the client secret")
     p.add_argument("--shape", choices=SHAPES, default="array", help="how lists answer")
     p.add_argument("--page-size", type=int, default=None, help="page served when none is asked")
+    # issue 12: paging
+    p.add_argument(
+        "--page-params",
+        type=_page_params,
+        default=("page", "resultsPerPage"),
+        help="the paging names the show understands, e.g. pageNumber,pageSize",
+    )
+    p.add_argument("--no-sort", action="store_true", help="answer 400 to any sort")
     p.add_argument("--token-lifetime", type=float, default=3600.0, help="seconds")
     p.add_argument("--rate", type=_rate, default=(300, 60.0), help="N/S, default 300/60")
     p.add_argument("--no-throttle", action="store_true", help="never answer the 403 rate limit")
@@ -106,6 +121,8 @@ def config_from(args: argparse.Namespace) -> SimConfig:
         client_secret=args.secret,
         shape=args.shape,
         page_size=args.page_size,
+        page_params=args.page_params,  # issue 12: paging
+        sortable=not args.no_sort,
         token_lifetime=args.token_lifetime,
         rate_limit=limit,
         rate_window=window,

@@ -10,12 +10,21 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Literal
 
-Shape = Literal["array", "envelope", "wrapped"]
 TokenAuth = Literal["any", "basic", "body"]  # issue 12: tokens & messages
 ErrorShape = Literal["message-errors", "message", "field", "errors", "text"]
 TOKEN_AUTHS: tuple[str, ...] = ("any", "basic", "body")
 ERROR_SHAPES: tuple[str, ...] = ("message-errors", "message", "field", "errors", "text")
-SHAPES: tuple[str, ...] = ("array", "envelope", "wrapped")
+# issue 12: paging — "data" is the `{"data": [...], "totalCount": N}` envelope.
+Shape = Literal["array", "envelope", "wrapped", "data"]
+SHAPES: tuple[str, ...] = ("array", "envelope", "wrapped", "data")
+# Common paging conventions (any two names may be given); `offset`/`skip` count records from 0.
+PAGE_PARAMS: tuple[tuple[str, str], ...] = (
+    ("page", "resultsPerPage"),
+    ("pageNumber", "pageSize"),
+    ("offset", "limit"),
+    ("skip", "take"),
+)
+OFFSET_PARAMS = frozenset({"offset", "skip"})
 MAX_RESULTS_PER_PAGE = 1000
 RATES = ("error_rate", "drop_rate", "malformed_rate", "slow_rate", "html_rate", "storm_rate",
          "expire_rate")  # fmt: skip
@@ -25,8 +34,12 @@ RATES = ("error_rate", "drop_rate", "malformed_rate", "slow_rate", "html_rate", 
 class SimConfig:
     """How the simulated show behaves: credentials, list shape, limits and faults.
 
-    `shape`: lists answer a bare array, an `{items, page, ...}` envelope, or an array holding
-    one envelope. `page_size`: the page served when the client does not ask for one (None: all).
+    `shape`: lists answer a bare array, an `{items, page, ...}` envelope, an array holding
+    one envelope, or a `{data, totalCount}` envelope. `page_size`: the page served when the
+    client does not ask for one (None: all). `page_params`: the paging names the show
+    understands (others are ignored: the first `page_size` records are served, as a server that
+    does not know them would; names nobody guesses make a show no client can page).
+    `sortable`: False answers 400 to any `sort`.
     `rate_limit` requests per `rate_window` seconds per client unless `throttle` is off.
     Faults: `error_rate` (share of 5xx answers, HTML pages when `html_errors`), `drop_rate`
     (connection closed mid-response, after the change was made), `malformed_rate` (broken JSON),
@@ -74,6 +87,9 @@ class SimConfig:
     token_auth: TokenAuth = "any"
     expires_in: bool = True
     error_shape: ErrorShape = "message-errors"
+    # issue 12: paging
+    page_params: tuple[str, str] = ("page", "resultsPerPage")
+    sortable: bool = True
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
@@ -85,6 +101,9 @@ class SimConfig:
             raise ValueError(f"token_auth must be one of {', '.join(TOKEN_AUTHS)}")
         if self.error_shape not in ERROR_SHAPES:
             raise ValueError(f"error_shape must be one of {', '.join(ERROR_SHAPES)}")
+        names = tuple(self.page_params)
+        if len(names) != 2 or not all(names) or names[0] == names[1]:
+            raise ValueError("page_params must be two different names, e.g. pageNumber,pageSize")
         for name in RATES:
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1")

@@ -1,5 +1,9 @@
 """How lists answer: `modifiedAfter`, the order-line filters, `sort`, paging and the shape switch.
 
+Paging follows `config.page_params` (the names this show understands; with `offset`/`skip` the
+first counts records from 0); any other paging names are ignored, as a server that does not know
+them would: the first `page_size` records are served. `config.sortable` False refuses `sort`.
+
 `list_reply(call, records)` is the one place every list goes through, so a booth's products,
 the delivery dates of a product and the customers all page and sort alike.
 """
@@ -12,7 +16,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from app.sim.calls import Call, Reply, bad_request
-from app.sim.config import MAX_RESULTS_PER_PAGE
+from app.sim.config import MAX_RESULTS_PER_PAGE, OFFSET_PARAMS
 from app.sim.show import Record
 
 # Order-line filters (API.md, lower-case names): query name → (field path, comparison).
@@ -98,6 +102,8 @@ def _sort(call: Call, records: list[Record]) -> list[Record]:
     spec = call.query.get("sort")
     if not spec:
         return records
+    if not call.config.sortable:  # issue 12: paging
+        raise bad_request("sort", "sorting is not supported on this list")
     for part in reversed([p.strip() for p in spec.split(",") if p.strip()]):
         path, _, direction = part.partition(":")
         direction = (direction or "asc").lower()
@@ -109,7 +115,7 @@ def _sort(call: Call, records: list[Record]) -> list[Record]:
     return records
 
 
-def _positive(call: Call, name: str, default: int | None) -> int | None:
+def _positive(call: Call, name: str, default: int | None, least: int = 1) -> int | None:
     raw = call.query.get(name.lower())
     if raw is None or raw == "":
         return default
@@ -117,26 +123,39 @@ def _positive(call: Call, name: str, default: int | None) -> int | None:
         value = int(raw)
     except ValueError:
         raise bad_request(name, f"'{raw}' is not a whole number") from None
-    if value < 1:
-        raise bad_request(name, "must be 1 or more")
+    if value < least:
+        raise bad_request(name, f"must be {least} or more")
     return value
+
+
+def _window(call: Call, total: int) -> tuple[int, int | None, int]:
+    """The first record served, how many (None: all from there), and the page number."""
+    first, size = call.config.page_params
+    per_page = _positive(call, size, call.config.page_size)
+    if per_page is not None:
+        per_page = min(per_page, MAX_RESULTS_PER_PAGE)
+    if first in OFFSET_PARAMS:
+        start = _positive(call, first, 0, least=0) or 0
+        return start, per_page, 1 + start // per_page if per_page else 1
+    page = _positive(call, first, 1) or 1
+    if per_page is None:
+        return 0, None, 1  # no page size: everything, whatever the page
+    return (page - 1) * per_page, per_page, page
 
 
 def list_reply(call: Call, records: Iterable[Record]) -> Reply:
     """Filter, sort, page and shape a list answer as the request and the config ask."""
     selected = _sort(call, _filter(call, list(records)))
-    per_page = _positive(call, "resultsPerPage", call.config.page_size)
-    page = _positive(call, "page", 1) or 1
     total = len(selected)
-    if per_page is None:
-        items, per_page, pages = selected, max(total, 1), 1
-    else:
-        per_page = min(per_page, MAX_RESULTS_PER_PAGE)
-        items = selected[(page - 1) * per_page : page * per_page]
-        pages = max(1, math.ceil(total / per_page))
+    start, per_page, page = _window(call, total)
+    items = selected[start:] if per_page is None else selected[start : start + per_page]
+    per_page = per_page or max(total, 1)
+    pages = max(1, math.ceil(total / per_page))
     shape = call.config.shape
     if shape == "array":
         return Reply(items)
+    if shape == "data":  # issue 12: paging
+        return Reply({"data": items, "totalCount": total})
     envelope = {
         "items": items,
         "page": page,

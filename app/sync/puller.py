@@ -14,6 +14,10 @@ cancelled sync keeps what it stored and resumes correctly.
 A list answered 404 is a resource this show does not offer (or offers under another path), not a
 failed sync: it is marked so in the cache with the reason, skipped with the resources listed per
 its records, and the sync goes on (`SyncReport.not_offered`; `showdesk check` looks for the path).
+
+Deletions need proof (issue 12): the client raises `ListingIncomplete` when a listing's pages do
+not add up; that resource's sync then *fails* — what arrived is kept, nothing is deleted, it is
+not marked complete — and the report lists it in `failed` while the other resources go on.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from app.api.client import ShowClient
-from app.api.errors import NotFound
+from app.api.errors import ListingIncomplete, NotFound
 from app.api.registry import Resource
 from app.store.cache import Cache
 
@@ -47,6 +51,11 @@ class ResourceSync:
     full: bool
     fetched: int = 0
     removed: int = 0
+    # issue 12: paging — why this resource's listing could not be proved complete (None: it
+    # was), and what the client learned about the show's paging on the way.
+    failure: str | None = None
+    notices: list[str] = field(default_factory=list)
+    kept: int = 0  # cached records a full listing lacked but could not prove gone
 
 
 @dataclass
@@ -55,6 +64,11 @@ class SyncReport:
     cancelled: bool = False
     # issue 12: resources skipped because this show does not offer them: (slug, why).
     not_offered: list[tuple[str, str]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (slug, message)
+
+    @property
+    def notices(self) -> list[str]:
+        return [n for r in self.resources for n in r.notices]
 
     @property
     def fetched(self) -> int:
@@ -80,7 +94,7 @@ class Puller:
         *,
         on_progress: Callable[[SyncProgress], None] | None = None,
         now: Callable[[], datetime] = utc_now,
-        page_size: int = 500,
+        page_size: int | None = None,
     ) -> None:
         self.client = client
         self.cache = cache
@@ -112,13 +126,17 @@ class Puller:
             why = self._parent_not_offered(res)
             if why is None:
                 try:
-                    report.resources.append(await self.sync_resource(res, full=full, cancel=cancel))
-                    continue
+                    result = await self.sync_resource(res, full=full, cancel=cancel)
                 except SyncCancelled:
                     report.cancelled = True
                     break
                 except NotFound:  # the list's path: this show does not offer it (there)
                     why = _not_offered_reason(res)
+                else:
+                    report.resources.append(result)
+                    if result.failure is not None:  # issue 12: paging
+                        report.failed.append((res.slug, result.failure))
+                    continue
             self.cache.mark_not_offered(res.slug, why, self.now())
             report.not_offered.append((res.slug, why))
         return report
@@ -139,13 +157,23 @@ class Puller:
         result = ResourceSync(res.slug, full=since is None)
         started = self.now()
         self.cache.begin_sync(res.slug, started)
-        if res.nested_by_param:
-            await self._pull_per_parent(res, result, cancel)
-        else:
-            seen = await self._pull(res, None, since, result, cancel)
-            if since is None:
-                result.removed = self.cache.retain_only(res.slug, seen)
-        self.cache.complete_sync(res.slug, started, full=result.full)
+        try:
+            if res.nested_by_param:
+                await self._pull_per_parent(res, result, cancel)
+            else:
+                seen, uncertain = await self._pull(res, None, since, result, cancel)
+                if since is None:
+                    self._retain(res, None, seen, uncertain, result)
+        except ListingIncomplete as exc:  # issue 12: paging — keep the cache, fail visibly
+            result.failure = exc.message
+        if result.kept:
+            result.notices.append(
+                f"{res.title}: the show ignores paging names and sent one page; {result.kept} "
+                "cached records not in it were kept and the sync is unfinished (set "
+                f"[resources.{res.slug}.paging] in api-overrides.toml if the show pages)"
+            )
+        if result.failure is None and not result.kept:
+            self.cache.complete_sync(res.slug, started, full=result.full)
         self._publish(res, result.fetched, result.fetched, finished=True)
         return result
 
@@ -163,20 +191,47 @@ class Puller:
         since: date | None,
         result: ResourceSync,
         cancel: asyncio.Event | None,
-    ) -> set[str]:
+    ) -> tuple[set[str], bool]:
+        """The ids listed, and whether the listing was marked uncertain (see `_retain`)."""
         seen: set[str] = set()
+        uncertain = False
         # Until the server says how many there are: a full listing is about as long as the last.
         expected = self.cache.count(res.slug) if since is None and parent is None else None
-        pages = self.client.list(res, modified_after=since, parent=parent, page_size=self.page_size)
+        # A top-level full listing deletes what it lacks: its end is always proved. (Per-parent
+        # lists trust what the profile learned: one more request per parent would be too many.)
+        pages = self.client.list(
+            res,
+            modified_after=since,
+            parent=parent,
+            page_size=self.page_size,
+            prove_end=since is None and parent is None,
+        )
         async for page in pages:
             self.cache.upsert(res.slug, page, parent=parent)
             seen.update(_record_ids(res, page))
             result.fetched += len(page)
+            result.notices += [page.notice] if page.notice else []
+            uncertain = uncertain or page.uncertain
             total = page.total if page.total is not None else expected or None
             self._publish(res, result.fetched, total)
             if cancel is not None and cancel.is_set():
                 raise SyncCancelled(res.slug)
-        return seen
+        return seen, uncertain
+
+    def _retain(
+        self,
+        res: Resource,
+        parent: str | None,
+        seen: set[str],
+        uncertain: bool,
+        result: ResourceSync,
+    ) -> None:
+        """After a full listing, delete the cached records it lacks — only on proof: an
+        uncertain listing (one page from a show that ignores paging) deletes nothing."""
+        if not uncertain:
+            result.removed += self.cache.retain_only(res.slug, seen, parent=parent)
+        else:
+            result.kept += len(set(self.cache.ids(res.slug, parent)) - seen)
 
     async def _pull_per_parent(
         self, res: Resource, result: ResourceSync, cancel: asyncio.Event | None
@@ -187,13 +242,19 @@ class Puller:
         answered = False
         for key in keys:
             try:
-                seen = await self._pull(res, key, None, result, cancel)
+                seen, uncertain = await self._pull(res, key, None, result, cancel)
             except NotFound:
                 if not answered:
                     raise  # the first parent asked: the list itself is not offered
                 continue  # that parent is gone since: its cached records stay until it is
+            except ListingIncomplete as exc:  # one parent's list: the others still sync
+                answered = True
+                result.failure = result.failure or exc.message
+                continue
             answered = True
-            result.removed += self.cache.retain_only(res.slug, seen, parent=key)
+            self._retain(res, key, seen, uncertain, result)
+        if result.failure is not None or result.kept:
+            return  # not every parent's list is known complete: no parent is given up
         for gone in set(self.cache.parents(res.slug)) - set(keys):
             result.removed += self.cache.delete(
                 res.slug, self.cache.ids(res.slug, gone), parent=gone

@@ -136,6 +136,8 @@ class ShowSession(QObject):
         try:
             report = await puller.sync(slugs, full=full, cancel=self._cancel_sync)
             self._set_online(True)
+            for slug, message in report.failed:  # issue 12: paging — visible, not silent
+                self.problem.emit(f"Sync of {slug} failed, cached records kept: {message}")
         except StoreUnavailable as exc:  # this machine, not the show: still online
             self.problem.emit(f"Sync stopped: {exc.message}. What was stored before is kept.")
         except (EnvironmentProblem, ServerProblem) as exc:

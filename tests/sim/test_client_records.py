@@ -53,7 +53,9 @@ async def test_every_resource_round_trips_side_by_side(server: SimServer) -> Non
     async with connect(server) as client:
         await asyncio.gather(*(round_trip(client, res) for res in CRUD_RESOURCES))
     assert server.stats.tokens_issued == 1
-    assert server.stats.requests == 6 * len(CRUD_RESOURCES)
+    # Five operations and a listing of two pages: the short first page of a bare array is
+    # followed by one more (empty) page the first time a list is asked (issue 12).
+    assert server.stats.requests == 7 * len(CRUD_RESOURCES)
 
 
 @pytest.mark.asyncio
@@ -78,7 +80,9 @@ async def test_list_shapes_and_paging(shape: str) -> None:
             pages = [page async for page in client.list("attendees", page_size=3)]
     assert [r["id"] for page in pages for r in page] == expected
     assert [len(p) for p in pages] == [3, 3, 3, 1]
-    assert server.stats.requests == 4
+    # An envelope's counters end the listing; a bare array's first short page is checked once
+    # with one more (empty) page before this profile trusts short pages there (issue 12).
+    assert server.stats.requests == (5 if shape == "array" else 4)
 
 
 @pytest.mark.asyncio

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from app.api.errors import InvalidValue, RegistryError, UnexpectedResponse
-from app.api.paging import PageCursor, PageInfo, unwrap
+from app.api.paging import PageCursor, PageInfo, PagingSpec, unwrap
 from tests.unit.test_client_fakes import json_response, make_client, records
 
 ALL = records(1200)
@@ -35,7 +35,8 @@ def paged(shape: str = "array", cap: int | None = None, data: list[dict[str, Any
 async def pages_of(route: Any, **options: Any) -> tuple[list[list[dict[str, Any]]], Any]:
     client, api, _, _ = make_client(route)
     async with client:
-        result = [page async for page in client.list("customers", **options)]
+        # Pages without records only carry news about the listing (a notice, `uncertain`).
+        result = [page async for page in client.list("customers", **options) if page]
     return result, api
 
 
@@ -80,9 +81,17 @@ async def test_has_more_false_ends_the_listing() -> None:
 
 @pytest.mark.asyncio
 async def test_a_server_that_ignores_paging_yields_each_record_once() -> None:
+    """More than asked, then the same again: everything, or only its own default page? The
+    other conventions are tried once (two requests each); when none pages, what came is all,
+    and the profile remembers: the next listing takes two requests again (issue 12)."""
     everything = records(700)
-    pages, api = await pages_of(lambda request: json_response(everything))
-    assert [len(p) for p in pages] == [700] and len(api.requests) == 2
+    client, api, _, _ = make_client(lambda request: json_response(everything))
+    async with client:
+        first = [page async for page in client.list("customers")]
+        assert [len(p) for p in first] == [700, 0] and len(api.requests) == 8
+        again = [page async for page in client.list("customers")]
+    assert [len(p) for p in again] == [700, 0] and len(api.requests) == 10
+    assert first[-1].uncertain and again[-1].uncertain  # nothing may be deleted on its word
 
 
 @pytest.mark.asyncio
@@ -123,7 +132,12 @@ async def test_extra_filters_go_to_the_query_string() -> None:
     client, api, _, _ = make_client(lambda r: json_response([]))
     async with client:
         await client.list_all("orders", params={"customerid": "C1", "status": None})
-    assert api.query() == {"customerid": "C1", "page": "1", "resultsPerPage": "500"}
+    assert api.query() == {
+        "customerid": "C1",
+        "sort": "orderLineID:asc",
+        "page": "1",
+        "resultsPerPage": "500",
+    }
 
 
 @pytest.mark.asyncio
@@ -135,7 +149,12 @@ async def test_nested_resources_are_listed_per_parent() -> None:
             await client.list_all("booth-products")
     assert len(rows) == 2
     assert api.last.url.path == "/api/v1/BoothProduct"
-    assert api.query() == {"boothID": "B 7", "page": "1", "resultsPerPage": "50"}
+    assert api.query(0) == {
+        "boothID": "B 7",
+        "sort": "productID:asc",
+        "page": "1",
+        "resultsPerPage": "50",
+    }
 
 
 @pytest.mark.parametrize(
@@ -163,6 +182,6 @@ def test_page_info_reads_nested_and_next_link_counters() -> None:
 
 
 def test_cursor_on_an_empty_body_and_a_single_record() -> None:
-    cursor = PageCursor(10, "test")
+    cursor = PageCursor(PagingSpec(page_size=10), "test")
     assert cursor.take(None) == [] and cursor.done
     assert unwrap({"id": "x", "items": [1]}, "t")[0] == [{"id": "x", "items": [1]}]

@@ -75,3 +75,23 @@ def test_token_and_message_switches() -> None:  # issue 12: tokens & messages
         "basic", False, False,
     )  # fmt: skip
     assert config.error_shape == "field"
+
+
+def test_paging_switches() -> None:
+    """issue 12: paging — the envelope, the paging names the show understands, sortable."""
+    defaults = config_from(build_parser().parse_args([]))
+    assert (defaults.page_params, defaults.sortable) == (("page", "resultsPerPage"), True)
+    args = build_parser().parse_args(
+        ["--shape", "data", "--page-params", "pageNumber,pageSize", "--no-sort"]
+    )
+    config = config_from(args)
+    assert (config.shape, config.page_params, config.sortable) == (
+        "data", ("pageNumber", "pageSize"), False
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("value", ["page", "a,a", "a,b,c", ",b"])
+def test_bad_page_params_are_refused(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--page-params", value])
+    assert "two names" in capsys.readouterr().err

@@ -1,0 +1,201 @@
+"""PageCursor's decisions (pure), the `[paging]` tables of the registry, and their checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.api.errors import RegistryError
+from app.api.paging import CONVENTIONS, PageCursor, PagingSpec, alternatives, parse_paging
+from app.api.registry import DEFAULT_REGISTRY, load_registry
+
+
+def rows(start: int, count: int) -> list[dict[str, Any]]:
+    return [{"id": f"r{i}"} for i in range(start, start + count)]
+
+
+def cursor(size: int = 10, *, trust: bool = True, **spec: Any) -> PageCursor:
+    return PageCursor(PagingSpec(page_size=size, **spec), "Customers list", title="Customers",
+                      trust_short=trust)  # fmt: skip
+
+
+def feed(c: PageCursor, *pages: Any) -> list[int]:
+    """Hand pages to the cursor until it is done; the number of new records of each."""
+    taken = []
+    for page in pages:
+        assert not c.done, "asked for a page after the end"
+        taken.append(len(c.take(page)))
+    return taken
+
+
+def test_full_pages_then_a_short_one_end_a_trusted_bare_listing() -> None:
+    c = cursor()
+    assert feed(c, rows(0, 10), rows(10, 10), rows(20, 3)) == [10, 10, 3]
+    assert c.done and c.complete and not c.unsure and c.proved_paging
+
+
+def test_an_untrusted_short_page_is_checked_with_one_more() -> None:
+    c = cursor(trust=False)
+    feed(c, rows(0, 4))
+    assert not c.done and c.query() == [("page", "2"), ("resultsPerPage", "10")]
+    feed(c, [])
+    assert c.complete and c.proved_paging and not c.capped
+
+
+def test_a_server_serving_fewer_than_asked_is_followed_to_an_empty_page() -> None:
+    c = cursor(trust=False)
+    assert feed(c, rows(0, 4), rows(4, 4), rows(8, 2), []) == [4, 4, 2, 0]
+    assert c.complete and c.capped and c.count == 10
+
+
+def test_a_total_that_is_reached_ends_the_listing() -> None:
+    c = cursor()
+    feed(c, {"data": rows(0, 10), "totalCount": 15}, {"data": rows(10, 5), "totalCount": 15})
+    assert c.complete and c.total == 15
+
+
+def test_a_total_short_of_its_records_under_repeated_pages_is_incomplete() -> None:
+    c = cursor(size=500)
+    page = {"data": rows(0, 50), "totalCount": 400}
+    assert feed(c, page, page) == [50, 0]
+    assert c.done and not c.complete
+    assert c.problem == "Customers: the show says 400 records, 50 arrived"
+
+
+def test_an_empty_page_before_the_total_is_incomplete() -> None:
+    c = cursor()
+    feed(c, {"items": rows(0, 10), "total": 30}, {"items": [], "total": 30})
+    assert c.done and not c.complete and "30 records, 10 arrived" in (c.problem or "")
+
+
+def test_a_server_capping_the_page_size_under_a_total_is_followed() -> None:
+    c = cursor(size=500)
+    feed(c, *({"items": rows(i, 100), "totalItems": 250} for i in (0, 100)))
+    assert not c.done
+    feed(c, {"items": rows(200, 50), "totalItems": 250})
+    assert c.complete and c.count == 250
+
+
+def test_full_pages_that_repeat_without_a_total_are_incomplete() -> None:
+    c = cursor()
+    feed(c, rows(0, 10), rows(0, 10))
+    assert c.done and not c.complete
+    assert c.problem == "Customers: the pages repeat after 10 records"
+
+
+@pytest.mark.parametrize("first", [rows(0, 4), rows(0, 25)], ids=["fewer", "more"])
+def test_a_repeat_after_fewer_or_more_than_asked_is_complete_but_unsure(first: Any) -> None:
+    c = cursor(trust=False)
+    feed(c, first, first)
+    assert c.complete and c.unsure and not c.proved_paging
+
+
+def test_more_than_asked_then_new_records_is_followed() -> None:
+    c = cursor()
+    assert feed(c, rows(0, 25), rows(25, 5), []) == [25, 5, 0]
+    assert c.complete and not c.unsure
+
+
+def test_counters_end_the_listing() -> None:
+    more = cursor()
+    feed(more, {"items": rows(0, 10), "hasMore": True}, {"items": rows(10, 10), "hasMore": False})
+    assert more.complete
+    pages = cursor()
+    feed(pages, {"items": rows(0, 10), "totalPages": 2}, {"items": rows(10, 10), "totalPages": 2})
+    assert pages.complete
+
+
+def test_counters_contradicted_by_an_empty_page_are_incomplete() -> None:
+    more = cursor()
+    feed(more, {"items": rows(0, 10), "hasMore": True}, {"items": [], "hasMore": True})
+    assert more.done and not more.complete and "says more follow" in (more.problem or "")
+    pages = cursor()
+    feed(pages, {"items": rows(0, 10), "totalPages": 3}, {"items": [], "totalPages": 3})
+    assert not pages.complete and pages.problem == "Customers: the show says 3 pages, 1 arrived"
+
+
+def test_offsets_count_records_received_from_zero() -> None:
+    c = cursor(style="offset", offset_param="skip", size_param="take")
+    assert c.query() == [("skip", "0"), ("take", "10")]
+    feed(c, rows(0, 10))
+    assert c.query() == [("skip", "10"), ("take", "10")]
+    feed(c, rows(10, 6))  # a server capped at 6: the next offset follows what arrived
+    assert c.query() == [("skip", "16"), ("take", "10")]
+
+
+def test_named_items_and_total_keys() -> None:
+    c = cursor(items_key="payload.rows", total_key="payload.meta.count")
+    feed(c, {"payload": {"rows": rows(0, 10), "meta": {"count": 12}}})
+    assert c.total == 12 and not c.done
+
+
+def test_records_already_handed_out_by_another_convention_are_not_repeated() -> None:
+    delivered: set[str] = set()
+    first = PageCursor(PagingSpec(page_size=5), "x", delivered=delivered)
+    first.take(rows(0, 5))
+    second = PageCursor(PagingSpec(page_size=5), "x", delivered=delivered)
+    assert second.take(rows(0, 5)) == [] and second.take(rows(5, 2)) == rows(5, 2)
+    assert second.count == 7 and second.done  # short, trusted
+
+
+def test_alternatives_are_the_other_common_conventions_with_the_same_size() -> None:
+    spec = PagingSpec(page_size=50, items_key="rows")
+    alts = alternatives(spec)
+    assert [a.label for a in alts] == ["pageNumber/pageSize", "offset/limit", "skip/take"]
+    assert {a.page_size for a in alts} == {50} and {a.items_key for a in alts} == {"rows"}
+    assert len(alternatives(CONVENTIONS[2])) == 3
+
+
+def test_parse_paging_over_a_base() -> None:
+    base = parse_paging({"page_size": 200}, "[paging]")
+    spec = parse_paging({"page_param": "pageNumber", "size_param": "pageSize"}, "res", base)
+    assert (spec.label, spec.page_size, spec.first_page) == ("pageNumber/pageSize", 200, 1)
+
+
+@pytest.mark.parametrize(
+    ("raw", "words"),
+    [
+        ({"style": "cursor"}, "paging.style must be 'page' or 'offset'"),
+        ({"pagesize": 10}, "unknown paging field(s) pagesize"),
+        ({"page_size": "50"}, "paging.page_size must be a int"),
+        ({"page_size": 0}, "paging.page_size must be between 1 and"),
+        ({"first_page": -1}, "paging.first_page must be 0 or more"),
+        ({"page_param": "n", "size_param": "n"}, "must differ"),
+        ({"size_param": " "}, "paging.size_param must not be empty"),
+        ({"first_page": True}, "paging.first_page must be a int"),
+    ],
+)
+def test_bad_paging_tables_say_what_is_wrong(raw: dict[str, Any], words: str) -> None:
+    with pytest.raises(RegistryError) as info:
+        parse_paging(raw, "resource customers")
+    assert words in str(info.value) and "resource customers" in str(info.value)
+
+
+def test_the_registry_pages_every_list_as_documented_by_default() -> None:
+    registry = load_registry()
+    assert registry.paging == PagingSpec()
+    assert {r.paging for r in registry} == {PagingSpec()}
+
+
+def test_overrides_set_show_wide_and_per_resource_paging(tmp_path: Path) -> None:
+    overrides = tmp_path / "api-overrides.toml"
+    overrides.write_text(
+        '[paging]\npage_param = "pageNumber"\nsize_param = "pageSize"\npage_size = 100\n'
+        '[resources.customers.paging]\nstyle = "offset"\noffset_param = "skip"\n'
+        'size_param = "take"\nitems_key = "data"\ntotal_key = "totalCount"\n',
+        encoding="utf-8",
+    )
+    registry = load_registry(DEFAULT_REGISTRY, overrides)
+    assert registry["attendees"].paging.label == "pageNumber/pageSize"
+    customers = registry["customers"].paging
+    assert (customers.label, customers.page_size, customers.total_key) == ("skip/take", 100,
+                                                                         "totalCount")  # fmt: skip
+
+
+def test_a_bad_override_is_a_registry_error(tmp_path: Path) -> None:
+    overrides = tmp_path / "api-overrides.toml"
+    overrides.write_text('[resources.customers.paging]\nstyle = "pages"\n', encoding="utf-8")
+    with pytest.raises(RegistryError, match=r"resource customers: paging\.style"):
+        load_registry(DEFAULT_REGISTRY, overrides)
