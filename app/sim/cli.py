@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--latency", type=float, default=0.0, help="seconds added to each request")
     p.add_argument("--html-errors", action="store_true", help="5xx answers are HTML pages")
     p.add_argument("--fault-seed", type=int, default=0, help="seed of the fault dice")
+    # issue 12: conformance
+    p.add_argument("--friendly", action="store_true", help="modifiedDate everywhere, nulls taken")
+    p.add_argument("--integer-ids", action="store_true", help="record ids are JSON integers")
+    p.add_argument("--offset-dates", action="store_true", help="dates with zone and fractions")
     return p
 
 
@@ -78,6 +82,10 @@ def config_from(args: argparse.Namespace) -> SimConfig:
         latency=args.latency,
         html_errors=args.html_errors,
         fault_seed=args.fault_seed,
+        # issue 12: conformance
+        strict=not args.friendly,
+        integer_ids=args.integer_ids,
+        offset_dates=args.offset_dates,
     )
 
 

@@ -9,14 +9,20 @@ One push:
    before: its outcome is unknown) is looked up there by its key field and, when found, settled
    without sending it again. A create of unknown outcome that has no key to look up is never
    resent blindly: it fails with an explanation for the user to check.
+   A change is in conflict only when the server changed one of the fields the user changed;
+   the PUT carries the freshest known server record with the user's fields laid over it.
 3. Each record's changes go in order (consecutive updates of one record collapse into one PUT of
-   the latest version); independent records go concurrently, all paced by the RateGovernor.
+   the latest version); independent records go concurrently, all paced by the RateGovernor. A
+   push running longer than one rate window lists the server's versions again (step 2).
+4. A `modifiedAfter` listing checks that every pushed field held: one undone by another
+   writer's PUT is sent again, a bounded number of times (app/sync/verify.py).
 Every settled change is written to the audit log; the cache takes the server's answer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -34,13 +40,16 @@ from app.sync.bulk_push import BulkPush
 from app.sync.verdicts import (
     already_applied,
     as_datetime,
+    conflicting_fields,
     creates,
     explain,
-    moved_past,
+    merged_body,
     plain,
     raise_for_bulk_failures,
     refusal,
+    user_fields,
 )
+from app.sync.verify import Verifier
 
 UNKNOWN_OUTCOME = (
     "The connection was lost after sending: ShowDesk could not tell whether the server created "
@@ -92,6 +101,8 @@ class Pusher:
         self._only: set[int] | None = None
         self._unknown: set[int] = set()  # changes a crash left in `sending`: outcome unknown
         self._stale: set[tuple[str, str | None]] = set()  # (slug, parent) to list again after
+        self._verifier = self._new_verifier()
+        self._checked_at = 0.0  # when the server's versions were last listed (monotonic)
 
     async def push(
         self,
@@ -103,6 +114,7 @@ class Pusher:
         """Push the pending changes (of these resources, or only the changes `seqs`)."""
         self._report = PushReport()
         self._stale = set()
+        self._verifier = self._new_verifier()
         wanted = set(resources) if resources is not None else None
         self._only = set(seqs) if seqs is not None else None
         self._recover(wanted, retry_failed)
@@ -111,15 +123,46 @@ class Pusher:
         for change in queue:
             by_resource[change.resource].append(change)
         self._total = len(queue)
+        if not await self._check(by_resource):
+            return self._report  # nothing was sent; everything stays pending
+        await self._send_all(self._pending(wanted))
+        await self._verifier.verify()
+        self._report.errors += self._verifier.errors
+        await self._refresh()
+        return self._report
+
+    async def _check(self, by_resource: dict[str, list[Change]]) -> bool:
+        """The pre-push check: one `modifiedAfter` listing per resource (False: it failed)."""
         for slug, changes in by_resource.items():
             try:
                 await self._reconcile(self.registry[slug], changes)
             except ShowDeskError as exc:
                 self._report.errors.append(f"{slug}: {exc.message}")
-                return self._report  # nothing was sent; everything stays pending
-        await self._send_all(self._pending(wanted))
-        await self._refresh()
-        return self._report
+                return False
+        self._checked_at = time.monotonic()
+        return True
+
+    async def _check_again(self, heads: list[list[Change]]) -> list[list[Change]]:
+        """A push running longer than one rate window checks the server's versions again before
+        sending the rest (the changes judged in conflict now wait, with what follows them)."""
+        if time.monotonic() - self._checked_at <= self.client.connection.rate_window:
+            return heads
+        by_resource: dict[str, list[Change]] = defaultdict(list)
+        for chain in heads:
+            by_resource[chain[0].resource] += chain
+        if not await self._check(by_resource):
+            return []  # the rest stays pending for the next push
+        pending = {c.seq for c in self.outbox.pending_for_push()}
+        return [chain for chain in heads if chain[0].seq in pending]
+
+    def _new_verifier(self) -> Verifier:
+        def reopened(count: int) -> None:
+            self._report.done -= count
+
+        async def resend(run: list[Change]) -> bool:
+            return await self._send(run, marked=True)
+
+        return Verifier(self.client, self.cache, self.outbox, resend, reopened, self._fail)
 
     def _pending(self, wanted: set[str] | None) -> list[Change]:
         changes = self.outbox.pending_for_push()
@@ -192,8 +235,9 @@ class Pusher:
 
         If the server already holds one of our updates (an attempt that got through before a
         crash could record it), that update and the ones before it are done, and the server
-        moved only because of us. Otherwise a server version newer than a change's base is a
-        conflict.
+        moved only because of us. Otherwise a change is in conflict only when the server changed
+        one of the fields the user changed (its value is no longer the base value); a change to
+        other fields is merged into the PUT (`_request`), never a conflict.
         """
         applied = max(
             (
@@ -210,7 +254,7 @@ class Pusher:
         if applied >= 0:
             return
         for change in chain:
-            if moved_past(server, change.base):
+            if conflicting_fields(change, server):
                 self.outbox.mark_conflict(change.seq, server)
                 self.outbox.audit(change, "conflict")
                 self._report.conflicts += 1
@@ -228,6 +272,7 @@ class Pusher:
         bulk = BulkPush(self.client, self.outbox, self, gate, self.bulk_size, self._send)
         heads = list(chains.values())
         while heads:
+            heads = await self._check_again(heads)
             alone: list[tuple[list[Change], list[Change]]] = []  # (run, chain)
             groups: dict[BatchKey, list[tuple[list[Change], list[Change]]]] = defaultdict(list)
             for chain in heads:
@@ -256,7 +301,7 @@ class Pusher:
         if not marked:
             self.outbox.mark_sending([c.seq for c in run])
         try:
-            response, server_id = await self._request(res, change)
+            response, server_id = await self._request(res, change, _fields_of(run))
         except ShowDeskError as exc:
             for c in run:
                 self._fail(c, explain(exc, change), refusal(exc))
@@ -264,15 +309,19 @@ class Pusher:
         for c in run:
             self._settle(c, response)
             self.outbox.mark_done(c.seq, response, server_id=server_id)
+        if change.op == "update":
+            self._verifier.note(res, run, self._server_id(change), _fields_of(run))
         return True
 
-    async def _request(self, res: Resource, change: Change) -> tuple[Any, str | None]:
+    async def _request(
+        self, res: Resource, change: Change, fields: list[str] | None = None
+    ) -> tuple[Any, str | None]:
         record_id = self._server_id(change)
         if change.op == "create":
             answer = await self.client.create(res, change.payload)
             return answer, str(answer["id"])
         if change.op == "update":
-            return await self.client.update(res, record_id, change.payload), None
+            return await self.put(res, change, record_id, fields or user_fields(change)), None
         if change.op == "delete":
             try:
                 return await self.client.delete(res, record_id), None
@@ -285,6 +334,22 @@ class Pusher:
         answer = await self.client.call(res, change.op, params=change.params, body=body)
         raise_for_bulk_failures(answer)
         return plain(answer), None
+
+    async def put(
+        self,
+        res: Resource,
+        change: Change,
+        record_id: str,
+        fields: list[str],
+        server: dict[str, Any] | None = None,
+    ) -> Any:
+        """PUT the user's `fields` laid over the freshest known server record (`server`, else the
+        cache, which the pre-push listing refreshed); a field the user cleared is sent as null,
+        no other null is."""
+        fresh = server if server is not None else self.cache.get(res.slug, record_id)
+        body = merged_body(fresh, change.payload, fields)
+        cleared = [f for f in fields if body.get(f) is None]
+        return await self.client.update(res, record_id, body, cleared=cleared)
 
     def _server_id(self, change: Change) -> str:
         if not is_local_id(change.record_id):
@@ -368,10 +433,10 @@ class Pusher:
         if isinstance(response, dict) and response.get(res.key) is not None:
             record = response  # the stored record came back
         found = response.get("id") if isinstance(response, dict) else None
-        record_id = str(found or self._server_id(change))
-        if is_local_id(record_id):
+        record_id = found if found is not None else self._server_id(change)
+        if is_local_id(str(record_id)):
             return None
-        record["id"] = record_id
+        record["id"] = record_id  # as the server gave it: an integer id stays one
         return record
 
     async def _refresh(self) -> None:
@@ -394,3 +459,11 @@ class Pusher:
                         self.cache.upsert(slug, page)
             except ShowDeskError as exc:
                 self._report.errors.append(f"{res.title}: not listed again: {exc.message}")
+
+
+def _fields_of(run: Sequence[Change]) -> list[str]:
+    """The fields a run of one record's updates changes (sent as one PUT), in order."""
+    names: dict[str, None] = {}
+    for change in run:
+        names.update(dict.fromkeys(user_fields(change)))
+    return list(names)
