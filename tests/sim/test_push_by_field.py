@@ -10,14 +10,13 @@ from typing import Any
 
 import pytest
 
-from app.api.client import ShowClient
-from app.api.connection import Connection
 from app.api.registry import default_registry
 from app.sim import SimServer, generate_show
 from app.store.cache import Cache
+from app.store.changes import Change
 from app.store.outbox import Outbox
 from app.sync.puller import Puller
-from app.sync.pusher import Pusher, PushProgress
+from app.sync.pusher import Pusher, PushProgress, PushReport
 from app.sync.verify import MAX_RESENDS
 from tests.sim.test_sync import _config, connect, queue_update
 
@@ -76,59 +75,50 @@ async def test_two_admins_editing_different_fields_of_the_same_records_at_once_a
     assert one.outbox.counts()["done"] == two.outbox.counts()["done"] == 20
 
 
-@pytest.mark.asyncio
-async def test_a_field_another_writer_put_back_is_sent_again_and_lands(tmp_path: Path) -> None:
-    """Another admin's PUT, built before ours landed, carries the old city right after ours:
-    the check after the push finds it back at its base value and sends it again, once."""
-    desk = Desk(tmp_path / "desk")
+async def crossed_push(desk: Desk, crossings: int) -> tuple[PushReport, int, Change, Any]:
+    """Push one city edit while another admin's PUT, built before ours landed, lands right after
+    each of our first `crossings` PUTs with the old city (and a phone of theirs): the report,
+    our PUTs, our change, and the record the server ends with."""
     with SimServer(generate_show("tiny", seed=5), _config()) as server:
         async with connect(server) as client:
             await Puller(client, desk.cache).sync(["customers"], full=True)
             rid = server.show.records("customers")[0]["id"]
-            stale = dict(server.show.get("customers", rid) or {})
+            stale = {**(server.show.get("customers", rid) or {}), "phone": "555-0142"}
             seq = queue_update(desk.cache, desk.outbox, "customers", rid, city="Mine")
             crossed: list[int] = []
 
             def other_writer(progress: PushProgress) -> None:
-                if not crossed:  # their PUT lands right after ours, with the old city
+                if len(crossed) < crossings:
                     crossed.append(1)
-                    server.show.replace("customers", rid, {**stale, "phone": "555-0142"})
+                    server.show.replace("customers", rid, stale)
 
             before = puts_of(server)
             report = await Pusher(client, desk.cache, desk.outbox, on_progress=other_writer).push()
             sent = puts_of(server) - before
-        record = server.show.get("customers", rid)
+        change = desk.outbox.get(seq)
+        assert change is not None
+        return report, sent, change, server.show.get("customers", rid)
+
+
+@pytest.mark.asyncio
+async def test_a_field_another_writer_put_back_is_sent_again_and_lands(tmp_path: Path) -> None:
+    """The check after the push finds the city back at its base value and sends it again, on
+    their record (their phone kept)."""
+    report, sent, change, record = await crossed_push(Desk(tmp_path / "desk"), crossings=1)
     assert record is not None and (record["city"], record["phone"]) == ("Mine", "555-0142")
     assert (report.done, report.failed, report.conflicts) == (1, 0, 0)
-    assert sent == 2
-    assert desk.outbox.get(seq).state == "done"  # type: ignore[union-attr]
-    desk.close()
+    assert sent == 2 and change.state == "done"
 
 
 @pytest.mark.asyncio
 async def test_a_field_that_keeps_losing_fails_with_a_clear_message(tmp_path: Path) -> None:
-    desk = Desk(tmp_path / "desk")
-    with SimServer(generate_show("tiny", seed=5), _config()) as server:
-        async with connect(server) as client:
-            await Puller(client, desk.cache).sync(["customers"], full=True)
-            rid = server.show.records("customers")[0]["id"]
-            stale = dict(server.show.get("customers", rid) or {})
-            seq = queue_update(desk.cache, desk.outbox, "customers", rid, city="Mine")
-
-            def other_writer(progress: PushProgress) -> None:  # every time, after each PUT
-                server.show.replace("customers", rid, stale)
-
-            before = puts_of(server)
-            report = await Pusher(client, desk.cache, desk.outbox, on_progress=other_writer).push()
-            sent = puts_of(server) - before
-    change = desk.outbox.get(seq)
-    assert change is not None and change.state == "failed"
+    report, sent, change, record = await crossed_push(Desk(tmp_path / "desk"), crossings=99)
+    assert change.state == "failed" and record["city"] != "Mine"
     assert change.last_error is not None and "kept putting back the old value of city" in (
         change.last_error
     )
     assert sent == MAX_RESENDS + 1
     assert (report.done, report.failed) == (0, 1)
-    desk.close()
 
 
 @pytest.mark.asyncio
@@ -188,15 +178,7 @@ async def test_a_push_longer_than_one_rate_window_checks_the_server_again(
     overwritten."""
     desk = Desk(tmp_path / "desk")
     with SimServer(generate_show(10, seed=8), _config()) as server:
-        connection = Connection(
-            base_url=server.base_url,
-            auth_url=server.auth_url,
-            show_id=server.show_id,
-            secret=server.client_secret,
-            rate_limit=2,
-            rate_window=0.05,
-        )
-        async with ShowClient(connection, REGISTRY) as client:
+        async with connect(server, rate_limit=2, rate_window=0.05) as client:
             await Puller(client, desk.cache).sync(["customers"], full=True)
             ids = [r["id"] for r in server.show.records("customers")[:5]]
             seqs = [queue_update(desk.cache, desk.outbox, "customers", r, city="Mine") for r in ids]

@@ -33,13 +33,14 @@ def server() -> Iterator[SimServer]:
         yield running
 
 
-def connect(server: SimServer) -> ShowClient:
+def connect(server: SimServer, **options: Any) -> ShowClient:
+    """A client of `server`; `options` set the Connection (default: throttling off, no pace)."""
     connection = Connection(
         base_url=server.base_url,
         auth_url=server.auth_url,
         show_id=server.show_id,
         secret=server.client_secret,
-        rate_limit=100_000,  # throttling is off: do not pace
+        **{"rate_limit": 100_000, **options},
     )
     return ShowClient(connection, REGISTRY)
 
