@@ -15,7 +15,7 @@ from typing import Any
 from app.api.errors import BadRequest, NotFound, ShowDeskError, TransportError, UserInputProblem
 from app.api.models import parse_show_date
 from app.api.responses import HistoryResult, OrderResult
-from app.store.changes import Change
+from app.store.changes import SERVER_OWNED, Change
 
 
 def creates(change: Change) -> bool:
@@ -64,9 +64,13 @@ def user_fields(change: Change) -> list[str]:
 def conflicting_fields(change: Change, server: dict[str, Any]) -> list[str]:
     """The fields the user changed that the server changed too since the edit was made (their
     current value is neither the base value nor the user's): a conflict for the user to settle.
-    A change the server made to other fields is no conflict; it is merged into the PUT."""
+    A change the server made to other fields is no conflict; it is merged into the PUT. A delete
+    conflicts with any change the server made to the record since."""
     if not change.base:
         return []
+    if change.op == "delete":  # deleting what someone changed since: every field counts
+        names = (set(change.base) | set(server)) - set(SERVER_OWNED)
+        return sorted(n for n in names if not same_value(server.get(n), change.base.get(n)))
     return [
         name
         for name, before, after in change.diff()

@@ -13,7 +13,7 @@ import pytest
 from app.api.registry import default_registry
 from app.sim import SimServer, generate_show
 from app.store.cache import Cache
-from app.store.changes import Change
+from app.store.changes import Change, NewChange
 from app.store.outbox import Outbox
 from app.sync.puller import Puller
 from app.sync.pusher import Pusher, PushProgress, PushReport
@@ -199,4 +199,24 @@ async def test_a_push_longer_than_one_rate_window_checks_the_server_again(
     assert desk.outbox.get(seqs[-1]).state == "conflict"  # type: ignore[union-attr]
     assert server.show.get("customers", last)["city"] == "Theirs"  # type: ignore[index]
     assert listings == 4  # the check, two checks again (records 3-4, record 5), the verification
+    desk.close()
+
+
+@pytest.mark.asyncio
+async def test_deleting_a_record_someone_changed_since_is_a_conflict(tmp_path: Path) -> None:
+    desk = Desk(tmp_path / "desk")
+    with SimServer(generate_show("tiny", seed=9), _config()) as server:
+        async with connect(server) as client:
+            await Puller(client, desk.cache).sync(["customers"], full=True)
+            changed, untouched = (r["id"] for r in server.show.records("customers")[:2])
+            for rid in (changed, untouched):
+                desk.outbox.add(
+                    NewChange("customers", "delete", rid, base=desk.cache.get("customers", rid))
+                )
+            record = server.show.get("customers", changed) or {}
+            server.show.replace("customers", changed, {**record, "phone": "555-0123"})
+            report = await Pusher(client, desk.cache, desk.outbox).push()
+        assert server.show.get("customers", changed) is not None
+        assert server.show.get("customers", untouched) is None
+    assert (report.done, report.conflicts) == (1, 1)
     desk.close()
