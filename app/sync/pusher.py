@@ -40,7 +40,7 @@ from app.sync.verdicts import (
     plain,
     raise_for_bulk_failures,
     refusal,
-    user_fields,
+    user_values,
 )
 from app.sync.verify import Verifier
 
@@ -224,7 +224,7 @@ class Pusher:
         if not marked:
             self.outbox.mark_sending([c.seq for c in run])
         try:
-            response, server_id = await self._request(res, change, _fields_of(run))
+            response, server_id = await self._request(res, change, user_values(run))
         except ShowDeskError as exc:
             for c in run:
                 self._fail(c, explain(exc, change), refusal(exc))
@@ -233,18 +233,18 @@ class Pusher:
             self._settle(c, response)
             self.outbox.mark_done(c.seq, response, server_id=server_id)
         if change.op == "update":
-            self._verifier.note(res, run, self._server_id(change), _fields_of(run))
+            self._verifier.note(res, run, self._server_id(change))
         return True
 
     async def _request(
-        self, res: Resource, change: Change, fields: list[str] | None = None
+        self, res: Resource, change: Change, values: dict[str, Any] | None = None
     ) -> tuple[Any, str | None]:
         record_id = self._server_id(change)
         if change.op == "create":
             answer = await self.client.create(res, change.payload)
             return answer, str(answer["id"])
         if change.op == "update":
-            return await self.put(res, change, record_id, fields or user_fields(change)), None
+            return await self.put(res, change, record_id, values or user_values([change])), None
         if change.op == "delete":
             try:
                 return await self.client.delete(res, record_id), None
@@ -259,19 +259,13 @@ class Pusher:
         return plain(answer), None
 
     async def put(
-        self,
-        res: Resource,
-        change: Change,
-        record_id: str,
-        fields: list[str],
-        server: dict[str, Any] | None = None,
+        self, res: Resource, change: Change, record_id: str, values: dict[str, Any]
     ) -> Any:
-        """PUT the user's `fields` laid over the freshest known server record (`server`, else the
-        cache, which the pre-push listing refreshed); a field the user cleared is sent as null,
-        no other null is."""
-        fresh = server if server is not None else self.cache.get(res.slug, record_id)
-        body = merged_body(fresh, change.payload, fields)
-        cleared = [f for f in fields if body.get(f) is None]
+        """PUT the user's `values` laid over the freshest known server record (the cache, which
+        the pre-push listing refreshed); a field the user cleared is sent as null, no other
+        null is."""
+        body = merged_body(self.cache.get(res.slug, record_id) or change.payload, values)
+        cleared = [f for f, v in values.items() if v is None]
         return await self.client.update(res, record_id, body, cleared=cleared)
 
     def _server_id(self, change: Change) -> str:
@@ -376,11 +370,3 @@ class Pusher:
                         self.cache.upsert(slug, page)
             except ShowDeskError as exc:
                 self._report.errors.append(f"{res.title}: not listed again: {exc.message}")
-
-
-def _fields_of(run: Sequence[Change]) -> list[str]:
-    """The fields a run of one record's updates changes (sent as one PUT), in order."""
-    names: dict[str, None] = {}
-    for change in run:
-        names.update(dict.fromkeys(user_fields(change)))
-    return list(names)

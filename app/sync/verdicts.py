@@ -8,6 +8,7 @@ server, what a failed change keeps of its error, and the plain form of a bulk an
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, date, datetime
 from typing import Any
@@ -78,14 +79,20 @@ def conflicting_fields(change: Change, server: dict[str, Any]) -> list[str]:
     ]
 
 
-def merged_body(
-    server: dict[str, Any] | None, payload: dict[str, Any], fields: list[str]
-) -> dict[str, Any]:
+def user_values(run: Sequence[Change]) -> dict[str, Any]:
+    """The values a run of one record's updates (sent as one PUT) sets, field by field: each
+    field's value from the latest change that changed it (an earlier change's field is not
+    undone by a later change's whole-record payload)."""
+    values: dict[str, Any] = {}
+    for change in run:
+        values.update((name, after) for name, _, after in change.diff())
+    return values
+
+
+def merged_body(server: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     """The PUT body (the API has no PATCH): the freshest known server record with the user's
-    fields laid over it, so another writer's change to other fields is kept, not undone."""
-    if not server:
-        return dict(payload)
-    return {**server, **{name: payload.get(name) for name in fields}}
+    values laid over it, so another writer's change to other fields is kept, not undone."""
+    return {**server, **values}
 
 
 def already_applied(change: Change, server: dict[str, Any]) -> bool:

@@ -30,7 +30,7 @@ from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.changes import Change
 from app.store.outbox import Outbox
-from app.sync.verdicts import same_value
+from app.sync.verdicts import same_value, user_fields, user_values
 
 MAX_RESENDS = 3
 _IGNORED = ("id", "modifiedDate")
@@ -51,24 +51,24 @@ class Pushed:
     res: Resource
     run: list[Change]
     record_id: str
-    fields: list[str]
 
     @property
     def sent(self) -> dict[str, Any]:
-        return {f: self.run[-1].payload.get(f) for f in self.fields}
+        return user_values(self.run)
 
-    @property
-    def base(self) -> dict[str, Any]:
-        first = next((c.base for c in self.run if c.base), None) or {}
-        return {f: first.get(f) for f in self.fields}
+    def base(self, name: str) -> Any:
+        """The field's value when the user changed it (the first change of the run that did)."""
+        for change in self.run:
+            if name in user_fields(change):
+                return (change.base or {}).get(name)
+        return None
 
     def lost(self, server: dict[str, Any]) -> list[str]:
         """The fields found back at their base value (another writer's PUT undid them)."""
-        sent, base = self.sent, self.base
         return [
             f
-            for f in self.fields
-            if same_value(server.get(f), base[f]) and not same_value(server.get(f), sent[f])
+            for f, value in self.sent.items()
+            if same_value(server.get(f), self.base(f)) and not same_value(server.get(f), value)
         ]
 
 
@@ -96,10 +96,10 @@ class Verifier:
         self._pushed: dict[tuple[str, str], Pushed] = {}
         self.errors: list[str] = []
 
-    def note(self, res: Resource, run: list[Change], record_id: str, fields: list[str]) -> None:
+    def note(self, res: Resource, run: list[Change], record_id: str) -> None:
         """An update of an existing record (with a base to compare with) went through."""
-        if res.can("list") and not res.nested_by_param and fields and run[0].base:
-            self._pushed[(res.slug, str(record_id))] = Pushed(res, run, str(record_id), fields)
+        if res.can("list") and not res.nested_by_param and any(c.base for c in run):
+            self._pushed[(res.slug, str(record_id))] = Pushed(res, run, str(record_id))
 
     async def verify(self) -> None:
         """List what changed, send again what was undone; give up after MAX_RESENDS rounds."""

@@ -220,3 +220,24 @@ async def test_deleting_a_record_someone_changed_since_is_a_conflict(tmp_path: P
         assert server.show.get("customers", untouched) is None
     assert (report.done, report.conflicts) == (1, 1)
     desk.close()
+
+
+@pytest.mark.asyncio
+async def test_two_pending_edits_of_one_record_each_keep_their_field(tmp_path: Path) -> None:
+    """Two updates made on the cached record (an import after a grid edit): one PUT, each
+    field from the change that changed it — the later change's whole record does not undo the
+    earlier one's field."""
+    desk = Desk(tmp_path / "desk")
+    with SimServer(generate_show("tiny", seed=10), _config()) as server:
+        async with connect(server) as client:
+            await Puller(client, desk.cache).sync(["customers"], full=True)
+            rid = server.show.records("customers")[0]["id"]
+            queue_update(desk.cache, desk.outbox, "customers", rid, city="Mine")
+            queue_update(desk.cache, desk.outbox, "customers", rid, phone="555-0155")
+            before = puts_of(server)
+            report = await Pusher(client, desk.cache, desk.outbox).push()
+            sent = puts_of(server) - before
+        record = server.show.get("customers", rid)
+    assert record is not None and (record["city"], record["phone"]) == ("Mine", "555-0155")
+    assert (report.done, sent) == (2, 1)
+    desk.close()
