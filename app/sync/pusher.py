@@ -115,7 +115,9 @@ class Pusher:
         self._total = len(queue)
         if not await self._check.check(by_resource):
             return self._report  # nothing was sent; everything stays pending
+        started = time.monotonic()
         await self._send_all(self._pending(wanted))
+        self._verifier.pause = min(max(time.monotonic() - started, 0.5), 5.0)
         await self._verifier.verify()
         self._report.errors += self._verifier.errors
         await self._refresh()

@@ -12,12 +12,17 @@ resource checks each pushed field of each updated record:
 - anything else: someone changed that field after us, on purpose: theirs stands.
 
 At most `MAX_RESENDS` times; a field that keeps losing fails its change with a message saying
-so. A round that finds a record changed by someone else after our PUT (the listing differs from
-what our PUT stored) lists once more, so a writer still in flight is caught too.
+so. A round that sees another writer at work (a field undone, or a record changed after our PUT:
+the listing differs from what our PUT stored) lists again; and there are always two looks, the
+second after a pause, so a writer still in flight (its PUTs built on a version older than ours)
+is caught too. Two writers can still cross after that (the API has no If-Match): the bound is
+the point, not a proof.
 """
 
 from __future__ import annotations
 
+import asyncio
+import random
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -95,6 +100,8 @@ class Verifier:
         self._on_lost = on_lost
         self._pushed: dict[tuple[str, str], Pushed] = {}
         self.errors: list[str] = []
+        self.pause = 0.5  # seconds between two looks (the Pusher sets it from its sending time)
+        self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
     def note(self, res: Resource, run: list[Change], record_id: str) -> None:
         """An update of an existing record (with a base to compare with) went through."""
@@ -102,24 +109,29 @@ class Verifier:
             self._pushed[(res.slug, str(record_id))] = Pushed(res, run, str(record_id))
 
     async def verify(self) -> None:
-        """List what changed, send again what was undone; give up after MAX_RESENDS rounds."""
+        """List what changed, send again what was undone; give up after MAX_RESENDS rounds.
+
+        Always two looks at least: a writer pushing alongside may have listed before our PUTs
+        and not written yet, so nothing shows at the first look. Each later look waits `pause`
+        first (about as long as our own sending took, at random ±50 %: such a writer is likely
+        done by then, and two writers checking alike do not resend in step); looking stops when
+        a look finds nothing undone and no record changed by someone else after our PUT."""
         since = datetime.now(UTC).date() - timedelta(days=1)
-        waiting = dict(self._pushed)
         for round_no in range(MAX_RESENDS + 1):
-            if not waiting:
+            if not self._pushed:
                 return
-            lost, busy = await self._look(waiting, since)
+            if round_no:  # at random, so two writers checking alike do not resend in step
+                await self.sleep(self.pause * random.uniform(0.5, 1.5))
+            lost, busy = await self._look(self._pushed, since)
             if round_no == MAX_RESENDS:
                 self._give_up(lost)
                 return
-            if not lost and not busy:
+            if round_no and not lost and not busy:
                 return
             for item, _ in lost:
                 self.outbox.reopen([c.seq for c in item.run])
                 self._on_reopen(len(item.run))
                 await self._resend(item.run)
-            again = busy | {(item.res.slug, item.record_id) for item, _ in lost}
-            waiting = {k: v for k, v in waiting.items() if k in again}
 
     async def _look(
         self, waiting: dict[tuple[str, str], Pushed], since: Any

@@ -198,7 +198,8 @@ async def test_a_push_longer_than_one_rate_window_checks_the_server_again(
     assert (report.done, report.conflicts) == (4, 1)
     assert desk.outbox.get(seqs[-1]).state == "conflict"  # type: ignore[union-attr]
     assert server.show.get("customers", last)["city"] == "Theirs"  # type: ignore[index]
-    assert listings == 4  # the check, two checks again (records 3-4, record 5), the verification
+    # the check, two checks again (records 3-4, record 5), the two looks of the verification
+    assert listings == 5
     desk.close()
 
 
