@@ -16,7 +16,7 @@ import builtins
 import json
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from datetime import date, datetime
 from types import TracebackType
 from typing import Any
@@ -171,18 +171,26 @@ class ShowClient:
     async def create(
         self, resource: ResourceRef, record: RecordLike, *, interactive: bool = False
     ) -> dict[str, Any]:
-        """POST a new record; the answer normalised to `{"id": ..., "message": ...}`."""
+        """POST a new record (the fields given, no `null`s); the answer normalised to
+        `{"id": ..., "message": ...}`."""
         res = self._resource(resource)
         body = _record_body(res, record)
         result: dict[str, Any] = await self._run(res, "create", {}, body, interactive)
         return result
 
     async def update(
-        self, resource: ResourceRef, id: str, record: RecordLike, *, interactive: bool = False
+        self,
+        resource: ResourceRef,
+        id: str | int,
+        record: RecordLike,
+        *,
+        cleared: Collection[str] = (),
+        interactive: bool = False,
     ) -> dict[str, Any]:
-        """PUT the full record (without `id`s, nested ones too); the stored record comes back."""
+        """PUT the full record (without `id`s, nested ones too, and without `null`s except for
+        the fields the user `cleared`); the stored record comes back."""
         res = self._resource(resource)
-        body = _record_body(res, record)
+        body = _record_body(res, record, cleared)
         result: dict[str, Any] = await self._run(res, "update", {"id": id}, body, interactive)
         return result
 
@@ -325,11 +333,20 @@ def modified_after_param(value: date | datetime | str) -> str:
         raise InvalidValue("modifiedAfter", "not a date (YYYY-MM-DD)", value) from None
 
 
-def _record_body(res: Resource, record: RecordLike) -> dict[str, Any]:
-    """The create/update body: the record through its model, without `id`s."""
-    if not isinstance(record, ShowRecord):
-        record = validate_record(MODELS[res.model], dict(record))
-    return record.to_body()
+def _record_body(
+    res: Resource, record: RecordLike, keep_null: Collection[str] = ()
+) -> dict[str, Any]:
+    """The create/update body: the record checked through its model, without `id`s or the
+    `null`s nobody set; a text the record holds (a date as the server wrote it, `modifiedDate`
+    above all) is sent as it is, never re-written in another format."""
+    if isinstance(record, ShowRecord):
+        return record.to_body(keep_null)
+    raw = dict(record)
+    body = validate_record(MODELS[res.model], raw).to_body(keep_null)
+    for name, value in body.items():
+        if isinstance(value, str) and isinstance(raw.get(name), str):
+            body[name] = raw[name]
+    return body
 
 
 def _element(item: Any) -> Any:

@@ -9,6 +9,7 @@ know (`extra="allow"`), so nothing is dropped on a round trip.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Mapping
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
@@ -44,6 +45,10 @@ def _format_show_date(value: date | datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
+# A record's `id`: whatever JSON scalar the server gives (documented as a string; integers are
+# seen from servers of this kind), kept as it came so it round-trips unchanged.
+RecordId = str | int
+
 ShowDate = Annotated[
     datetime | date | None,
     PlainSerializer(_format_show_date, return_type=str | None, when_used="always"),
@@ -61,23 +66,29 @@ class ShowRecord(BaseModel):
         defer_build=True,
     )  # NaN and infinity are not JSON: no server could read them
 
-    id: str | None = None
+    id: RecordId | None = None
     modifiedDate: ShowDate = None
 
     _parse_dates = field_validator("modifiedDate", mode="before")(lambda cls, v: parse_show_date(v))
 
-    def to_body(self) -> dict[str, Any]:
-        """The request body for create/update: every field, `id`s left out (nested too)."""
-        return _strip_ids(self.model_dump(mode="json", exclude={"id"}))
+    def to_body(self, keep_null: Collection[str] = ()) -> dict[str, Any]:
+        """The request body for create/update: the fields that were given (a field nobody set is
+        left out, and so is a `null` unless the user cleared that field: `keep_null`), without
+        the server-owned `id`s (the record's and its nested elements')."""
+        dumped = self.model_dump(mode="json", exclude={"id"}, exclude_unset=True)
+        return strip_ids(dumped, keep_null)
 
 
-def _strip_ids(body: dict[str, Any]) -> dict[str, Any]:
-    """Drop the record's `id` and the `id` of every element of a nested array (server-owned)."""
-    out = {k: v for k, v in body.items() if k != "id"}
+def strip_ids(body: Mapping[str, Any], keep_null: Collection[str] = ()) -> dict[str, Any]:
+    """`body` without the record's `id`, the `id` of every element of a nested array, and the
+    `null`s nobody asked for (a strict server answers 400 to `"test": null`)."""
+    out = {k: v for k, v in body.items() if k != "id" and (v is not None or k in keep_null)}
     for key, value in out.items():
         if isinstance(value, list):
             out[key] = [
-                {k: v for k, v in el.items() if k != "id"} if isinstance(el, dict) else el
+                {k: v for k, v in el.items() if k != "id" and v is not None}
+                if isinstance(el, Mapping)
+                else el
                 for el in value
             ]
     return out
@@ -91,7 +102,7 @@ class OrderingGroupRef(BaseModel):
 
     model_config = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
 
-    id: str | None = None
+    id: RecordId | None = None
     orderingGroupID: str | None = None
     orderingGroupName: str | None = None
     orderingSubGroupID: str | None = None
@@ -191,7 +202,7 @@ class NamedRef(BaseModel):
 
     model_config = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
 
-    id: str | None = None
+    id: RecordId | None = None
     name: str | None = None
     description: str | None = None
     notes: str | None = None
@@ -328,7 +339,7 @@ class SalesRepManager(ShowRecord):
 class OrderingSubGroup(BaseModel):
     model_config = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
 
-    id: str | None = None
+    id: RecordId | None = None
     orderingSubGroupID: str | None = None  # invented
     orderingSubGroupName: str | None = None  # invented
 

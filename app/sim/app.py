@@ -31,6 +31,7 @@ from app.api.registry import Operation, Registry, Resource, default_registry
 from app.sim import booths, bulk, crud, extras, hierarchy  # noqa: F401  (they register handlers)
 from app.sim.calls import Call, Reply, SimError, handler_for
 from app.sim.config import SimConfig, SimStats
+from app.sim.conform import shaped
 from app.sim.faults import (
     DroppedResponse,
     FaultDice,
@@ -193,7 +194,7 @@ class Dispatcher:
         )  # fmt: skip
         try:
             with self.show.lock:
-                return handler(call)
+                return shaped(call, handler(call))  # issue 12: conformance
         except SimError as exc:
             return exc.reply(self.state.config)
 

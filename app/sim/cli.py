@@ -111,6 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--error-shape", choices=ERROR_SHAPES, default="message-errors", help="how 400s are worded"
     )
+    # issue 12: conformance
+    p.add_argument("--friendly", action="store_true", help="modifiedDate everywhere, nulls taken")
+    p.add_argument("--integer-ids", action="store_true", help="record ids are JSON integers")
+    p.add_argument("--offset-dates", action="store_true", help="dates with zone and fractions")
     return p
 
 
@@ -141,6 +145,10 @@ def config_from(args: argparse.Namespace) -> SimConfig:
         expires_in=not args.no_expires_in,
         issue_refresh_tokens=not args.no_refresh_token,
         error_shape=args.error_shape,
+        # issue 12: conformance
+        strict=not args.friendly,
+        integer_ids=args.integer_ids,
+        offset_dates=args.offset_dates,
     )
 
 

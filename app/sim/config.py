@@ -90,6 +90,14 @@ class SimConfig:
     # issue 12: paging
     page_params: tuple[str, str] = ("page", "resultsPerPage")
     sortable: bool = True
+    # issue 12: conformance. `strict`: lists without `modifiedAfter`, get-by-id and write answers
+    # carry no `modifiedDate`, and a create/update body with `null` for a typed (non-text)
+    # field, a value of the wrong type, or an `id` (top level or in a nested element) is a 400
+    # (False: the friendly server of before). `integer_ids`: record ids are JSON integers.
+    # `offset_dates`: `modifiedDate` written with a zone offset and fractional seconds.
+    strict: bool = True
+    integer_ids: bool = False
+    offset_dates: bool = False
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:

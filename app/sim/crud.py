@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.sim.calls import Call, Reply, SimError, bad_request, handles
+from app.sim.conform import check_body
 from app.sim.listing import list_reply
 
 # Nested arrays whose elements carry a server-owned `id` (API.md: Customer.orderingGroups).
@@ -37,6 +38,7 @@ def get_record(call: Call) -> Reply:
 
 @handles("*", "create")
 def create_record(call: Call) -> Reply:
+    check_body(call, call.json_object())
     data = call.validated(call.json_object())
     key = call.resource.key
     if key != "id" and data.get(key) in (None, ""):
@@ -49,6 +51,7 @@ def create_record(call: Call) -> Reply:
 @handles("*", "update")
 def update_record(call: Call) -> Reply:
     current = call.record()
+    check_body(call, call.json_object())
     data = call.validated(call.json_object())
     key = call.resource.key
     if key != "id" and data.get(key) in (None, ""):

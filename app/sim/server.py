@@ -60,6 +60,8 @@ class SimServer:
         self.tls = tls
         self.show = show if show is not None else generate_show("tiny")
         self.config = config if config is not None else SimConfig()
+        if self.config.integer_ids:  # issue 12: conformance (decided when the server is built)
+            self.show.use_integer_ids()
         self.host = host
         self.state = SimState(self.config, clock)
         self.app: Starlette = create_app(self.show, self.state, registry)

@@ -48,15 +48,16 @@ class Show:
     ) -> None:
         self.name = name
         self.collections: dict[str, dict[str, Record]] = {}
-        self.booth_products: dict[str, list[str]] = {}
+        self.booth_products: dict[Any, list[str]] = {}  # by the booth's record id
         self.levels: list[Record] = []
-        self.export_kinds: dict[str, str] = {}
-        self.export_options: dict[tuple[str, str], list[Record]] = {}
+        self.export_kinds: dict[Any, str] = {}
+        self.export_options: dict[tuple[Any, str], list[Record]] = {}
         self.lock = threading.RLock()
         self._clock = clock
         self._rng = random.Random(id_seed)
         self._ids: set[str] = set()
         self._next_number = 113501
+        self.integer_ids = False  # issue 12: ids are JSON integers (see `use_integer_ids`)
         self._versions: dict[str, int] = {}
         self._indexes: dict[tuple[str, str], tuple[int, dict[Any, list[Record]]]] = {}
 
@@ -73,8 +74,9 @@ class Show:
     def count(self, slug: str) -> int:
         return len(self.collections.get(slug, {}))
 
-    def get(self, slug: str, record_id: str) -> Record | None:
-        return self.collections.get(slug, {}).get(record_id)
+    def get(self, slug: str, record_id: str | int) -> Record | None:
+        """The record with this id (as the path writes it: an integer id matches its text)."""
+        return self.collections.get(slug, {}).get(str(record_id))
 
     def find(self, slug: str, field: str, value: Any) -> list[Record]:
         """Records whose `field` equals `value` (indexed; the index follows every change)."""
@@ -103,13 +105,17 @@ class Show:
     def now(self) -> str:
         return self._clock()
 
-    def new_id(self, slug: str) -> str:
-        """A fresh record id: numeric for order lines, else six opaque lowercase characters."""
-        if slug in NUMERIC_ID_SLUGS:
+    def new_id(self, slug: str) -> str | int:
+        """A fresh record id: numeric for order lines, else six opaque lowercase characters
+        (a JSON integer for every record once `use_integer_ids` was called)."""
+        if self.integer_ids or slug in NUMERIC_ID_SLUGS:
             while str(self._next_number) in self._ids:
                 self._next_number += 1
             new = str(self._next_number)
             self._next_number += 1
+            if self.integer_ids:
+                self._ids.add(new)
+                return int(new)
         else:
             new = self._opaque()
             while new in self._ids:
@@ -125,8 +131,8 @@ class Show:
         """Add already complete records (with `id` and `modifiedDate`) without stamping them."""
         coll = self.collections.setdefault(slug, {})
         for rec in records:
-            coll[rec["id"]] = rec
-            self._ids.add(rec["id"])
+            coll[str(rec["id"])] = rec
+            self._ids.add(str(rec["id"]))
         self.changed(slug)
 
     def add(self, slug: str, fields: Record) -> Record:
@@ -134,16 +140,16 @@ class Show:
         rec: Record = {"id": self.new_id(slug)}
         rec.update((k, v) for k, v in fields.items() if k not in ("id", "modifiedDate"))
         rec["modifiedDate"] = self.now()
-        self.collections.setdefault(slug, {})[rec["id"]] = rec
+        self.collections.setdefault(slug, {})[str(rec["id"])] = rec
         self.changed(slug)
         return rec
 
-    def replace(self, slug: str, record_id: str, fields: Record) -> Record:
+    def replace(self, slug: str, record_id: str | int, fields: Record) -> Record:
         """Replace a record's fields (a full PUT), keeping its `id`, stamping `modifiedDate`."""
         rec: Record = {"id": record_id}
         rec.update((k, v) for k, v in fields.items() if k not in ("id", "modifiedDate"))
         rec["modifiedDate"] = self.now()
-        self.collections[slug][record_id] = rec
+        self.collections[slug][str(record_id)] = rec
         self.changed(slug)
         return rec
 
@@ -158,8 +164,8 @@ class Show:
                 self._indexes.pop((slug, name), None)
         return rec
 
-    def remove(self, slug: str, record_id: str) -> Record | None:
-        rec = self.collections.get(slug, {}).pop(record_id, None)
+    def remove(self, slug: str, record_id: str | int) -> Record | None:
+        rec = self.collections.get(slug, {}).pop(str(record_id), None)
         if rec is not None:
             self.changed(slug)
             self.booth_products.pop(record_id, None)
@@ -168,3 +174,28 @@ class Show:
     def changed(self, slug: str) -> None:
         """Invalidate the indexes of a resource after an in-place change."""
         self._versions[slug] = self._versions.get(slug, 0) + 1
+
+    def use_integer_ids(self) -> None:
+        """Renumber every record (and nested element) with JSON integer ids, as some servers of
+        this kind give them; what is keyed by a record's id follows. New records get integers."""
+        self.integer_ids = True
+        renamed: dict[Any, int] = {}
+
+        def renumber(rec: Record, slug: str) -> None:
+            renamed[rec["id"]] = new = int(self.new_id(slug))
+            rec["id"] = new
+            for value in rec.values():
+                for element in value if isinstance(value, list) else ():
+                    if isinstance(element, dict) and "id" in element:
+                        element["id"] = int(self.new_id(slug))
+
+        for slug, coll in self.collections.items():
+            for rec in coll.values():
+                renumber(rec, slug)
+            self.collections[slug] = {str(rec["id"]): rec for rec in coll.values()}
+            self.changed(slug)
+        self.booth_products = {renamed.get(k, k): v for k, v in self.booth_products.items()}
+        self.export_kinds = {renamed.get(k, k): v for k, v in self.export_kinds.items()}
+        self.export_options = {
+            (renamed.get(k, k), name): v for (k, name), v in self.export_options.items()
+        }

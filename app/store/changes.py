@@ -3,7 +3,7 @@
 A change is one operation on one record: `create`, `update`, `delete`, or a special operation
 named like its registry operation (`associate`, `bulk-update`…). Its life:
 
-    pending ──► sending ──► done
+    pending ──► sending ──► done ──(reopen: another writer put the old value back)──► sending
        ▲           ├──────► failed ──(retry)──► pending
        │           └──────► conflict ──(resolve)──► pending | discarded
        └──────────────────── (discard) ──► discarded
@@ -20,6 +20,7 @@ State = Literal["pending", "sending", "done", "failed", "conflict", "discarded"]
 STATES: tuple[State, ...] = ("pending", "sending", "done", "failed", "conflict", "discarded")
 ACTIVE: tuple[State, ...] = ("pending", "sending", "failed", "conflict")  # not yet settled
 LOCAL_PREFIX = "new-"
+SERVER_OWNED = ("id", "modifiedDate")  # fields no user edits: never a changed field
 
 
 def new_local_id() -> str:
@@ -81,7 +82,7 @@ class Change:
         """(field, before, after) for each changed field (every differing field if unnamed)."""
         base = self.base or {}
         names = self.changed_fields or tuple(
-            k for k in self.payload if k != "id" and base.get(k) != self.payload[k]
+            k for k in self.payload if k not in SERVER_OWNED and base.get(k) != self.payload[k]
         )
         return [(name, base.get(name), self.payload.get(name)) for name in names]
 

@@ -226,6 +226,13 @@ class Outbox:
     def mark_conflict(self, seq: int, theirs: dict[str, Any]) -> None:
         self._transition(seq, "conflict", ("pending", "sending"), {"theirs": dumps(theirs)})
 
+    def reopen(self, seqs: Iterable[int]) -> None:
+        """Send done updates again (ONE transaction): the check after a push found another
+        writer's PUT had put back the old value of a field they set (no If-Match in the API)."""
+        with self._db.write() as conn:
+            for seq in seqs:
+                self._move(conn, seq, "sending", ("done",), {}, bump=True)
+
     def retry(self, seq: int) -> None:
         self._transition(seq, "pending", ("failed", "sending"), {})
 

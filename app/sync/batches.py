@@ -7,7 +7,8 @@ which of them the server refused.
   (sent as one `associate-many`).
 - `lines_of`: the elements a change contributes. A record becomes ONE element: order lines in the
   documented UpdateOrderLine / CreateOrderLine shapes (`orderQty`, `purchaseOrderId`…), other
-  resources their record without the server-owned `id` and `modifiedDate`. A special change
+  resources their record without the server-owned `id` and `modifiedDate` (and without the
+  nulls nobody set; an update names its record by its id as the server gave it). A special change
   contributes each element of its body (except lines an earlier attempt got through).
 - `place_failures`: a bulk answer's refused lines (OrderResult, HistoryResult, or any
   `{"failed": [...]}`) placed on the elements of the request, by row number, id or key fields.
@@ -254,10 +255,18 @@ def element(slug: str, op: str, record: Mapping[str, Any], server_id: str | None
         return _order_update(record, server_id)
     if slug == "orders" and op == "bulk-create":
         return _order_create(record)
-    out = {k: v for k, v in record.items() if k not in SERVER_OWNED}
+    out = {k: v for k, v in record.items() if k not in SERVER_OWNED and v is not None}
     if op == "bulk-update" and server_id is not None and "id" in record:
-        out["id"] = server_id  # an update names its record when the record has an id
+        out["id"] = _same_id(record, server_id)  # an update names its record when it has an id
     return out
+
+
+def _same_id(record: Mapping[str, Any], server_id: str | None) -> Any:
+    """The record's id as the server gave it (an integer stays one), else `server_id`."""
+    given = record.get("id")
+    if given is not None and (server_id is None or str(given) == str(server_id)):
+        return given
+    return server_id
 
 
 def _ref(value: Any) -> Any:
@@ -278,7 +287,7 @@ def _order_update(record: Mapping[str, Any], server_id: str | None) -> dict[str,
     po: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     return _given(
         {
-            "id": server_id or record.get("id"),
+            "id": _same_id(record, server_id),
             "deliveryDate": record.get("deliveryDate"),
             "orderQty": _first(record, "orderQty", "quantity"),
             "notes": record.get("notes", po.get("notes")),

@@ -27,7 +27,14 @@ from app.api.errors import InvalidValue, RegistryError
 from app.api.models import MODELS, ShowRecord, validate_record
 from app.api.registry import Registry, Resource
 from app.store.cache import Cache
-from app.store.changes import Change, NewChange, State, is_local_id, new_local_id
+from app.store.changes import (
+    SERVER_OWNED,
+    Change,
+    NewChange,
+    State,
+    is_local_id,
+    new_local_id,
+)
 from app.store.outbox import Outbox
 from app.sync.batches import is_record_change, sendable_fields
 from app.sync.verdicts import creates
@@ -265,7 +272,9 @@ class Editor:
         cached: dict[str, Any] | None,
     ) -> NewChange:
         """An update of the whole record (for a record created here: after its create)."""
-        changed = tuple(k for k in record if record.get(k) != before.get(k))
+        changed = tuple(
+            k for k in record if k not in SERVER_OWNED and record.get(k) != before.get(k)
+        )
         return NewChange(
             res.slug,
             write_op(res, "update") or "update",
@@ -343,7 +352,7 @@ def _fixed(res: Resource, failed: Change, record: dict[str, Any]) -> NewChange:
     """A failed create/update with the user's fixed record: its base kept (a server change since
     the first edit still shows as a conflict), changed fields counted against that base."""
     base = failed.base or {}
-    changed = tuple(k for k in record if k != "id" and record.get(k) != base.get(k))
+    changed = tuple(k for k in record if k not in SERVER_OWNED and record.get(k) != base.get(k))
     return NewChange(
         res.slug,
         failed.op,

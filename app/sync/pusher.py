@@ -2,25 +2,26 @@
 
 One push:
 1. Changes a crash left in `sending` go back to `pending` (PUT and DELETE are idempotent).
-2. Per resource, ONE incremental pull (`modifiedAfter`, from the day before the resource's last
-   sync; the cache holds what is older) brings the server's versions of the edited records:
-   an update or delete whose record moved past the version it was made on becomes a *conflict*
-   for the user to resolve; a create that may already have reached the server (it was sent
-   before: its outcome is unknown) is looked up there by its key field and, when found, settled
-   without sending it again. A create of unknown outcome that has no key to look up is never
-   resent blindly: it fails with an explanation for the user to check.
+2. Per resource, ONE incremental pull checks the edited records against the server's versions
+   (app/sync/prepush.py): a change is in conflict only when the server changed one of the
+   fields the user changed; creates of unknown outcome are looked up by their key. The PUT
+   carries the freshest known server record with the user's fields laid over it.
 3. Each record's changes go in order (consecutive updates of one record collapse into one PUT of
-   the latest version); independent records go concurrently, all paced by the RateGovernor.
+   the latest version); independent records go concurrently, all paced by the RateGovernor. A
+   push running longer than one rate window lists the server's versions again (step 2).
+4. A `modifiedAfter` listing checks that every pushed field held: one undone by another
+   writer's PUT is sent again, a bounded number of times (app/sync/verify.py).
 Every settled change is written to the audit log; the cache takes the server's answer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.api.client import ShowClient
@@ -31,21 +32,17 @@ from app.store.changes import Change, is_local_id
 from app.store.outbox import Outbox
 from app.sync.batches import BULK_SIZE, BatchKey, element, head_run, is_record_change
 from app.sync.bulk_push import BulkPush
+from app.sync.prepush import ServerCheck
 from app.sync.verdicts import (
-    already_applied,
-    as_datetime,
     creates,
     explain,
-    moved_past,
+    merged_body,
     plain,
     raise_for_bulk_failures,
     refusal,
+    user_values,
 )
-
-UNKNOWN_OUTCOME = (
-    "The connection was lost after sending: ShowDesk could not tell whether the server created "
-    "this record, and it has no key field to look it up. Check the show, then retry or discard."
-)
+from app.sync.verify import Verifier
 
 
 @dataclass
@@ -92,6 +89,9 @@ class Pusher:
         self._only: set[int] | None = None
         self._unknown: set[int] = set()  # changes a crash left in `sending`: outcome unknown
         self._stale: set[tuple[str, str | None]] = set()  # (slug, parent) to list again after
+        self._verifier = self._new_verifier()
+        self.clock: Callable[[], float] = time.monotonic  # when the check is due again
+        self._check = self._new_check()
 
     async def push(
         self,
@@ -103,23 +103,55 @@ class Pusher:
         """Push the pending changes (of these resources, or only the changes `seqs`)."""
         self._report = PushReport()
         self._stale = set()
+        self._verifier = self._new_verifier()
         wanted = set(resources) if resources is not None else None
         self._only = set(seqs) if seqs is not None else None
         self._recover(wanted, retry_failed)
+        self._check = self._new_check()
         queue = self._pending(wanted)
         by_resource: dict[str, list[Change]] = defaultdict(list)
         for change in queue:
             by_resource[change.resource].append(change)
         self._total = len(queue)
-        for slug, changes in by_resource.items():
-            try:
-                await self._reconcile(self.registry[slug], changes)
-            except ShowDeskError as exc:
-                self._report.errors.append(f"{slug}: {exc.message}")
-                return self._report  # nothing was sent; everything stays pending
+        if not await self._check.check(by_resource):
+            return self._report  # nothing was sent; everything stays pending
+        started = time.monotonic()
         await self._send_all(self._pending(wanted))
+        self._verifier.pause = min(max(time.monotonic() - started, 0.5), 5.0)
+        await self._verifier.verify()
+        self._report.errors += self._verifier.errors
         await self._refresh()
         return self._report
+
+    def _new_check(self) -> ServerCheck:
+        return ServerCheck(
+            self.client,
+            self.cache,
+            self.outbox,
+            self,
+            unknown=self._unknown,
+            clock=lambda: self.clock(),
+        )
+
+    # What the pre-push check (app/sync/prepush.py `Outcomes`) calls.
+
+    def applied(self, change: Change, response: Any) -> None:
+        self._settle(change, response)
+
+    def counted(self, what: str) -> None:
+        setattr(self._report, what, getattr(self._report, what) + 1)
+
+    def problem(self, message: str) -> None:
+        self._report.errors.append(message)
+
+    def _new_verifier(self) -> Verifier:
+        def reopened(count: int) -> None:
+            self._report.done -= count
+
+        async def resend(run: list[Change]) -> bool:
+            return await self._send(run, marked=True)
+
+        return Verifier(self.client, self.cache, self.outbox, resend, reopened, self._fail)
 
     def _pending(self, wanted: set[str] | None) -> list[Change]:
         changes = self.outbox.pending_for_push()
@@ -141,92 +173,30 @@ class Pusher:
             if wanted is None or change.resource in wanted:
                 self.outbox.retry(change.seq)
 
-    async def _reconcile(self, res: Resource, changes: list[Change]) -> None:
-        """One incremental pull: conflicts found, creates of unknown outcome settled."""
-        checked = [c for c in changes if self._needs_server_view(c)]
-        if not checked or not res.can("list") or res.nested_by_param:
-            return
-        since = self._since(res, checked)
-        theirs: dict[str, dict[str, Any]] = {}
-        async for page in self.client.list(res, modified_after=since):
-            self.cache.upsert(res.slug, page)
-            theirs.update((str(r["id"]), r) for r in page if r.get("id") is not None)
-        by_key = {str(r.get(res.key)): r for r in theirs.values() if r.get(res.key) is not None}
-        chains: dict[str, list[Change]] = defaultdict(list)
-        for change in checked:
-            if creates(change):
-                self._judge_create(change, by_key)
-            else:
-                chains[change.effective_id].append(change)
-        for record_id, chain in chains.items():
-            # Changed since the last sync: in this pull. Changed before it: the cache has it.
-            server = theirs.get(record_id) or self.cache.get(res.slug, record_id)
-            if server is not None:
-                self._judge_chain(chain, server)
-
-    def _since(self, res: Resource, changes: Sequence[Change]) -> date | None:
-        """From the day before the resource's last completed sync (what changed on the server
-        since then; the cache holds the rest), or before a create of unknown outcome was made.
-        Never from an edited record's own `modifiedDate`: an old record would relist them all."""
-        state = self.cache.sync_state(res.slug)
-        if state is None or state.last_completed is None:
-            return None
-        dates = [state.last_completed]
-        dates += [d for c in changes if creates(c) and (d := as_datetime(c.created_at))]
-        return min(dates).date() - timedelta(days=1)
-
-    def _judge_create(self, change: Change, by_key: dict[str, dict[str, Any]]) -> None:
-        """A create sent before (outcome unknown): found by its key, or never resent blindly."""
-        found = by_key.get(str(change.key_value)) if change.key_value else None
-        if found is not None:
-            self.outbox.mark_sending([change.seq])
-            self._settle(change, {"id": found["id"], "message": "found on the server"})
-            self.outbox.mark_done(change.seq, found, server_id=str(found["id"]))
-            self._report.found_on_server += 1
-        elif not change.key_value:
-            self.outbox.mark_sending([change.seq])
-            self._fail(change, UNKNOWN_OUTCOME)
-
-    def _judge_chain(self, chain: list[Change], server: dict[str, Any]) -> None:
-        """One record's pending changes against the server's current version.
-
-        If the server already holds one of our updates (an attempt that got through before a
-        crash could record it), that update and the ones before it are done, and the server
-        moved only because of us. Otherwise a server version newer than a change's base is a
-        conflict.
-        """
-        applied = max(
-            (
-                i
-                for i, c in enumerate(chain)
-                if c.op in ("update", "bulk-update") and already_applied(c, server)
-            ),
-            default=-1,
-        )
-        for change in chain[: applied + 1]:
-            self.outbox.mark_sending([change.seq])
-            self._settle(change, server)
-            self.outbox.mark_done(change.seq, server)
-        if applied >= 0:
-            return
-        for change in chain:
-            if moved_past(server, change.base):
-                self.outbox.mark_conflict(change.seq, server)
-                self.outbox.audit(change, "conflict")
-                self._report.conflicts += 1
-
     # --------------------------------------------------------------------------------- sending
 
     async def _send_all(self, changes: list[Change]) -> None:
-        """Each record's changes in order, by rounds: every round sends the next run of each
-        record, the runs that share a bulk operation gathered into it (app/sync/bulk_push.py),
-        the others one request each, all concurrently under one gate."""
+        """Each record's changes in order, one window's worth of records at a time (a push
+        longer than one rate window checks the server's versions again between them)."""
         chains: dict[tuple[str, str], list[Change]] = defaultdict(list)
         for change in changes:
             chains[(change.resource, change.record_id)].append(change)
         gate = asyncio.Semaphore(self.concurrency)
         bulk = BulkPush(self.client, self.outbox, self, gate, self.bulk_size, self._send)
-        heads = list(chains.values())
+        every = list(chains.values())
+        step = max(self.client.connection.rate_limit, 1)
+        for start in range(0, len(every), step):
+            heads = every[start : start + step]
+            if start:
+                heads = await self._check.again(heads)
+            await self._rounds(heads, gate, bulk)
+
+    async def _rounds(
+        self, heads: list[list[Change]], gate: asyncio.Semaphore, bulk: BulkPush
+    ) -> None:
+        """By rounds: every round sends the next run of each record, the runs that share a bulk
+        operation gathered into it (app/sync/bulk_push.py), the others one request each, all
+        concurrently under one gate."""
         while heads:
             alone: list[tuple[list[Change], list[Change]]] = []  # (run, chain)
             groups: dict[BatchKey, list[tuple[list[Change], list[Change]]]] = defaultdict(list)
@@ -256,7 +226,7 @@ class Pusher:
         if not marked:
             self.outbox.mark_sending([c.seq for c in run])
         try:
-            response, server_id = await self._request(res, change)
+            response, server_id = await self._request(res, change, user_values(run))
         except ShowDeskError as exc:
             for c in run:
                 self._fail(c, explain(exc, change), refusal(exc))
@@ -264,15 +234,19 @@ class Pusher:
         for c in run:
             self._settle(c, response)
             self.outbox.mark_done(c.seq, response, server_id=server_id)
+        if change.op == "update":
+            self._verifier.note(res, run, self._server_id(change))
         return True
 
-    async def _request(self, res: Resource, change: Change) -> tuple[Any, str | None]:
+    async def _request(
+        self, res: Resource, change: Change, values: dict[str, Any] | None = None
+    ) -> tuple[Any, str | None]:
         record_id = self._server_id(change)
         if change.op == "create":
             answer = await self.client.create(res, change.payload)
             return answer, str(answer["id"])
         if change.op == "update":
-            return await self.client.update(res, record_id, change.payload), None
+            return await self.put(res, change, record_id, values or user_values([change])), None
         if change.op == "delete":
             try:
                 return await self.client.delete(res, record_id), None
@@ -285,6 +259,16 @@ class Pusher:
         answer = await self.client.call(res, change.op, params=change.params, body=body)
         raise_for_bulk_failures(answer)
         return plain(answer), None
+
+    async def put(
+        self, res: Resource, change: Change, record_id: str, values: dict[str, Any]
+    ) -> Any:
+        """PUT the user's `values` laid over the freshest known server record (the cache, which
+        the pre-push listing refreshed); a field the user cleared is sent as null, no other
+        null is."""
+        body = merged_body(self.cache.get(res.slug, record_id) or change.payload, values)
+        cleared = [f for f, v in values.items() if v is None]
+        return await self.client.update(res, record_id, body, cleared=cleared)
 
     def _server_id(self, change: Change) -> str:
         if not is_local_id(change.record_id):
@@ -329,7 +313,7 @@ class Pusher:
         self._report.done += len(done)
         self.on_progress(PushProgress(self._report.done + self._report.failed, self._total))
 
-    def fail(self, change: Change, message: str, response: Any) -> None:
+    def fail(self, change: Change, message: str, response: Any = None) -> None:
         self._fail(change, message, response)
 
     def server_id(self, change: Change) -> str:
@@ -337,12 +321,6 @@ class Pusher:
 
     def explain(self, exc: ShowDeskError, change: Change) -> str:
         return explain(exc, change)
-
-    def _needs_server_view(self, change: Change) -> bool:
-        if creates(change):  # it was sent before: did it arrive? (not if the server refused it)
-            refused = isinstance(change.response, dict) and change.response.get("refused")
-            return change.attempts > 0 and (change.seq in self._unknown or not refused)
-        return change.op in ("update", "delete", "bulk-update") and bool(change.base)
 
     def _update_cache(self, change: Change, response: Any) -> None:
         record = self._cached_record(change, response)
@@ -368,10 +346,10 @@ class Pusher:
         if isinstance(response, dict) and response.get(res.key) is not None:
             record = response  # the stored record came back
         found = response.get("id") if isinstance(response, dict) else None
-        record_id = str(found or self._server_id(change))
-        if is_local_id(record_id):
+        record_id = found if found is not None else self._server_id(change)
+        if is_local_id(str(record_id)):
             return None
-        record["id"] = record_id
+        record["id"] = record_id  # as the server gave it: an integer id stays one
         return record
 
     async def _refresh(self) -> None:

@@ -1,20 +1,22 @@
 """How the Pusher judges a change against the server and puts an answer in words.
 
-Pure functions of changes, errors and records (no I/O): whether a server version moved past the
-version an edit was made on, whether an update already reached the server, what a failed change
-keeps of its error, and the plain form of a bulk answer.
+Pure functions of changes, errors and records (no I/O): which fields of an edit the server
+changed too (a conflict is judged by field, never by `modifiedDate`, which a full list may not
+carry), the PUT body merged on the server's record, whether an update already reached the
+server, what a failed change keeps of its error, and the plain form of a bulk answer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from app.api.errors import BadRequest, NotFound, ShowDeskError, TransportError, UserInputProblem
 from app.api.models import parse_show_date
 from app.api.responses import HistoryResult, OrderResult
-from app.store.changes import Change
+from app.store.changes import SERVER_OWNED, Change
 
 
 def creates(change: Change) -> bool:
@@ -31,27 +33,72 @@ def refusal(exc: ShowDeskError) -> dict[str, Any] | None:
 
 
 def as_datetime(value: Any) -> datetime | None:
+    """A show date or date-time as a zone-less UTC moment (a zone offset converted, not dropped),
+    None when it is not one."""
     try:
         parsed = parse_show_date(value)
     except ValueError:
         return None
     if isinstance(parsed, datetime):
-        return parsed.replace(tzinfo=None)
+        return parsed.astimezone(UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
     if isinstance(parsed, date):
         return datetime(parsed.year, parsed.month, parsed.day)
     return None
 
 
-def moved_past(server: dict[str, Any], base: dict[str, Any] | None) -> bool:
-    theirs = as_datetime(server.get("modifiedDate"))
-    mine = as_datetime((base or {}).get("modifiedDate"))
-    return theirs is not None and (mine is None or theirs > mine)
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two values of a field are the same for the user: equal, or the same moment written
+    two ways (`2025-05-07T12:25:00` and `2025-05-07T14:25:00.000+02:00`)."""
+    if a == b:
+        return True
+    if isinstance(a, str) and isinstance(b, str) and len(a) >= 10 and len(b) >= 10:
+        moment = as_datetime(a)
+        return moment is not None and moment == as_datetime(b)
+    return False
+
+
+def user_fields(change: Change) -> list[str]:
+    """The fields the user changed (every field that differs from the base if none are named)."""
+    return [name for name, _, _ in change.diff()]
+
+
+def conflicting_fields(change: Change, server: dict[str, Any]) -> list[str]:
+    """The fields the user changed that the server changed too since the edit was made (their
+    current value is neither the base value nor the user's): a conflict for the user to settle.
+    A change the server made to other fields is no conflict; it is merged into the PUT. A delete
+    conflicts with any change the server made to the record since."""
+    if not change.base:
+        return []
+    if change.op == "delete":  # deleting what someone changed since: every field counts
+        names = (set(change.base) | set(server)) - set(SERVER_OWNED)
+        return sorted(n for n in names if not same_value(server.get(n), change.base.get(n)))
+    return [
+        name
+        for name, before, after in change.diff()
+        if not same_value(server.get(name), before) and not same_value(server.get(name), after)
+    ]
+
+
+def user_values(run: Sequence[Change]) -> dict[str, Any]:
+    """The values a run of one record's updates (sent as one PUT) sets, field by field: each
+    field's value from the latest change that changed it (an earlier change's field is not
+    undone by a later change's whole-record payload)."""
+    values: dict[str, Any] = {}
+    for change in run:
+        values.update((name, after) for name, _, after in change.diff())
+    return values
+
+
+def merged_body(server: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """The PUT body (the API has no PATCH): the freshest known server record with the user's
+    values laid over it, so another writer's change to other fields is kept, not undone."""
+    return {**server, **values}
 
 
 def already_applied(change: Change, server: dict[str, Any]) -> bool:
     """The server already holds every value this update sets."""
-    fields = [name for name, _, _ in change.diff()]
-    return bool(fields) and all(server.get(f) == change.payload.get(f) for f in fields)
+    fields = user_fields(change)
+    return bool(fields) and all(same_value(server.get(f), change.payload.get(f)) for f in fields)
 
 
 def explain(exc: ShowDeskError, change: Change) -> str:

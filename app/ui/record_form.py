@@ -68,7 +68,7 @@ class RecordForm(QWidget):
         self.record_id: str | None = None
         self.is_new = False
         self._loaded: dict[str, Any] = {}
-        self._base_modified: Any = None
+        self._base_version: Any = None
         self.title = QLabel(self)
         self.messages = FormMessages(self)
         self.fields = FormFields(self.model, resource, editor.cache, references, self)
@@ -85,7 +85,7 @@ class RecordForm(QWidget):
         self.record_id, self.is_new = record_id, False
         record = self.editor.current(self.resource.slug, record_id) if record_id else None
         self._load(record or {})
-        self._base_modified = self._cached_modified()
+        self._base_version = self._cached_version()
         if record_id and record is None:
             self.messages.show_error("This record no longer exists.")
         self._show_failures()
@@ -160,12 +160,12 @@ class RecordForm(QWidget):
             return
         if is_local_id(self.record_id) and (server_id := self._created_as(self.record_id)):
             self.record_id = server_id
-        moved = self._cached_modified() != self._base_modified
+        moved = self._cached_version() != self._base_version
         record = self.editor.current(self.resource.slug, self.record_id)
         if moved and record is not None and not _same_record(record, self._loaded):
             if self.dirty:
                 self.messages.show_banner("Changed on the server since you opened it.")
-                self._base_modified = self._cached_modified()
+                self._base_version = self._cached_version()
                 return
             self.show_record(self.record_id)
             self.messages.show_banner("Changed on the server since you opened it: reloaded.")
@@ -173,7 +173,7 @@ class RecordForm(QWidget):
             self.show_record(self.record_id)  # our own push came back: take the server's ids
             return
         elif moved:
-            self._base_modified = self._cached_modified()
+            self._base_version = self._cached_version()
         self._show_failures()
 
     def show_problem(self, field: str, text: str | None) -> None:
@@ -268,11 +268,13 @@ class RecordForm(QWidget):
         self.buttons["Revert"].setEnabled(dirty)
         self.buttons["Delete"].setEnabled(has and res.can("delete"))
 
-    def _cached_modified(self) -> Any:
+    def _cached_version(self) -> Any:
+        """The server's version of the record as cached, by its values: a strict server sends
+        `modifiedDate` only to `modifiedAfter` lists, so it cannot tell that the record moved."""
         if self.record_id is None or is_local_id(self.record_id):
             return None
         cached = self.editor.cache.get(self.resource.slug, self.record_id)
-        return None if cached is None else cached.get("modifiedDate")
+        return None if cached is None else {k: v for k, v in cached.items() if k != "modifiedDate"}
 
     def _created_as(self, local_id: str) -> str | None:
         done = self.editor.outbox.for_record(self.resource.slug, local_id, ("done",))

@@ -164,9 +164,12 @@ def test_a_server_400_is_shown_at_the_field_it_names(
     assert form.editors["customerID"].invalid
 
 
+@pytest.mark.parametrize("full", [False, True], ids=["incremental", "full-no-modifiedDate"])
 def test_a_sync_bringing_a_newer_version_raises_the_banner(
-    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, full: bool
 ) -> None:
+    """Also after a full sync, whose list carries no modifiedDate (the strict server): the
+    form sees the newer version by its values."""
     opened = open_customers(loop, open_window, server)
     _tab, form = customer_form(opened, 2)
     record_id = form.record_id
@@ -175,7 +178,7 @@ def test_a_sync_bringing_a_newer_version_raises_the_banner(
     current = server.show.get("customers", record_id)
     assert current is not None
     server.show.replace("customers", record_id, {**current, "phone": "999"})
-    opened.session.sync(["customers"])
+    opened.session.sync(["customers"], full=full)
 
     async def scenario() -> None:
         await until(lambda: not opened.session.syncing and not opened.session.tasks.busy)

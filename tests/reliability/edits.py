@@ -191,13 +191,19 @@ def _po(line: Mapping[str, Any]) -> Any:
     return po.get("id") if isinstance(po, Mapping) else None
 
 
+def undated(record: dict[str, Any]) -> dict[str, Any]:
+    """A record without `modifiedDate`: the strict server returns it only to `modifiedAfter`
+    lists, so an incremental sync caches it and a full one does not — the data is the same."""
+    return {k: v for k, v in record.items() if k != "modifiedDate"}
+
+
 def same_data(cache: Cache, server: SimServer, slugs: Iterable[str]) -> list[str]:
     """The resources whose cached records differ from the simulator's (empty: all equal)."""
     differ = []
     for slug in slugs:
-        cached = {str(r["id"]): r for r in cache.records(slug)}
+        cached = {str(r["id"]): undated(r) for r in cache.records(slug)}
         with server.show.lock:
-            theirs = {str(r["id"]): dict(r) for r in server.show.records(slug)}
+            theirs = {str(r["id"]): undated(r) for r in server.show.records(slug)}
         if cached != theirs:
             missing = len(theirs.keys() - cached.keys())
             extra = len(cached.keys() - theirs.keys())

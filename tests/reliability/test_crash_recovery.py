@@ -18,7 +18,7 @@ from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.sync.edits import Editor, FieldEdit
-from tests.reliability.edits import queue_edits
+from tests.reliability.edits import queue_edits, undated
 from tests.reliability.levels import Level
 from tests.reliability.processes import command, environment, integrity, kill_during, run, scalar
 from tests.reliability.tally import Tally
@@ -57,11 +57,11 @@ def done(outbox: Path) -> int:
 
 
 def cached(cache: Path) -> dict[tuple[str, str, str], Any]:
-    """Every cached record, by (resource, parent, id)."""
+    """Every cached record, by (resource, parent, id), without `modifiedDate` (`undated`)."""
     conn = sqlite3.connect(cache)
     try:
         rows = conn.execute("SELECT resource, parent, id, json FROM records")
-        return {(r, p, i): json.loads(j) for r, p, i, j in rows}
+        return {(r, p, i): undated(json.loads(j)) for r, p, i, j in rows}
     finally:
         conn.close()
 

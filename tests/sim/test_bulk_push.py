@@ -17,8 +17,9 @@ from app.sim.show import Show
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.sync.edits import Editor, FieldEdit
+from app.sync.prepush import UNKNOWN_OUTCOME
 from app.sync.puller import Puller
-from app.sync.pusher import UNKNOWN_OUTCOME, Pusher
+from app.sync.pusher import Pusher
 from tests.sim.test_sync import REGISTRY, _config, connect
 
 

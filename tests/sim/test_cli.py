@@ -213,7 +213,8 @@ def test_a_conflict_exits_1_is_listed_resolved_pushed_and_audited(
     source = tmp_path / "changes.csv"
     source.write_text(f"customerID,city\n{record['customerID']},Mine City\n", encoding="utf-8")
     assert showdesk(server, cache, "import", "customers", str(source)).returncode == 0
-    server.show.replace("customers", record["id"], {**record, "phone": "555-0199"})
+    # Another admin changed the same field (a change to another field would merge, no conflict).
+    server.show.replace("customers", record["id"], {**record, "city": "Their City"})
 
     pushed = showdesk(server, cache, "push")
     assert pushed.returncode == 1, pushed.stdout + pushed.stderr  # a conflict is not a success

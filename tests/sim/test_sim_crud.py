@@ -52,7 +52,11 @@ def test_crud_round_trip(sim_server: SimServer, sim_client: httpx.Client, res: R
 
     path, query = _url(res, "get", id=new_id)
     got = sim_client.get(path, params=query).json()
-    assert got["id"] == new_id and got["modifiedDate"]
+    # Strict by default (API.md): modifiedDate is returned only by a list with modifiedAfter.
+    assert got["id"] == new_id and "modifiedDate" not in got
+    stamped = sim_server.show.get(res.slug, new_id)
+    assert stamped is not None and stamped["modifiedDate"]
+    created_at = stamped["modifiedDate"]
     if res.key != "id":
         assert got[res.key] == "NEW-KEY-1"
 
@@ -63,7 +67,8 @@ def test_crud_round_trip(sim_server: SimServer, sim_client: httpx.Client, res: R
     assert updated.status_code == 200, updated.text
     assert updated.json()["id"] == new_id
     assert updated.json()[res.label] == changed[res.label]
-    assert updated.json()["modifiedDate"] >= got["modifiedDate"]
+    assert "modifiedDate" not in updated.json()
+    assert sim_server.show.get(res.slug, new_id)["modifiedDate"] >= created_at  # type: ignore[index]
 
     path, query = _url(res, "list")
     assert new_id in {r["id"] for r in sim_client.get(path, params=query).json()}
@@ -82,11 +87,47 @@ def test_update_ignores_id_and_modified_date(
 ) -> None:
     cust = sim_server.show.records("customers")[0]
     body = _body_from(cust, "customerID", cust["customerID"])
+    body.update(modifiedDate="1999-01-01T00:00:00", city="Elsewhere")
+    answer = sim_client.put(f"/Customer/{cust['id']}", json=body).json()
+    assert answer["id"] == cust["id"] and answer["city"] == "Elsewhere"
+    assert sim_server.show.get("customers", cust["id"])["modifiedDate"] > "2000"  # type: ignore[index]
+    assert all(og["id"] for og in answer["orderingGroups"])  # nested ids given by the server
+
+
+def test_a_friendly_server_ignores_an_id_in_the_body(
+    sim_server: SimServer, sim_client: httpx.Client
+) -> None:
+    sim_server.config.strict = False
+    cust = sim_server.show.records("customers")[0]
+    body = _body_from(cust, "customerID", cust["customerID"])
     body.update(id="hijack", modifiedDate="1999-01-01T00:00:00", city="Elsewhere")
     answer = sim_client.put(f"/Customer/{cust['id']}", json=body).json()
     assert answer["id"] == cust["id"] and answer["city"] == "Elsewhere"
-    assert answer["modifiedDate"] > "2000"
-    assert all(og["id"] for og in answer["orderingGroups"])  # nested ids given by the server
+    assert answer["modifiedDate"] > "2000"  # a friendly server returns it everywhere
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"test": None}, "test must be a boolean"),
+        ({"priceZone": "3"}, "priceZone must be an integer"),
+        ({"salesReps": None}, "salesReps must be an array"),
+        ({"id": "x"}, "id must not be sent: the server assigns it"),
+        ({"orderingGroups": [{"id": "og", "orderingGroupID": "G"}]}, "orderingGroups[].id"),
+    ],
+)
+def test_a_strict_server_refuses_nulls_wrong_types_and_ids(
+    sim_server: SimServer, sim_client: httpx.Client, change: dict[str, Any], message: str
+) -> None:
+    cust = sim_server.show.records("customers")[0]
+    body = dict(_body_from(cust, "customerID", cust["customerID"]), **change)
+    for answer in (
+        sim_client.put(f"/Customer/{cust['id']}", json=body),
+        sim_client.post("/Customer", json=dict(body, customerID="NEW-STRICT")),
+    ):
+        assert answer.status_code == 400
+        assert answer.json()["message"].startswith(message)
+    assert sim_server.show.find("customers", "customerID", "NEW-STRICT") == []
 
 
 def test_validation_names_the_field(sim_client: httpx.Client) -> None:

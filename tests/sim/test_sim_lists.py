@@ -31,7 +31,8 @@ def test_modified_after_a_date(sim_server: SimServer, sim_client: httpx.Client) 
 
 def test_modified_after_sees_changes(sim_server: SimServer, sim_client: httpx.Client) -> None:
     before = sim_client.get("/Warehouse").json()
-    latest = max(r["modifiedDate"] for r in before)
+    assert all("modifiedDate" not in r for r in before)  # strict: a full list carries none
+    latest = max(r["modifiedDate"] for r in sim_server.show.records("warehouses"))
     rec = before[0]
     body = {k: v for k, v in rec.items() if k not in ("id", "modifiedDate")}
     sim_client.put(f"/Warehouse/{rec['id']}", json=dict(body, city="Moved"))

@@ -33,16 +33,42 @@ async def one(answer: httpx.Response, action: Any, **options: Any) -> tuple[Any,
 
 
 @pytest.mark.asyncio
-async def test_update_puts_the_full_body_without_ids() -> None:
+async def test_update_puts_the_given_fields_without_ids_or_nulls() -> None:
     stored = json_response({**CUSTOMER, "modifiedDate": "2025-05-07T12:25:00"})
-    result, api = await one(stored, lambda c: c.update("customers", "c1", CUSTOMER))
+    record = {**CUSTOMER, "test": None, "fax": None, "modifiedDate": "2025-05-07T12:25:00.1"}
+    result, api = await one(stored, lambda c: c.update("customers", "c1", record))
     assert (api.last.method, api.last.url.path) == ("PUT", "/api/v1/Customer/c1")
     body = api.body()
     assert "id" not in body and "id" not in body["orderingGroups"][0]
-    assert body["orderingGroups"][0]["orderingGroupID"] == "G1"
+    assert body["orderingGroups"][0] == {"orderingGroupID": "G1", "customers": ["c1"]}
     assert body["notInTheModel"] == "kept"
-    assert set(Customer.model_fields) - {"id"} <= set(body)  # the full body
+    # Only what the record holds: no field nobody set, no null (a strict server refuses
+    # `"test": null`), and modifiedDate exactly as the server wrote it.
+    assert set(body) == {
+        "customerID", "customerName", "orderingGroups", "notInTheModel", "modifiedDate"
+    }  # fmt: skip
+    assert body["modifiedDate"] == "2025-05-07T12:25:00.1"
     assert result["modifiedDate"] == "2025-05-07T12:25:00"
+
+
+@pytest.mark.asyncio
+async def test_update_sends_null_only_for_a_field_the_user_cleared() -> None:
+    stored = json_response(CUSTOMER)
+    record = {**CUSTOMER, "fax": None, "test": None}
+    _, api = await one(stored, lambda c: c.update("customers", "c1", record, cleared=["fax"]))
+    body = api.body()
+    assert body["fax"] is None and "test" not in body
+
+
+@pytest.mark.asyncio
+async def test_integer_ids_are_accepted_and_kept() -> None:
+    stored = json_response({**CUSTOMER, "id": 41})
+    record = {**CUSTOMER, "id": 41, "orderingGroups": [{"id": 7, "orderingGroupID": "G1"}]}
+    result, api = await one(stored, lambda c: c.update("customers", 41, record))
+    assert api.last.url.path == "/api/v1/Customer/41"
+    assert "id" not in api.body() and api.body()["orderingGroups"] == [{"orderingGroupID": "G1"}]
+    assert result["id"] == 41
+    assert Customer.model_validate(record).model_dump(mode="json")["id"] == 41
 
 
 @pytest.mark.asyncio

@@ -31,6 +31,15 @@ def test_every_switch() -> None:
     assert config.html_errors
 
 
+def test_conformance_switches() -> None:
+    """issue 12: conformance — strict by default; the flags name the other shapes."""
+    strict = config_from(build_parser().parse_args([]))
+    assert (strict.strict, strict.integer_ids, strict.offset_dates) == (True, False, False)
+    args = build_parser().parse_args(["--friendly", "--integer-ids", "--offset-dates"])
+    shaped = config_from(args)
+    assert (shaped.strict, shaped.integer_ids, shaped.offset_dates) == (False, True, True)
+
+
 @pytest.mark.parametrize(
     "argv", [["--size", "huge"], ["--rate", "fast"], ["--error-rate", "2"], ["--shape", "x"]]
 )

@@ -1,0 +1,170 @@
+"""The check before a push: the server's current versions of the edited records.
+
+Per resource, ONE incremental pull (`modifiedAfter`, from the day before the resource's last sync;
+the cache holds what is older) brings the server's versions of the edited records:
+
+- an update or delete is in conflict only when the server changed one of the fields the user
+  changed (its value is no longer the base value the edit was made on) — never judged by
+  `modifiedDate`, which a full list may not carry; a change the server made to other fields is
+  merged into the PUT by the Pusher;
+- an update the server already holds (an attempt that got through before a crash could record
+  it) is done;
+- a create that may already have reached the server (it was sent before: its outcome is unknown)
+  is looked up there by its key field and, when found, settled without sending it again; one with
+  no key to look up is never resent blindly: it fails with an explanation.
+
+A push running longer than one rate window checks again before sending the rest (`again`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from datetime import date, timedelta
+from typing import Any, Protocol
+
+from app.api.client import ShowClient
+from app.api.errors import ShowDeskError
+from app.api.registry import Resource
+from app.store.cache import Cache
+from app.store.changes import Change
+from app.store.outbox import Outbox
+from app.sync.verdicts import already_applied, as_datetime, conflicting_fields, creates
+
+UNKNOWN_OUTCOME = (
+    "The connection was lost after sending: ShowDesk could not tell whether the server created "
+    "this record, and it has no key field to look it up. Check the show, then retry or discard."
+)
+
+
+class Outcomes(Protocol):
+    """What the check reports to the push it runs for."""
+
+    def applied(self, change: Change, response: Any) -> None: ...
+    def fail(self, change: Change, message: str, response: Any) -> None: ...
+    def counted(self, what: str) -> None: ...  # "conflicts" | "found_on_server"
+    def problem(self, message: str) -> None: ...
+
+
+class ServerCheck:
+    """The pre-push check of one push (`unknown`: changes a crash left in `sending`)."""
+
+    def __init__(
+        self,
+        client: ShowClient,
+        cache: Cache,
+        outbox: Outbox,
+        outcomes: Outcomes,
+        *,
+        unknown: set[int],
+        clock: Callable[[], float],
+    ) -> None:
+        self.client = client
+        self.cache = cache
+        self.outbox = outbox
+        self.outcomes = outcomes
+        self.unknown = unknown
+        self.clock = clock
+        self.checked_at = 0.0
+
+    async def check(self, by_resource: dict[str, list[Change]]) -> bool:
+        """One `modifiedAfter` listing per resource (False: one failed; nothing to send)."""
+        for slug, changes in by_resource.items():
+            try:
+                await self._reconcile(self.client.registry[slug], changes)
+            except ShowDeskError as exc:
+                self.outcomes.problem(f"{slug}: {exc.message}")
+                return False
+        self.checked_at = self.clock()
+        return True
+
+    async def again(self, heads: list[list[Change]]) -> list[list[Change]]:
+        """Past one rate window since the last check, check these records' chains again; the
+        chains whose first change is no longer pending (conflict, done) wait for the next push."""
+        if self.clock() - self.checked_at <= self.client.connection.rate_window:
+            return heads
+        by_resource: dict[str, list[Change]] = defaultdict(list)
+        for chain in heads:
+            by_resource[chain[0].resource] += chain
+        if not await self.check(by_resource):
+            return []  # the rest stays pending for the next push
+        pending = {c.seq for c in self.outbox.pending_for_push()}
+        return [chain for chain in heads if chain[0].seq in pending]
+
+    async def _reconcile(self, res: Resource, changes: list[Change]) -> None:
+        checked = [c for c in changes if self._needs_server_view(c)]
+        if not checked or not res.can("list") or res.nested_by_param:
+            return
+        since = self._since(res, checked)
+        theirs: dict[str, dict[str, Any]] = {}
+        async for page in self.client.list(res, modified_after=since):
+            self.cache.upsert(res.slug, page)
+            theirs.update((str(r["id"]), r) for r in page if r.get("id") is not None)
+        by_key = {str(r.get(res.key)): r for r in theirs.values() if r.get(res.key) is not None}
+        chains: dict[str, list[Change]] = defaultdict(list)
+        for change in checked:
+            if creates(change):
+                self._judge_create(change, by_key)
+            else:
+                chains[change.effective_id].append(change)
+        for record_id, chain in chains.items():
+            # Changed since the last sync: in this pull. Changed before it: the cache has it.
+            server = theirs.get(record_id) or self.cache.get(res.slug, record_id)
+            if server is not None:
+                self._judge_chain(chain, server)
+
+    def _needs_server_view(self, change: Change) -> bool:
+        if creates(change):  # it was sent before: did it arrive? (not if the server refused it)
+            refused = isinstance(change.response, dict) and change.response.get("refused")
+            return change.attempts > 0 and (change.seq in self.unknown or not refused)
+        return change.op in ("update", "delete", "bulk-update") and bool(change.base)
+
+    def _since(self, res: Resource, changes: Sequence[Change]) -> date | None:
+        """From the day before the resource's last completed sync (what changed on the server
+        since then; the cache holds the rest), or before a create of unknown outcome was made.
+        Never from an edited record's own `modifiedDate`: an old record would relist them all."""
+        state = self.cache.sync_state(res.slug)
+        if state is None or state.last_completed is None:
+            return None
+        dates = [state.last_completed]
+        dates += [d for c in changes if creates(c) and (d := as_datetime(c.created_at))]
+        return min(dates).date() - timedelta(days=1)
+
+    def _judge_create(self, change: Change, by_key: dict[str, dict[str, Any]]) -> None:
+        """A create sent before (outcome unknown): found by its key, or never resent blindly."""
+        found = by_key.get(str(change.key_value)) if change.key_value else None
+        if found is not None:
+            self.outbox.mark_sending([change.seq])
+            self.outcomes.applied(change, {"id": found["id"], "message": "found on the server"})
+            self.outbox.mark_done(change.seq, found, server_id=str(found["id"]))
+            self.outcomes.counted("found_on_server")
+        elif not change.key_value:
+            self.outbox.mark_sending([change.seq])
+            self.outcomes.fail(change, UNKNOWN_OUTCOME, None)
+
+    def _judge_chain(self, chain: list[Change], server: dict[str, Any]) -> None:
+        """One record's pending changes against the server's current version.
+
+        If the server already holds one of our updates, that update and the ones before it are
+        done, and the server moved only because of us. Otherwise a change is in conflict only
+        when the server changed one of the fields the user changed.
+        """
+        applied = max(
+            (
+                i
+                for i, c in enumerate(chain)
+                if c.op in ("update", "bulk-update") and already_applied(c, server)
+            ),
+            default=-1,
+        )
+        for change in chain[: applied + 1]:
+            self.outbox.mark_sending([change.seq])
+            self.outcomes.applied(change, server)
+            self.outbox.mark_done(change.seq, server)
+        if applied >= 0:
+            return
+        for change in chain:
+            if conflicting_fields(change, server):
+                self.outbox.mark_conflict(change.seq, server)
+                self.outbox.audit(change, "conflict")
+                self.outcomes.counted("conflicts")
