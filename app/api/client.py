@@ -29,6 +29,7 @@ from app.api.connection import Connection
 from app.api.errors import InvalidValue
 from app.api.exchange import Exchange, Request, RetryPolicy
 from app.api.governor import RateGovernor
+from app.api.history import SharedHistory, open_history
 from app.api.models import MODELS, ShowRecord, validate_record
 from app.api.paging import PageCursor
 from app.api.registry import Operation, Registry, Resource
@@ -71,6 +72,7 @@ class ShowClient:
         self._owns_http = http is None
         self._http = http or _http_client(connection, transport)
         rng = rng or random.Random()
+        self._owns_governor = governor is None
         self.governor = governor or RateGovernor(
             connection.rate_limit,
             connection.rate_window,
@@ -78,15 +80,19 @@ class ShowClient:
             clock=clock,
             rng=rng,
             sleep=sleep,
+            history=_shared_history(connection, clock),
         )
         # Token requests are not paced: the auth endpoint is not the API (the simulator does not
         # count them either); a server that did would answer one 403 at worst, once per token.
         self.auth = Authenticator(connection, self._http, policy=token_policy, clock=clock)
         self._exchange = Exchange(
-            self._http, self.auth, self.governor, retry=retry, sleep=sleep, rng=rng
-        )
+            self._http, self.auth, self.governor, retry=retry, sleep=sleep, rng=rng,
+            probe=self._probe,
+        )  # fmt: skip
 
     async def aclose(self) -> None:
+        if self._owns_governor:
+            self.governor.close()
         if self._owns_http:
             await self._http.aclose()
 
@@ -194,6 +200,18 @@ class ShowClient:
     def _resource(self, resource: ResourceRef) -> Resource:
         return resource if isinstance(resource, Resource) else self.registry[resource]
 
+    def _probe(self) -> Request | None:
+        """The cheapest request that tells whether the show answers at all: the smallest page
+        of the first plain list of the registry (None if it has none)."""
+        for res in self.registry:
+            op = res.operations.get("list")
+            if op is None or op.placeholders or res.parent_param is not None:
+                continue
+            path, query = _fill(op, {})
+            cursor = PageCursor(1, _what(res, op, path))
+            return self._request(res, op, path, query + cursor.query(), None, False)
+        return None
+
     async def _run(
         self,
         resource: ResourceRef,
@@ -222,7 +240,22 @@ class ShowClient:
         url = self.connection.base_url.rstrip("/") + path
         what = _what(res, op, path)
         _check_sendable(body, what)
-        return Request(op.method, url, what, tuple(query), body, interactive)
+        operation = f"{op.method} {op.path}"  # what the show grants or refuses
+        return Request(op.method, url, what, tuple(query), body, interactive, operation)
+
+
+def _shared_history(connection: Connection, clock: Callable[[], float]) -> SharedHistory | None:
+    """The profile's request history shared with its other processes (None: this one only).
+    A request in flight longer than twice the timeout is surely over: its lease ends then."""
+    lease = 2 * connection.timeout + connection.rate_window
+    return open_history(
+        connection.state_dir,
+        connection.rate_limit,
+        connection.rate_window,
+        0.05,
+        lease=lease,
+        clock=clock,
+    )
 
 
 def _check_sendable(body: Any, what: str) -> None:

@@ -41,6 +41,7 @@ from app.sim.show import Show
 from app.sim.tokens import TokenIssuer, make_token_endpoint
 
 API_PREFIX = "/api/v1"
+_WRITES = frozenset({"create", "update", "delete"})  # what `deny_writes` refuses
 TOKEN_PATH = "/auth/oauth/token"
 
 
@@ -114,6 +115,7 @@ class Dispatcher:
     async def __call__(self, request: Request) -> Response:
         state, cfg, stats = self.state, self.state.config, self.state.stats
         stats.requests += 1
+        stats.arrivals.append(state.clock())
         if cfg.latency > 0:
             await asyncio.sleep(cfg.latency)
         if state.storming():
@@ -125,7 +127,8 @@ class Dispatcher:
             return _json_error(401, why, {"WWW-Authenticate": 'Bearer error="invalid_token"'})
         if cfg.throttle and not state.limiter.allow(client):
             stats.throttled += 1
-            return throttled_response(cfg)
+            wait = state.limiter.retry_after(client) if cfg.retry_after else None
+            return throttled_response(cfg, wait)
         fault = state.dice.roll()
         refused = self._refused(fault)
         if refused is not None:
@@ -176,6 +179,9 @@ class Dispatcher:
                 {"message": "Body is not valid JSON", "errors": {"body": ["not JSON"]}}, 400
             )
         self.state.stats.by_operation[(op.method, op.path)] += 1
+        if res.slug in self.state.config.deny_writes and op.name in _WRITES:
+            self.state.stats.denied += 1
+            return Reply({"message": "not allowed"}, 403)
         params = {k: str(v) for k, v in request.path_params.items()}
         params.update({n: query[n.lower()] for n in _query_names(op)})
         handler = handler_for(res.slug, op.name)

@@ -58,6 +58,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--latency", type=float, default=0.0, help="seconds added to each request")
     p.add_argument("--html-errors", action="store_true", help="5xx answers are HTML pages")
     p.add_argument("--fault-seed", type=int, default=0, help="seed of the fault dice")
+    # issue 12: throttling
+    p.add_argument(
+        "--retry-after", action="store_true", help="throttling 403s carry a Retry-After header"
+    )
+    p.add_argument(
+        "--deny-writes",
+        action="append",
+        default=[],
+        metavar="SLUG",
+        help='creates/updates/deletes of this resource answer 403 "not allowed" (repeatable)',
+    )
+    p.add_argument(
+        "--count-rejected", action="store_true", help="rejected requests count in the window too"
+    )
     return p
 
 
@@ -78,6 +92,10 @@ def config_from(args: argparse.Namespace) -> SimConfig:
         latency=args.latency,
         html_errors=args.html_errors,
         fault_seed=args.fault_seed,
+        # issue 12: throttling
+        retry_after=args.retry_after,
+        deny_writes=frozenset(args.deny_writes),
+        count_rejected=args.count_rejected,
     )
 
 

@@ -1,0 +1,148 @@
+"""The profile's request history, shared by every ShowDesk process of that profile on this machine.
+
+The show counts one window for all of them (API.md: the budget belongs to the show), so the
+window, a `showdesk` command run beside it and a scheduled `showdesk sync` must pace against one
+record, and a new command must start knowing the budget already spent. The record is a table
+(`request_history`) in the profile's API state file (`app.api.learned.state_file`): one row per
+request, with the time its answer came (the window counts from the answer, see
+`app.api.pacing`) or, while it is in flight, a lease — the time after which a row whose process
+died stops counting as in flight and ages out like an answer at that time.
+
+Taking a slot is one `BEGIN IMMEDIATE` transaction (count, then insert), so two processes can
+never both take the last one. Times are Unix times (the processes share no monotonic clock); the
+governor's clock is translated with the offset measured when the history is opened. Rows older
+than the window are pruned as new ones come. A folder that cannot be written leaves this process
+with its own in-memory window (`SlidingWindow`), as without a data folder.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from app.api.learned import state_file
+
+log = logging.getLogger(__name__)
+_EPSILON = 1e-9
+# Another process's request in flight frees its slot when its answer comes, which this process
+# is not told: look again this often.
+POLL = 0.2
+_PRUNE_EVERY = 64
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS request_history ("
+    " id INTEGER PRIMARY KEY, answered REAL, lease REAL NOT NULL)"
+)
+
+
+class SharedHistory:
+    """The profile's sliding window, kept in its data folder (same interface as SlidingWindow)."""
+
+    def __init__(
+        self,
+        folder: Path,
+        limit: int,
+        window: float,
+        margin: float = 0.05,
+        *,
+        lease: float = 120.0,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
+        self.limit = limit
+        self.window = window
+        self.margin = margin
+        self.lease = lease
+        self._offset = wall() - clock()
+        self._takes = 0
+        self._db = sqlite3.connect(state_file(folder), timeout=10.0, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(_SCHEMA)
+
+    @property
+    def span(self) -> float:
+        return self.window + self.margin
+
+    def _times(self, now: float) -> list[float]:
+        """When each request still in the window leaves it (+inf: in flight), ascending."""
+        wall = now + self._offset
+        rows = self._db.execute(
+            "SELECT answered, lease FROM request_history WHERE coalesce(answered, lease) > ?",
+            (wall - self.span,),
+        ).fetchall()
+        ends = [
+            (answered if answered is not None else (math.inf if lease > wall else lease))
+            for answered, lease in rows
+        ]
+        return sorted(e + self.span - self._offset for e in ends)
+
+    def used(self, now: float) -> int:
+        return sum(1 for end in self._times(now) if end > now + _EPSILON)
+
+    def wait_time(self, now: float, allowed: int) -> float | None:
+        """0 when a request may go now, else seconds until one may (at most POLL while another
+        process's request is in flight: its answer is not announced here)."""
+        ends = [end for end in self._times(now) if end > now + _EPSILON]
+        if len(ends) < allowed:
+            return 0.0
+        end = ends[len(ends) - allowed]
+        return POLL if math.isinf(end) else max(end - now, _EPSILON)
+
+    def take(self, now: float, allowed: int) -> int | None:
+        """Start a request if fewer than `allowed` are in the window (checked and recorded in
+        one transaction across processes); its row id, or None."""
+        wall = now + self._offset
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            if self.used(now) >= allowed:
+                return None
+            cursor = self._db.execute(
+                "INSERT INTO request_history (answered, lease) VALUES (NULL, ?)",
+                (wall + self.lease,),
+            )
+            self._takes += 1
+            if self._takes % _PRUNE_EVERY == 0:
+                self._db.execute(
+                    "DELETE FROM request_history WHERE coalesce(answered, lease) < ?",
+                    (wall - self.span - self.window,),
+                )
+            return cursor.lastrowid
+        finally:
+            self._db.execute("COMMIT")
+
+    def finish(self, now: float, counted: bool = True, handle: int = 0) -> None:
+        """The request `handle` was answered at `now` (not counted: it never left: forgotten)."""
+        if counted:
+            self._db.execute(
+                "UPDATE request_history SET answered = ? WHERE id = ?", (now + self._offset, handle)
+            )
+        else:
+            self._db.execute("DELETE FROM request_history WHERE id = ?", (handle,))
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def open_history(
+    folder: Path | None,
+    limit: int,
+    window: float,
+    margin: float,
+    *,
+    lease: float,
+    clock: Callable[[], float],
+) -> SharedHistory | None:
+    """The profile's shared history, or None (this process only) without a usable folder."""
+    if folder is None:
+        return None
+    try:
+        return SharedHistory(folder, limit, window, margin, lease=lease, clock=clock)
+    except (OSError, sqlite3.Error) as exc:
+        log.warning(
+            "request history in %s unavailable (%s): pacing this process alone", folder, exc
+        )
+        return None
