@@ -152,6 +152,9 @@ class Exchange:
         self, req: Request, token: str, tries: _Tries
     ) -> tuple[Slot, httpx.Response | httpx.TransportError | None]:
         slot = await self._governor.acquire(req.interactive, req.operation_key)
+        if self._governor.denials.denied(req.operation_key) is not None:
+            self._governor.release(slot, counted=False)  # proven denied while it waited: unsent
+            return slot, None
         probe = self._probe() if slot.probe and self._governor.suspect(req.operation_key) else None
         if probe is not None and probe.operation_key != req.operation_key:
             slot = self._governor.as_probe(slot, probe.operation_key)
