@@ -247,7 +247,7 @@ class ShowClient:
 def _shared_history(connection: Connection, clock: Callable[[], float]) -> SharedHistory | None:
     """The profile's request history shared with its other processes (None: this one only).
     A request in flight longer than twice the timeout is surely over: its lease ends then."""
-    lease = 2 * connection.timeout + connection.rate_window
+    lease = 2 * connection.timeout
     return open_history(
         connection.state_dir,
         connection.rate_limit,

@@ -136,6 +136,7 @@ class RateGovernor:
         self._probe_out = False
         self._seq = 0
         self._waiting = 0
+        self._answered_at: float | None = None  # the last answer that was not a 403
         self._changed = asyncio.Event()
         self._observers: list[Observer] = []
         self._last: GovernorState | None = None
@@ -279,6 +280,7 @@ class RateGovernor:
         """A non-403 answer: the show answered this operation (it is not denied, and vouches
         for operations refused before it); a probe sent after the last pause ends the episode."""
         self.denials.on_success(slot.operation, slot.seq)
+        self._answered_at = self._clock()
         if self._attempt > 0 and slot.epoch == self._epoch:
             log.info("rate limiting cleared after %d backoff tries", self._attempt)
             self._end_episode()
@@ -302,7 +304,8 @@ class RateGovernor:
         if self.backoff.exhausted(self._attempt):
             self._end_episode()
             return Verdict.RATE_LIMITED
-        allowance = self.adaptive.cut(now, self._window.used(now))
+        answered = self._answered_at is not None and now - self._answered_at < self.window
+        allowance = self.adaptive.cut(now, self._window.used(now), answered=answered)
         self._pause(now, retry_after, allowance)
         return Verdict.RETRY
 

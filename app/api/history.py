@@ -5,8 +5,10 @@ window, a `showdesk` command run beside it and a scheduled `showdesk sync` must 
 record, and a new command must start knowing the budget already spent. The record is a table
 (`request_history`) in the profile's API state file (`app.api.learned.state_file`): one row per
 request, with the time its answer came (the window counts from the answer, see
-`app.api.pacing`) or, while it is in flight, a lease — the time after which a row whose process
-died stops counting as in flight and ages out like an answer at that time.
+`app.api.pacing`) or, while it is in flight, the process that sent it and a lease. A request in
+flight from a process that is gone (killed: its answer will never be written) counts as answered
+when it was sent — the server booked it on arrival, right after; elsewhere than POSIX, where
+another process cannot be asked whether it lives, it stops counting as in flight at its lease.
 
 Taking a slot is one `BEGIN IMMEDIATE` transaction (count, then insert), so two processes can
 never both take the last one. Times are Unix times (the processes share no monotonic clock); the
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -34,8 +37,21 @@ POLL = 0.2
 _PRUNE_EVERY = 64
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS request_history ("
-    " id INTEGER PRIMARY KEY, answered REAL, lease REAL NOT NULL)"
+    " id INTEGER PRIMARY KEY, answered REAL, lease REAL NOT NULL, pid INTEGER, started REAL)"
 )
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` still runs (assumed so where that cannot be asked safely)."""
+    if os.name != "posix" or pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process: alive
+    return True
 
 
 class SharedHistory:
@@ -71,13 +87,11 @@ class SharedHistory:
         """When each request still in the window leaves it (+inf: in flight), ascending."""
         wall = now + self._offset
         rows = self._db.execute(
-            "SELECT answered, lease FROM request_history WHERE coalesce(answered, lease) > ?",
+            "SELECT answered, lease, pid, started FROM request_history"
+            " WHERE coalesce(answered, lease) > ?",
             (wall - self.span,),
         ).fetchall()
-        ends = [
-            (answered if answered is not None else (math.inf if lease > wall else lease))
-            for answered, lease in rows
-        ]
+        ends = [_end(answered, lease, pid, started, wall) for answered, lease, pid, started in rows]
         return sorted(e + self.span - self._offset for e in ends)
 
     def used(self, now: float) -> int:
@@ -101,8 +115,9 @@ class SharedHistory:
             if self.used(now) >= allowed:
                 return None
             cursor = self._db.execute(
-                "INSERT INTO request_history (answered, lease) VALUES (NULL, ?)",
-                (wall + self.lease,),
+                "INSERT INTO request_history (answered, lease, pid, started)"
+                " VALUES (NULL, ?, ?, ?)",
+                (wall + self.lease, os.getpid(), wall),
             )
             self._takes += 1
             if self._takes % _PRUNE_EVERY == 0:
@@ -125,6 +140,19 @@ class SharedHistory:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _end(
+    answered: float | None, lease: float, pid: int | None, started: float, wall: float
+) -> float:
+    """When a row's request left (or leaves) the window's count, before the window itself."""
+    if answered is not None:
+        return answered
+    if lease <= wall:
+        return lease
+    if pid is not None and not _alive(pid):
+        return started  # its process is gone: sent then, booked by the server right after
+    return math.inf
 
 
 def open_history(

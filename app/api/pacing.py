@@ -187,9 +187,11 @@ class CubicAllowance:
     (`SlidingWindow`), so several copies of ShowDesk on one show (separate profiles, separate
     machines) that each cut on their own 403s settle around their share instead of failing.
     `regain_windows` scales C so that regaining a cut from the full limit takes that many windows
-    (botocore's C = 0.4 suits AWS's hundreds per second, not 300 per minute). The allowance never
-    drops below `floor_share` of the limit: botocore's floor of 0.5 requests per second is that
-    share of 300 per minute — a process that sent little is not what filled the window.
+    (botocore's C = 0.4 suits AWS's hundreds per second, not 300 per minute). A process that was
+    being answered keeps at least `floor_share` of the limit (botocore's floor of 0.5 requests per
+    second is that share of 300 per minute: a process that sent little is not what filled the
+    window); one that got nothing in keeps one request per window — a server that counts refused
+    requests too stays full for as long as anyone keeps knocking.
     """
 
     limit: int
@@ -200,6 +202,7 @@ class CubicAllowance:
     _w_max: float | None = field(default=None, init=False)
     _k: float = field(default=0.0, init=False)
     _cut_at: float = field(default=0.0, init=False)
+    _floor: float = field(default=1.0, init=False)
 
     @property
     def scale(self) -> float:
@@ -217,14 +220,12 @@ class CubicAllowance:
         if grown >= self.limit and now - self._cut_at > self._k:
             self._w_max = None  # back at the limit: the adaptive mode is off until the next 403
             return float(self.limit)
-        return min(float(self.limit), max(self.floor, grown))
+        return min(float(self.limit), max(self._floor, grown))
 
-    @property
-    def floor(self) -> float:
-        return max(1.0, math.floor(self.limit * self.floor_share))
-
-    def cut(self, now: float, measured: int) -> float:
-        """A throttling 403 at `now` with `measured` requests in the window: the new allowance."""
+    def cut(self, now: float, measured: int, *, answered: bool = True) -> float:
+        """A throttling 403 at `now` with `measured` requests in the window: the new allowance.
+        `answered`: the show answered this process within the last window (the floor applies)."""
+        self._floor = max(1.0, math.floor(self.limit * self.floor_share)) if answered else 1.0
         current = float(measured) if self._w_max is None else min(measured, self.allowed(now))
         self._w_max = max(current, 1.0)
         self._k = (self._w_max * (1.0 - self.beta) / self.scale) ** (1.0 / 3.0)

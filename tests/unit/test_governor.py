@@ -224,6 +224,13 @@ async def test_observers_see_every_request_and_can_unsubscribe() -> None:
 # ----------------------------------------------------------------------------------- backoff
 
 
+async def _answered_once(gov: RateGovernor) -> None:
+    """One request answered: the process was being answered when the 403s come."""
+    slot = await gov.acquire()
+    gov.release(slot)
+    gov.on_answer(slot)
+
+
 async def _throttled(gov: RateGovernor, body: str = "rate limit exceeded") -> tuple[Slot, Verdict]:
     slot = await gov.acquire()
     gov.release(slot)
@@ -235,6 +242,7 @@ async def test_a_throttling_403_pauses_every_request_then_one_probe_goes_first()
     vt = VirtualTime()
     gov = governor(vt, limit=300, window=60.0, rng=FixedRng(1.0))
     states: list[GovernorState] = []
+    await _answered_once(gov)
     gov.subscribe(states.append)
     _, verdict = await _throttled(gov)
     assert verdict is Verdict.RETRY
@@ -342,6 +350,7 @@ async def test_403_far_below_the_limit_without_rate_words_is_forbidden_at_once()
 async def test_pause_holds_back_requests_of_every_kind_and_a_probe_goes_first() -> None:
     vt = VirtualTime()
     gov = governor(vt, rng=FixedRng(1.0))
+    await _answered_once(gov)
     await _throttled(gov)
     started: list[float] = []
 
