@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.api.learned import state_file
+from app.api.pacing import SlidingWindow
 
 log = logging.getLogger(__name__)
 _EPSILON = 1e-9
@@ -74,6 +75,7 @@ class SharedHistory:
         self.lease = lease
         self._offset = wall() - clock()
         self._takes = 0
+        self._alone: SlidingWindow | None = None  # after the file failed: this process only
         self._db = sqlite3.connect(state_file(folder), timeout=10.0, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -94,25 +96,66 @@ class SharedHistory:
         ends = [_end(answered, lease, pid, started, wall) for answered, lease, pid, started in rows]
         return sorted(e + self.span - self._offset for e in ends)
 
+    def _fall_back(self, exc: sqlite3.Error) -> SlidingWindow:
+        """The file failed mid-run (locked too long, disk full): pace this process alone."""
+        if self._alone is None:
+            log.warning("request history unavailable (%s): pacing this process alone", exc)
+            self._alone = SlidingWindow(self.limit, self.window, self.margin)
+        return self._alone
+
     def used(self, now: float) -> int:
-        return sum(1 for end in self._times(now) if end > now + _EPSILON)
+        if self._alone is not None:
+            return self._alone.used(now)
+        try:
+            return self._used(now)
+        except sqlite3.Error as exc:
+            return self._fall_back(exc).used(now)
 
     def wait_time(self, now: float, allowed: int) -> float | None:
         """0 when a request may go now, else seconds until one may (at most POLL while another
         process's request is in flight: its answer is not announced here)."""
+        if self._alone is not None:
+            return self._alone.wait_time(now, allowed)
+        try:
+            return self._wait_time(now, allowed)
+        except sqlite3.Error as exc:
+            return self._fall_back(exc).wait_time(now, allowed)
+
+    def take(self, now: float, allowed: int) -> int | None:
+        """Start a request if fewer than `allowed` are in the window (checked and recorded in
+        one transaction across processes); its row id, or None."""
+        if self._alone is not None:
+            return self._alone.take(now, allowed)
+        try:
+            return self._take(now, allowed)
+        except sqlite3.Error as exc:
+            return self._fall_back(exc).take(now, allowed)
+
+    def finish(self, now: float, counted: bool = True, handle: int = 0) -> None:
+        """The request `handle` was answered at `now` (not counted: it never left: forgotten)."""
+        if self._alone is not None:
+            self._alone.finish(now, counted)
+            return
+        try:
+            self._finish(now, counted, handle)
+        except sqlite3.Error as exc:
+            self._fall_back(exc).finish(now, counted)
+
+    def _used(self, now: float) -> int:
+        return sum(1 for end in self._times(now) if end > now + _EPSILON)
+
+    def _wait_time(self, now: float, allowed: int) -> float | None:
         ends = [end for end in self._times(now) if end > now + _EPSILON]
         if len(ends) < allowed:
             return 0.0
         end = ends[len(ends) - allowed]
         return POLL if math.isinf(end) else max(end - now, _EPSILON)
 
-    def take(self, now: float, allowed: int) -> int | None:
-        """Start a request if fewer than `allowed` are in the window (checked and recorded in
-        one transaction across processes); its row id, or None."""
+    def _take(self, now: float, allowed: int) -> int | None:
         wall = now + self._offset
         self._db.execute("BEGIN IMMEDIATE")
         try:
-            if self.used(now) >= allowed:
+            if self._used(now) >= allowed:
                 return None
             cursor = self._db.execute(
                 "INSERT INTO request_history (answered, lease, pid, started)"
@@ -127,10 +170,10 @@ class SharedHistory:
                 )
             return cursor.lastrowid
         finally:
-            self._db.execute("COMMIT")
+            if self._db.in_transaction:
+                self._db.execute("COMMIT")
 
-    def finish(self, now: float, counted: bool = True, handle: int = 0) -> None:
-        """The request `handle` was answered at `now` (not counted: it never left: forgotten)."""
+    def _finish(self, now: float, counted: bool, handle: int) -> None:
         if counted:
             self._db.execute(
                 "UPDATE request_history SET answered = ? WHERE id = ?", (now + self._offset, handle)

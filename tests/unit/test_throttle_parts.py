@@ -171,3 +171,18 @@ def test_a_request_whose_process_died_stops_counting_after_its_lease(tmp_path: P
     clock.now += 30.0 + 10.0 + 0.1  # the lease, then a window
     assert later.used(clock.now) == 0
     later.close()
+
+
+def test_a_history_file_that_fails_mid_run_leaves_this_process_pacing_alone(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    shared = history(tmp_path, clock, limit=2)
+    first = shared.take(clock.now, 2)
+    assert first is not None
+    shared._db.close()  # the file is gone from under it (any SQLite error will do)
+    assert shared.used(clock.now) == 0  # its own window from now on
+    assert shared.take(clock.now, 2) is not None and shared.take(clock.now, 2) is not None
+    assert shared.take(clock.now, 2) is None
+    shared.finish(clock.now, handle=first)
+    assert shared.used(clock.now) == 2
