@@ -137,6 +137,7 @@ class RateGovernor:
         self._seq = 0
         self._waiting = 0
         self._answered_at: float | None = None  # the last answer that was not a 403
+        self._cut_at: float | None = None  # the last throttling 403 that cut the allowance
         self._changed = asyncio.Event()
         self._observers: list[Observer] = []
         self._last: GovernorState | None = None
@@ -304,10 +305,18 @@ class RateGovernor:
         if self.backoff.exhausted(self._attempt):
             self._end_episode()
             return Verdict.RATE_LIMITED
-        answered = self._answered_at is not None and now - self._answered_at < self.window
-        allowance = self.adaptive.cut(now, self._window.used(now), answered=answered)
+        allowance = self.adaptive.cut(now, self._window.used(now), answered=self._answered(now))
+        self._cut_at = now
         self._pause(now, retry_after, allowance)
         return Verdict.RETRY
+
+    def _answered(self, now: float) -> bool:
+        """Whether the show answered this process in the last window, and since the last cut: a
+        probe refused again gets no floor (it would keep knocking on a full window)."""
+        last = self._answered_at
+        if last is None or now - last >= self.window:
+            return False
+        return self._cut_at is None or last > self._cut_at
 
     def _pause(self, now: float, retry_after: float | None, allowance: float) -> None:
         self._attempt += 1

@@ -190,8 +190,10 @@ class CubicAllowance:
     (botocore's C = 0.4 suits AWS's hundreds per second, not 300 per minute). A process that was
     being answered keeps at least `floor_share` of the limit (botocore's floor of 0.5 requests per
     second is that share of 300 per minute: a process that sent little is not what filled the
-    window); one that got nothing in keeps one request per window — a server that counts refused
-    requests too stays full for as long as anyone keeps knocking.
+    window) — but never as much as it was using: after a throttling 403 a process sends again
+    only once one of its own requests has left the window. One that got nothing in since the last
+    cut keeps one request per window: a server that counts refused requests too stays full for as
+    long as anyone keeps knocking.
     """
 
     limit: int
@@ -225,8 +227,10 @@ class CubicAllowance:
     def cut(self, now: float, measured: int, *, answered: bool = True) -> float:
         """A throttling 403 at `now` with `measured` requests in the window: the new allowance.
         `answered`: the show answered this process within the last window (the floor applies)."""
-        self._floor = max(1.0, math.floor(self.limit * self.floor_share)) if answered else 1.0
         current = float(measured) if self._w_max is None else min(measured, self.allowed(now))
+        floor = math.floor(self.limit * self.floor_share) if answered else 1.0
+        # never more room than it was using: its next request waits for one of its own to leave
+        self._floor = max(1.0, min(floor, current - 1.0))
         self._w_max = max(current, 1.0)
         self._k = (self._w_max * (1.0 - self.beta) / self.scale) ** (1.0 / 3.0)
         self._cut_at = now

@@ -127,6 +127,7 @@ class Dispatcher:
             return _json_error(401, why, {"WWW-Authenticate": 'Bearer error="invalid_token"'})
         if cfg.throttle and not state.limiter.allow(client):
             stats.throttled += 1
+            stats.refused_at.append(state.clock())
             wait = state.limiter.retry_after(client) if cfg.retry_after else None
             return throttled_response(cfg, wait)
         fault = state.dice.roll()

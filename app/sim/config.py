@@ -101,6 +101,7 @@ class SimStats:
     # (the server's clock), so a test can find the most requests sent in any window.
     denied: int = 0
     arrivals: list[float] = field(default_factory=list)
+    refused_at: list[float] = field(default_factory=list)  # arrivals answered a throttling 403
 
     def most_in_any_window(self, window: float) -> int:
         """The most API requests (accepted or not) that arrived within any `window` seconds."""

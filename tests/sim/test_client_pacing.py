@@ -87,7 +87,7 @@ async def test_a_403_storm_pauses_everything_and_publishes_the_countdown() -> No
 @pytest.mark.asyncio
 async def test_a_storm_outlasting_every_try_raises_rate_limited() -> None:
     backoff = BackoffSchedule(base=0.02, cap=0.05, max_attempts=3)
-    governor = RateGovernor(backoff=backoff, rng=random.Random(3))
+    governor = RateGovernor(300, 2.0, backoff=backoff, rng=random.Random(3))  # short windows
     with simulated(throttle=True) as server:
         some = server.show.records("brands")[0]["id"]
         async with connect(server, governor=governor) as client:

@@ -110,8 +110,9 @@ def test_a_second_cut_uses_the_lower_of_measured_and_allowed_and_keeps_a_floor()
     before = cubic.allowed(0.5)
     assert before < 200
     assert cubic.cut(0.5, 200) == pytest.approx(0.7 * before)
-    assert CubicAllowance(300, 60.0).cut(0.0, 2) == 30  # it was being answered: the floor
-    assert CubicAllowance(300, 60.0).cut(0.0, 2, answered=False) == pytest.approx(1.4)  # no floor
+    assert CubicAllowance(300, 60.0).cut(0.0, 40) == 30  # it was being answered: the floor
+    assert CubicAllowance(300, 60.0).cut(0.0, 40, answered=False) == pytest.approx(28)  # none
+    assert CubicAllowance(300, 60.0).cut(0.0, 5) == 4  # never as much room as it was using
 
 
 # ------------------------------------------------------------------------------- Retry-After
