@@ -62,7 +62,10 @@ class Denials:
         return None if found is None else found.denied
 
     def may_send(self, operation: str) -> bool:
-        """False while an operation on trial already has `trial` requests in flight."""
+        """False while an operation on trial already has `trial` requests in flight (a request
+        that names no operation is never held back)."""
+        if not operation:
+            return True
         op = self._op(operation)
         return op.successes > 0 or op.in_flight < self.trial
 
