@@ -76,7 +76,10 @@ class SharedHistory:
         self._offset = wall() - clock()
         self._takes = 0
         self._alone: SlidingWindow | None = None  # after the file failed: this process only
-        self._db = sqlite3.connect(state_file(folder), timeout=10.0, isolation_level=None)
+        # One event loop uses it at a time, but it may not be the thread that opened it.
+        self._db = sqlite3.connect(
+            state_file(folder), timeout=10.0, isolation_level=None, check_same_thread=False
+        )
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(_SCHEMA)
