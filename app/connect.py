@@ -6,6 +6,7 @@ from app.api.client import ShowClient
 from app.api.connection import Connection
 from app.api.registry import Registry, load_registry
 from app.settings import Profile
+from app.store.request_history import shared_window
 
 
 def connection_for(profile: Profile, secret: str) -> Connection:
@@ -30,4 +31,4 @@ def registry_for(profile: Profile) -> Registry:
 
 
 def client_for(profile: Profile, secret: str, registry: Registry) -> ShowClient:
-    return ShowClient(connection_for(profile, secret), registry)
+    return ShowClient(connection_for(profile, secret), registry, open_window=shared_window)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import dataclasses
 import json
 import random
 import time
@@ -29,10 +30,11 @@ from app.api.connection import Connection
 from app.api.error_bodies import align_fields
 from app.api.errors import BadRequest, InvalidValue
 from app.api.exchange import Exchange, Request, RetryPolicy
-from app.api.governor import RateGovernor
+from app.api.governor import RateGovernor, RequestWindow
 from app.api.learned import Learned
 from app.api.listing import Listing, Page
 from app.api.models import MODELS, ShowRecord, validate_record
+from app.api.paging import PageCursor
 from app.api.registry import Operation, Registry, Resource
 from app.api.responses import HistoryResult, OrderResult, decode_json, parse_result
 
@@ -42,6 +44,12 @@ _WRAPPERS = {"items": "items", "history": "history"}
 # Idle connections are dropped before common servers drop theirs (uvicorn: 5 s), so a request is
 # never written into a connection the server is closing. (A transport passed in brings its own.)
 HTTP_LIMITS = httpx.Limits(max_connections=16, max_keepalive_connections=8, keepalive_expiry=4.0)
+
+
+# Opens the window a client paces against when it owns its governor: the profile's request
+# history shared by its processes (app.store.request_history.shared_window, wired by
+# app/connect.py) or None for this process's own window. app/api knows no database.
+WindowOpener = Callable[[Connection, Callable[[], float]], RequestWindow | None]
 
 
 class ShowClient:
@@ -60,12 +68,14 @@ class ShowClient:
         rng: random.Random | None = None,
         retry: RetryPolicy | None = None,
         token_policy: TokenPolicy | None = None,
+        open_window: WindowOpener | None = None,
     ) -> None:
         self.connection = connection
         self.registry = registry
         self._owns_http = http is None
         self._http = http or _http_client(connection, transport)
         rng = rng or random.Random()
+        self._owns_governor = governor is None
         self.governor = governor or RateGovernor(
             connection.rate_limit,
             connection.rate_window,
@@ -73,17 +83,21 @@ class ShowClient:
             clock=clock,
             rng=rng,
             sleep=sleep,
+            history=open_window(connection, clock) if open_window is not None else None,
         )
         # Token requests are not paced: the auth endpoint is not the API (the simulator does not
         # count them either); a server that did would answer one 403 at worst, once per token.
         self.auth = Authenticator(connection, self._http, policy=token_policy, clock=clock)
         self._exchange = Exchange(
-            self._http, self.auth, self.governor, retry=retry, sleep=sleep, rng=rng
-        )
+            self._http, self.auth, self.governor, retry=retry, sleep=sleep, rng=rng,
+            probe=self._probe,
+        )  # fmt: skip
         # What this profile found out about the show by trying (paging names, ...).
         self.learned = Learned(connection.state_dir)
 
     async def aclose(self) -> None:
+        if self._owns_governor:
+            self.governor.close()
         if self._owns_http:
             await self._http.aclose()
 
@@ -228,6 +242,18 @@ class ShowClient:
     def _resource(self, resource: ResourceRef) -> Resource:
         return resource if isinstance(resource, Resource) else self.registry[resource]
 
+    def _probe(self) -> Request | None:
+        """The cheapest request that tells whether the show answers at all: the smallest page
+        of the first plain list of the registry (None if it has none)."""
+        for res in self.registry:
+            op = res.operations.get("list")
+            if op is None or op.placeholders or res.parent_param is not None:
+                continue
+            path, query = _fill(op, {})
+            cursor = PageCursor(dataclasses.replace(res.paging, page_size=1), _what(res, op, path))
+            return self._request(res, op, path, query + cursor.query(), None, False)
+        return None
+
     async def _run(
         self,
         resource: ResourceRef,
@@ -259,7 +285,8 @@ class ShowClient:
         url = self.connection.base_url.rstrip("/") + path
         what = _what(res, op, path)
         _check_sendable(body, what)
-        return Request(op.method, url, what, tuple(query), body, interactive)
+        operation = f"{op.method} {op.path}"  # what the show grants or refuses
+        return Request(op.method, url, what, tuple(query), body, interactive, operation)
 
 
 def _check_sendable(body: Any, what: str) -> None:

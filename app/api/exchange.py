@@ -2,11 +2,16 @@
 
 `Exchange.send` takes a slot from the RateGovernor, sends with the current token, and then:
 401 → renew the token once and replay; 403 → the governor decides (throttled: wait out the pause
-and resend; otherwise Forbidden / RateLimited); connection errors and 5xx → idempotent requests
-(GET/PUT/DELETE) are retried with backoff, a POST only when it surely never left this machine,
-otherwise `TransportError(outcome_unknown=True)`. Every other answer is checked and mapped onto
-`app.api.errors`. `send_and_read` also reads the answer, and sends an idempotent request again
-when its body could not be read at all (`UnreadableBody`: cut short, a proxy's web page).
+— as long as a `Retry-After` asks — and resend; a permission matter: Forbidden with the server's
+words, and once the operation is proven denied its further requests fail at once, unsent; still
+throttled after every try: RateLimited). When the slot after a pause falls to a request whose
+operation was just refused, the cheap probe (one small GET) goes in its place first: its answer
+tells throttling (refused too) from a refusal of that operation alone. Connection errors and
+5xx → idempotent requests (GET/PUT/DELETE) are retried with backoff, a POST only when it surely
+never left this machine, otherwise `TransportError(outcome_unknown=True)`. Every other answer is
+checked and mapped onto `app.api.errors`. `send_and_read` also reads the answer, and sends an
+idempotent request again when its body could not be read at all (`UnreadableBody`: cut short, a
+proxy's web page).
 No header, token or secret is ever logged or put in a message.
 A 401 renewal is shared by every request in flight (the Authenticator renews a refused token
 once); a token refused right after its renewal is `AuthFailed`, never a loop.
@@ -17,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -37,7 +43,7 @@ from app.api.errors import (
 )
 from app.api.governor import RateGovernor, Slot, Verdict
 from app.api.network import describe
-from app.api.pacing import BackoffSchedule
+from app.api.pacing import BackoffSchedule, retry_after_seconds
 from app.api.responses import error_details
 
 log = logging.getLogger(__name__)
@@ -56,10 +62,16 @@ class Request:
     query: Sequence[tuple[str, str]] = ()
     body: Any = None
     interactive: bool = False
+    operation: str = ""  # method + path template, e.g. "PUT /Customer/{id}"
 
     @property
     def idempotent(self) -> bool:
         return self.method in IDEMPOTENT
+
+    @property
+    def operation_key(self) -> str:
+        """What the show grants or refuses: the operation, not the record."""
+        return self.operation or f"{self.method} {httpx.URL(self.url).path}"
 
 
 @dataclass
@@ -89,6 +101,7 @@ class Exchange:
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
         rng: random.Random | None = None,
+        probe: Callable[[], Request | None] | None = None,
     ) -> None:
         self._http = http
         self._auth = auth
@@ -96,13 +109,17 @@ class Exchange:
         self._retry = retry or RetryPolicy()
         self._sleep = sleep
         self._rng = rng or random.Random()
+        self._probe = probe or (lambda: None)
 
     async def send(self, req: Request) -> httpx.Response:
         """The answer to `req` once it is a success (2xx); a typed error otherwise."""
         tries = _Tries()
         while True:
+            self._refuse_if_denied(req)
             token = await self._auth.token()
-            slot, outcome = await self._once(req, token)
+            slot, outcome = await self._once(req, token, tries)
+            if outcome is None:
+                continue  # the probe went in this request's place
             if isinstance(outcome, httpx.TransportError):
                 await self._after_failure(req, outcome, tries)
             elif outcome.status_code == 401:
@@ -128,11 +145,55 @@ class Exchange:
                     raise
                 log.info("%s; retrying (try %d)", exc.message, tries.transient)
 
+    def _refuse_if_denied(self, req: Request) -> None:
+        message = self._governor.denials.denied(req.operation_key)
+        if message is not None:
+            raise Forbidden(
+                f"{req.what}: not permitted for this show (403): {message} "
+                "(refused every time: not sent again)"
+            )
+
     async def _once(
-        self, req: Request, token: str
-    ) -> tuple[Slot, httpx.Response | httpx.TransportError]:
+        self, req: Request, token: str, tries: _Tries
+    ) -> tuple[Slot, httpx.Response | httpx.TransportError | None]:
+        slot = await self._governor.acquire(req.interactive, req.operation_key)
+        if self._governor.denials.denied(req.operation_key) is not None:
+            self._governor.release(slot, counted=False)  # proven denied while it waited: unsent
+            return slot, None
+        probe = self._probe() if slot.probe and self._governor.suspect(req.operation_key) else None
+        if probe is not None and probe.operation_key != req.operation_key:
+            slot = self._governor.as_probe(slot, probe.operation_key)
+            await self._send_probe(req, slot, probe, token, tries)
+            return slot, None
+        return slot, await self._transmit(req, slot, token)
+
+    async def _send_probe(
+        self, req: Request, slot: Slot, probe: Request, token: str, tries: _Tries
+    ) -> None:
+        """The cheap GET in a suspect request's place: its answer goes to the governor; refused
+        too, it is one more throttled try of `req`."""
+        outcome = await self._transmit(probe, slot, token)
+        if not isinstance(outcome, httpx.Response) or outcome.status_code == 401:
+            return
+        if outcome.status_code not in (403, 429):
+            self._governor.on_answer(slot)
+            return
+        verdict = self._governor.on_403(slot, outcome.text, retry_after=_retry_after(outcome))
+        tries.throttled += 1
+        if verdict is Verdict.RATE_LIMITED or tries.throttled > self._throttled_tries:
+            raise RateLimited(
+                f"{req.what}: the server is still rate limiting after {tries.throttled} tries",
+                tries.throttled,
+            )
+
+    @property
+    def _throttled_tries(self) -> int:
+        return 2 * self._governor.backoff.max_attempts + 1
+
+    async def _transmit(
+        self, req: Request, slot: Slot, token: str
+    ) -> httpx.Response | httpx.TransportError:
         headers = {"Authorization": f"Bearer {token}"}
-        slot = await self._governor.acquire(req.interactive)
         try:
             response = await self._http.request(
                 req.method, req.url, params=list(req.query), json=req.body, headers=headers
@@ -140,13 +201,13 @@ class Exchange:
         except httpx.TransportError as exc:
             # A request that never left this machine cannot count on the server's side.
             self._governor.release(slot, counted=not isinstance(exc, _NOT_SENT))
-            return slot, exc
+            return exc
         except BaseException:
             self._governor.release(slot)
             raise
         self._governor.release(slot)
         log.debug("%s → %d", req.what, response.status_code)
-        return slot, response
+        return response
 
     async def _after_failure(self, req: Request, exc: httpx.TransportError, tries: _Tries) -> None:
         not_sent = isinstance(exc, _NOT_SENT)
@@ -173,13 +234,14 @@ class Exchange:
         body = response.text
         if response.status_code == 429:
             body = f"too many requests {body}"
-        verdict = self._governor.on_403(slot, body)
+        message, _ = error_details(response)
+        verdict = self._governor.on_403(
+            slot, body, message=message, retry_after=_retry_after(response)
+        )
         tries.throttled += 1
-        limit = 2 * self._governor.backoff.max_attempts + 1
-        if verdict is Verdict.RETRY and tries.throttled <= limit:
+        if verdict is Verdict.RETRY and tries.throttled <= self._throttled_tries:
             return
         if verdict is Verdict.FORBIDDEN:
-            message, _ = error_details(response)
             raise Forbidden(f"{req.what}: not permitted for this show (403): {message}")
         raise RateLimited(
             f"{req.what}: the server is still rate limiting after {tries.throttled} tries",
@@ -202,6 +264,10 @@ class Exchange:
         tries.transient += 1
         await self._sleep(schedule.delay(tries.transient, self._rng))
         return True
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    return retry_after_seconds(response.headers.get("Retry-After"), time.time())
 
 
 def _checked(req: Request, response: httpx.Response) -> httpx.Response:

@@ -1,39 +1,73 @@
 """The RateGovernor: one per profile, every request of that profile goes through it.
 
 It paces requests with a sliding window (default 300 per 60 s; background requests leave a share
-of it to interactive ones) and, when a 403 signals throttling, pauses *all* requests with
-full-jitter exponential backoff. After a pause a single probe request goes first; the others wait
-until it has been answered. Observers get a frozen `GovernorState` whenever it changes (the status
-bar's "182/300 this minute" and "resuming in 23 s"). The decisions themselves live in
-`app.api.pacing`; this module adds the waiting, with an injected clock, rng and sleep.
+of it to interactive ones) — the profile's request history shared by all its processes on this
+machine when it has a data folder (`app.store.request_history`, given by app/connect.py), this
+process's own otherwise. A 403 is throttling unless proven otherwise (`app.api.denials`): a
+throttling 403 pauses *all* requests (full-jitter exponential backoff, or exactly the
+`Retry-After` the server asks) and cuts the requests allowed per window (`CubicAllowance`, the AWS
+SDKs' adaptive mode), which then grow back.
+After a pause a single probe request goes first; the others wait until it has been answered.
+Observers get a frozen `GovernorState` whenever it changes (the status bar's "182/300 this
+minute" and "resuming in 23 s"). The decisions themselves live in `app.api.pacing` and
+`app.api.denials`; this module adds the waiting, with an injected clock, rng and sleep.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
+from typing import Protocol
 
+from app.api.denials import Denials
 from app.api.pacing import (
     BackoffSchedule,
+    CubicAllowance,
     Forbidden403,
     SlidingWindow,
     allowed_requests,
     classify_403,
+    says_permission,
 )
 
 log = logging.getLogger(__name__)
 Sleep = Callable[[float], Awaitable[object]]
+# While the allowance grows back, a waiting request looks again this often (seconds).
+_REGROWTH_CHECK = 1.0
+# The shared history lost the last slot to another process between the check and the take.
+_RACE_WAIT = 0.05
+
+
+class RequestWindow(Protocol):
+    """The window the governor paces against: `SlidingWindow` or the shared `SharedHistory`."""
+
+    limit: int
+    window: float
+
+    @property
+    def span(self) -> float: ...
+    def used(self, now: float) -> int: ...
+    def wait_time(self, now: float, allowed: int) -> float | None: ...
+    def take(self, now: float, allowed: int) -> int | None: ...
+    def finish(self, now: float, counted: bool = True, handle: int = 0) -> None: ...
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
 class GovernorState:
-    """What the status bar shows. `paused_until` is on the governor's clock (time.monotonic)."""
+    """What the status bar shows. `paused_until` is on the governor's clock (time.monotonic).
+
+    `used` counts the profile's requests in the window (every process of it when the history is
+    shared); `allowed` is the adaptive allowance per window after throttling (None: the full
+    limit); `waiting` the requests waiting for budget or for a pause to end.
+    """
 
     used: int
     limit: int
@@ -41,6 +75,8 @@ class GovernorState:
     paused_until: float | None
     attempt: int
     max_attempts: int
+    allowed: int | None = None
+    waiting: int = 0
 
     def resume_in(self, now: float) -> float:
         """Seconds until requests resume (0 when not paused); `now` on the governor's clock."""
@@ -55,6 +91,9 @@ class Slot:
     used_before: int
     epoch: int
     probe: bool
+    handle: int = 0  # its row in the window (the shared history's id)
+    seq: int = 0  # send number: orders requests for the denial proofs
+    operation: str = ""  # method + path template, e.g. "PUT /Customer/{id}"
 
 
 class Verdict(Enum):
@@ -80,18 +119,26 @@ class RateGovernor:
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
         sleep: Sleep = asyncio.sleep,
+        history: RequestWindow | None = None,
+        adaptive: CubicAllowance | None = None,
+        denials: Denials | None = None,
     ) -> None:
-        self._window = SlidingWindow(limit, window, margin)
+        self._window: RequestWindow = history or SlidingWindow(limit, window, margin)
         self._reserve = interactive_reserve
         self.backoff = backoff or BackoffSchedule()
+        self.adaptive = adaptive or CubicAllowance(limit, window)
+        self.denials = denials or Denials()
         self._clock = clock
         self._rng = rng or random.Random()
         self._sleep = sleep
         self._paused_until: float | None = None
         self._attempt = 0
         self._epoch = 0  # bumped by every pause; a 403 from an older epoch is already handled
-        self._episode_start: float | None = None
         self._probe_out = False
+        self._seq = 0
+        self._waiting = 0
+        self._answered_at: float | None = None  # the last answer that was not a 403
+        self._cut_at: float | None = None  # the last throttling 403 that cut the allowance
         self._changed = asyncio.Event()
         self._observers: list[Observer] = []
         self._last: GovernorState | None = None
@@ -105,13 +152,17 @@ class RateGovernor:
         return self._window.window
 
     def state(self) -> GovernorState:
+        now = self._clock()
+        allowance = self.adaptive.allowed(now)
         return GovernorState(
-            used=self._window.used(self._clock()),
+            used=self._window.used(now),
             limit=self._window.limit,
             window=self._window.window,
             paused_until=self._paused_until,
             attempt=self._attempt,
             max_attempts=self.backoff.max_attempts,
+            allowed=math.floor(allowance) if self.adaptive.active else None,
+            waiting=self._waiting,
         )
 
     def subscribe(self, callback: Observer) -> Callable[[], None]:
@@ -124,37 +175,64 @@ class RateGovernor:
 
         return unsubscribe
 
+    def close(self) -> None:
+        """Done with the profile's window (the shared history's file is let go)."""
+        self._window.close()
+
     # ------------------------------------------------------------------------- acquiring a slot
 
     @asynccontextmanager
-    async def slot(self, interactive: bool = False) -> AsyncIterator[Slot]:
+    async def slot(self, interactive: bool = False, operation: str = "") -> AsyncIterator[Slot]:
         """Hold a slot for one request: waits for room and for any pause, releases on exit."""
-        held = await self.acquire(interactive)
+        held = await self.acquire(interactive, operation)
         try:
             yield held
         finally:
             self.release(held)
 
-    async def acquire(self, interactive: bool = False) -> Slot:
+    async def acquire(self, interactive: bool = False, operation: str = "") -> Slot:
         while True:
             changed = self._changed
             now = self._clock()
-            wait = self._blocked_for(now, interactive)
+            wait = self._blocked_for(now, interactive, operation)
             if wait == 0.0:
-                return self._take(now)
-            await self._wait(changed, wait)
+                taken = self._take(now, interactive, operation)
+                if taken is not None:
+                    return taken
+                wait = _RACE_WAIT
+            self._waiting += 1
+            self._publish()
+            try:
+                await self._wait(changed, wait)
+            finally:
+                self._waiting -= 1
 
     def release(self, slot: Slot, counted: bool = True) -> None:
         """The request was answered (or failed): its slot now ages out of the window.
 
         `counted=False` frees the slot at once: the request never reached the server.
         """
-        self._window.finish(self._clock(), counted)
+        self._window.finish(self._clock(), counted, slot.handle)
+        self.denials.answered(slot.operation)
         if slot.probe:
             self._probe_out = False
         self._notify()
 
-    def _blocked_for(self, now: float, interactive: bool) -> float | None:
+    def as_probe(self, slot: Slot, operation: str) -> Slot:
+        """The slot `slot` carries `operation` instead (the probe sent in a suspect's place)."""
+        self.denials.answered(slot.operation)
+        self.denials.sent(operation)
+        return replace(slot, operation=operation)
+
+    def suspect(self, operation: str) -> bool:
+        """`operation` was refused and nothing has answered since: a probe would tell more."""
+        return self.denials.suspect(operation)
+
+    def _allowed(self, now: float, interactive: bool) -> int:
+        allowance = max(1, math.floor(self.adaptive.allowed(now)))
+        return allowed_requests(min(allowance, self._window.limit), self._reserve, interactive)
+
+    def _blocked_for(self, now: float, interactive: bool, operation: str) -> float | None:
         if self._paused_until is not None:
             if now < self._paused_until:
                 return self._paused_until - now
@@ -162,13 +240,22 @@ class RateGovernor:
             self._notify()
         if self._attempt > 0 and self._probe_out:
             return None
-        allowed = allowed_requests(self._window.limit, self._reserve, interactive)
-        return self._window.wait_time(now, allowed)
+        if not self.denials.may_send(operation):
+            return None  # an operation on trial: its answers come first
+        wait = self._window.wait_time(now, self._allowed(now, interactive))
+        if self.adaptive.active and wait != 0.0:
+            wait = _REGROWTH_CHECK if wait is None else min(wait, _REGROWTH_CHECK)
+        return wait
 
-    def _take(self, now: float) -> Slot:
+    def _take(self, now: float, interactive: bool, operation: str) -> Slot | None:
+        used = self._window.used(now)
+        handle = self._window.take(now, self._allowed(now, interactive))
+        if handle is None:
+            return None
         probe = self._attempt > 0
-        slot = Slot(now, self._window.used(now), self._epoch, probe)
-        self._window.start()
+        self._seq += 1
+        slot = Slot(now, used, self._epoch, probe, handle, self._seq, operation)
+        self.denials.sent(operation)
         self._probe_out = self._probe_out or probe
         self._publish()
         return slot
@@ -192,54 +279,65 @@ class RateGovernor:
     # ------------------------------------------------------------------------------- answers
 
     def on_answer(self, slot: Slot) -> None:
-        """A non-403 answer: a probe sent after the last pause ends the throttling episode."""
+        """A non-403 answer: the show answered this operation (it is not denied, and vouches
+        for operations refused before it); a probe sent after the last pause ends the episode."""
+        self.denials.on_success(slot.operation, slot.seq)
+        self._answered_at = self._clock()
         if self._attempt > 0 and slot.epoch == self._epoch:
             log.info("rate limiting cleared after %d backoff tries", self._attempt)
             self._end_episode()
 
-    def on_403(self, slot: Slot, body: str) -> Verdict:
-        """Decide what a 403 means; a throttling 403 starts (or extends) a pause of everything."""
-        if slot.epoch < self._epoch:
-            return Verdict.RETRY  # sent before the current pause began: already accounted for
-        now = self._clock()
-        cleared = self._episode_start is not None and (
-            slot.sent_at - self._episode_start >= self._window.span
+    def on_403(
+        self, slot: Slot, body: str, *, message: str = "", retry_after: float | None = None
+    ) -> Verdict:
+        """Decide what a 403 means; a throttling 403 starts (or extends) a pause of everything
+        and cuts the allowance. `retry_after`: the seconds the server asked to wait, if it did."""
+        proven = self.denials.on_refusal(
+            slot.operation, slot.seq, worded=says_permission(body), message=message or body
         )
-        kind = classify_403(
-            body,
-            used_before=slot.used_before,
-            limit=self._window.limit,
-            in_episode=self._attempt > 0,
-            window_cleared=cleared,
-        )
-        if kind is Forbidden403.PERMISSION:
-            self._end_episode()
+        if classify_403(body, proven_denied=proven) is Forbidden403.PERMISSION:
             return Verdict.FORBIDDEN
+        now = self._clock()
+        if slot.epoch < self._epoch:  # sent before the current pause began: already accounted for
+            if retry_after is not None and self._paused_until is not None:
+                self._paused_until = max(self._paused_until, now + retry_after)
+                self._notify()
+            return Verdict.RETRY
         if self.backoff.exhausted(self._attempt):
             self._end_episode()
             return Verdict.RATE_LIMITED
-        self._pause(now)
+        allowance = self.adaptive.cut(now, self._window.used(now), answered=self._answered(now))
+        self._cut_at = now
+        self._pause(now, retry_after, allowance)
         return Verdict.RETRY
 
-    def _pause(self, now: float) -> None:
+    def _answered(self, now: float) -> bool:
+        """Whether the show answered this process in the last window, and since the last cut: a
+        probe refused again gets no floor (it would keep knocking on a full window)."""
+        last = self._answered_at
+        if last is None or now - last >= self.window:
+            return False
+        return self._cut_at is None or last > self._cut_at
+
+    def _pause(self, now: float, retry_after: float | None, allowance: float) -> None:
         self._attempt += 1
         self._epoch += 1
-        if self._episode_start is None:
-            self._episode_start = now
-        delay = self.backoff.delay(self._attempt, self._rng)
+        delay = self.backoff.delay(self._attempt, self._rng) if retry_after is None else retry_after
         self._paused_until = now + delay
         log.warning(
-            "throttled (403): pausing all requests %.1f s, try %d of %d",
+            "throttled (403): pausing all requests %.1f s%s, try %d of %d; %d per %g s from now",
             delay,
+            " as the server asked" if retry_after is not None else "",
             self._attempt,
             self.backoff.max_attempts,
+            math.floor(allowance),
+            self._window.window,
         )
         self._notify()
 
     def _end_episode(self) -> None:
         self._attempt = 0
         self._epoch += 1
-        self._episode_start = None
         self._paused_until = None
         self._notify()
 

@@ -1,4 +1,5 @@
-"""The RateGovernor's decisions as pure objects: the sliding window, the backoff schedule, the 403.
+"""The RateGovernor's decisions as pure objects: the window, the backoff, the adaptive allowance,
+what a 403 means and how long a `Retry-After` asks to wait.
 
 No I/O, no asyncio, no clock of their own: every method takes `now`, randomness comes from the
 `random.Random` passed in, so "full jitter, cap 60 s, 8 tries" is tested in milliseconds.
@@ -8,6 +9,10 @@ between our send and our receipt of the answer. A slot that leaves our window `w
 after its answer came back has surely left the server's window too, whatever the latency; the
 small margin only covers clock granularity and a server that books a request late. Requests
 still in flight always count.
+
+What a 403 means is decided from its words and from what the show answers each operation
+(`app.api.denials`), never from this process's own request count: the show's window also holds
+other processes' and other administrators' requests (API.md, Rate limit).
 """
 
 from __future__ import annotations
@@ -16,18 +21,35 @@ import bisect
 import math
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
 from enum import Enum
 
 _EPSILON = 1e-9
 # A 403 body that talks about throttling (the vendor does not publish one; API.md).
-_RATE_WORDS = re.compile(r"(?i)rate|limit|throttl|too many|quota|slow down")
-# "Near the limit": our own window held at least this share of the limit when we sent.
-NEAR_LIMIT_SHARE = 0.8
+_RATE_WORDS = re.compile(
+    r"(?i)\brate\b|rate.?limit|\blimit|throttl|too many|quota|slow down|try again|retry"
+)
+# A 403 body that says in words it is a matter of permission or access.
+_PERMISSION_WORDS = re.compile(
+    r"(?i)not allowed|forbidden|permission|access|denied|not authori[sz]ed|unauthori[sz]ed|"
+    r"not permitted|insufficient|privilege|scope|not enabled|disabled"
+)
+# Words that say nothing on their own: "403 Forbidden" is the status line, not a reason.
+_GENERIC_WORDS = frozenset(
+    {"message", "error", "errors", "detail", "title", "status", "code", "statuscode"}
+    | {"forbidden", "http", "html", "head", "body", "center", "hr", "nginx", "apache"}
+)
+RETRY_AFTER_CAP = 600.0  # seconds: a longer Retry-After is obeyed up to this, then asked again
 
 
 class SlidingWindow:
-    """The requests of the last `window` seconds (padded by `margin`), plus those in flight."""
+    """The requests of the last `window` seconds (padded by `margin`), plus those in flight.
+
+    This process's own record; `app.store.request_history.SharedHistory` keeps the same record for
+    every process of a profile. Both offer `used`, `wait_time`, `take` (check and start in one step)
+    and `finish`.
+    """
 
     def __init__(self, limit: int, window: float, margin: float = 0.05) -> None:
         self.limit = limit
@@ -58,13 +80,23 @@ class SlidingWindow:
             return None
         return max(self._done[must_expire - 1] + self.span - now, _EPSILON)
 
+    def take(self, now: float, allowed: int) -> int | None:
+        """Start a request if fewer than `allowed` are in the window; its handle, or None."""
+        if self.used(now) >= allowed:
+            return None
+        self.start()
+        return 0
+
     def start(self) -> None:
         self.in_flight += 1
 
-    def finish(self, now: float, counted: bool = True) -> None:
+    def finish(self, now: float, counted: bool = True, handle: int = 0) -> None:
         self.in_flight = max(0, self.in_flight - 1)
         if counted:
             bisect.insort(self._done, now)
+
+    def close(self) -> None:
+        """Nothing to write back: this record lives and dies with the process."""
 
 
 def allowed_requests(limit: int, reserve: float, interactive: bool) -> int:
@@ -105,18 +137,101 @@ def mentions_rate_limit(body: str) -> bool:
     return bool(_RATE_WORDS.search(body))
 
 
-def classify_403(
-    body: str, *, used_before: int, limit: int, in_episode: bool, window_cleared: bool
-) -> Forbidden403:
-    """Throttling or a permission error?
+def says_permission(body: str) -> bool:
+    """The body says in words that this is a permission or access matter, not a rate one.
 
-    A 403 that persists after a full quiet window (`window_cleared`) is a permission error. Within
-    a throttling episode a 403 is more of the same. Otherwise it is throttling when our own window
-    was near the limit or the body talks about rate limits, and a permission error when not.
+    A bare "403 Forbidden" (a status line, an empty JSON message) says nothing: throttling.
     """
-    if in_episode:
-        return Forbidden403.PERMISSION if window_cleared else Forbidden403.THROTTLED
-    near = used_before + 1 >= NEAR_LIMIT_SHARE * limit
-    if near or mentions_rate_limit(body):
-        return Forbidden403.THROTTLED
-    return Forbidden403.PERMISSION
+    if mentions_rate_limit(body) or not _PERMISSION_WORDS.search(body):
+        return False
+    words = set(re.findall(r"[a-z]{2,}", body.lower()))
+    return not words <= _GENERIC_WORDS
+
+
+def classify_403(body: str, *, proven_denied: bool) -> Forbidden403:
+    """Throttling unless proven otherwise (API.md): by the body's words, or because the same
+    operation kept being refused while the show answered others (`app.api.denials`)."""
+    if proven_denied or says_permission(body):
+        return Forbidden403.PERMISSION
+    return Forbidden403.THROTTLED
+
+
+def retry_after_seconds(value: str | None, now_wall: float) -> float | None:
+    """The wait a `Retry-After` header asks (delta-seconds or an HTTP date), capped; None when
+    absent or unreadable. `now_wall` is the Unix time, for the date form."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            seconds = parsedate_to_datetime(text).timestamp() - now_wall
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+    if math.isnan(seconds):
+        return None
+    return min(max(seconds, 0.0), RETRY_AFTER_CAP)
+
+
+@dataclass
+class CubicAllowance:
+    """How many requests per window this profile allows itself after throttling: the AWS SDKs'
+    adaptive retry mode (botocore's `CubicCalculator`), in the unit the show counts in.
+
+    A throttling 403 cuts the allowance to `beta` times what was measured (the requests in the
+    window when it came, or the allowance if lower); it then grows back along
+    `W(t) = C (t - K)^3 + W_max` — fast at first, flat around the level that was throttled
+    (W_max), faster again beyond — until it reaches the limit and the adaptive mode is off.
+    botocore measures requests per second with a token bucket; here the window is the bucket
+    (`SlidingWindow`), so several copies of ShowDesk on one show (separate profiles, separate
+    machines) that each cut on their own 403s settle around their share instead of failing.
+    `regain_windows` scales C so that regaining a cut from the full limit takes that many windows
+    (botocore's C = 0.4 suits AWS's hundreds per second, not 300 per minute). A process that was
+    being answered keeps at least `floor_share` of the limit (botocore's floor of 0.5 requests per
+    second is that share of 300 per minute: a process that sent little is not what filled the
+    window) — but never as much as it was using: after a throttling 403 a process sends again
+    only once one of its own requests has left the window. One that got nothing in since the last
+    cut keeps one request per window: a server that counts refused requests too stays full for as
+    long as anyone keeps knocking.
+    """
+
+    limit: int
+    window: float
+    beta: float = 0.7
+    regain_windows: float = 2.0
+    floor_share: float = 0.1
+    _w_max: float | None = field(default=None, init=False)
+    _k: float = field(default=0.0, init=False)
+    _cut_at: float = field(default=0.0, init=False)
+    _floor: float = field(default=1.0, init=False)
+
+    @property
+    def scale(self) -> float:
+        return self.limit * (1.0 - self.beta) / (self.regain_windows * self.window) ** 3
+
+    @property
+    def active(self) -> bool:
+        return self._w_max is not None
+
+    def allowed(self, now: float) -> float:
+        """Requests per window allowed at `now` (at least 1, at most the limit)."""
+        if self._w_max is None:
+            return float(self.limit)
+        grown = self.scale * (now - self._cut_at - self._k) ** 3 + self._w_max
+        if grown >= self.limit and now - self._cut_at > self._k:
+            self._w_max = None  # back at the limit: the adaptive mode is off until the next 403
+            return float(self.limit)
+        return min(float(self.limit), max(self._floor, grown))
+
+    def cut(self, now: float, measured: int, *, answered: bool = True) -> float:
+        """A throttling 403 at `now` with `measured` requests in the window: the new allowance.
+        `answered`: the show answered this process within the last window (the floor applies)."""
+        current = float(measured) if self._w_max is None else min(measured, self.allowed(now))
+        floor = math.floor(self.limit * self.floor_share) if answered else 1.0
+        # never more room than it was using: its next request waits for one of its own to leave
+        self._floor = max(1.0, min(floor, current - 1.0))
+        self._w_max = max(current, 1.0)
+        self._k = (self._w_max * (1.0 - self.beta) / self.scale) ** (1.0 / 3.0)
+        self._cut_at = now
+        return self.allowed(now)

@@ -45,6 +45,7 @@ from app.sim.show import Show
 from app.sim.tokens import TokenIssuer, make_token_endpoint
 
 API_PREFIX = "/api/v1"
+_WRITES = frozenset({"create", "update", "delete"})  # what `deny_writes` refuses
 TOKEN_PATH = "/auth/oauth/token"
 
 
@@ -121,6 +122,7 @@ class Dispatcher:
     async def __call__(self, request: Request) -> Response:
         state, cfg, stats = self.state, self.state.config, self.state.stats
         stats.requests += 1
+        stats.arrivals.append(state.clock())
         if cfg.latency > 0:
             await asyncio.sleep(cfg.latency)
         if state.storming():
@@ -132,7 +134,9 @@ class Dispatcher:
             return _json_error(401, why, {"WWW-Authenticate": 'Bearer error="invalid_token"'})
         if cfg.throttle and not state.limiter.allow(client):
             stats.throttled += 1
-            return throttled_response(cfg)
+            stats.refused_at.append(state.clock())
+            wait = state.limiter.retry_after(client) if cfg.retry_after else None
+            return throttled_response(cfg, wait)
         fault = state.dice.roll()
         refused = self._refused(fault)
         if refused is not None:
@@ -183,6 +187,9 @@ class Dispatcher:
                 self.state.config
             )
         self.state.stats.by_operation[(op.method, op.path)] += 1
+        if res.slug in self.state.config.deny_writes and op.name in _WRITES:
+            self.state.stats.denied += 1
+            return Reply({"message": "not allowed"}, 403)
         params = {k: str(v) for k, v in request.path_params.items()}
         params.update({n: query[n.lower()] for n in _query_names(op)})
         handler = handler_for(res.slug, op.name)

@@ -115,6 +115,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--friendly", action="store_true", help="modifiedDate everywhere, nulls taken")
     p.add_argument("--integer-ids", action="store_true", help="record ids are JSON integers")
     p.add_argument("--offset-dates", action="store_true", help="dates with zone and fractions")
+    # issue 12: throttling
+    p.add_argument(
+        "--retry-after", action="store_true", help="throttling 403s carry a Retry-After header"
+    )
+    p.add_argument(
+        "--deny-writes",
+        action="append",
+        default=[],
+        metavar="SLUG",
+        help='creates/updates/deletes of this resource answer 403 "not allowed" (repeatable)',
+    )
+    p.add_argument(
+        "--count-rejected", action="store_true", help="rejected requests count in the window too"
+    )
     return p
 
 
@@ -149,6 +163,10 @@ def config_from(args: argparse.Namespace) -> SimConfig:
         strict=not args.friendly,
         integer_ids=args.integer_ids,
         offset_dates=args.offset_dates,
+        # issue 12: throttling
+        retry_after=args.retry_after,
+        deny_writes=frozenset(args.deny_writes),
+        count_rejected=args.count_rejected,
     )
 
 

@@ -98,6 +98,13 @@ class SimConfig:
     strict: bool = True
     integer_ids: bool = False
     offset_dates: bool = False
+    # issue 12: throttling. `retry_after`: a throttling 403 carries `Retry-After: <s>` (the
+    # seconds until the window frees a slot); `deny_writes`: create/update/delete of these slugs
+    # answer 403 {"message": "not allowed"}; `count_rejected`: rejected requests count in the
+    # window too (a client that keeps knocking keeps the window full).
+    retry_after: bool = False
+    deny_writes: frozenset[str] = frozenset()
+    count_rejected: bool = False
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
@@ -141,6 +148,20 @@ class SimStats:
     by_operation: Counter[tuple[str, str]] = field(default_factory=Counter)
     # (resource slug, key value) → records created with it: more than one is a duplicate.
     creates: Counter[tuple[str, str]] = field(default_factory=Counter)
+    # issue 12: throttling. Writes refused by `deny_writes`, and when each API request arrived
+    # (the server's clock), so a test can find the most requests sent in any window.
+    denied: int = 0
+    arrivals: list[float] = field(default_factory=list)
+    refused_at: list[float] = field(default_factory=list)  # arrivals answered a throttling 403
+
+    def most_in_any_window(self, window: float) -> int:
+        """The most API requests (accepted or not) that arrived within any `window` seconds."""
+        times, most, first = sorted(self.arrivals), 0, 0
+        for last, at in enumerate(times):
+            while times[first] <= at - window:
+                first += 1
+            most = max(most, last - first + 1)
+        return most
 
     @property
     def faults(self) -> int:

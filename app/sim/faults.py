@@ -9,6 +9,7 @@ request, so a test that sets the seed sees the same faults on every run.
 from __future__ import annotations
 
 import logging
+import math
 import random
 from collections import deque
 from collections.abc import Callable
@@ -33,7 +34,11 @@ _REASONS = {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unav
 
 
 class RateLimiter:
-    """Sliding window: at most `rate_limit` accepted requests per client in any `rate_window`."""
+    """Sliding window: at most `rate_limit` accepted requests per client in any `rate_window`.
+
+    The client is the show (its client id), so every process and profile of one show shares the
+    window. With `count_rejected` a refused request counts too, as some servers do.
+    """
 
     def __init__(self, config: SimConfig, clock: Callable[[], float]) -> None:
         self.config = config
@@ -46,9 +51,20 @@ class RateLimiter:
         while seen and seen[0] <= now - self.config.rate_window:
             seen.popleft()
         if len(seen) >= self.config.rate_limit:
+            if self.config.count_rejected:
+                seen.append(now)
             return False
         seen.append(now)
         return True
+
+    def retry_after(self, client: str) -> int:
+        """Whole seconds until the window holds fewer than the limit again (at least 1)."""
+        seen = self._seen.get(client) or deque()
+        excess = len(seen) - self.config.rate_limit
+        if excess < 0:
+            return 1
+        frees = seen[excess] + self.config.rate_window - self.clock()
+        return max(1, math.ceil(frees))
 
     def used(self, client: str) -> int:
         now = self.clock()
@@ -81,8 +97,9 @@ class FaultDice:
         return self.rng.choice(ERROR_STATUSES)
 
 
-def throttled(config: SimConfig) -> JSONResponse:
-    return JSONResponse({"message": config.throttle_message}, status_code=403)
+def throttled(config: SimConfig, retry_after: int | None = None) -> JSONResponse:
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    return JSONResponse({"message": config.throttle_message}, status_code=403, headers=headers)
 
 
 def server_error(status: int, html: bool) -> Response:

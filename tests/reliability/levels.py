@@ -23,6 +23,8 @@ class Level:
     sync_kills: int  # SIGKILLs during sync
     crash_customers: int  # size of the show the crash tests sync
     fuzz_examples: int  # hypothesis examples per fuzz target
+    # uncoordinated `showdesk sync --full` processes on one show: (processes, limit, window, size)
+    throttle_runs: tuple[tuple[int, int, float, str | int], ...] = ()
 
     @property
     def full(self) -> bool:
@@ -30,9 +32,10 @@ class Level:
 
 
 FAST = Level("fast", edits=200, push_kills=10, sync_kills=10, crash_customers=800,
-             fuzz_examples=40)  # fmt: skip
+             fuzz_examples=40, throttle_runs=((2, 60, 10.0, "tiny"),))  # fmt: skip
 FULL = Level("full", edits=1000, push_kills=30, sync_kills=30, crash_customers=2500,
-             fuzz_examples=400)  # fmt: skip
+             fuzz_examples=400,
+             throttle_runs=((5, 60, 10.0, "demo"), (3, 300, 60.0, "demo")))  # fmt: skip
 
 _chosen: list[Level] = []
 

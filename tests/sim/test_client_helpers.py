@@ -21,6 +21,7 @@ from app.api.governor import RateGovernor
 from app.api.pacing import BackoffSchedule
 from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
+from app.store.request_history import shared_window
 
 REGISTRY = default_registry()
 FAST_RETRY = RetryPolicy(BackoffSchedule(base=0.02, cap=0.1, max_attempts=3))
@@ -52,9 +53,13 @@ def connect(
     transport: httpx.AsyncBaseTransport | None = None,
     **changes: Any,
 ) -> ShowClient:
-    """A client of `server`; retries of failed reads back off in milliseconds, not seconds."""
+    """A client of `server`; retries of failed reads back off in milliseconds, not seconds.
+    With a `state_dir` it shares the profile's request history, as app/connect.py wires it."""
     conn = connection(server, **changes)
-    return ShowClient(conn, REGISTRY, governor=governor, transport=transport, retry=FAST_RETRY)
+    return ShowClient(
+        conn, REGISTRY, governor=governor, transport=transport, retry=FAST_RETRY,
+        open_window=shared_window,
+    )  # fmt: skip
 
 
 @pytest.fixture

@@ -64,7 +64,8 @@ async def test_a_burst_of_three_windows_runs_at_the_allowed_rate_without_a_403()
 @pytest.mark.asyncio
 async def test_a_403_storm_pauses_everything_and_publishes_the_countdown() -> None:
     backoff = BackoffSchedule(base=0.2, cap=2.0, max_attempts=8)
-    governor = RateGovernor(backoff=backoff, rng=random.Random(2))
+    # short windows: after the storm the allowance is cut, and regained within seconds
+    governor = RateGovernor(300, 2.0, backoff=backoff, rng=random.Random(2))
     seen: list[tuple[GovernorState, float]] = []
     governor.subscribe(lambda state: seen.append((state, time.monotonic())))
     with simulated(throttle=True) as server:
@@ -86,7 +87,7 @@ async def test_a_403_storm_pauses_everything_and_publishes_the_countdown() -> No
 @pytest.mark.asyncio
 async def test_a_storm_outlasting_every_try_raises_rate_limited() -> None:
     backoff = BackoffSchedule(base=0.02, cap=0.05, max_attempts=3)
-    governor = RateGovernor(backoff=backoff, rng=random.Random(3))
+    governor = RateGovernor(300, 2.0, backoff=backoff, rng=random.Random(3))  # short windows
     with simulated(throttle=True) as server:
         some = server.show.records("brands")[0]["id"]
         async with connect(server, governor=governor) as client:

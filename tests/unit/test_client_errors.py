@@ -141,11 +141,23 @@ async def test_permission_403_is_forbidden_at_once() -> None:
 )
 @pytest.mark.asyncio
 async def test_throttling_pauses_then_retries(throttle: httpx.Response) -> None:
-    client, api, time, states = make_client(script(throttle, throttle, OK), rng=FixedRng(1.0))
+    client, api, time, states = make_client(
+        script(OK, throttle, throttle, OK, OK), rng=FixedRng(1.0)
+    )
     async with client:
+        assert (await client.get("customers", "c1"))["id"] == "c1"  # answered: then throttled
         assert (await client.get("customers", "c1"))["id"] == "c1"
-    assert len(api.requests) == 3 and time.sleeps == [1.0, 2.0]
-    assert [s.attempt for s in states if s.paused_until is not None] == [1, 2]
+    # Refused twice: the probe (the smallest page of a list) goes first, then the request.
+    assert len(api.requests) == 5
+    # the two pauses (1 s, 2 s), and waits of at most 1 s for this process's own requests to
+    # leave the window (the allowance was cut) before the next request
+    assert time.sleeps[0] == 1.0 and time.sleeps.count(2.0) == 1
+    assert all(s <= 1.0 for s in time.sleeps if s != 2.0)
+    assert api.requests[3].url.params.get("resultsPerPage") == "1"
+    assert api.requests[4].url.path.endswith("/Customer/c1")
+    paused = [s for s in states if s.paused_until is not None]
+    assert sorted({s.attempt for s in paused}) == [1, 2]
+    assert any(s.waiting == 1 for s in paused)  # the request waiting out the pause
     assert states[-1].attempt == 0 and states[-1].paused_until is None
 
 

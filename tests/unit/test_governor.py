@@ -130,24 +130,27 @@ def test_backoff_is_full_jitter_between_zero_and_the_ceiling() -> None:
 
 
 @pytest.mark.parametrize(
-    ("body", "used", "in_episode", "cleared", "expected"),
+    ("body", "proven", "expected"),
     [
-        ('{"message": "Rate limit exceeded"}', 3, False, False, Forbidden403.THROTTLED),
-        ("Too Many Requests", 0, False, False, Forbidden403.THROTTLED),
-        ("Request throttled", 0, False, False, Forbidden403.THROTTLED),
-        ("", 290, False, False, Forbidden403.THROTTLED),  # our own window near the limit
-        ('{"message": "Access denied"}', 10, False, False, Forbidden403.PERMISSION),
-        ("", 0, True, False, Forbidden403.THROTTLED),  # more of the same episode
-        ("rate limit exceeded", 0, True, True, Forbidden403.PERMISSION),  # persists: permission
+        ('{"message": "Rate limit exceeded"}', False, Forbidden403.THROTTLED),
+        ("Too Many Requests", False, Forbidden403.THROTTLED),
+        ("Request throttled", False, Forbidden403.THROTTLED),
+        ("", False, Forbidden403.THROTTLED),  # an empty body: throttling (API.md)
+        ("403 Forbidden", False, Forbidden403.THROTTLED),  # the status line says nothing
+        ('{"message": "Forbidden"}', False, Forbidden403.THROTTLED),
+        ("<html><head><title>403 Forbidden</title></head><body><center><h1>403 Forbidden</h1>"
+         "</center><hr><center>nginx</center></body></html>", False, Forbidden403.THROTTLED),
+        ('{"message": "Access denied"}', False, Forbidden403.PERMISSION),
+        ('{"message": "not allowed"}', False, Forbidden403.PERMISSION),
+        ('{"error": "You are not authorized to update customers"}', False, Forbidden403.PERMISSION),
+        ('{"message": "Access denied: rate limit exceeded"}', False, Forbidden403.THROTTLED),
+        ("", True, Forbidden403.PERMISSION),  # the operation is proven denied
     ],
-)
-def test_classify_403(
-    body: str, used: int, in_episode: bool, cleared: bool, expected: Forbidden403
+)  # fmt: skip
+def test_classify_403_by_words_or_proof_never_by_our_own_count(
+    body: str, proven: bool, expected: Forbidden403
 ) -> None:
-    kind = classify_403(
-        body, used_before=used, limit=300, in_episode=in_episode, window_cleared=cleared
-    )
-    assert kind is expected
+    assert classify_403(body, proven_denied=proven) is expected
 
 
 def test_rate_words() -> None:
@@ -221,6 +224,13 @@ async def test_observers_see_every_request_and_can_unsubscribe() -> None:
 # ----------------------------------------------------------------------------------- backoff
 
 
+async def _answered_once(gov: RateGovernor) -> None:
+    """One request answered: the process was being answered when the 403s come."""
+    slot = await gov.acquire()
+    gov.release(slot)
+    gov.on_answer(slot)
+
+
 async def _throttled(gov: RateGovernor, body: str = "rate limit exceeded") -> tuple[Slot, Verdict]:
     slot = await gov.acquire()
     gov.release(slot)
@@ -230,8 +240,10 @@ async def _throttled(gov: RateGovernor, body: str = "rate limit exceeded") -> tu
 @pytest.mark.asyncio
 async def test_a_throttling_403_pauses_every_request_then_one_probe_goes_first() -> None:
     vt = VirtualTime()
-    gov = governor(vt, limit=300, window=60.0, rng=FixedRng(1.0))
+    # a short window: after the cut, its own two requests have left it when the pause ends
+    gov = governor(vt, limit=300, window=0.5, rng=FixedRng(1.0))
     states: list[GovernorState] = []
+    await _answered_once(gov)
     gov.subscribe(states.append)
     _, verdict = await _throttled(gov)
     assert verdict is Verdict.RETRY
@@ -288,13 +300,42 @@ async def test_jittered_pauses_stay_under_the_ceilings() -> None:
 
 
 @pytest.mark.asyncio
-async def test_403_that_persists_after_a_quiet_window_is_a_permission_error() -> None:
+async def test_a_403_that_refuses_everything_is_throttling_to_the_last_try() -> None:
+    """Nothing else answers either: the show is throttling (others fill its window), never
+    "not permitted", however long it lasts."""
     vt = VirtualTime()
-    gov = governor(vt, limit=300, window=60.0, rng=FixedRng(1.0))  # pauses 1, 2, 4, ... s
-    verdicts = [(await vt.run(_throttled(gov)))[1] for _ in range(7)]
-    # after six pauses (63 s) the window has surely cleared, yet the 403 persists
-    assert verdicts == [Verdict.RETRY] * 6 + [Verdict.FORBIDDEN]
-    assert gov.state().paused_until is None
+    gov = governor(vt, limit=300, window=60.0, rng=FixedRng(1.0))
+    verdicts = [(await vt.run(_throttled(gov, "")))[1] for _ in range(9)]
+    assert verdicts == [Verdict.RETRY] * 8 + [Verdict.RATE_LIMITED]
+
+
+async def _refused(gov: RateGovernor, operation: str, body: str = "") -> Verdict:
+    slot = await gov.acquire(operation=operation)
+    gov.release(slot)
+    return gov.on_403(slot, body, message="no")
+
+
+async def _answered(gov: RateGovernor, operation: str) -> None:
+    slot = await gov.acquire(operation=operation)
+    gov.release(slot)
+    gov.on_answer(slot)
+
+
+@pytest.mark.asyncio
+async def test_an_operation_refused_while_others_succeed_is_proven_denied() -> None:
+    vt = VirtualTime()
+    gov = governor(vt, limit=300, window=60.0, rng=FixedRng(1.0))
+    put, get = "PUT /Customer/{id}", "GET /Warehouse"
+    first = await vt.run(_refused(gov, put))
+    assert first is Verdict.RETRY and not gov.suspect(put)  # once is ordinary throttling
+    await vt.run(_answered(gov, get))  # the show answers others
+    assert await vt.run(_refused(gov, put)) is Verdict.RETRY
+    assert gov.suspect(put)  # refused again: the probe goes in its place next
+    await vt.run(_answered(gov, get))
+    assert not gov.suspect(put)
+    assert await vt.run(_refused(gov, put)) is Verdict.FORBIDDEN
+    assert gov.denials.denied(put) == "no"
+    assert gov.denials.denied(get) is None
 
 
 @pytest.mark.asyncio
@@ -309,7 +350,8 @@ async def test_403_far_below_the_limit_without_rate_words_is_forbidden_at_once()
 @pytest.mark.asyncio
 async def test_pause_holds_back_requests_of_every_kind_and_a_probe_goes_first() -> None:
     vt = VirtualTime()
-    gov = governor(vt, rng=FixedRng(1.0))
+    gov = governor(vt, window=0.5, rng=FixedRng(1.0))  # short: the allowance regrows in time
+    await _answered_once(gov)
     await _throttled(gov)
     started: list[float] = []
 

@@ -1,0 +1,246 @@
+"""The profile's request history, shared by every ShowDesk process of that profile on this machine.
+
+The show counts one window for all of them (API.md: the budget belongs to the show), so the
+window, a `showdesk` command run beside it and a scheduled `showdesk sync` must pace against one
+record, and a new command must start knowing the budget already spent. The record is a table
+(`request_history`) in the profile's API state file (`api-state.sqlite` in its data folder): one row
+per request, with the time its answer came (the window counts from the answer, see
+`app.api.pacing`) or, while it is in flight, the process that sent it and a lease. A request in
+flight from a process that is gone (killed: its answer will never be written) counts as answered
+when it was sent — the server booked it on arrival, right after; elsewhere than POSIX, where
+another process cannot be asked whether it lives, it stops counting as in flight at its lease.
+
+Taking a slot is one `BEGIN IMMEDIATE` transaction (count, then insert), so two processes can
+never both take the last one. Times are Unix times (the processes share no monotonic clock); the
+governor's clock is translated with the offset measured when the history is opened. Rows older
+than the window are pruned as new ones come. A folder that cannot be written leaves this process
+with its own in-memory window (`SlidingWindow`), as without a data folder.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from app.api.connection import Connection
+from app.api.pacing import SlidingWindow
+
+log = logging.getLogger(__name__)
+STATE_FILE = "api-state.sqlite"
+_EPSILON = 1e-9
+# Another process's request in flight frees its slot when its answer comes, which this process
+# is not told: look again this often.
+POLL = 0.2
+_PRUNE_EVERY = 64
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS request_history ("
+    " id INTEGER PRIMARY KEY, answered REAL, lease REAL NOT NULL, pid INTEGER, started REAL)"
+)
+
+
+def state_file(folder: Path) -> Path:
+    """The profile's API state database in `folder` (created 0700/0600 when missing)."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = folder / STATE_FILE
+    if not path.exists():
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    return path
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` still runs (assumed so where that cannot be asked safely)."""
+    if os.name != "posix" or pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process: alive
+    return True
+
+
+class SharedHistory:
+    """The profile's sliding window, kept in its data folder (same interface as SlidingWindow)."""
+
+    def __init__(
+        self,
+        folder: Path,
+        limit: int,
+        window: float,
+        margin: float = 0.05,
+        *,
+        lease: float = 120.0,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
+        self.limit = limit
+        self.window = window
+        self.margin = margin
+        self.lease = lease
+        self._offset = wall() - clock()
+        self._takes = 0
+        self._alone: SlidingWindow | None = None  # after the file failed: this process only
+        # One event loop uses it at a time, but it may not be the thread that opened it.
+        self._db = sqlite3.connect(
+            state_file(folder), timeout=10.0, isolation_level=None, check_same_thread=False
+        )
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(_SCHEMA)
+
+    @property
+    def span(self) -> float:
+        return self.window + self.margin
+
+    def _times(self, now: float) -> list[float]:
+        """When each request still in the window leaves it (+inf: in flight), ascending."""
+        wall = now + self._offset
+        rows = self._db.execute(
+            "SELECT answered, lease, pid, started FROM request_history"
+            " WHERE coalesce(answered, lease) > ?",
+            (wall - self.span,),
+        ).fetchall()
+        ends = [_end(answered, lease, pid, started, wall) for answered, lease, pid, started in rows]
+        return sorted(e + self.span - self._offset for e in ends)
+
+    def _fall_back(self, exc: sqlite3.Error) -> SlidingWindow:
+        """The file failed mid-run (locked too long, disk full): pace this process alone."""
+        if self._alone is None:
+            log.warning("request history unavailable (%s): pacing this process alone", exc)
+            self._alone = SlidingWindow(self.limit, self.window, self.margin)
+        return self._alone
+
+    def used(self, now: float) -> int:
+        if self._alone is not None:
+            return self._alone.used(now)
+        try:
+            return self._used(now)
+        except sqlite3.Error as exc:
+            return self._fall_back(exc).used(now)
+
+    def wait_time(self, now: float, allowed: int) -> float | None:
+        """0 when a request may go now, else seconds until one may (at most POLL while another
+        process's request is in flight: its answer is not announced here)."""
+        if self._alone is not None:
+            return self._alone.wait_time(now, allowed)
+        try:
+            return self._wait_time(now, allowed)
+        except sqlite3.Error as exc:
+            return self._fall_back(exc).wait_time(now, allowed)
+
+    def take(self, now: float, allowed: int) -> int | None:
+        """Start a request if fewer than `allowed` are in the window (checked and recorded in
+        one transaction across processes); its row id, or None."""
+        if self._alone is not None:
+            return self._alone.take(now, allowed)
+        try:
+            return self._take(now, allowed)
+        except sqlite3.Error as exc:
+            return self._fall_back(exc).take(now, allowed)
+
+    def finish(self, now: float, counted: bool = True, handle: int = 0) -> None:
+        """The request `handle` was answered at `now` (not counted: it never left: forgotten)."""
+        if self._alone is not None:
+            self._alone.finish(now, counted)
+            return
+        try:
+            self._finish(now, counted, handle)
+        except sqlite3.Error as exc:
+            self._fall_back(exc).finish(now, counted)
+
+    def _used(self, now: float) -> int:
+        return sum(1 for end in self._times(now) if end > now + _EPSILON)
+
+    def _wait_time(self, now: float, allowed: int) -> float | None:
+        ends = [end for end in self._times(now) if end > now + _EPSILON]
+        if len(ends) < allowed:
+            return 0.0
+        end = ends[len(ends) - allowed]
+        return POLL if math.isinf(end) else max(end - now, _EPSILON)
+
+    def _take(self, now: float, allowed: int) -> int | None:
+        wall = now + self._offset
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            if self._used(now) >= allowed:
+                return None
+            cursor = self._db.execute(
+                "INSERT INTO request_history (answered, lease, pid, started)"
+                " VALUES (NULL, ?, ?, ?)",
+                (wall + self.lease, os.getpid(), wall),
+            )
+            self._takes += 1
+            if self._takes % _PRUNE_EVERY == 0:
+                self._db.execute(
+                    "DELETE FROM request_history WHERE coalesce(answered, lease) < ?",
+                    (wall - self.span - self.window,),
+                )
+            return cursor.lastrowid
+        finally:
+            if self._db.in_transaction:
+                self._db.execute("COMMIT")
+
+    def _finish(self, now: float, counted: bool, handle: int) -> None:
+        if counted:
+            self._db.execute(
+                "UPDATE request_history SET answered = ? WHERE id = ?", (now + self._offset, handle)
+            )
+        else:
+            self._db.execute("DELETE FROM request_history WHERE id = ?", (handle,))
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _end(
+    answered: float | None, lease: float, pid: int | None, started: float, wall: float
+) -> float:
+    """When a row's request left (or leaves) the window's count, before the window itself."""
+    if answered is not None:
+        return answered
+    if lease <= wall:
+        return lease
+    if pid is not None and not _alive(pid):
+        return started  # its process is gone: sent then, booked by the server right after
+    return math.inf
+
+
+def open_history(
+    folder: Path | None,
+    limit: int,
+    window: float,
+    margin: float,
+    *,
+    lease: float,
+    clock: Callable[[], float],
+) -> SharedHistory | None:
+    """The profile's shared history, or None (this process only) without a usable folder."""
+    if folder is None:
+        return None
+    try:
+        return SharedHistory(folder, limit, window, margin, lease=lease, clock=clock)
+    except (OSError, sqlite3.Error) as exc:
+        log.warning(
+            "request history in %s unavailable (%s): pacing this process alone", folder, exc
+        )
+        return None
+
+
+def shared_window(connection: Connection, clock: Callable[[], float]) -> SharedHistory | None:
+    """The profile's request history shared with its other processes (None: this one only),
+    for `ShowClient(open_window=...)`. A request in flight longer than twice the timeout is
+    surely over: its lease ends then."""
+    return open_history(
+        connection.state_dir,
+        connection.rate_limit,
+        connection.rate_window,
+        0.05,
+        lease=2 * connection.timeout,
+        clock=clock,
+    )

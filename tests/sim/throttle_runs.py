@@ -1,0 +1,88 @@
+"""Several `showdesk sync --full` processes with separate profiles (as on separate machines) on one
+simulated show at once, against a server that counts rejected requests too (issue 12, Checked
+by). Used by tests/sim/test_throttle_processes.py, tests/reliability and tests/bench."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.sim import SimConfig, SimServer, generate_show
+
+SECRET = "throttle-secret"
+# A show whose full sync is ~170 requests at ShowDesk's page size (60 booths, 2 lists each).
+SIZE = "demo"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the server saw and how the processes ended."""
+
+    processes: int
+    limit: int
+    window: float
+    exit_codes: tuple[int, ...]
+    requests: int
+    throttled: int
+    most_in_a_window: int
+    seconds: float
+    errors: str
+
+    @property
+    def throttled_share(self) -> float:
+        return self.throttled / max(1, self.requests)
+
+    @property
+    def achieved_share(self) -> float:
+        """Requests the server accepted per window, as a share of its limit."""
+        accepted = self.requests - self.throttled
+        return accepted / (self.seconds / self.window) / self.limit if self.seconds else 0.0
+
+
+def run_syncs(
+    processes: int, limit: int, window: float, folder: Path, size: str | int = SIZE
+) -> Outcome:
+    """Start `processes` full syncs at once, each its own SHOWDESK_HOME (its own profile)."""
+    config = SimConfig(
+        show_id="THROTTLE-SHOW",
+        client_secret=SECRET,
+        rate_limit=limit,
+        rate_window=window,
+        count_rejected=True,
+    )
+    with SimServer(generate_show(size, seed=4), config) as server:
+        started = time.monotonic()
+        running = [_start(server, folder / f"machine-{n}", limit, window) for n in range(processes)]
+        results = [p.communicate(timeout=1800) for p in running]
+        seconds = time.monotonic() - started
+        stats = server.stats
+        return Outcome(
+            processes=processes,
+            limit=limit,
+            window=window,
+            exit_codes=tuple(p.returncode for p in running),
+            requests=stats.requests,
+            throttled=stats.throttled,
+            most_in_a_window=stats.most_in_any_window(window),
+            seconds=seconds,
+            errors="\n".join(err for _, err in results if err),
+        )
+
+
+def _start(server: SimServer, home: Path, limit: int, window: float) -> subprocess.Popen[str]:
+    home.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "SHOWDESK_HOME": str(home), "SHOWDESK_CLIENT_SECRET": SECRET}
+    args = [
+        sys.executable, "-m", "app", "sync", "--full",
+        "--base-url", server.base_url,
+        "--auth-url", server.auth_url,
+        "--show-id", server.show_id,
+        "--rate", f"{limit}/{window:g}",
+    ]  # fmt: skip
+    return subprocess.Popen(
+        args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
