@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from app.api.registry import default_registry
 from app.cli import main
 from app.settings import Profile
 from app.sim import SimServer, generate_show
-from app.sim.presets import PRESETS, config_for, missing_switches
+from app.sim.presets import PRESETS, config_for
 from tests.e2e.plain_server import PlainServer
 from tests.e2e.targets import Record, Target, plain_target, sim_target
 
@@ -63,19 +62,8 @@ FLOW_SWITCHES: dict[str, dict[str, Any]] = {
     "retry-after": {"rate_limit": 60, "rate_window": 3.0},
 }
 
-# lead: drop this filter after the merge (every preset's switches exist then).
-RUNNABLE = [name for name, preset in PRESETS.items() if not missing_switches(preset.settings)]
-# lead: flows that fail with today's client (see the final report of h1-e2e); empty this list
-# as the fixes are merged — each one must then pass. SHOWDESK_E2E_ALL=1 runs them anyway.
-# plain-server: the first `showdesk sync` stops with exit 2 at the first list answered 404 (h6);
-# the push sends `null` for every field nobody set (400 "modifiedDate must be a string") and
-# takes edits of records whose full listing carried no modifiedDate for conflicts (h4).
-KNOWN_FAILING_UNTIL_MERGE: list[str] = [PLAIN]
-SHAPES = [
-    name
-    for name in [*RUNNABLE, PLAIN]
-    if name not in KNOWN_FAILING_UNTIL_MERGE or os.environ.get("SHOWDESK_E2E_ALL")
-]
+# Every shape the simulator can play, and the server that shares no code with app/.
+SHAPES = [*PRESETS, PLAIN]
 
 
 @dataclass
