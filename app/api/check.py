@@ -37,7 +37,7 @@ from app.api.errors import (
 from app.api.exchange import RetryPolicy
 from app.api.governor import RateGovernor
 from app.api.network import transport_detail
-from app.api.pacing import BackoffSchedule
+from app.api.pacing import BackoffSchedule, CubicAllowance
 from app.api.registry import Registry, Resource
 from app.api.survey import ListAnswer, survey
 
@@ -124,6 +124,8 @@ def _client(
         conn.rate_window,
         interactive_reserve=conn.interactive_reserve,
         backoff=_ONE_QUICK_RETRY,
+        # issue 12 (h2): one quick retry, not the adaptive wait for the window to clear
+        adaptive=CubicAllowance(conn.rate_limit, conn.rate_window, enabled=False),
     )
     return ShowClient(conn, registry, governor=governor, transport=transport, retry=_NO_RETRY)
 

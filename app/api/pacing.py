@@ -201,6 +201,7 @@ class CubicAllowance:
     beta: float = 0.7
     regain_windows: float = 2.0
     floor_share: float = 0.1
+    enabled: bool = True  # False: a one-shot check that must not wait for the window to clear
     _w_max: float | None = field(default=None, init=False)
     _k: float = field(default=0.0, init=False)
     _cut_at: float = field(default=0.0, init=False)
@@ -227,6 +228,8 @@ class CubicAllowance:
     def cut(self, now: float, measured: int, *, answered: bool = True) -> float:
         """A throttling 403 at `now` with `measured` requests in the window: the new allowance.
         `answered`: the show answered this process within the last window (the floor applies)."""
+        if not self.enabled:
+            return float(self.limit)
         current = float(measured) if self._w_max is None else min(measured, self.allowed(now))
         floor = math.floor(self.limit * self.floor_share) if answered else 1.0
         # never more room than it was using: its next request waits for one of its own to leave

@@ -158,8 +158,9 @@ def test_a_whole_session_leaves_no_secret_or_token_anywhere(
         session.push()
         app.idle(session)
         assert session.outbox.counts()["done"] == 3
-        live = sorted(profile.data_dir.glob("*.sqlite*"))  # with their -wal and -shm, while open
-        assert len(live) == 6 and {oct(mode(p)) for p in live} == {"0o600"}, live
+        # cache, outbox and the API state (shared request history), each with -wal and -shm
+        live = sorted(profile.data_dir.glob("*.sqlite*"))
+        assert len(live) == 9 and {oct(mode(p)) for p in live} == {"0o600"}, live
         server.config.error_rate = 1.0  # a push that fails: its errors are kept and shown
         editing.edit_cells("customers", [(customers[0]["id"], "city", "Refused")], "Edit")
         session.push()
