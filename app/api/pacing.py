@@ -33,7 +33,7 @@ _RATE_WORDS = re.compile(
 # A 403 body that says in words it is a matter of permission or access.
 _PERMISSION_WORDS = re.compile(
     r"(?i)not allowed|forbidden|permission|access|denied|not authori[sz]ed|unauthori[sz]ed|"
-    r"not permitted|insufficient|privilege|scope|not enabled|disabled"
+    r"not permitted|may not|insufficient|privilege|rights|scope|not enabled|disabled"
 )
 # Words that say nothing on their own: "403 Forbidden" is the status line, not a reason.
 _GENERIC_WORDS = frozenset(
