@@ -16,10 +16,6 @@ from app.sim.presets import (
 
 # The switch names agreed for issue 12 (shared brief): a preset may name one that another branch
 # adds to SimConfig, never anything else (a typo would only show at run time).
-AGREED = {
-    "strict", "integer_ids", "offset_dates", "page_params", "sortable", "paths", "missing",
-    "retry_after", "deny_writes", "count_rejected", "token_auth", "expires_in", "error_shape",
-}  # fmt: skip
 
 ISSUE_SHAPES = {
     "strict", "friendly", "basic-auth", "no-expiry", "integer-ids", "offset-dates",
