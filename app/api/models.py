@@ -1,6 +1,6 @@
 """Pydantic v2 models of the show's records.
 
-`Customer`, `Product` and `OrderLine` follow shared/API.md exactly. The vendor publishes only the
+`Customer`, `Product` and `OrderLine` follow docs/API.md exactly. The vendor publishes only the
 names of the other schemas, so their fields are ours: every such field is marked `# invented` —
 plausible, used consistently by the simulator and the UI. Every model keeps the fields it does not
 know (`extra="allow"`), so nothing is dropped on a round trip.
@@ -111,7 +111,7 @@ class OrderingGroupRef(BaseModel):
 
 
 class Customer(ShowRecord):
-    """shared/API.md, Customer (doc)."""
+    """docs/API.md, Customer (doc)."""
 
     customerID: str | None = None
     customerName: str | None = None
@@ -149,7 +149,7 @@ class Customer(ShowRecord):
 
 
 class Product(ShowRecord):
-    """shared/API.md, Product (doc, from booth-association responses)."""
+    """docs/API.md, Product (doc, from booth-association responses)."""
 
     productID: str | None = None
     orderUnit: str | None = None
@@ -217,7 +217,7 @@ class OrderAllowance(BaseModel):
 
 
 class OrderLine(ShowRecord):
-    """shared/API.md, `GET /Order` (doc): one product line of an order."""
+    """docs/API.md, `GET /Order` (doc): one product line of an order."""
 
     orderLineID: str | None = None
     customer: NamedRef | None = None

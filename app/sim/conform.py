@@ -1,4 +1,4 @@
-"""The simulator as strict as shared/API.md allows (issue 12: conformance), and its date/id shapes.
+"""The simulator as strict as docs/API.md allows (issue 12: conformance), and its date/id shapes.
 
 - `check_body`: with `strict`, a create/update body naming an `id` (top level, or in the
   elements of a nested array such as Customer.orderingGroups), holding `null` for a typed field

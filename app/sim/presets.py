@@ -1,5 +1,5 @@
 """Named simulator shapes: each preset sets a few `SimConfig` switches to play one legal reading
-of the API (shared/API.md) that a real show may have, so "works on day one" can be tried per shape.
+of the API (docs/API.md) that a real show may have, so "works on day one" can be tried per shape.
 
     config_for(["data-envelope", "basic-auth"], show_id="X")   # later presets win, then show_id
 

@@ -1,4 +1,4 @@
-"""A second fake TradeShow show, written from shared/API.md alone, sharing no code with `app/`.
+"""A second fake TradeShow show, written from docs/API.md alone, sharing no code with `app/`.
 
 The simulator is built from the same registry as the client, so it cannot find what the registry
 got wrong. This server is: stdlib only, its own legal-but-different reading of the spec —

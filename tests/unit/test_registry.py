@@ -10,7 +10,7 @@ from app.api.errors import RegistryError
 from app.api.models import MODELS
 from app.api.registry import CRUD, default_registry, load_registry
 
-# shared/API.md's operation catalogue: every slug with every operation it lists (CRUD expanded),
+# docs/API.md's operation catalogue: every slug with every operation it lists (CRUD expanded),
 # plus the booth associations, which live on the nested booth-products / booth-vendors resources.
 CATALOGUE: dict[str, set[str]] = {
     "warehouses": set(CRUD),
