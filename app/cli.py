@@ -97,10 +97,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run(options)
     options = _gui_parser().parse_args(args)
     if options.self_test:
-        from app.ui.self_test import self_test
+        from app.ui.launch.self_test import self_test
 
         return self_test(timeout=options.timeout)
     with logging_to_file():
-        from app.ui.app import run as run_gui
+        from app.ui.launch.app import run as run_gui
 
         return run_gui(demo=options.demo, profile_name=options.profile)

@@ -229,12 +229,12 @@ def _to_push(outbox: Outbox, resources: list[str] | None, retry_failed: bool) ->
 
 
 def cmd_export(args: argparse.Namespace, ws: Workspace) -> int:
-    from app.sync import exporter  # openpyxl is slow to import: only when needed
+    from app.sync import resource_export  # openpyxl is slow to import: only when needed
 
     ws.registry[args.resource]  # an unknown slug is a usage error
-    fmt = args.format or (exporter.format_of(args.output) if args.output else "csv")
+    fmt = args.format or (resource_export.format_of(args.output) if args.output else "csv")
     path = args.output or Path(f"{args.resource}.{fmt}")
-    result = exporter.export(ws.cache, args.resource, path, fmt)
+    result = resource_export.export(ws.cache, args.resource, path, fmt)
     print(f"{result.rows} {args.resource} written to {result.path}")
     return OK
 

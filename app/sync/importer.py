@@ -42,8 +42,8 @@ from app.api.models import MODELS, ShowRecord, validate_record
 from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
-from app.sync.exporter import write_table
 from app.sync.import_names import NameResolver, guess_mapping
+from app.sync.resource_export import write_table
 
 IGNORED_COLUMNS = frozenset({"error", "modifiedDate"})
 # What openpyxl raises for a file that is not a workbook (or a damaged one).

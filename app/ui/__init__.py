@@ -1,1 +1,4 @@
-"""Everything Qt: the window, its widgets and models, and the adapters to the plain core."""
+"""Everything Qt: sub-packages by concern, each importing only the ones below it.
+
+common < session < form < table < panels, outbox < window < launch (tests/unit/test_boundaries.py).
+"""

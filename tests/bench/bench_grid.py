@@ -24,10 +24,10 @@ from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.sync.edits import Editor
-from app.ui.grid_editing import to_tsv
-from app.ui.references import ReferenceNames
-from app.ui.resource_tab import ResourceTab
-from app.ui.undo import GridEditing
+from app.ui.common.references import ReferenceNames
+from app.ui.table.gestures import to_tsv
+from app.ui.table.resource_tab import ResourceTab
+from app.ui.table.undo_commands import UndoableEdits
 from tests.bench.bench_table import COUNT, fill, timed
 
 ROWS, FIELDS = 2_000, ("city", "state", "street1", "priceZone", "extra1")
@@ -38,7 +38,7 @@ def bench(folder: Path) -> None:
     settings = QSettings(str(folder / "ui.ini"), QSettings.Format.IniFormat)
     with Cache(folder / "cache.db", registry) as cache, Outbox(folder / "out.db") as outbox:
         fill(cache)
-        editing = GridEditing(Editor(cache, outbox, registry), QUndoStack())
+        editing = UndoableEdits(Editor(cache, outbox, registry), QUndoStack())
         tab = ResourceTab(
             cache, registry["customers"], ReferenceNames(cache), settings, outbox=outbox,
             edits=editing,

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import QApplication
 
 from app.api.registry import default_registry
 from app.store.cache import Cache
-from app.ui.references import ReferenceNames
-from app.ui.resource_tab import ResourceTab
+from app.ui.common.references import ReferenceNames
+from app.ui.table.resource_tab import ResourceTab
 from tests.bench.bench_store import customers
 
 COUNT = 200_000

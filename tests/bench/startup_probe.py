@@ -28,9 +28,9 @@ def showdesk() -> None:
     import qasync
 
     from app.settings import ProfileStore
-    from app.ui.app import ShowDesk, application, window_settings
-    from app.ui.main_window import MainWindow
-    from app.ui.tasks import TaskRunner
+    from app.ui.launch.app import ShowDesk, application, window_settings
+    from app.ui.session.tasks import TaskRunner
+    from app.ui.window.main_window import MainWindow
 
     app = application()
     loop = qasync.QEventLoop(app)

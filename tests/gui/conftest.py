@@ -25,10 +25,10 @@ from PySide6.QtWidgets import QApplication
 
 from app.settings import Profile
 from app.sim import SimConfig, SimServer
-from app.ui.app import open_show
-from app.ui.main_window import MainWindow
-from app.ui.session import ShowSession
-from app.ui.tasks import TaskRunner
+from app.ui.launch.app import open_show
+from app.ui.session.session import ShowSession
+from app.ui.session.tasks import TaskRunner
+from app.ui.window.main_window import MainWindow
 
 SECRET = "gui-secret"
 
@@ -50,7 +50,7 @@ def loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
 
 @pytest.fixture(autouse=True, scope="session")
 def collect_on_the_gui_thread() -> Iterator[None]:
-    """As the app does (app/ui/gc_guard.py): no automatic collection in other threads."""
+    """As the app does (app/ui/common/gc_guard.py): no automatic collection in other threads."""
     gc.disable()
     yield
     gc.enable()

@@ -176,7 +176,7 @@ def test_a_failed_change_behind_a_pending_one_is_not_reworked(editor: Editor) ->
 
 
 def test_the_pending_view_shows_refused_changes_at_their_field_or_row(editor: Editor) -> None:
-    from app.ui.pending import WHOLE_RECORD, PendingView
+    from app.ui.session.pending import WHOLE_RECORD, PendingView
 
     staged = editor.stage("orders", [FieldEdit("113501", "quantity", 0)])
     _fail(editor, staged.seqs[0], "Order quantity must be greater than zero", "quantity")

@@ -15,8 +15,8 @@ from app.api.errors import InvalidValue
 from app.api.models import Customer
 from app.api.registry import default_registry
 from app.store.cache import Cache
-from app.sync.exporter import export
 from app.sync.importer import plan_import
+from app.sync.resource_export import export
 
 
 def customer(n: int, **extra: Any) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Fuzzing the clipboard paste on a real customers table (GridEditor over a real cache and
+"""Fuzzing the clipboard paste on a real customers table (GridGestures over a real cache and
 outbox): whatever text is pasted wherever, nothing escapes, and every refused cell or row says
 why. The table stays a valid model throughout."""
 
@@ -19,10 +19,10 @@ from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.sync.edits import Editor
-from app.ui.grid_editing import to_tsv
-from app.ui.undo import GridEditing
-from tests.gui.test_grid_editing import Grid
-from tests.gui.test_table_model import fill_cache
+from app.ui.table.gestures import to_tsv
+from app.ui.table.undo_commands import UndoableEdits
+from tests.gui.table.test_gestures import Grid
+from tests.gui.table.test_table_model import fill_cache
 from tests.reliability.fuzzing import cell_text, fuzz_settings
 from tests.reliability.levels import Level
 from tests.reliability.tally import Tally
@@ -34,15 +34,15 @@ clipboard = st.one_of(blocks.map(to_tsv), st.text(max_size=120), cell_text)
 
 
 @pytest.fixture
-def editing(tmp_path: Path) -> Iterator[GridEditing]:
+def editing(tmp_path: Path) -> Iterator[UndoableEdits]:
     registry = default_registry()
     with Cache(tmp_path / "cache.db", registry) as cache, Outbox(tmp_path / "out.db") as outbox:
         fill_cache(cache, 12)
-        yield GridEditing(Editor(cache, outbox, registry), QUndoStack())
+        yield UndoableEdits(Editor(cache, outbox, registry), QUndoStack())
 
 
 def test_any_paste_anywhere_is_applied_or_refused_with_a_reason(
-    editing: GridEditing,
+    editing: UndoableEdits,
     qtbot: QtBot,
     tmp_path: Path,
     qtmodeltester: ModelTester,

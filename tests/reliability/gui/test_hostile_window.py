@@ -22,11 +22,11 @@ from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.sync.edits import Editor, FieldEdit
-from app.ui.crash import CrashReporter
-from app.ui.profile_dialog import ProfileDialog
+from app.ui.launch.crash import CrashReporter
+from app.ui.window.profile_dialog import ProfileDialog
 from tests.conftest import MemoryKeyring
 from tests.gui.conftest import SECRET, Opener, config, profile_for, until, wait_synced
-from tests.gui.test_single_instance import Desk  # a window, its ShowDesk, what it told
+from tests.gui.launch.test_single_instance import Desk  # a window, its ShowDesk, what it told
 from tests.reliability.hostile import (
     BrokenKeyring,
     RefusingKeyring,
@@ -200,8 +200,8 @@ def test_an_unreachable_show_opens_offline_says_why_and_keeps_every_edit(
         assert said and said[0].startswith("Working offline: Could not reach the sign-in server")
         assert "connection refused" in said[0] and "kept in the outbox" in said[0]
         record = next(session.cache.records("customers", offset=1, limit=1))
-        assert window.grid_editing is not None
-        window.grid_editing.edit_cells("customers", [(record["id"], "city", "Offline")], "Edit")
+        assert window.undoable_edits is not None
+        window.undoable_edits.edit_cells("customers", [(record["id"], "city", "Offline")], "Edit")
         session.push()
         await until(lambda: not session.tasks.busy)
         assert said[-1].startswith("Nothing was pushed: Could not reach the sign-in server")

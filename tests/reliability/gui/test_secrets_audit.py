@@ -24,11 +24,11 @@ from app.cli import main as showdesk
 from app.logs import file_handler, log_path, logging_to_file, remember_secret, start_logging
 from app.settings import SECRET_ENV, Profile, ProfileStore, secrets
 from app.sim import SimConfig, SimServer, generate_show
-from app.ui.app import ShowDesk
-from app.ui.crash import CrashReporter
-from app.ui.main_window import MainWindow
-from app.ui.session import ShowSession
-from app.ui.tasks import TaskRunner
+from app.ui.launch.app import ShowDesk
+from app.ui.launch.crash import CrashReporter
+from app.ui.session.session import ShowSession
+from app.ui.session.tasks import TaskRunner
+from app.ui.window.main_window import MainWindow
 from tests.gui.conftest import until
 from tests.reliability.tally import Tally
 
@@ -152,7 +152,7 @@ def test_a_whole_session_leaves_no_secret_or_token_anywhere(
         app.idle(session)
         assert session.online is True
         customers = list(session.cache.records("customers", limit=3))
-        editing = app.window.grid_editing
+        editing = app.window.undoable_edits
         assert editing is not None
         editing.edit_cells("customers", [(c["id"], "city", "Audited") for c in customers], "Edit")
         session.push()

@@ -1,0 +1,1 @@
+"""Small Qt helpers for every part of the window; imports no other ui folder."""

@@ -1,0 +1,1 @@
+"""One record: form, fields, layouts, inputs, pickers; imports session and common."""

@@ -1,0 +1,89 @@
+"""The common face of every field editor a form (and later the grid) puts beside a label.
+
+A `FieldInput` wraps one input widget and speaks in record values, not widget text: `value()`
+is what goes into a `FieldEdit` (None for "empty"), `set_value()` shows a record's value without
+reporting an edit, `problem()` is the inline check run as the user types ("must be a whole
+number", "is required") — a value with a problem is never queued.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QWidget
+
+INVALID_STYLE = (
+    "QLineEdit, QComboBox, QListWidget, QTableWidget, QCheckBox { border: 1px solid #c62828; }"
+)
+
+
+class FieldInput(QWidget):
+    """Base of the field editors: one input for one field of a record.
+
+    Signals: `edited()` — the user changed the value (never emitted by `set_value`).
+    """
+
+    edited = Signal()
+
+    def __init__(self, field: str, owner: QWidget | None = None) -> None:
+        super().__init__(owner)
+        self.field = field
+        self.required = False
+        self._row = QHBoxLayout(self)
+        self._row.setContentsMargins(0, 0, 0, 0)
+
+    def add(self, widget: QWidget, stretch: int = 0) -> None:
+        """Put an input into the editor's row (subclasses build themselves with this)."""
+        self._row.addWidget(widget, stretch)
+
+    def value(self) -> Any:
+        """The value as a record holds it (None when empty)."""
+        raise NotImplementedError
+
+    def set_value(self, value: Any) -> None:
+        """Show `value` without emitting `edited`."""
+        raise NotImplementedError
+
+    def text_problem(self) -> str | None:
+        """What is wrong with the input itself (not a number…), or None."""
+        return None
+
+    def problem(self) -> str | None:
+        """The inline check: the input's own problem, then "is required"."""
+        own = self.text_problem()
+        if own is not None:
+            return own
+        if self.required and is_empty(self.value()):
+            return "is required"
+        return None
+
+    def set_read_only(self, read_only: bool) -> None:
+        self.setEnabled(not read_only)
+
+    def set_invalid(self, invalid: bool) -> None:
+        """Mark the editor (a red frame) while its field carries a message."""
+        self.setProperty("invalid", invalid)
+        self.setStyleSheet(INVALID_STYLE if invalid else "")
+
+    @property
+    def invalid(self) -> bool:
+        return bool(self.property("invalid"))
+
+    def emit_edited(self, *_args: object) -> None:
+        self.edited.emit()
+
+
+def is_empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {}
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equal as the user sees it: None, "" and [] are all "empty", in nested values too."""
+    if is_empty(a) and is_empty(b):
+        return True
+    if isinstance(a, dict) and isinstance(b, dict):
+        return all(same_value(a.get(k), b.get(k)) for k in set(a) | set(b))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)

@@ -1,0 +1,344 @@
+"""The form beside a resource's table: one record's fields, edited and saved through the outbox.
+
+Generated for any resource from its model and registry entry (layouts: app/ui/form/layouts.py).
+Save checks every field inline first (nothing with a problem is queued), then hands the changed
+fields to `Editor.stage` (or `Editor.create` for a new record): one outbox transaction, the same
+path as the grid. A refused value, or a server 400 for a pushed change, is shown at its field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.api.models import MODELS
+from app.api.registry import Resource
+from app.store.changes import is_local_id
+from app.sync.batches import sendable_fields
+from app.sync.edits import Editor, FieldEdit, Rejected, write_op
+from app.ui.common.references import ReferenceNames, title_of
+from app.ui.form.banner import FormMessages
+from app.ui.form.field_input import FieldInput, is_empty, same_value
+from app.ui.form.fields import FormFields
+from app.ui.form.layouts import CREATED_ELSEWHERE, READ_ONLY_FIELDS
+
+Confirm = Callable[[str], bool]
+
+
+class RecordForm(QWidget):
+    """One record of a resource, editable (`show_record`, `new_record`, `save`, `delete`).
+
+    Signals: `saved(list[int])` — outbox seqs written by Save or Delete;
+    `push_requested(list[int])` — the same, when the profile pushes at once on save;
+    `message(str)` — what the form did, for the status bar;
+    `record_shown(str)` — the record now shown ("" for none or a new one), for the panels.
+    """
+
+    saved = Signal(list)
+    record_shown = Signal(str)
+    push_requested = Signal(list)
+    message = Signal(str)
+
+    def __init__(
+        self,
+        editor: Editor,
+        resource: Resource,
+        references: ReferenceNames,
+        *,
+        confirm: Confirm | None = None,
+        push_on_save: bool = False,
+        owner: QWidget | None = None,
+    ) -> None:
+        super().__init__(owner)
+        self.editor, self.resource = editor, resource
+        self.model = MODELS[resource.model]
+        self.push_on_save = push_on_save
+        self._confirm = confirm or self._ask
+        self.record_id: str | None = None
+        self.is_new = False
+        self._loaded: dict[str, Any] = {}
+        self._base_version: Any = None
+        self.title = QLabel(self)
+        self.messages = FormMessages(self)
+        self.fields = FormFields(self.model, resource, editor.cache, references, self)
+        self.editors: dict[str, FieldInput] = self.fields.editors
+        self.extra_view = self.fields.extra_view
+        self.buttons = {n: QPushButton(n, self) for n in ("New", "Save", "Revert", "Delete")}
+        self._build()
+        self.show_record(None)
+
+    # ------------------------------------------------------------------------------ public
+
+    def show_record(self, record_id: str | None) -> None:
+        """Show this record as the user sees it (cache + pending changes); None: nothing."""
+        self.record_id, self.is_new = record_id, False
+        record = self.editor.current(self.resource.slug, record_id) if record_id else None
+        self._load(record or {})
+        self._base_version = self._cached_version()
+        if record_id and record is None:
+            self.messages.show_error("This record no longer exists.")
+        self._show_failures()
+        self.record_shown.emit(record_id or "")
+
+    def new_record(self) -> None:
+        """Start a new record: empty fields, Save creates it."""
+        self.record_id, self.is_new = None, True
+        self._load({})
+        self.record_shown.emit("")
+        key_editor = self.editors.get(self.resource.key)
+        if key_editor is not None:
+            key_editor.setFocus()
+
+    def changed_values(self) -> dict[str, Any]:
+        """The fields the user changed since the record was shown, with their new values."""
+        return {
+            f: e.value()
+            for f, e in self.editors.items()
+            if not same_value(e.value(), self._loaded.get(f))
+        }
+
+    @property
+    def dirty(self) -> bool:
+        return bool(self.changed_values())
+
+    def check(self) -> dict[str, str]:
+        """Inline validation of every field (shown at the fields); the problems found."""
+        problems = {f: p for f, e in self.editors.items() if (p := e.problem()) is not None}
+        for field in self.editors:
+            self.show_problem(field, problems.get(field))
+        return problems
+
+    def save(self) -> list[int]:
+        """Queue the changed fields (or create the record); the outbox seqs written."""
+        self.messages.clear()
+        if self.check():
+            self.message.emit("Not saved: correct the fields marked in red.")
+            return []
+        if self.is_new:
+            return self._create()
+        changed = self.changed_values()
+        if self.record_id is None or not changed:
+            return []
+        edits = [FieldEdit(self.record_id, f, v) for f, v in changed.items()]
+        staged = self.editor.stage(self.resource.slug, edits)
+        self._after_save(staged.seqs, staged.rejected)
+        return staged.seqs
+
+    def revert(self) -> None:
+        """Forget the form's unsaved edits: show the record as queued."""
+        if self.is_new:
+            self.new_record()
+        else:
+            self.show_record(self.record_id)
+
+    def delete(self) -> list[int]:
+        """Queue the record's deletion, once the user confirms."""
+        if self.record_id is None or not self.resource.can("delete"):
+            return []
+        name = self._loaded.get(self.resource.label) or self._loaded.get(self.resource.key)
+        if not self._confirm(f"Delete {self.resource.title.lower()} “{name or self.record_id}”?"):
+            return []
+        seqs = self.editor.delete(self.resource.slug, [self.record_id])
+        self._announce(seqs, "Deletion queued")
+        self.show_record(None)
+        return seqs
+
+    def refresh(self) -> None:
+        """After a sync or push: follow a pushed create, note a newer server version, errors."""
+        if self.record_id is None or self.is_new:
+            return
+        if is_local_id(self.record_id) and (server_id := self._created_as(self.record_id)):
+            self.record_id = server_id
+        moved = self._cached_version() != self._base_version
+        record = self.editor.current(self.resource.slug, self.record_id)
+        if moved and record is not None and not _same_record(record, self._loaded):
+            if self.dirty:
+                self.messages.show_banner("Changed on the server since you opened it.")
+                self._base_version = self._cached_version()
+                return
+            self.show_record(self.record_id)
+            self.messages.show_banner("Changed on the server since you opened it: reloaded.")
+        elif moved and not self.dirty:
+            self.show_record(self.record_id)  # our own push came back: take the server's ids
+            return
+        elif moved:
+            self._base_version = self._cached_version()
+        self._show_failures()
+
+    def show_problem(self, field: str, text: str | None) -> None:
+        """A red message under the field (None clears it)."""
+        self.fields.show_problem(field, text)
+
+    def problem_at(self, field: str) -> str:
+        return self.fields.problem_at(field)
+
+    # ------------------------------------------------------------------------------- slots
+
+    def on_fields_field_edited(self, _field: str) -> None:
+        self._update_buttons()
+
+    def on_session_data_changed(self, slugs: list[str]) -> None:
+        self.fields.refresh_choices(slugs)
+        self.refresh()
+
+    def on_banner_reload(self) -> None:
+        self.show_record(self.record_id)
+
+    # ----------------------------------------------------------------------------- helpers
+
+    def _create(self) -> list[int]:
+        values = {f: e.value() for f, e in self.editors.items() if not is_empty(e.value())}
+        seq, rejected = self.editor.create(self.resource.slug, values)
+        self._after_save([] if seq is None else [seq], rejected)
+        change = self.editor.outbox.get(seq) if seq is not None else None
+        if change is not None:
+            self.show_record(change.record_id)
+        return [] if seq is None else [seq]
+
+    def _after_save(self, seqs: list[int], rejected: list[Rejected]) -> None:
+        kept = {r.edit.field: self.editors[r.edit.field].value() for r in rejected
+                if r.edit.field in self.editors}  # fmt: skip
+        if seqs and not self.is_new and self.record_id is not None:
+            self.show_record(self.record_id)
+            for field, value in kept.items():  # what was refused stays as typed
+                self.editors[field].set_value(value)
+        for r in rejected:
+            if r.edit.field in self.editors:
+                self.show_problem(r.edit.field, r.reason)
+            else:
+                self.messages.show_error(f"{title_of(r.edit.field)}: {r.reason}")
+        self._update_buttons()
+        self._announce(seqs, "Saved to the outbox")
+
+    def _announce(self, seqs: list[int], text: str) -> None:
+        if not seqs:
+            return
+        self.saved.emit(seqs)
+        if self.push_on_save:
+            self.push_requested.emit(seqs)
+        self.message.emit(f"{text}: {len(seqs)} change(s).")
+
+    def _load(self, record: dict[str, Any]) -> None:
+        self._loaded = dict(record)
+        for field, editor in self.editors.items():
+            editor.set_value(record.get(field))
+            self.show_problem(field, None)
+        extra = {k: v for k, v in record.items() if k not in self.model.model_fields}
+        self.extra_view.setPlainText(json.dumps(extra, indent=2, default=str) if extra else "")
+        self.fields.extra_box.setVisible(bool(extra))
+        self.messages.clear()
+        self._show_title(record)
+        self._update_buttons()
+
+    def _show_title(self, record: dict[str, Any]) -> None:
+        res = self.resource
+        if self.is_new:
+            text = f"New — {res.title}"
+        elif self.record_id is None:
+            text = f"{res.title}: no record selected"
+        else:
+            name = record.get(res.label) or record.get(res.key) or self.record_id
+            when = record.get("modifiedDate")
+            text = f"<b>{name}</b>  · id {self.record_id}" + (f" · modified {when}" if when else "")
+        self.title.setText(text)
+
+    def _update_buttons(self) -> None:
+        res, has = self.resource, self.record_id is not None
+        creates = write_op(res, "create") is not None and res.slug not in CREATED_ELSEWHERE
+        op = write_op(res, "create") if self.is_new else write_op(res, "update")
+        editable = op is not None and ((self.is_new and creates) or (has and not self.is_new))
+        sendable = sendable_fields(res.slug, op) if op is not None else None
+        for field, editor in self.editors.items():
+            editor.set_read_only(not editable or (sendable is not None and field not in sendable))
+        dirty = editable and self.dirty
+        self.buttons["New"].setEnabled(creates)
+        self.buttons["New"].setToolTip(CREATED_ELSEWHERE.get(res.slug, ""))
+        self.buttons["Save"].setEnabled(dirty)
+        self.buttons["Revert"].setEnabled(dirty)
+        self.buttons["Delete"].setEnabled(has and res.can("delete"))
+
+    def _cached_version(self) -> Any:
+        """The server's version of the record as cached, by its values: a strict server sends
+        `modifiedDate` only to `modifiedAfter` lists, so it cannot tell that the record moved."""
+        if self.record_id is None or is_local_id(self.record_id):
+            return None
+        cached = self.editor.cache.get(self.resource.slug, self.record_id)
+        return None if cached is None else {k: v for k, v in cached.items() if k != "modifiedDate"}
+
+    def _created_as(self, local_id: str) -> str | None:
+        done = self.editor.outbox.for_record(self.resource.slug, local_id, ("done",))
+        creates = ("create", "bulk-create")
+        return next((c.server_id for c in done if c.op in creates and c.server_id), None)
+
+    def _show_failures(self) -> None:
+        """A failed push of this record: the server's messages at the fields they name."""
+        if self.record_id is None:
+            return
+        outbox, slug = self.editor.outbox, self.resource.slug
+        for change in outbox.for_record(slug, self.record_id, ("failed", "conflict")):
+            if change.state == "conflict":
+                self.messages.show_error("In conflict with the server: resolve it in the outbox.")
+                continue
+            response = change.response if isinstance(change.response, dict) else {}
+            named = {f: m for f, m in (response.get("fields") or {}).items() if f in self.editors}
+            for field, texts in named.items():
+                self.show_problem(field, "; ".join(map(str, texts)) or "refused by the server")
+            if not named:
+                self.messages.show_error(f"The server refused: {change.last_error}")
+
+    def _build(self) -> None:
+        buttons = QHBoxLayout()
+        for name, button in self.buttons.items():
+            buttons.addWidget(button)
+            button.clicked.connect(getattr(self, f"on_{name.lower()}_button_clicked"))
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.messages)
+        layout.addWidget(self.fields, 1)
+        layout.addLayout(buttons)
+        self.messages.reload_requested.connect(self.on_banner_reload)
+        self.fields.field_edited.connect(self.on_fields_field_edited)
+        if self.resource.key in self.editors:
+            self.editors[self.resource.key].required = True
+
+    def on_new_button_clicked(self) -> None:
+        self.new_record()
+
+    def on_save_button_clicked(self) -> None:
+        self.save()
+
+    def on_revert_button_clicked(self) -> None:
+        self.revert()
+
+    def on_delete_button_clicked(self) -> None:
+        self.delete()
+
+    def _ask(self, question: str) -> bool:
+        answer = QMessageBox.question(self, self.resource.title, question)
+        return answer == QMessageBox.StandardButton.Yes
+
+
+def _same_record(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Equal but for server-owned parts: `modifiedDate` and the ids of nested elements (a push
+    of our own edit comes back like this)."""
+    keys = (set(a) | set(b)) - set(READ_ONLY_FIELDS)
+    return all(same_value(_without_ids(a.get(k)), _without_ids(b.get(k))) for k in keys)
+
+
+def _without_ids(value: Any) -> Any:
+    if isinstance(value, list):
+        return [{k: v for k, v in e.items() if k != "id"} if isinstance(e, dict) else e
+                for e in value]  # fmt: skip
+    return value

@@ -1,0 +1,1 @@
+"""QApplication, crash dialog, single instance, self-test, first run; may import all of ui."""

@@ -1,0 +1,343 @@
+"""Starting the desktop app: QApplication, the qasync loop, the profile to open, the window.
+
+`showdesk --demo` starts the embedded simulator and opens the "Demo show" profile on it;
+`showdesk` alone opens the last profile, or offers the demo or a real show on first run.
+`ShowDesk` (the controller) opens a profile in the window and switches profiles on request;
+a profile open in another ShowDesk process is refused (app/ui/launch/single_instance.py), and
+unsaved form edits rescued by the crash path (app/ui/launch/crash.py) are offered back when it is
+opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+
+import qasync
+from PySide6.QtCore import QSettings, QSize, Qt, QTimer
+from PySide6.QtGui import QFontDatabase, QIcon
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
+
+from app import APP_NAME, ORG_NAME, __version__
+from app.api.errors import InvalidValue, StoreUnavailable
+from app.api.registry import RESOURCES_DIR
+from app.connect import registry_for
+from app.drafts import DraftStash
+from app.logs import remember_secret
+from app.settings import SECRET_ENV, Profile, ProfileStore, config_dir, secrets
+from app.store.cache import Cache
+from app.store.outbox import Outbox
+from app.ui.common.gc_guard import GuiThreadCollector
+from app.ui.launch.crash import CrashReporter, fatal, install_qt_log
+from app.ui.launch.draft_rescue import collect_drafts, offer_drafts
+from app.ui.launch.first_run import FirstRunDialog
+from app.ui.launch.single_instance import ProfileInUse, ProfileLock, in_use_elsewhere
+from app.ui.session.session import ShowSession
+from app.ui.session.tasks import TaskRunner
+from app.ui.window.main_window import MainWindow
+from app.ui.window.profile_dialog import ProfileDialog
+
+log = logging.getLogger(__name__)
+
+ICONS = RESOURCES_DIR / "icons"
+ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
+FONTS = RESOURCES_DIR / "fonts"  # only in a bundle: a font for systems that have none
+EXIT_REFUSED, EXIT_NOTHING_OPENED, EXIT_CRASHED = 1, 2, 70
+
+Ask = Callable[[str], bool]
+Tell = Callable[[str], None]
+
+
+def application() -> QApplication:
+    """The QApplication, set up once: names, icon, the Fusion style (follows light/dark)."""
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv)
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(ORG_NAME)
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("showdesk")  # the .desktop entry packaging/install-linux.sh installs
+    app.setStyle("Fusion")
+    app.setWindowIcon(app_icon())
+    _add_bundled_fonts(app)
+    return app
+
+
+def app_icon() -> QIcon:
+    """ShowDesk's icon at every size shipped (resources/icons/showdesk-<size>.png)."""
+    icon = QIcon()
+    for size in ICON_SIZES:
+        png = ICONS / f"showdesk-{size}.png"
+        if png.exists():
+            icon.addFile(str(png), QSize(size, size))
+    return icon
+
+
+def _add_bundled_fonts(app: QApplication) -> None:
+    """A bundle carries a font: used when the system has none (text would be empty boxes)."""
+    # fontconfig answers its generic aliases even on a system without a single font file.
+    had_fonts = bool(set(QFontDatabase.families()) - {"Sans Serif", "Serif", "Monospace"})
+    for ttf in sorted(FONTS.glob("*.ttf")) if FONTS.is_dir() else []:
+        font_id = QFontDatabase.addApplicationFont(str(ttf))
+        families = QFontDatabase.applicationFontFamilies(font_id) if font_id >= 0 else []
+        if families and not had_fonts:
+            app.setFont(families[0])
+
+
+def window_settings() -> QSettings:
+    path = config_dir() / "window.ini"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return QSettings(str(path), QSettings.Format.IniFormat)
+
+
+@contextmanager
+def open_show(
+    window: MainWindow, profile: Profile, secret: str, tasks: TaskRunner
+) -> Iterator[ShowSession]:
+    """Open a profile's cache and outbox, attach a session to the window, start it."""
+    registry = registry_for(profile)
+    with Cache(profile.cache_path, registry) as cache, Outbox(profile.outbox_path) as outbox:
+        # Owned by the window, so Qt deletes it on the GUI thread (never a GC in another one).
+        session = ShowSession(profile, secret, registry, cache, outbox, tasks, window)
+        window.attach(session)
+        tasks.start(start_session(session), what="Connect")
+        yield session
+
+
+async def start_session(session: ShowSession) -> None:
+    """Sign in; sync when the show answers, else stay offline on the cache (and keep trying)."""
+    if await session.check():
+        session.sync()
+
+
+class ShowDesk:
+    """Owns the window and the open show; opens, switches and closes profiles.
+
+    A profile is held (`ProfileLock`) while open: one that another ShowDesk process holds is
+    refused with a message (`refused` keeps why). `ask` and `tell` put questions and messages
+    to the user (message boxes unless given).
+    """
+
+    def __init__(
+        self,
+        window: MainWindow,
+        tasks: TaskRunner,
+        *,
+        ask: Ask | None = None,
+        tell: Tell | None = None,
+    ) -> None:
+        self.window = window
+        self.tasks = tasks
+        self.ask: Ask = ask or functools.partial(_ask_user, window)
+        self.tell: Tell = tell or functools.partial(_tell_user, window)
+        self.refused: ProfileInUse | None = None
+        self.failed: StoreUnavailable | InvalidValue | None = None  # why a profile did not open
+        self._open: ExitStack | None = None
+        self._demo = ExitStack()
+        self._switching: asyncio.Future[None] | None = None
+        window.profile_requested.connect(self.on_window_profile_requested)
+
+    def open(self, profile: Profile, secret: str) -> ShowSession | None:
+        """Open the profile in the window; None (and a message) if another process has it."""
+        stack = ExitStack()
+        try:
+            stack.enter_context(ProfileLock(profile))
+            session = stack.enter_context(open_show(self.window, profile, secret, self.tasks))
+        except ProfileInUse as busy:
+            stack.close()
+            self.refuse(busy)
+            return None
+        except (StoreUnavailable, InvalidValue) as problem:  # its files; its CA bundle
+            stack.close()
+            self.cannot_open(profile, problem)
+            return None
+        self._open = stack
+        remember_secret(secret)
+        ProfileStore().set_last(profile.name)
+        # Once the window is up (a question now would run inside whoever called `open`).
+        stash = DraftStash(profile.drafts_path)
+        QTimer.singleShot(0, self.window, functools.partial(self.offer_drafts, stash))
+        return session
+
+    def cannot_open(self, profile: Profile, problem: StoreUnavailable | InvalidValue) -> None:
+        """The profile's cache, outbox or folder cannot be written, or a setting of it cannot
+        be used (its CA bundle): say so, open nothing."""
+        log.warning("Not opening %r: %s", profile.name, problem.message)
+        self.failed = problem
+        advice = (
+            "Make room on that disk, or make the folder writable for you, then open the show again."
+            if isinstance(problem, StoreUnavailable)
+            else "Correct it in the profile (Profiles…), then open the show again."
+        )
+        self.tell(
+            f"“{profile.name}” cannot be opened.\n\n{problem.message}.\n\n{advice} Nothing "
+            "was changed: the changes you made before are still in the outbox."
+        )
+
+    def refuse(self, busy: ProfileInUse) -> None:
+        log.warning("Not opening %r: open in process %s", busy.profile_name, busy.pid)
+        self.refused = busy
+        self.tell(busy.message)
+
+    def open_demo(self) -> ShowSession | None:
+        from app.demo import DEMO_PROFILE, start_demo
+
+        if busy := in_use_elsewhere(Profile(DEMO_PROFILE, "", "", "")):
+            self.refuse(busy)  # before starting a simulator for nothing
+            return None
+        server, profile, secret = start_demo()
+        self._demo.callback(server.stop)
+        return self.open(profile, secret)
+
+    def open_saved(self, name: str | None) -> ShowSession | None:
+        """A saved profile, asking for its secret when the keyring does not have it."""
+        store = ProfileStore()
+        profile = store.get(name) if name else None
+        if profile is None:
+            return None
+        if profile.demo:
+            return self.open_demo()
+        try:
+            busy = in_use_elsewhere(profile)
+        except StoreUnavailable as problem:
+            self.cannot_open(profile, problem)
+            return None
+        if busy:
+            self.refuse(busy)
+            return None
+        secret = secrets.get(profile) or os.environ.get(SECRET_ENV)
+        if not secret:
+            dialog = ProfileDialog(store, profile, self.window)
+            if dialog.exec() != QDialog.DialogCode.Accepted:
+                return None
+            profile, secret = dialog.profile(), dialog.secret()
+        return self.open(profile, secret) if secret else None
+
+    def first_run(self, message: str | None = None) -> ShowSession | None:
+        chooser = FirstRunDialog(self.window, message=message)
+        if chooser.exec() != QDialog.DialogCode.Accepted:
+            return None
+        if chooser.choice == "demo":
+            return self.open_demo()
+        dialog = ProfileDialog(ProfileStore(), None, self.window)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return self.open_saved(dialog.profile().name)
+
+    async def close_current(self) -> None:
+        session = self.window.session
+        await self.tasks.cancel_all()
+        if session is not None:
+            await session.aclose()
+            self.window.detach()
+        if self._open is not None:
+            self._open.close()
+            self._open = None
+
+    def offer_drafts(self, stash: DraftStash) -> int:
+        """Unsaved form edits rescued from a crash: offered back (how many were restored)."""
+        return offer_drafts(self.window, stash, self.ask)
+
+    def rescue_drafts(self) -> int:
+        """The crash path: keep the open forms' unsaved edits (how many forms had some)."""
+        session = self.window.session
+        if session is None:
+            return 0
+        drafts = collect_drafts(self.window)
+        DraftStash(session.profile.drafts_path).save(drafts)
+        return len(drafts)
+
+    def forget_drafts(self) -> None:
+        if self.window.session is not None:
+            DraftStash(self.window.session.profile.drafts_path).clear()
+
+    def on_window_profile_requested(self, name: str) -> None:
+        async def switch() -> None:
+            current = self.window.session
+            other = current is None or current.profile.name != name
+            target = ProfileStore().get(name) if other else None
+            if target is not None and (busy := in_use_elsewhere(target)):
+                self.refuse(busy)  # and stay on the show that is open
+                return
+            await self.close_current()
+            self.open_saved(name)
+
+        # Not one of `tasks`: closing the current show cancels all of those.
+        self._switching = asyncio.ensure_future(switch())
+
+    async def close(self) -> None:
+        await self.close_current()
+        self._demo.close()
+
+
+def _ask_user(parent: QWidget, question: str) -> bool:
+    answer = QMessageBox.question(parent, APP_NAME, question)
+    return answer == QMessageBox.StandardButton.Yes
+
+
+def _tell_user(parent: QWidget, text: str) -> None:
+    """A warning; modal only when no asyncio loop runs (never a nested loop inside a task)."""
+    box = QMessageBox(
+        QMessageBox.Icon.Warning, APP_NAME, text, QMessageBox.StandardButton.Ok, parent
+    )
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        box.exec()
+    else:
+        box.open()
+
+
+def run(demo: bool = False, profile_name: str | None = None) -> int:
+    """The window, until it is closed: 0, or 1 (profile open elsewhere, or its files cannot be
+    written), 2 (nothing opened), 70 (quit from the crash dialog, or an error while starting)."""
+    app = application()
+    install_qt_log()
+    try:
+        return _run(app, demo, profile_name)
+    except Exception as exc:
+        fatal(exc)
+        return EXIT_CRASHED
+
+
+def _run(app: QApplication, demo: bool, profile_name: str | None) -> int:
+    collector = GuiThreadCollector(app)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    tasks = TaskRunner()
+    window = MainWindow(window_settings(), tasks)
+    desk = ShowDesk(window, tasks)
+    reporter = CrashReporter(window=window, rescue=desk.rescue_drafts, forget=desk.forget_drafts)
+    reporter.install(loop)
+    tasks.on_unexpected = reporter.on_task_failed
+    try:
+        session: ShowSession | None
+        if demo:
+            session = desk.open_demo()
+        else:
+            session = desk.open_saved(profile_name or ProfileStore().last)
+            if session is None and desk.refused is None and desk.failed is None:
+                session = desk.first_run(
+                    f"There is no saved profile named {profile_name!r}." if profile_name else None
+                )
+        if session is None:
+            window.close()
+            return EXIT_REFUSED if desk.refused or desk.failed else EXIT_NOTHING_OPENED
+        window.show()
+        closed = asyncio.Event()
+        app.lastWindowClosed.connect(closed.set)
+        loop.run_until_complete(closed.wait())
+        loop.run_until_complete(desk.close())
+    finally:
+        reporter.uninstall()
+        collector.stop()
+        # Joins the worker threads of sorts and refreshes (qasync's default executor): a Qt
+        # thread still running when the process ends aborts it.
+        if not loop.is_running():
+            loop.close()
+    return EXIT_CRASHED if reporter.quit_requested else 0

@@ -1,0 +1,1 @@
+"""The outbox on screen: review, retry, conflicts; imports table and below."""

@@ -1,0 +1,172 @@
+"""Settling one conflict: my edit against the server's newer record, field by field.
+
+A row per field that either side changed since the edit was made: the value then (base), mine,
+and theirs, with a choice between mine and theirs. "Keep mine" and "Take theirs" settle the
+whole change; "Apply choices" merges per field. Each writes the outbox (`Outbox.resolve`) and
+accepts; `resolution` says what was chosen. Tests drive `choose` and the three slots directly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QRadioButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.api.registry import Registry
+from app.store.changes import Change
+from app.store.outbox import Outbox, Resolution
+from app.ui.common.palette import Hue, background_brush
+
+Side = Literal["mine", "theirs"]
+SIDES: tuple[Side, Side] = ("mine", "theirs")
+BOOKKEEPING = frozenset({"id", "modifiedDate"})  # never offered as a choice
+
+
+def format_value(value: Any) -> str:
+    """A field value as a person reads it: empty for null, JSON for lists and objects."""
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        return value if value else '""'
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def conflict_fields(change: Change) -> list[str]:
+    """My changed fields, then the ones only the server changed (bookkeeping left out)."""
+    base, theirs = change.base or {}, change.theirs or {}
+    mine = [f for f, _, _ in change.diff()]
+    others = [f for f in theirs if f not in mine and theirs.get(f) != base.get(f)]
+    return [f for f in [*mine, *others] if f not in BOOKKEEPING]
+
+
+class ConflictDialog(QDialog):
+    """Mine or theirs, for one conflicting change. Signals: only QDialog's own.
+
+    After `accept`, `resolution` holds "mine", "theirs" or the merged {field: value}.
+    """
+
+    def __init__(
+        self, outbox: Outbox, change: Change, registry: Registry, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._outbox = outbox
+        self.change = change
+        self.fields = conflict_fields(change)
+        self.resolution: Resolution | None = None
+        self._groups: dict[str, QButtonGroup] = {}
+        title = registry[change.resource].title if change.resource in registry else change.resource
+        self.setWindowTitle(f"Resolve conflict — {title} {change.key_value or change.record_id}")
+        self.table = self._build_table()
+        self._lay_out()
+
+    # --------------------------------------------------------------------------- choices
+
+    def choose(self, field: str, side: Side) -> None:
+        self._groups[field].button(0 if side == "mine" else 1).setChecked(True)
+
+    def choice(self, field: str) -> Side:
+        return "mine" if self._groups[field].checkedId() == 0 else "theirs"
+
+    def choices(self) -> dict[str, Any]:
+        """The merged value of every field shown, as chosen."""
+        return {f: self._value(f, self.choice(f)) for f in self.fields}
+
+    def differs(self, field: str) -> bool:
+        return bool(self._value(field, "mine") != self._value(field, "theirs"))
+
+    # ------------------------------------------------------------------------------ slots
+
+    def on_keep_mine_clicked(self) -> None:
+        self._settle("mine")
+
+    def on_take_theirs_clicked(self) -> None:
+        self._settle("theirs")
+
+    def on_apply_choices_clicked(self) -> None:
+        self._settle(self.choices())
+
+    # -------------------------------------------------------------------------- internals
+
+    def _settle(self, resolution: Resolution) -> None:
+        self._outbox.resolve(self.change.seq, resolution)
+        self.resolution = resolution
+        self.accept()
+
+    def _value(self, field: str, side: Side) -> Any:
+        record = self.change.payload if side == "mine" else self.change.theirs or {}
+        if side == "mine" and field not in record:
+            record = self.change.base or {}
+        return record.get(field)
+
+    def _build_table(self) -> QTableWidget:
+        table = QTableWidget(len(self.fields), 4, self)
+        table.setHorizontalHeaderLabels(["Field", "When edited", "Mine", "Theirs"])
+        table.verticalHeader().hide()
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        base = self.change.base or {}
+        for row, name in enumerate(self.fields):
+            table.setItem(row, 0, QTableWidgetItem(name))
+            table.setItem(row, 1, QTableWidgetItem(format_value(base.get(name))))
+            self._add_choice(table, row, name, base)
+        return table
+
+    def _add_choice(
+        self, table: QTableWidget, row: int, name: str, base: Mapping[str, Any]
+    ) -> None:
+        group = QButtonGroup(self)
+        moved = {s: self._value(name, s) != base.get(name) for s in ("mine", "theirs")}
+        clash = self.differs(name) and all(moved.values())
+        for column, side in enumerate(SIDES, start=2):
+            button = QRadioButton(format_value(self._value(name, side)))
+            group.addButton(button, column - 2)
+            item = QTableWidgetItem()
+            if clash or moved[side]:
+                item.setBackground(background_brush(Hue.ERROR if clash else Hue.CHANGED))
+            table.setItem(row, column, item)
+            table.setCellWidget(row, column, button)
+        self._groups[name] = group
+        self.choose(
+            name, "mine" if name in self.change.changed_fields or moved["mine"] else "theirs"
+        )
+
+    def _lay_out(self) -> None:
+        note = QLabel(
+            "Someone changed this record on the server after you edited it. Choose, per field, "
+            "which value the show should keep.",
+            wordWrap=True,
+        )
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)
+        actions = {
+            "Keep mine": self.on_keep_mine_clicked,
+            "Take theirs": self.on_take_theirs_clicked,
+            "Apply choices": self.on_apply_choices_clicked,
+        }
+        self.buttons: dict[str, QPushButton] = {}
+        for text, slot in actions.items():
+            button = buttons.addButton(text, QDialogButtonBox.ButtonRole.ActionRole)
+            button.clicked.connect(slot)
+            self.buttons[text] = button
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        for widget in (note, self.table, buttons):
+            layout.addWidget(widget)
+        self.resize(640, 360)

@@ -1,0 +1,385 @@
+"""The outbox as a window pane: every change not yet settled, what it changes, and what went wrong.
+
+`OutboxModel` is a table over `Outbox.changes(ACTIVE)` (all resources, or one: `set_scope`), one
+row per change, reloaded by `refresh()`. `OutboxView` is also the review before a push: a line
+says how many requests the push will make and how long that takes at the current rate budget
+(app/ui/outbox/review.py; `on_governor_changed` keeps it current), a detail pane shows the full diff
+and the server's answer, and the actions: push (all or selected — emitted, the session does the
+network work), retry, discard selected or all (after a confirmation) and resolve a conflict (the
+ConflictDialog). Rows are kept selected by their change's `seq` across reloads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.api.governor import GovernorState
+from app.api.registry import Registry
+from app.store.changes import ACTIVE, Change, is_local_id
+from app.store.outbox import Outbox
+from app.ui.common.palette import Hue, text
+from app.ui.outbox.conflict_dialog import ConflictDialog, format_value
+from app.ui.outbox.review import PushPlan, plan_push, plan_text
+
+Index = QModelIndex | QPersistentModelIndex
+Selection = QItemSelectionModel.SelectionFlag
+Confirm = Callable[[str], bool]
+Resolver = Callable[[Change], bool]
+COLUMNS = ("State", "Resource", "Record", "Operation", "Changes", "Attempts", "Last error")
+STATE_HUES = {
+    "pending": Hue.PENDING,
+    "sending": Hue.DELETED,
+    "failed": Hue.ERROR,
+    "conflict": Hue.CONFLICT,
+}
+
+
+def record_text(change: Change, key_field: str | None) -> str:
+    """ "CU1 · c1": the business key when known, then the id ("new" before the server has it)."""
+    ident = "new" if is_local_id(change.effective_id) else change.effective_id
+    key = change.key_value
+    if key is None and key_field:
+        key = change.payload.get(key_field) or (change.base or {}).get(key_field)
+    return f"{key} · {ident}" if key not in (None, "") else ident
+
+
+def diff_text(change: Change, separator: str = "; ") -> str:
+    """ "city: Paris → Lyon; priceZone: 2 → 3" (a create lists its values, a delete nothing)."""
+    if change.op == "delete":
+        return ""
+    if change.is_create:
+        parts = [f"{f}: {format_value(after)}" for f, _, after in change.diff()]
+    else:
+        parts = [f"{f}: {format_value(a)} → {format_value(b)}" for f, a, b in change.diff()]
+    if not parts and change.params:
+        parts = [f"{k}: {format_value(v)}" for k, v in change.params.items()]
+    return separator.join(parts)
+
+
+class OutboxModel(QAbstractTableModel):
+    """The outbox's unsettled changes, oldest first. Signals: only the model's own."""
+
+    def __init__(self, outbox: Outbox, registry: Registry, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._outbox = outbox
+        self._registry = registry
+        self._changes: list[Change] = []
+        self.scope: str | None = None  # one resource's changes, or None for all
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.beginResetModel()
+        self._changes = self._outbox.changes(ACTIVE, resource=self.scope)
+        self.endResetModel()
+
+    def set_scope(self, resource: str | None) -> None:
+        self.scope = resource
+        self.refresh()
+
+    def changes(self) -> list[Change]:
+        return list(self._changes)
+
+    def change_at(self, row: int) -> Change:
+        return self._changes[row]
+
+    def row_of(self, seq: int) -> int | None:
+        return next((i for i, c in enumerate(self._changes) if c.seq == seq), None)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008  # Qt's signature
+        return 0 if parent.isValid() else len(self._changes)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008  # Qt's signature
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section] if 0 <= section < len(COLUMNS) else None
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._changes):
+            return None
+        change = self._changes[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return self._text(change, index.column())
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
+            hue = STATE_HUES.get(change.state)
+            return None if hue is None else text(hue)
+        if role == Qt.ItemDataRole.UserRole:
+            return change.seq
+        return None
+
+    def _text(self, change: Change, column: int) -> str:
+        res = self._registry.resources.get(change.resource)
+        values = (
+            change.state,
+            res.title if res else change.resource,
+            record_text(change, res.key if res else None),
+            change.op,
+            diff_text(change),
+            str(change.attempts),
+            change.last_error or "",
+        )
+        return values[column] if 0 <= column < len(values) else ""
+
+
+def detail_text(change: Change) -> str:
+    """Everything known about one change, for the detail pane."""
+    lines = [f"#{change.seq} {change.op} · {change.state} · {change.attempts} attempt(s)"]
+    lines += [f"  {line}" for line in diff_text(change, "\n").splitlines()]
+    if change.last_error:
+        lines += ["", f"Error: {change.last_error}"]
+    if change.state == "conflict" and change.theirs:
+        lines += ["", "The server's record now:"]
+        lines += [f"  {k}: {format_value(v)}" for k, v in change.theirs.items()]
+    if change.response is not None:
+        lines += ["", "Server answer:", json.dumps(change.response, indent=2, ensure_ascii=False)]
+    return "\n".join(lines)
+
+
+class OutboxView(QWidget):
+    """Pending changes and what to do with them.
+
+    Signals: `push_requested(object)` — None to push everything pending, or a list of seqs;
+    `changed()` — after a retry, discard or resolve wrote the outbox (refresh the counts).
+    """
+
+    push_requested = Signal(object)
+    changed = Signal()
+
+    def __init__(
+        self,
+        outbox: Outbox,
+        registry: Registry,
+        parent: QWidget | None = None,
+        *,
+        confirm: Confirm | None = None,
+        resolver: Resolver | None = None,
+        reserve: float = 0.1,
+    ) -> None:
+        super().__init__(parent)
+        self._outbox = outbox
+        self._registry = registry
+        self.reserve = reserve  # the profile's share of the rate kept for interactive requests
+        self.rate: GovernorState | None = None
+        self.plan = PushPlan()
+        # Kept as given (None: the default): a bound method of self here would be a reference
+        # cycle, freed by whichever thread's garbage collection finds it — not safe for QObjects.
+        self._confirm = confirm
+        self._resolver = resolver
+        self.model = OutboxModel(outbox, registry, self)
+        self.table = QTableView(self)
+        self.detail = QPlainTextEdit(self, readOnly=True)
+        self.scope_label = QLabel(self)
+        self.show_all_button = QPushButton("Show all resources", self)
+        self.summary = QLabel(self)
+        self.summary.setObjectName("push-summary")
+        names = (
+            "Push all",
+            "Push selected",
+            "Retry",
+            "Discard selected…",
+            "Discard all…",
+            "Resolve conflict…",
+        )
+        self.buttons = {name: QPushButton(name, self) for name in names}
+        self._set_up_table()
+        self._lay_out()
+        self._connect()
+        self.on_selection_changed()
+        self._review()
+
+    # ------------------------------------------------------------------------------- API
+
+    def refresh(self) -> None:
+        """Reload from the outbox, keeping the same changes selected."""
+        keep = [c.seq for c in self.selected()]
+        self.model.refresh()
+        self.select_seqs(keep)
+        self.on_selection_changed()
+        self._review()
+
+    def set_scope(self, resource: str | None) -> None:
+        """Review one resource's changes (None: every resource's)."""
+        self.model.set_scope(resource)
+        res = self._registry.resources.get(resource) if resource else None
+        self.scope_label.setText(f"Changes of {res.title if res else resource}" if resource else "")
+        self.scope_label.setVisible(resource is not None)
+        self.show_all_button.setVisible(resource is not None)
+        self.refresh()
+
+    def on_governor_changed(self, state: GovernorState) -> None:
+        """The rate budget moved: the push's time is told anew."""
+        self.rate = state
+        self.summary.setText(plan_text(self.plan, state, self.reserve))
+
+    def pending_seqs(self) -> list[int]:
+        return [c.seq for c in self.model.changes() if c.state == "pending"]
+
+    def selected(self) -> list[Change]:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [self.model.change_at(r) for r in rows]
+
+    def select_seqs(self, seqs: Sequence[int]) -> None:
+        selection = self.table.selectionModel()
+        selection.clearSelection()
+        flags = Selection.Select | Selection.Rows
+        for seq in seqs:
+            row = self.model.row_of(seq)
+            if row is not None:
+                selection.select(self.model.index(row, 0), flags)
+
+    # ------------------------------------------------------------------------------ slots
+
+    def on_push_all_clicked(self) -> None:
+        """Everything pending (only this resource's while the view is scoped to one)."""
+        if self.model.scope is None:
+            self.push_requested.emit(None)
+        elif seqs := self.pending_seqs():
+            self.push_requested.emit(seqs)
+
+    def on_push_selected_clicked(self) -> None:
+        seqs = [c.seq for c in self.selected() if c.state == "pending"]
+        if seqs:
+            self.push_requested.emit(seqs)
+
+    def on_retry_clicked(self) -> None:
+        self._apply(self._outbox.retry, [c for c in self.selected() if c.state == "failed"])
+
+    def on_discard_clicked(self) -> None:
+        self._discard([c for c in self.selected() if c.state != "sending"])
+
+    def on_discard_all_clicked(self) -> None:
+        self._discard([c for c in self.model.changes() if c.state != "sending"], every=True)
+
+    def on_show_all_button_clicked(self) -> None:
+        self.set_scope(None)
+
+    def on_resolve_clicked(self) -> None:
+        conflicts = [c for c in self.selected() if c.state == "conflict"]
+        if len(conflicts) == 1 and (self._resolver or self._resolve_in_dialog)(conflicts[0]):
+            self.refresh()
+            self.changed.emit()
+
+    def on_selection_changed(self) -> None:
+        chosen = self.selected()
+        states = {c.state for c in chosen}
+        self.detail.setPlainText("\n\n".join(detail_text(c) for c in chosen))
+        self.buttons["Push all"].setEnabled(bool(self._outbox.pending_for_push()))
+        self.buttons["Push selected"].setEnabled("pending" in states)
+        self.buttons["Retry"].setEnabled("failed" in states)
+        self.buttons["Discard selected…"].setEnabled(bool(states - {"sending"}))
+        self.buttons["Discard all…"].setEnabled(
+            any(c.state != "sending" for c in self.model.changes())
+        )
+        self.buttons["Resolve conflict…"].setEnabled(
+            sum(c.state == "conflict" for c in chosen) == 1
+        )
+
+    # -------------------------------------------------------------------------- internals
+
+    def _review(self) -> None:
+        """Count the push's requests again (the outbox changed)."""
+        self.plan = plan_push(self.model.changes(), self._registry)
+        self.summary.setText(plan_text(self.plan, self.rate, self.reserve))
+
+    def _discard(self, doomed: Sequence[Change], every: bool = False) -> None:
+        if not doomed:
+            return
+        n = len(doomed)
+        what = "this change" if n == 1 else f"these {n} changes"
+        if every:
+            res = self._registry.resources.get(self.model.scope or "")
+            where = res.title if res else "the outbox"
+            what = f"all {n} change{'' if n == 1 else 's'} of {where}"
+        question = f"Discard {what}? They are removed from the outbox and never sent to the show."
+        if (self._confirm or self._ask)(question):
+            self._apply(self._outbox.discard, doomed)
+
+    def _apply(self, action: Callable[[int], None], changes: Sequence[Change]) -> None:
+        for change in changes:
+            action(change.seq)
+        if changes:
+            self.refresh()
+            self.changed.emit()
+
+    def _ask(self, question: str) -> bool:
+        answer = QMessageBox.question(self, "Discard changes", question)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _resolve_in_dialog(self, change: Change) -> bool:
+        dialog = ConflictDialog(self._outbox, change, self._registry, self)
+        try:
+            return dialog.exec() == ConflictDialog.DialogCode.Accepted
+        finally:
+            dialog.deleteLater()
+
+    def _set_up_table(self) -> None:
+        table = self.table
+        table.setModel(self.model)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.horizontalHeader().setStretchLastSection(True)
+        table.verticalHeader().hide()
+
+    def _lay_out(self) -> None:
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(self.table)
+        split.addWidget(self.detail)
+        split.setStretchFactor(0, 3)
+        row = QHBoxLayout()
+        for button in self.buttons.values():
+            row.addWidget(button)
+        row.addStretch(1)
+        top = QHBoxLayout()
+        top.addWidget(self.scope_label)
+        top.addWidget(self.show_all_button)
+        top.addStretch(1)
+        self.scope_label.hide()
+        self.show_all_button.hide()
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(split)
+        layout.addWidget(self.summary)
+        layout.addLayout(row)
+
+    def _connect(self) -> None:
+        slots = (
+            self.on_push_all_clicked,
+            self.on_push_selected_clicked,
+            self.on_retry_clicked,
+            self.on_discard_clicked,
+            self.on_discard_all_clicked,
+            self.on_resolve_clicked,
+        )
+        for button, slot in zip(self.buttons.values(), slots, strict=True):
+            button.clicked.connect(slot)
+        self.table.selectionModel().selectionChanged.connect(self.on_selection_changed)
+        self.model.modelReset.connect(self.on_selection_changed)
+        self.show_all_button.clicked.connect(self.on_show_all_button_clicked)

@@ -1,0 +1,192 @@
+"""One open show: its profile, cache, outbox and client, and the work that keeps them in step.
+
+`ShowSession` is the window's only way to the network. It starts syncs and pushes as tasks on the
+qasync loop, publishes progress and results as signals, and knows whether the show is reachable:
+a show that cannot be reached opens offline on its cache (still editable: edits queue in the
+outbox), and a timer keeps trying until the server answers again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.api.errors import EnvironmentProblem, ServerProblem, ShowDeskError, StoreUnavailable
+from app.api.registry import Registry
+from app.connect import client_for
+from app.settings import Profile
+from app.store.cache import Cache
+from app.store.outbox import Outbox
+from app.sync.puller import Puller, SyncReport
+from app.sync.pusher import Pusher, PushReport
+from app.ui.session.qt_bridge import GovernorBridge, ProgressBridge
+from app.ui.session.tasks import TaskRunner
+
+RECONNECT_MS = 15_000
+
+
+class ShowSession(QObject):
+    """A profile opened in the window.
+
+    Signals: `online_changed(bool)`, `sync_started()`, `sync_progress(SyncProgress)`,
+    `sync_finished(SyncReport)`, `push_progress(PushProgress)`, `push_finished(PushReport)`,
+    `outbox_changed()`,
+    `data_changed(list[str])` (the resource slugs whose cached records changed),
+    `reconnected()` (the show answers again after being offline), `problem(str)`.
+    """
+
+    online_changed = Signal(bool)
+    sync_started = Signal()
+    sync_progress = Signal(object)
+    sync_finished = Signal(object)
+    push_progress = Signal(object)
+    push_finished = Signal(object)
+    outbox_changed = Signal()
+    data_changed = Signal(list)
+    reconnected = Signal()
+    problem = Signal(str)
+
+    def __init__(
+        self,
+        profile: Profile,
+        secret: str,
+        registry: Registry,
+        cache: Cache,
+        outbox: Outbox,
+        tasks: TaskRunner,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.profile = profile
+        self.registry = registry
+        self.cache = cache
+        self.outbox = outbox
+        self.tasks = tasks
+        self.client = client_for(profile, secret, registry)
+        self.governor = GovernorBridge(self.client.governor, self)
+        self.online: bool | None = None  # None until the first check
+        self._cancel_sync: asyncio.Event | None = None
+        self._progress = ProgressBridge(self)
+        self._progress.progress.connect(self.sync_progress)
+        self._push_progress = ProgressBridge(self)
+        self._push_progress.progress.connect(self.push_progress)
+        self._retry = QTimer(self, interval=RECONNECT_MS)
+        self._retry.timeout.connect(self.on_retry_timeout)
+
+    # ------------------------------------------------------------------------------ state
+
+    @property
+    def syncing(self) -> bool:
+        return self._cancel_sync is not None
+
+    def data_as_of(self) -> datetime | None:
+        """When the cache last completed a sync of anything (for "Offline — data as of …")."""
+        done = [s.last_completed for s in self.cache.sync_states().values() if s.last_completed]
+        return max(done) if done else None
+
+    def _set_online(self, online: bool) -> None:
+        was, self.online = self.online, online
+        if online:
+            self._retry.stop()
+        elif not self._retry.isActive():
+            self._retry.start()
+        if online != was:
+            self.online_changed.emit(online)
+        if online and was is False:
+            self.reconnected.emit()
+
+    # --------------------------------------------------------------------------- network
+
+    async def check(self) -> bool:
+        """Sign in: online when the server answers, offline when it cannot be reached."""
+        try:
+            self.client.auth.forget()
+            await self.client.auth.token()
+        except (EnvironmentProblem, ServerProblem) as exc:
+            if self.online is not False:  # said once, not at every reconnection try
+                self.problem.emit(
+                    f"Working offline: {exc.message}. Your changes are kept in the outbox and "
+                    "can be pushed when the show answers again."
+                )
+            self._set_online(False)
+            return False
+        except ShowDeskError as exc:
+            self.problem.emit(exc.message)
+            self._set_online(False)
+            return False
+        self._set_online(True)
+        return True
+
+    def on_retry_timeout(self) -> None:
+        self.tasks.start(self.check(), what="Reconnect")
+
+    def sync(self, slugs: Iterable[str] | None = None, *, full: bool = False) -> None:
+        if self.syncing:
+            return
+        self._cancel_sync = asyncio.Event()
+        self.sync_started.emit()
+        self.tasks.start(self._sync(list(slugs) if slugs else None, full), what="Sync")
+
+    async def _sync(self, slugs: list[str] | None, full: bool) -> SyncReport:
+        puller = Puller(self.client, self.cache, on_progress=self._progress)
+        report = SyncReport()
+        try:
+            report = await puller.sync(slugs, full=full, cancel=self._cancel_sync)
+            self._set_online(True)
+            for slug, message in report.failed:  # issue 12: paging — visible, not silent
+                self.problem.emit(f"Sync of {slug} failed, cached records kept: {message}")
+        except StoreUnavailable as exc:  # this machine, not the show: still online
+            self.problem.emit(f"Sync stopped: {exc.message}. What was stored before is kept.")
+        except (EnvironmentProblem, ServerProblem) as exc:
+            self._set_online(False)
+            self.problem.emit(f"Sync stopped: {exc.message}")
+        finally:
+            self._cancel_sync = None
+            self.data_changed.emit([r.resource for r in report.resources])
+            self.sync_finished.emit(report)
+        return report
+
+    def cancel_sync(self) -> None:
+        if self._cancel_sync is not None:
+            self._cancel_sync.set()
+
+    def push(self, seqs: Sequence[int] | None = None) -> None:
+        self.tasks.start(self._push(seqs), what="Push")
+
+    async def _push(self, seqs: Sequence[int] | None) -> PushReport:
+        pusher = Pusher(self.client, self.cache, self.outbox, on_progress=self._push_progress)
+        report = PushReport()
+        unreachable = None
+        try:
+            unreachable = await self._sign_in_problem()
+            if unreachable is None:
+                report = await pusher.push(seqs=seqs)
+            for error in report.errors:
+                self.problem.emit(error)
+        finally:
+            self.outbox_changed.emit()
+            self.data_changed.emit(sorted({c.resource for c in self.outbox.changes(("done",))}))
+            self.push_finished.emit(report)
+        if unreachable is not None:  # after "Pushed: 0 applied", so that it is what stays
+            self.problem.emit(
+                f"Nothing was pushed: {unreachable}. Your changes stay in the outbox."
+            )
+        return report
+
+    async def _sign_in_problem(self) -> str | None:
+        """Why the show cannot be signed in to, if it cannot: then a push sends nothing and
+        leaves every change pending (instead of failing each one)."""
+        try:
+            await self.client.auth.token()
+        except (EnvironmentProblem, ServerProblem) as exc:
+            self._set_online(False)
+            return exc.message
+        return None
+
+    async def aclose(self) -> None:
+        self._retry.stop()
+        self.governor.detach()
+        await self.client.aclose()

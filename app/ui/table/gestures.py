@@ -1,0 +1,398 @@
+"""Spreadsheet gestures on a record table: copy, paste, fill down/right, clear, "Set field…",
+find and replace in a column, delete rows.
+
+`GridGestures` works on one `QTableView` over a `RecordTableModel`. It reads the selection in
+visible columns (in the order the user arranged them), builds (record id, field, value) triples,
+and hands them to `UndoableEdits.edit_cells` as ONE undo command per gesture; "Delete rows…"
+queues deletions through `Editor.delete` as one `DeleteRowsCommand` (undo discards them). The
+clipboard is TSV the way Excel writes and reads it: tab-separated, CRLF rows, a cell holding a
+tab, newline or quote wrapped in quotes with quotes doubled.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence, QUndoCommand
+from PySide6.QtWidgets import (
+    QApplication,
+    QHeaderView,
+    QInputDialog,
+    QMessageBox,
+    QTableView,
+    QWidget,
+)
+
+from app.store.changes import Change, NewChange, is_local_id
+from app.ui.common.references import title_of
+from app.ui.table.replace_dialog import ReplaceDialog, Replacement, replaced
+from app.ui.table.table_model import RecordTableModel
+from app.ui.table.undo_commands import Outcome, UndoableEdits, refused_text
+
+Ask = Callable[[str], bool]
+Prompt = Callable[[Sequence[str]], tuple[str, str] | None]  # fields → (field, value) or None
+Cell = tuple[int, int]  # (row, column) in the model, only while a gesture runs
+Triple = tuple[str, str, Any]  # (record id, field, value)
+
+
+def cell_text(value: Any) -> str:
+    """A value as a spreadsheet cell: blank for none, TRUE/FALSE, JSON for nested values."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def to_tsv(rows: Sequence[Sequence[str]]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, dialect="excel-tab", lineterminator="\r\n").writerows(rows)
+    return buffer.getvalue()
+
+
+def shown_columns(header: QHeaderView) -> list[int]:
+    """Model columns of a header's shown sections, left to right as the user arranged them."""
+    shown = (header.logicalIndex(v) for v in range(header.count()))
+    return [c for c in shown if not header.isSectionHidden(c)]
+
+
+def parse_tsv(text: str) -> list[list[str]]:
+    """Rows of cells from clipboard text (one trailing line break is not an empty row; rows may
+    end in CRLF, LF or a lone CR, as older Mac applications copy them)."""
+    if text.endswith("\n"):
+        text = text[:-2] if text.endswith("\r\n") else text[:-1]
+    if not text:
+        return []
+    rows = csv.reader(io.StringIO(text, newline=""), dialect="excel-tab")
+    return [row or [""] for row in rows]
+
+
+class GridGestures(QObject):
+    """Copy, paste, fill, clear and "Set field…" on one table; `ask`/`prompt` are replaceable.
+
+    Signals: `message(str)` — what a gesture did, for the status bar.
+    """
+
+    message = Signal(str)
+
+    def __init__(
+        self,
+        table: QTableView,
+        model: RecordTableModel,
+        editing: UndoableEdits,
+        *,
+        ask: Ask | None = None,
+        prompt: Prompt | None = None,
+    ) -> None:
+        super().__init__(table)
+        self.table, self.model, self.editing = table, model, editing
+        self.ask: Ask = ask or self._ask_user
+        self.prompt: Prompt = prompt or self._prompt_user
+        self.replace_dialog: ReplaceDialog | None = None
+        self.actions = self._install_actions()
+
+    # ------------------------------------------------------------------------------ gestures
+
+    def copy(self) -> str:
+        """Put the selection (its bounding box, visible columns) on the clipboard as TSV."""
+        cells = self.selected_cells()
+        if not cells:
+            return ""
+        chosen = set(cells)
+        order = self.visible_columns()
+        spots = sorted({order.index(c) for _, c in cells})
+        columns = order[spots[0] : spots[-1] + 1]
+        rows = range(cells[0][0], cells[-1][0] + 1)
+        value = self.model.value
+        table = [
+            [cell_text(value(r, c)) if (r, c) in chosen else "" for c in columns] for r in rows
+        ]
+        text = to_tsv(table)
+        QApplication.clipboard().setText(text)
+        return text
+
+    def paste(self, text: str | None = None) -> Outcome | None:
+        """Paste a block at the selection's top-left cell, or one value into every selected cell."""
+        block = parse_tsv(QApplication.clipboard().text() if text is None else text)
+        cells = self.selected_cells()
+        if not block or not cells:
+            return None
+        if len(block) == 1 and len(block[0]) == 1 and len(cells) > 1:
+            values = [(r, c, block[0][0]) for r, c in cells]
+            return self._apply(values, f"Paste into {len(cells):,} cells")
+        return self._paste_block(block, cells)
+
+    def fill_down(self) -> Outcome | None:
+        """Every selected cell takes the value of the topmost selected cell of its column."""
+        top: dict[int, int] = {}
+        cells = self.selected_cells()
+        for r, c in cells:
+            top[c] = min(top.get(c, r), r)
+        values = [(r, c, self.model.value(top[c], c)) for r, c in cells if r != top[c]]
+        return self._apply(values, f"Fill down {len(values):,} cells")
+
+    def fill_right(self) -> Outcome | None:
+        """Every selected cell takes the value of the leftmost selected cell of its row."""
+        order = {c: i for i, c in enumerate(self.visible_columns())}
+        left: dict[int, int] = {}
+        cells = self.selected_cells()
+        for r, c in cells:
+            left[r] = c if r not in left or order[c] < order[left[r]] else left[r]
+        values = [(r, c, self.model.value(r, left[r])) for r, c in cells if c != left[r]]
+        return self._apply(values, f"Fill right {len(values):,} cells")
+
+    def clear(self) -> Outcome | None:
+        cells = self.selected_cells()
+        return self._apply([(r, c, None) for r, c in cells], f"Clear {len(cells):,} cells")
+
+    def set_field(self, all_rows: bool = False) -> Outcome | None:
+        """Ask for a field and a value; set it on the selected rows (or every filtered row)."""
+        editable = [f for i, f in enumerate(self.model.fields) if self.model.kind_at(i)]
+        answer = self.prompt(editable)
+        if answer is None:
+            return None
+        field, value = answer
+        column = self.model.column_of(field)
+        rows = (
+            range(self.model.rowCount())
+            if all_rows
+            else sorted({r for r, _ in self.selected_cells()})
+        )
+        what = "all filtered rows" if all_rows else f"{len(rows):,} rows"
+        return self._apply([(r, column, value) for r in rows], f"Set {field} on {what}")
+
+    def replace(self, what: Replacement) -> tuple[int, int]:
+        """Replace in one column, as one undo step; answer (cells replaced, cells refused)."""
+        model, column = self.model, self.model.column_of(what.field)
+        if column < 0 or model.kind_at(column) is None:
+            return 0, 0
+        rows = (
+            range(model.rowCount())
+            if what.all_rows
+            else sorted({r for r, _ in self.selected_cells()})
+        )
+        values = []
+        for row in rows:
+            old = cell_text(model.value(row, column))
+            new = replaced(old, what)
+            if new is not None and new != old:
+                values.append((row, column, new))
+        where = "all filtered rows" if what.all_rows else "the selected rows"
+        text = f"Replace “{what.find}” in {title_of(what.field)} ({where}): {len(values):,} cells"
+        outcome = self._apply(values, text)
+        if outcome is None:
+            self.message.emit(f"{text}: nothing to replace")
+            return 0, 0
+        refused = sum(1 for _, field in outcome.refused if field == what.field)
+        return len(values) - refused, refused
+
+    def find_replace(self) -> ReplaceDialog:
+        """Open (or bring back) the find-and-replace dialog on the current column."""
+        fields = [f for i, f in enumerate(self.model.fields) if self.model.kind_at(i)]
+        current = self.table.currentIndex()
+        field = self.model.field(current.column()) if current.isValid() else None
+        selection = self.table.selectionModel().hasSelection()
+        if self.replace_dialog is None:
+            self.replace_dialog = ReplaceDialog(fields, parent=self._window())
+            self.replace_dialog.replace_requested.connect(self.on_replace_dialog_replace_requested)
+        self.replace_dialog.set_context(field, has_selection=selection)
+        self.replace_dialog.show()
+        self.replace_dialog.activateWindow()
+        return self.replace_dialog
+
+    def on_replace_dialog_replace_requested(self, what: Replacement) -> None:
+        count, refused = self.replace(what)
+        if self.replace_dialog is not None:
+            self.replace_dialog.show_result(count, refused)
+
+    def delete_rows(self) -> int:
+        """Queue the deletion of the selected rows' records (after asking), as one undo step."""
+        model, res = self.model, self.model.resource
+        rows = sorted({r for r, _ in self.selected_cells()})
+        ids = [model.record_id(r) for r in rows if model.row_kind(r) != "deleted"]
+        if not ids:
+            return 0
+        if not res.can("delete"):
+            self.message.emit(f"{res.title} cannot be deleted through the API")
+            return 0
+        n = len(ids)
+        what = "this record" if n == 1 else f"these {n:,} records"
+        if not self.ask(
+            f"Delete {what}? {'It is' if n == 1 else 'They are'} struck out now and deleted on "
+            "the show at the next push (Undo brings them back until then)."
+        ):
+            return 0
+        text = f"Delete {n:,} {res.title.lower() if n > 1 else 'record'}"
+        self.editing.stack.push(DeleteRowsCommand(self.editing, res.slug, ids, text))
+        self.message.emit(text)
+        return n
+
+    # ---------------------------------------------------------------------------- selection
+
+    def visible_columns(self) -> list[int]:
+        """Model columns of the shown sections, left to right as the user arranged them."""
+        return shown_columns(self.table.horizontalHeader())
+
+    def selected_cells(self) -> list[Cell]:
+        """Selected (row, column) cells in shown columns, row by row; else the current cell."""
+        header = self.table.horizontalHeader()
+        model = self.table.selectionModel()
+        found = {
+            (i.row(), i.column())
+            for i in model.selectedIndexes()
+            if not header.isSectionHidden(i.column())
+        }
+        current = self.table.currentIndex()
+        if not found and current.isValid():
+            found = {(current.row(), current.column())}
+        order = {c: i for i, c in enumerate(self.visible_columns())}
+        return sorted(found, key=lambda rc: (rc[0], order.get(rc[1], 0)))
+
+    # ------------------------------------------------------------------------------ helpers
+
+    def _paste_block(self, block: list[list[str]], cells: list[Cell]) -> Outcome | None:
+        columns = self.visible_columns()
+        top = cells[0][0]
+        start = min(columns.index(c) for _, c in cells)
+        width = len(columns) - start
+        clipped = sum(max(len(row) - width, 0) for row in block)
+        rows = self.model.rowCount()
+        values = [
+            (top + i, columns[start + j], text)
+            for i, row in enumerate(block[: max(rows - top, 0)])
+            for j, text in enumerate(row[:width])
+        ]
+        creates = self._new_rows(block[max(rows - top, 0) :], columns[start:])
+        if clipped:
+            self.message.emit(f"{clipped:,} cell(s) beyond the last column were not pasted")
+        return self._apply(values, f"Paste {len(values):,} cells", creates)
+
+    def _new_rows(self, extra: list[list[str]], columns: list[int]) -> list[dict[str, str]]:
+        if not extra or not self.ask(
+            f"Create {len(extra):,} new record(s) for the rows past the end?"
+        ):
+            return []
+        fields = [self.model.field(c) for c in columns if self.model.kind_at(c) is not None]
+        return [{f: t for f, t in zip(fields, row, strict=False) if t.strip()} for row in extra]
+
+    def _apply(
+        self,
+        values: Sequence[tuple[int, int, Any]],
+        text: str,
+        creates: Sequence[dict[str, str]] = (),
+    ) -> Outcome | None:
+        model = self.model
+        triples: list[Triple] = [
+            (model.record_id(r), model.field(c), v)
+            for r, c, v in values
+            if model.flags(model.index(r, c)) & Qt.ItemFlag.ItemIsEditable
+        ]
+        if not triples and not creates:
+            return None
+        outcome = self.editing.edit_cells(model.resource.slug, triples, text, creates)
+        refused = [f"{title_of(f)}: {why}" for (_, f), why in list(outcome.refused.items())[:3]]
+        note = (
+            f"{text}: {len(outcome.refused):,} refused ({'; '.join(refused)})" if refused else text
+        )
+        self.message.emit(" · ".join(filter(None, [note, refused_text(outcome.created)])))
+        return outcome
+
+    def _install_actions(self) -> dict[str, QAction]:
+        specs: list[tuple[str, str, QKeySequence.StandardKey | str, Callable[[], object]]] = [
+            ("copy", "Copy", QKeySequence.StandardKey.Copy, self.copy),
+            ("paste", "Paste", QKeySequence.StandardKey.Paste, self.paste),
+            ("fill_down", "Fill down", "Ctrl+D", self.fill_down),
+            ("fill_right", "Fill right", "Ctrl+R", self.fill_right),
+            ("clear", "Clear", QKeySequence.StandardKey.Delete, self.clear),
+            ("set_field", "Set field on selected rows…", "Ctrl+Shift+E", self.set_field),
+            ("set_field_all", "Set field on all filtered rows…", "", lambda: self.set_field(True)),
+            ("replace", "Find and replace in a column…", "Ctrl+H", self.find_replace),
+            ("delete_rows", "Delete rows…", "Ctrl+-", self.delete_rows),
+        ]
+        actions: dict[str, QAction] = {}
+        for name, text, key, slot in specs:
+            action = QAction(text, self.table)
+            if key:
+                action.setShortcut(QKeySequence(key))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            action.triggered.connect(lambda _checked=False, s=slot: s())
+            self.table.addAction(action)
+            actions[name] = action
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        return actions
+
+    def _ask_user(self, question: str) -> bool:
+        answer = QMessageBox.question(self._window(), "Paste", question)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _prompt_user(self, fields: Sequence[str]) -> tuple[str, str] | None:
+        window = self._window()
+        field, ok = QInputDialog.getItem(window, "Set field", "Field:", list(fields), 0, False)
+        if not ok:
+            return None
+        value, ok = QInputDialog.getText(window, "Set field", f"New value of {title_of(field)}:")
+        return (field, value) if ok else None
+
+    def _window(self) -> QWidget:
+        return self.table.window()
+
+
+class DeleteRowsCommand(QUndoCommand):
+    """Delete records (by id) in one undo step: redo queues the deletions (`Editor.delete`),
+    undo discards those still pending. A record created here and never pushed is discarded by
+    `Editor.delete`; undo queues its changes again under the same id, so the command that
+    created it can still undo it. A deletion already pushed stays done."""
+
+    def __init__(self, editing: UndoableEdits, slug: str, record_ids: Sequence[str], text: str):
+        super().__init__(text)
+        self.editing, self.slug, self.record_ids = editing, slug, list(record_ids)
+        self.seqs: list[int] = []
+        self.dropped: list[Change] = []  # changes of never-pushed records that redo discarded
+
+    def redo(self) -> None:
+        outbox = self.editing.editor.outbox
+        local = [
+            c
+            for rid in self.record_ids
+            if is_local_id(rid)
+            for c in outbox.for_record(self.slug, rid)
+            if c.state == "pending"
+        ]
+        self.seqs = self.editing.editor.delete(self.slug, self.record_ids)
+        self.dropped = [c for c in local if _state(outbox.get(c.seq)) == "discarded"]
+        self.editing.notify(Outcome(self.slug))
+
+    def undo(self) -> None:
+        outbox = self.editing.editor.outbox
+        for seq in self.seqs:
+            change = outbox.get(seq)
+            if change is not None and change.state == "pending":
+                outbox.discard(seq)
+        outbox.add_many(_again(c) for c in self.dropped)
+        self.seqs, self.dropped = [], []
+        self.editing.notify(Outcome(self.slug))
+
+
+def _state(change: Change | None) -> str | None:
+    return None if change is None else change.state
+
+
+def _again(change: Change) -> NewChange:
+    """A discarded change queued anew, under the same (local) record id."""
+    return NewChange(
+        change.resource,
+        change.op,
+        change.record_id,
+        payload=change.payload,
+        params=change.params,
+        changed_fields=change.changed_fields,
+        base=change.base,
+        key_value=change.key_value,
+    )

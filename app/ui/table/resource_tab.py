@@ -1,0 +1,460 @@
+"""One opened resource: a filter line, a table over the cache, and the columns the user arranged.
+
+Sorting and filtering re-query SQLite through the model (never a proxy model). The layout, sort
+and filters are remembered per resource in the QSettings passed in and restored on open. Given a
+`UndoableEdits`, the table edits like a spreadsheet (app/ui/table/gestures.py) and shows its
+resource's unsaved changes in a badge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from PySide6.QtCore import (
+    QItemSelection,
+    QItemSelectionRange,
+    QModelIndex,
+    QPoint,
+    QSettings,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QCloseEvent, QKeyEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QSplitter,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.api.registry import Resource
+from app.store.cache import Cache
+from app.store.outbox import Outbox
+from app.ui.common.references import ReferenceNames, is_number, title_of
+from app.ui.form.pickers import reference_choices
+from app.ui.form.record_form import RecordForm
+from app.ui.table import view_state
+from app.ui.table.delegates import ChoicesFor, RecordDelegate
+from app.ui.table.gestures import GridGestures
+from app.ui.table.import_dialog import GridImport
+from app.ui.table.table_model import RecordTableModel
+from app.ui.table.undo_commands import Outcome, UndoableEdits
+from app.ui.table.view_state import ViewState
+
+FILTER_DELAY_MS = 150
+SUMMARY_DELAY_MS = 30
+SUM_CELL_LIMIT = 20_000  # larger selections show no sum rather than read every record
+
+
+@contextmanager
+def wait_cursor() -> Iterator[None]:
+    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+    try:
+        yield
+    finally:
+        QApplication.restoreOverrideCursor()
+
+
+class ColumnFilterBox(QLineEdit):
+    """The one-column filter field, shown in the tab's top row while in use.
+
+    Enter applies and hides it, Escape just hides it. Signals: `applied(str field, str text)`.
+    """
+
+    applied = Signal(str, str)
+
+    def __init__(self, owner: QWidget) -> None:
+        super().__init__(owner)
+        self.field = ""
+        self.setClearButtonEnabled(True)
+        self.returnPressed.connect(self.on_self_return_pressed)
+        self.hide()
+
+    def edit(self, field: str, text: str) -> None:
+        self.field = field
+        self.setText(text)
+        self.setPlaceholderText(f"{title_of(field)} contains… (Enter)")
+        self.show()
+        self.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.selectAll()
+
+    def on_self_return_pressed(self) -> None:
+        self.hide()
+        self.applied.emit(self.field, self.text())
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape:
+            self.hide()
+            return
+        super().keyPressEvent(event)
+
+
+class ResourceTab(QWidget):
+    """A resource's table with its filters.
+
+    Signals: `selection_summary(str)` ("1,234 rows · 12 selected · sum 4,567.50"),
+    `record_activated(str slug, str record_id)` (double-click or Enter on a row),
+    `message(str)` (what an edit gesture did, for the status bar), `review_requested(str slug)`
+    (the "N unsaved changes" badge was clicked).
+    """
+
+    selection_summary = Signal(str)
+    record_activated = Signal(str, str)
+    message = Signal(str)
+    review_requested = Signal(str)
+
+    def __init__(
+        self,
+        cache: Cache,
+        resource: Resource,
+        references: ReferenceNames,
+        settings: QSettings,
+        *,
+        outbox: Outbox | None = None,
+        parent: str | None = None,
+        owner: QWidget | None = None,
+        edits: UndoableEdits | None = None,
+    ) -> None:
+        super().__init__(owner)
+        self._settings = settings
+        self._model = RecordTableModel(
+            cache, resource, references, outbox=outbox, parent=parent, owner=self, edits=edits
+        )
+        self._kept: tuple[str | None, int] = (None, -1)  # current record across a model reset
+        self.pending_label = QToolButton(self)  # the badge: a click opens the review
+        self.pending_label.setAutoRaise(True)
+        self.pending_label.setToolTip("Review these changes before pushing them")
+        self.grid: GridGestures | None = None
+        self.importer: GridImport | None = None
+        self.filter_edit = QLineEdit(self)
+        self.filters_label = QLabel(self)
+        self.clear_filters_button = QToolButton(self)
+        self.table = QTableView(self)
+        self.column_filter_edit = ColumnFilterBox(self)
+        self._filter_timer = _single_shot(self, FILTER_DELAY_MS, self.on_filter_timer_timeout)
+        self._summary_timer = _single_shot(self, SUMMARY_DELAY_MS, self.on_summary_timer_timeout)
+        self._build()
+        self._restore(view_state.load_state(settings, resource.slug))
+        self._connect()
+        self._show_column_filters()
+        if edits is not None:
+            self._set_up_editing(edits, lambda target: reference_choices(cache, target, references))
+        self.on_model_pending_changed()
+
+    # ------------------------------------------------------------------------------ public
+
+    @property
+    def resource(self) -> Resource:
+        return self._model.resource
+
+    @property
+    def model(self) -> RecordTableModel:
+        return self._model
+
+    @property
+    def header(self) -> QHeaderView:
+        return self.table.horizontalHeader()
+
+    def focus_filter(self) -> None:
+        self.filter_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.filter_edit.selectAll()
+
+    def refresh(self) -> None:
+        """Re-read the cache (after a sync), keeping layout, sort, filters and current record."""
+        with wait_cursor():
+            self._model.refresh()
+
+    def on_model_about_to_be_reset(self) -> None:
+        """Whatever resets the rows (a sort, a filter, a sync), the current record stays."""
+        self._kept = (self.current_record_id(), self._current_column())
+
+    def on_model_reset(self) -> None:
+        current, column = self._kept
+        self._kept = (None, -1)
+        if current is not None and (row := self._model.row_of(current)) >= 0:
+            self.table.setCurrentIndex(self._model.index(row, max(column, 0)))
+
+    def current_record_id(self) -> str | None:
+        index = self.table.currentIndex()
+        return self._model.record_id(index.row()) if index.isValid() else None
+
+    def set_column_filter(self, field: str, text: str) -> None:
+        with wait_cursor():
+            self._model.set_column_filter(field, text)
+        self._show_column_filters()
+        self.save_state()
+
+    def save_state(self) -> None:
+        view_state.save_state(self._settings, self.resource.slug, self.state())
+
+    def state(self) -> ViewState:
+        model = self._model
+        return ViewState(
+            columns=view_state.capture_layout(self.header, model.fields),
+            sort_field=model.sort_field,
+            descending=model.sort_descending,
+            text=model.text_filter,
+            filters=model.column_filters,
+        )
+
+    def summary(self) -> str:
+        """ "N rows · M selected · sum S" for the current selection."""
+        parts = [f"{self._model.rowCount():,} rows"]
+        selection = _ranges(self.table.selectionModel().selection())
+        cells = sum(r.width() * r.height() for r in selection)
+        if cells:
+            rows = {row for r in selection for row in range(r.top(), r.bottom() + 1)}
+            parts.append(f"{len(rows):,} selected")
+            total = self._selection_sum(selection) if cells <= SUM_CELL_LIMIT else None
+            if total is not None:
+                parts.append(f"sum {total:,}" if isinstance(total, int) else f"sum {total:,.2f}")
+        return " · ".join(parts)
+
+    # --------------------------------------------------------------------------- header menu
+
+    def header_menu(self, section: int) -> QMenu:
+        """The header's context menu for `section` (-1: outside any column)."""
+        menu = QMenu(self)
+        if section >= 0:
+            field = self._model.field(section)
+            menu.addAction("Filter this column…", lambda: self.edit_column_filter(section))
+            if field in self._model.column_filters:
+                menu.addAction(
+                    "Clear this column's filter", lambda: self.set_column_filter(field, "")
+                )
+            menu.addAction("Hide this column", lambda: self._set_hidden(section, True))
+            menu.addSeparator()
+        self._add_column_chooser(menu.addMenu("Columns"))
+        menu.addAction("Reset columns", self.reset_columns)
+        return menu
+
+    def edit_column_filter(self, section: int) -> None:
+        """Show the column filter field for this column, holding its current filter."""
+        field = self._model.field(section)
+        self.column_filter_edit.edit(field, self._model.column_filters.get(field, ""))
+
+    def reset_columns(self) -> None:
+        view_state.reset_layout(self.header)
+        self.save_state()
+
+    # --------------------------------------------------------------------------------- slots
+
+    def on_filter_edit_text_edited(self, _text: str) -> None:
+        self._filter_timer.start()
+
+    def on_filter_timer_timeout(self) -> None:
+        with wait_cursor():
+            self._model.set_text_filter(self.filter_edit.text())
+        self.save_state()
+
+    def on_header_sort_indicator_changed(self, section: int, order: Qt.SortOrder) -> None:
+        with wait_cursor():
+            self._model.sort(section, order)
+        self.save_state()
+
+    def on_header_context_menu_requested(self, pos: QPoint) -> None:
+        self.header_menu(self.header.logicalIndexAt(pos)).exec(self.header.mapToGlobal(pos))
+
+    def on_header_layout_changed(self, *_args: int) -> None:
+        self.save_state()
+
+    def on_model_columns_changed(self) -> None:
+        saved = view_state.load_state(self._settings, self.resource.slug)
+        view_state.apply_layout(self.header, self._model.fields, saved.columns)
+
+    def on_table_activated(self, index: QModelIndex) -> None:
+        self.record_activated.emit(self.resource.slug, self._model.record_id(index.row()))
+
+    def on_selection_changed(self, *_args: QItemSelection) -> None:
+        self._summary_timer.start()
+
+    def on_summary_timer_timeout(self) -> None:
+        self.selection_summary.emit(self.summary())
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """A closed tab does no more delayed work (its cache may be closed next)."""
+        self._filter_timer.stop()
+        self._summary_timer.stop()
+        super().closeEvent(event)
+
+    def on_edits_applied(self, outcome: Outcome) -> None:
+        if outcome.slug == self.resource.slug:
+            self._model.mark(outcome.cleared, outcome.refused)
+            self._model.refresh_pending()
+
+    def on_model_pending_changed(self) -> None:
+        n = self._model.pending_count
+        self.pending_label.setText(f"{n:,} unsaved change{'' if n == 1 else 's'}")
+        self.pending_label.setVisible(n > 0)
+
+    def on_pending_label_clicked(self) -> None:
+        self.review_requested.emit(self.resource.slug)
+
+    def on_clear_filters_button_clicked(self) -> None:
+        for field in self._model.column_filters:
+            self._model.set_column_filter(field, "")
+        self._show_column_filters()
+        self.save_state()
+
+    # ------------------------------------------------------------------------------- helpers
+
+    def _build(self) -> None:
+        self.filter_edit.setPlaceholderText("Filter (Ctrl+F)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.clear_filters_button.setText("Clear column filters")
+        top = QHBoxLayout()
+        top.addWidget(self.filter_edit, 2)
+        top.addWidget(self.column_filter_edit, 2)
+        top.addWidget(self.filters_label, 3)
+        top.addWidget(self.clear_filters_button)
+        top.addWidget(self.pending_label)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.table)
+        self._build_table()
+
+    def _build_table(self) -> None:
+        table = self.table
+        table.setModel(self._model)
+        table.setWordWrap(False)
+        table.setAlternatingRowColors(True)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        rows = table.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # uniform row heights
+        rows.setDefaultSectionSize(table.fontMetrics().height() + 8)
+        rows.hide()
+        header = self.header
+        header.setSectionsMovable(True)
+        header.setSectionsClickable(True)
+        header.setSortIndicatorShown(True)
+        header.setSortIndicatorClearable(True)
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        header.setDefaultSectionSize(140)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+
+    def _restore(self, state: ViewState) -> None:
+        model, fields = self._model, self._model.fields
+        sort_field = state.sort_field if state.sort_field in fields else None
+        filters = {k: v for k, v in state.filters.items() if k in fields}
+        with wait_cursor():
+            model.set_query(sort_field, state.descending, state.text, filters)
+        self.filter_edit.setText(model.text_filter)
+        view_state.apply_layout(self.header, fields, state.columns)
+        if sort_field is not None:
+            order = (
+                Qt.SortOrder.DescendingOrder if state.descending else Qt.SortOrder.AscendingOrder
+            )
+            self.header.setSortIndicator(model.column_of(sort_field), order)
+
+    def _connect(self) -> None:
+        header = self.header
+        self.filter_edit.textEdited.connect(self.on_filter_edit_text_edited)
+        header.sortIndicatorChanged.connect(self.on_header_sort_indicator_changed)
+        header.customContextMenuRequested.connect(self.on_header_context_menu_requested)
+        header.sectionResized.connect(self.on_header_layout_changed)
+        header.sectionMoved.connect(self.on_header_layout_changed)
+        self._model.columns_changed.connect(self.on_model_columns_changed)
+        self._model.pending_changed.connect(self.on_model_pending_changed)
+        self._model.modelAboutToBeReset.connect(self.on_model_about_to_be_reset)
+        self._model.modelReset.connect(self.on_model_reset)
+        self._model.modelReset.connect(self.on_selection_changed)
+        self.table.activated.connect(self.on_table_activated)
+        self.table.selectionModel().selectionChanged.connect(self.on_selection_changed)
+        self.clear_filters_button.clicked.connect(self.on_clear_filters_button_clicked)
+        self.pending_label.clicked.connect(self.on_pending_label_clicked)
+        self.column_filter_edit.applied.connect(self.set_column_filter)
+
+    def _set_up_editing(self, edits: UndoableEdits, choices: ChoicesFor) -> None:
+        delegate = RecordDelegate(self.table, choices)
+        self._model.modelReset.connect(delegate.forget_choices)
+        self.table.setItemDelegate(delegate)
+        self.grid = GridGestures(self.table, self._model, edits)
+        self.grid.message.connect(self.message)
+        self.importer = GridImport(self.table, self._model, edits, self._settings)
+        self.importer.message.connect(self.message)
+        edits.applied.connect(self.on_edits_applied)
+
+    def _add_column_chooser(self, menu: QMenu) -> None:
+        for section, field in enumerate(self._model.fields):
+            action = menu.addAction(title_of(field))
+            action.setCheckable(True)
+            action.setChecked(not self.header.isSectionHidden(section))
+            action.setData(field)
+            action.toggled.connect(lambda shown, s=section: self._set_hidden(s, not shown))
+
+    def _set_hidden(self, section: int, hidden: bool) -> None:
+        self.header.setSectionHidden(section, hidden)
+        self.save_state()
+
+    def _show_column_filters(self) -> None:
+        filters = self._model.column_filters
+        text = ", ".join(f"{title_of(f)} contains “{v}”" for f, v in filters.items())
+        self.filters_label.setText(f"Column filters: {text}" if filters else "")
+        self.filters_label.setVisible(bool(filters))
+        self.clear_filters_button.setVisible(bool(filters))
+
+    def _selection_sum(self, selection: list[QItemSelectionRange]) -> int | float | None:
+        total: int | float = 0
+        found = False
+        for r in selection:
+            for column in range(r.left(), r.right() + 1):
+                if self.header.isSectionHidden(column):
+                    continue
+                for row in range(r.top(), r.bottom() + 1):
+                    value = self._model.value(row, column)
+                    if is_number(value):
+                        total, found = total + value, True
+        return total if found else None
+
+    def _current_column(self) -> int:
+        return self.table.currentIndex().column()
+
+    # ------------------------------------------------------------- record form (issue 5)
+
+    form: RecordForm | None = None
+
+    def attach_form(self, form: RecordForm) -> None:
+        """Put a record form beside the table (a splitter); it follows the current row."""
+        self.form = form
+        self.form_splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        layout = self.layout()
+        assert layout is not None
+        layout.replaceWidget(self.table, self.form_splitter)
+        self.form_splitter.addWidget(self.table)
+        self.form_splitter.addWidget(form)
+        self.form_splitter.setStretchFactor(0, 3)
+        self.form_splitter.setStretchFactor(1, 2)
+        self.table.selectionModel().currentRowChanged.connect(self.on_table_current_row_changed)
+
+    def on_table_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        record_id = self._model.record_id(current.row()) if current.isValid() else None
+        if self.form is not None and record_id != self.form.record_id and record_id is not None:
+            self.form.show_record(record_id)
+
+
+def _single_shot(owner: QWidget, msec: int, slot: object) -> QTimer:
+    timer = QTimer(owner)
+    timer.setSingleShot(True)
+    timer.setInterval(msec)
+    timer.timeout.connect(slot)
+    return timer
+
+
+def _ranges(selection: QItemSelection) -> list[QItemSelectionRange]:
+    return [selection.at(i) for i in range(selection.count())]
+
+
+def _order(descending: bool) -> Qt.SortOrder:
+    return Qt.SortOrder.DescendingOrder if descending else Qt.SortOrder.AscendingOrder

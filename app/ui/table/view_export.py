@@ -1,0 +1,44 @@
+"""What "Export the current view" writes: the rows, order and columns a resource tab shows.
+
+`view_options(tab, outbox)` answers `app.sync.resource_export.export` keyword arguments: the tab's
+text and column filters and sort (the same cache query as the table), its shown columns in the
+order the user arranged them, and the pending changes laid over each record with the records
+created here after them — what the table shows, read from the cache by the resource export's stream.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.store.changes import ACTIVE
+from app.store.outbox import Outbox
+from app.ui.session.pending import PendingView
+from app.ui.table.gestures import shown_columns
+from app.ui.table.resource_tab import ResourceTab
+
+
+def visible_fields(tab: ResourceTab) -> list[str]:
+    """The fields of the tab's shown columns, left to right."""
+    return [tab.model.field(c) for c in shown_columns(tab.header)]
+
+
+def view_options(tab: ResourceTab, outbox: Outbox) -> dict[str, Any]:
+    """`resource_export.export(cache, slug, path, **view_options(tab, outbox))` writes the view."""
+    model = tab.model
+    res = model.resource
+    pending = PendingView.of(outbox.changes(ACTIVE, resource=res.slug))
+    created = [] if model.record_parent is not None else pending.created
+
+    def overlay(record: dict[str, Any]) -> dict[str, Any]:
+        return pending.laid_over(str(record.get("id") or record.get(res.key)), record)
+
+    return {
+        "parent": model.record_parent,
+        "order_by": model.sort_field,
+        "descending": model.sort_descending,
+        "text": model.text_filter or None,
+        "filters": model.column_filters,
+        "columns": visible_fields(tab),
+        "overlay": overlay if pending.values else None,
+        "extra": [pending.laid_over(rid, {}) for rid in created],
+    }

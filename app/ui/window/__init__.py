@@ -1,0 +1,1 @@
+"""The frame: actions, resource tree, status bar, profiles; imports panels, outbox, below."""

@@ -1,0 +1,478 @@
+"""The main window: resource tree │ one tab per opened resource (and the outbox) │ status bar.
+
+The window holds no data of its own: tables read the cache, edits go to the outbox, and the
+`ShowSession` does every network call. State that outlives the window — geometry, the open tabs
+of each profile — is kept in the QSettings passed in.
+
+Edits: one `QUndoStack` per window, cleared when a session is attached or detached — so it is
+in effect per open show: Edit ▸ Undo lives on the window, and an undo must never replay a
+command on another show's outbox. `UndoableEdits` (app/ui/table/undo_commands.py) pushes every
+table edit on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import platform
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QMetaObject, QObject, QSettings, Qt, Signal, qVersion
+from PySide6.QtGui import QCloseEvent, QUndoStack
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, QTabWidget
+
+from app import APP_NAME, __version__
+from app.logs import log_path
+from app.settings import ProfileStore, config_dir, data_dir
+from app.sync.edits import Editor
+from app.sync.puller import SyncReport
+from app.sync.pusher import PushReport
+from app.ui.common.references import ReferenceNames
+from app.ui.form.record_form import RecordForm
+from app.ui.outbox.outbox_view import OutboxView
+from app.ui.panels.attach import attach_panels
+from app.ui.panels.record_panel import PanelContext
+from app.ui.session.session import ShowSession
+from app.ui.session.tasks import TaskRunner
+from app.ui.table.resource_tab import ResourceTab
+from app.ui.table.undo_commands import UNDO_LIMIT, UndoableEdits
+from app.ui.table.view_export import view_options
+from app.ui.window import actions
+from app.ui.window.profile_dialog import ProfileManager
+from app.ui.window.resource_tree import ResourceTree
+from app.ui.window.status_bar import ShowStatusBar
+
+Ask = Callable[[str], bool]
+AskPath = Callable[[str, str], Path | None]
+
+
+class MainWindow(QMainWindow):
+    """ShowDesk's window on one show at a time (`attach` a session, `detach` it).
+
+    Signals: `profile_requested(str)` — the user chose another saved profile to open.
+    """
+
+    profile_requested = Signal(str)
+
+    def __init__(
+        self,
+        settings: QSettings,
+        tasks: TaskRunner,
+        *,
+        ask: Ask | None = None,
+        ask_path: AskPath | None = None,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.tasks = tasks
+        self.session: ShowSession | None = None
+        self.references: ReferenceNames | None = None
+        self._ask = ask or self._ask_user
+        self._ask_path = ask_path or self._ask_save_path
+        self.tabs = QTabWidget(self, tabsClosable=True, movable=True, documentMode=True)
+        self.tabs.tabCloseRequested.connect(self.on_tabs_tab_close_requested)
+        self.tabs.currentChanged.connect(self.on_tabs_current_changed)
+        self.status = ShowStatusBar(self)
+        self.setStatusBar(self.status)
+        self.tree: ResourceTree | None = None
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(self.tabs)
+        self.setCentralWidget(self.splitter)
+        self.outbox_view: OutboxView | None = None
+        self._links: list[QMetaObject.Connection] = []
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.setUndoLimit(UNDO_LIMIT)
+        self.undoable_edits: UndoableEdits | None = None
+        self.actions_ = actions.render(self, self._handlers())
+        self._wire_undo()
+        tasks.on_error = self.on_tasks_error
+        self.setWindowTitle(APP_NAME)
+        self.resize(1280, 800)
+        self._restore_geometry()
+
+    # ------------------------------------------------------------------------------ session
+
+    def attach(self, session: ShowSession) -> None:
+        """Show this session's show: tree, tabs restored, status bar wired."""
+        self.session = session
+        self.references = ReferenceNames(session.cache)
+        self.undo_stack.clear()
+        editor = Editor(session.cache, session.outbox, session.registry)
+        self.undoable_edits = UndoableEdits(editor, self.undo_stack, self)
+        self.undoable_edits.applied.connect(self.on_edits_applied)
+        self.tree = ResourceTree(session.registry, counts=session.cache.counts(), owner=self)
+        self.tree.set_not_offered(session.cache.not_offered())
+        self.tree.open_requested.connect(self.open_resource)
+        self.tree.sync_requested.connect(lambda slug: session.sync([slug]))
+        self.tree.export_requested.connect(self.export_resource)
+        self.splitter.insertWidget(0, self.tree)
+        self.splitter.setSizes([260, 1020])
+        self._wire_status(session)
+        self._update_title()
+        self.on_session_data_changed([])
+        for slug in self._saved_tabs():
+            if slug in session.registry:
+                self.open_resource(slug, True)
+
+    def _wire_status(self, session: ShowSession) -> None:
+        profile = session.profile
+        self.status.set_profile(profile.name, profile.show_id)
+        links = [
+            (self.status.cancel_sync_requested, session.cancel_sync),
+            (self.status.outbox_requested, self.show_outbox),
+            (session.governor.changed, self.status.on_governor_changed),
+            (session.sync_progress, self.status.on_sync_progress),
+            (session.sync_finished, self.on_session_sync_finished),
+            (session.push_progress, self.status.on_push_progress),
+            (session.push_finished, self.on_session_push_finished),
+            (session.online_changed, self.on_session_online_changed),
+            (session.reconnected, self.on_session_reconnected),
+            (session.data_changed, self.on_session_data_changed),
+            (session.outbox_changed, self.on_outbox_changed),
+            (session.problem, self.status.show_message),
+        ]
+        self._links = [signal.connect(slot) for signal, slot in links]
+        self.status.set_online(bool(session.online), session.data_as_of())
+
+    def detach(self) -> None:
+        """Let go of the session: state saved, tabs and tree removed, signals disconnected."""
+        self.save_state()
+        for link in self._links:
+            QObject.disconnect(link)
+        self._links = []
+        while self.tabs.count():
+            widget = self.tabs.widget(0)
+            self.tabs.removeTab(0)
+            if widget is not None:
+                widget.deleteLater()
+        self.outbox_view = None
+        self.undo_stack.clear()
+        if self.undoable_edits is not None:
+            self.undoable_edits.deleteLater()
+            self.undoable_edits = None
+        if self.tree is not None:
+            self.tree.deleteLater()
+            self.tree = None
+        self.session = None
+        self.references = None
+        self._update_title()
+
+    def _update_title(self) -> None:
+        if self.session is None:
+            self.setWindowTitle(APP_NAME)
+            return
+        offline = " (offline)" if self.session.online is False else ""
+        self.setWindowTitle(f"{self.session.profile.name}{offline} — {APP_NAME}")
+
+    # -------------------------------------------------------------------------------- tabs
+
+    def open_resource(self, slug: str, new_tab: bool = False) -> ResourceTab | None:
+        session = self.session
+        if session is None or self.references is None:
+            return None
+        existing = self.tab_for(slug)
+        if existing is not None and not new_tab:
+            self.tabs.setCurrentWidget(existing)
+            return existing
+        res = session.registry[slug]
+        tab = ResourceTab(
+            session.cache,
+            res,
+            self.references,
+            self.settings,
+            outbox=session.outbox,
+            edits=self.undoable_edits,
+        )
+        tab.selection_summary.connect(self.status.set_selection_summary)
+        tab.model.set_background(self._in_background)
+        tab.model.query_running.connect(self.on_model_query_running)
+        tab.message.connect(self.status.show_message)
+        tab.review_requested.connect(self.show_outbox)
+        self._attach_form(tab, session)
+        self.tabs.setCurrentIndex(self.tabs.addTab(tab, res.title))
+        return tab
+
+    # --------------------------------------------------------------- record forms (issue 5)
+
+    def _attach_form(self, tab: ResourceTab, session: ShowSession) -> None:
+        """The record form beside the tab's table: its saves go through the window's Editor."""
+        if self.undoable_edits is None or self.references is None:
+            return
+        form = RecordForm(
+            self.undoable_edits.editor,
+            tab.resource,
+            self.references,
+            confirm=self._ask,
+            push_on_save=session.profile.push_on_save,
+        )
+        form.saved.connect(self.on_form_saved)
+        form.push_requested.connect(self.on_form_push_requested)
+        form.message.connect(self.status.show_message)
+        session.data_changed.connect(form.on_session_data_changed)
+        session.outbox_changed.connect(form.refresh)
+        tab.attach_form(form)
+        context = PanelContext(self.undoable_edits.editor, session, self.references, self._ask)
+        for panel in attach_panels(tab, form, context):  # per resource: app/ui/panels/attach.py
+            panel.queued.connect(self.on_form_saved)
+            panel.message.connect(self.status.show_message)
+
+    def on_form_saved(self, _seqs: list[int]) -> None:
+        self.on_outbox_changed()
+
+    def on_form_push_requested(self, seqs: list[int]) -> None:
+        if self.session is not None and self.session.online:
+            self.session.push(seqs)
+
+    def _in_background(
+        self, work: Callable[[], list[str]], done: Callable[[list[str]], None]
+    ) -> None:
+        """Sorting and filtering 200,000 rows takes a while: in a worker thread, never here."""
+
+        async def run() -> None:
+            done(await asyncio.to_thread(work))
+
+        self.tasks.start(run(), what="Sorting and filtering")
+
+    def on_model_query_running(self, running: bool) -> None:
+        self.status.show_message("Sorting and filtering…" if running else "", 0)
+
+    def tab_for(self, slug: str) -> ResourceTab | None:
+        for index in range(self.tabs.count()):
+            tab = self.tabs.widget(index)
+            if isinstance(tab, ResourceTab) and tab.resource.slug == slug:
+                return tab
+        return None
+
+    def resource_tabs(self) -> list[ResourceTab]:
+        found = (self.tabs.widget(i) for i in range(self.tabs.count()))
+        return [t for t in found if isinstance(t, ResourceTab)]
+
+    def show_outbox(self, slug: str | None = None) -> OutboxView | None:
+        """The outbox tab, reviewing every change (or one resource's: a tab's badge)."""
+        session = self.session
+        if session is None:
+            return None
+        if self.outbox_view is None:
+            self.outbox_view = OutboxView(
+                session.outbox, session.registry, reserve=session.profile.interactive_reserve
+            )
+            self.outbox_view.push_requested.connect(session.push)
+            self.outbox_view.changed.connect(self.on_outbox_changed)
+            self.outbox_view.on_governor_changed(session.client.governor.state())
+            self._links.append(
+                session.governor.changed.connect(self.outbox_view.on_governor_changed)
+            )
+        if self.tabs.indexOf(self.outbox_view) < 0:
+            self.tabs.addTab(self.outbox_view, "Outbox")
+        self.outbox_view.set_scope(slug)
+        self.tabs.setCurrentWidget(self.outbox_view)
+        return self.outbox_view
+
+    def on_tabs_tab_close_requested(self, index: int) -> None:
+        widget = self.tabs.widget(index)
+        self.tabs.removeTab(index)
+        if isinstance(widget, ResourceTab):
+            widget.save_state()
+            widget.deleteLater()
+
+    def on_tabs_current_changed(self, _index: int) -> None:
+        tab = self.tabs.currentWidget()
+        self.status.set_selection_summary(tab.summary() if isinstance(tab, ResourceTab) else "")
+
+    # ------------------------------------------------------------------------------ events
+
+    def on_session_sync_finished(self, report: SyncReport) -> None:
+        self.status.sync_finished()
+        if report.cancelled:
+            self.status.show_message("Sync cancelled: what was fetched is kept.")
+        elif report.not_offered and self.session is not None:
+            titles = ", ".join(self.session.registry[slug].title for slug, _ in report.not_offered)
+            self.status.show_message(f"Not offered by this show (skipped, greyed): {titles}")
+
+    def on_session_push_finished(self, report: PushReport) -> None:
+        self.status.push_finished()
+        text = f"Pushed: {report.done} applied"
+        if report.failed or report.conflicts:
+            text += f", {report.failed} failed, {report.conflicts} in conflict (see the outbox)"
+        self.status.show_message(text)
+
+    def on_session_online_changed(self, online: bool) -> None:
+        assert self.session is not None
+        self.status.set_online(online, self.session.data_as_of())
+        self._update_title()
+
+    def on_session_reconnected(self) -> None:
+        assert self.session is not None
+        pending = self.session.outbox.counts()["pending"]
+        if pending and self._ask(f"The show answers again. Push {pending} pending change(s) now?"):
+            self.session.push()
+
+    def on_session_data_changed(self, slugs: list[str]) -> None:
+        if self.session is None:
+            return
+        if self.references is not None:
+            self.references.refresh()
+        changed = set(slugs)
+        for tab in self.resource_tabs():
+            if not slugs or tab.resource.slug in changed:
+                tab.refresh()
+            elif changed & set(tab.resource.references.values()):
+                tab.model.refresh_labels()
+        if self.tree is not None:
+            counts = self.session.cache.counts()
+            self.tree.set_counts({r.slug: counts.get(r.slug, 0) for r in self.session.registry})
+            self.tree.set_not_offered(self.session.cache.not_offered())
+        self.on_outbox_changed()
+
+    def on_outbox_changed(self) -> None:
+        for tab in self.resource_tabs():
+            tab.model.refresh_pending()
+        self.on_edits_applied(None)
+
+    def on_edits_applied(self, _outcome: object) -> None:
+        """An edit or undo wrote the outbox (the tabs re-read their own resource)."""
+        if self.session is None:
+            return
+        self.status.set_outbox_counts({str(k): n for k, n in self.session.outbox.counts().items()})
+        if self.outbox_view is not None:
+            self.outbox_view.refresh()
+
+    def on_tasks_error(self, what: str, exc: BaseException) -> None:
+        message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        self.status.show_message(f"{what} failed: {message}")
+
+    # ------------------------------------------------------------------------------ actions
+
+    def _handlers(self) -> dict[str, Callable[[], None]]:
+        return {
+            "profiles": self.on_profiles_triggered,
+            "export": lambda: self.export_resource(None),
+            "import": self.on_import_triggered,
+            "close_tab": lambda: self.on_tabs_tab_close_requested(self.tabs.currentIndex()),
+            "quit": self.on_quit_triggered,
+            "undo": self.undo_stack.undo,
+            "redo": self.undo_stack.redo,
+            "find": self.on_find_triggered,
+            "sync": lambda: self.session.sync() if self.session else None,
+            "full_sync": lambda: self.session.sync(full=True) if self.session else None,
+            "push": lambda: self.session.push() if self.session else None,
+            "outbox": self.on_outbox_triggered,
+            "about": self.on_about_triggered,
+        }
+
+    def _wire_undo(self) -> None:
+        undo, redo = self.actions_["undo"], self.actions_["redo"]
+        undo.setEnabled(False)
+        redo.setEnabled(False)
+        self.undo_stack.canUndoChanged.connect(undo.setEnabled)
+        self.undo_stack.canRedoChanged.connect(redo.setEnabled)
+        self.undo_stack.undoTextChanged.connect(lambda t: undo.setText(f"&Undo {t}".strip()))
+        self.undo_stack.redoTextChanged.connect(lambda t: redo.setText(f"&Redo {t}".strip()))
+
+    def on_quit_triggered(self) -> None:
+        self.close()
+
+    def on_outbox_triggered(self) -> None:
+        self.show_outbox()
+
+    def on_import_triggered(self) -> None:
+        """File ▸ Import: a CSV/XLSX file into the current tab, as pending changes."""
+        tab = self.tabs.currentWidget()
+        if isinstance(tab, ResourceTab) and tab.importer is not None:
+            tab.importer.start()
+
+    def on_find_triggered(self) -> None:
+        tab = self.tabs.currentWidget()
+        if isinstance(tab, ResourceTab):
+            tab.focus_filter()
+
+    def on_profiles_triggered(self) -> None:
+        manager = ProfileManager(ProfileStore(), self)
+        manager.open_requested.connect(self.profile_requested)
+        manager.open()
+
+    def on_about_triggered(self) -> None:
+        QMessageBox.about(self, f"About {APP_NAME}", self.about_text())
+
+    def about_text(self) -> str:
+        """The version, and where settings, the cache and outbox, and the log file live."""
+        store = data_dir()
+        if self.session is not None:
+            store = self.session.profile.data_dir
+        return (
+            f"<b>{APP_NAME} {__version__}</b><br>A desktop window on a Perenso TradeShow show."
+            f"<br>Qt {qVersion()}, Python {platform.python_version()}"
+            f"<br><br>Settings: {config_dir()}<br>Cache and outbox: {store}"
+            f"<br>Log file: {log_path()}"
+        )
+
+    def export_resource(self, slug: str | None) -> None:
+        """Export from the cache to a file: the current tab's view (its filters, sort and shown
+        columns) when `slug` is None (File ▸ Export), else the whole resource (the tree)."""
+        session = self.session
+        tab = self.tabs.currentWidget()
+        view = tab if slug is None and isinstance(tab, ResourceTab) else None
+        slug = slug or (view.resource.slug if view is not None else None)
+        if session is None or slug is None:
+            return
+        options = view_options(view, session.outbox) if view is not None else {}
+        path = self._ask_path(f"Export {session.registry[slug].title}", f"{slug}.csv")
+        if path is not None:
+            self.tasks.start(self._export(session, slug, path, options), what="Export")
+
+    async def _export(
+        self, session: ShowSession, slug: str, path: Path, options: dict[str, Any]
+    ) -> None:
+        from app.sync import resource_export  # openpyxl is slow to import: only when needed
+
+        title = session.registry[slug].title
+        self.status.show_message(f"Exporting {title} to {path.name}…", 0)
+        # Streamed from the cache in a worker thread: the window stays responsive.
+        result = await asyncio.to_thread(
+            resource_export.export, session.cache, slug, path, **options
+        )
+        self.status.show_message(f"{result.rows:,} {title} written to {result.path}")
+
+    # ---------------------------------------------------------------------- asking the user
+
+    def _ask_user(self, question: str) -> bool:
+        answer = QMessageBox.question(self, APP_NAME, question)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _ask_save_path(self, title: str, suggested: str) -> Path | None:
+        name, _ = QFileDialog.getSaveFileName(
+            self, title, suggested, "CSV (*.csv);;Excel (*.xlsx);;JSON (*.json)"
+        )
+        return Path(name) if name else None
+
+    # --------------------------------------------------------------------------- persistence
+
+    def _saved_tabs(self) -> list[str]:
+        assert self.session is not None
+        value = self.settings.value(f"tabs/{self.session.profile.name}", [])
+        if isinstance(value, str):
+            return [value] if value else []
+        return [str(v) for v in value] if isinstance(value, list) else []
+
+    def _restore_geometry(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        state = self.settings.value("window/state")
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
+    def save_state(self) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        if self.session is not None:
+            tabs = [t.resource.slug for t in self.resource_tabs()]
+            self.settings.setValue(f"tabs/{self.session.profile.name}", tabs)
+        for tab in self.resource_tabs():
+            tab.save_state()
+        self.settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_state()
+        super().closeEvent(event)

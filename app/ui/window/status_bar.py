@@ -1,0 +1,214 @@
+"""The window's status bar: which show, online or not, sync progress, rate budget, pending edits.
+
+Everything it shows arrives through slots fed by the session (plain values: `GovernorState`,
+the Puller's progress, the outbox's counts), so it holds no reference to the core. While the
+RateGovernor pauses, a one-second timer counts down on an injectable clock — the governor's own
+(`time.monotonic`), so `paused_until` can be compared without conversion.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Protocol
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
+
+from app.api.governor import GovernorState
+from app.ui.common.palette import Hue, text_style
+
+Clock = Callable[[], float]
+MESSAGE_MS = 8000
+# Outbox states shown as buttons, and the words beside their counts (singular, plural).
+OUTBOX_BUTTONS: dict[str, tuple[str, str]] = {
+    "pending": ("pending", "pending"),
+    "failed": ("failed", "failed"),
+    "conflict": ("conflict", "conflicts"),
+}
+
+
+class SyncProgressLike(Protocol):
+    """What `on_sync_progress` reads (app.sync.puller.SyncProgress has it)."""
+
+    @property
+    def title(self) -> str: ...
+    @property
+    def done(self) -> int: ...
+    @property
+    def total(self) -> int | None: ...
+    @property
+    def finished(self) -> bool: ...
+
+
+def budget_text(state: GovernorState) -> str:
+    """ "182/300 this minute" (or "per 5 s" for other windows)."""
+    spans = {60.0: "this minute", 3600.0: "this hour"}
+    span = spans.get(state.window, f"per {state.window:g} s")
+    return f"{state.used:,}/{state.limit:,} {span}"
+
+
+def pause_text(state: GovernorState, now: float) -> str | None:
+    """ "Rate limited — resuming in 23 s, attempt 3/8", or None when not paused."""
+    left = state.resume_in(now)
+    if left <= 0:
+        return None
+    return (
+        f"Rate limited — resuming in {math.ceil(left)} s, "
+        f"attempt {state.attempt}/{state.max_attempts}"
+    )
+
+
+def offline_text(as_of: datetime | None) -> str:
+    if as_of is None:
+        return "Offline — nothing synced yet"
+    local = as_of.astimezone() if as_of.tzinfo is not None else as_of
+    return f"Offline — data as of {local.day} {local:%b %H:%M}"
+
+
+class PushProgressLike(Protocol):
+    """What `on_push_progress` reads (app.sync.pusher.PushProgress has it)."""
+
+    @property
+    def done(self) -> int: ...
+    @property
+    def total(self) -> int: ...
+
+
+def push_text(progress: PushProgressLike) -> str:
+    return f"Pushing… {progress.done:,} of {progress.total:,}"
+
+
+def sync_text(progress: SyncProgressLike) -> str:
+    if progress.total:
+        return f"Syncing {progress.title}… {progress.done:,} of {progress.total:,}"
+    return f"Syncing {progress.title}… {progress.done:,}"
+
+
+class ShowStatusBar(QStatusBar):
+    """The bottom of the window.
+
+    Signals: `cancel_sync_requested()` (the sync's Cancel button), `outbox_requested()` (one of
+    the pending / failed / conflicts buttons).
+    """
+
+    cancel_sync_requested = Signal()
+    outbox_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None, *, clock: Clock = time.monotonic) -> None:
+        super().__init__(parent)
+        self._clock = clock
+        self._governor: GovernorState | None = None
+        self.selection = QLabel(self)
+        self.profile = QLabel(self)
+        self.connection = QLabel(self)
+        self.sync_label = QLabel(self)
+        self.sync_bar = QProgressBar(self, textVisible=False)
+        self.cancel_sync = QPushButton("Cancel", self, flat=True)
+        self.push_label = QLabel(self)
+        self.push_bar = QProgressBar(self, textVisible=False)
+        self.budget = QLabel(self)
+        self.pause = QLabel(self)
+        self.outbox_buttons = {state: QPushButton(self, flat=True) for state in OUTBOX_BUTTONS}
+        self.countdown = QTimer(self, interval=1000)
+        self._lay_out()
+        self._connect()
+
+    def _lay_out(self) -> None:
+        self.addWidget(self.selection, 1)
+        permanent: list[QWidget] = [self.sync_label, self.sync_bar, self.cancel_sync]
+        permanent += [self.push_label, self.push_bar, self.pause]
+        permanent += [*self.outbox_buttons.values(), self.budget, self.connection, self.profile]
+        for widget in permanent:
+            self.addPermanentWidget(widget)
+        for widget in (self.sync_label, self.sync_bar, self.cancel_sync, self.pause, self.budget):
+            widget.hide()
+        self.push_label.hide()
+        self.push_bar.hide()
+        for button in self.outbox_buttons.values():
+            button.hide()
+        self.sync_bar.setMaximumWidth(140)
+        self.push_bar.setMaximumWidth(140)
+
+    def _connect(self) -> None:
+        self.cancel_sync.clicked.connect(self.on_cancel_sync_clicked)
+        self.countdown.timeout.connect(self.on_countdown_timeout)
+        for button in self.outbox_buttons.values():
+            button.clicked.connect(self.outbox_requested)
+
+    # ------------------------------------------------------------------------------- slots
+
+    def set_profile(self, name: str, show_id: str) -> None:
+        self.profile.setText(f"{name} · show {show_id}")
+
+    def set_online(self, online: bool, as_of: datetime | None = None) -> None:
+        self.connection.setText("Online" if online else offline_text(as_of))
+        self.connection.setStyleSheet("" if online else text_style(Hue.ERROR))
+
+    def on_governor_changed(self, state: GovernorState) -> None:
+        self._governor = state
+        self.budget.setText(budget_text(state))
+        self.budget.show()
+        self.on_countdown_timeout()
+        if state.resume_in(self._clock()) > 0 and not self.countdown.isActive():
+            self.countdown.start()
+
+    def on_countdown_timeout(self) -> None:
+        """Every second while paused: the countdown's new text, or the pause is over."""
+        text = None if self._governor is None else pause_text(self._governor, self._clock())
+        self.pause.setText(text or "")
+        self.pause.setStyleSheet(text_style(Hue.WARNING, bold=True))
+        self.pause.setVisible(text is not None)
+        if text is None:
+            self.countdown.stop()
+
+    def on_sync_progress(self, progress: SyncProgressLike) -> None:
+        total = progress.total or 0
+        self.sync_label.setText(sync_text(progress))
+        self.sync_bar.setRange(0, total)
+        if total:
+            self.sync_bar.setValue(min(progress.done, total))
+        self.cancel_sync.setEnabled(True)
+        for widget in (self.sync_label, self.sync_bar, self.cancel_sync):
+            widget.show()
+
+    def sync_finished(self) -> None:
+        for widget in (self.sync_label, self.sync_bar, self.cancel_sync):
+            widget.hide()
+        self.sync_bar.setRange(0, 1)  # stop the busy animation
+
+    def on_push_progress(self, progress: PushProgressLike) -> None:
+        """Each settled change of a push: "Pushing… 12 of 340" and a bar."""
+        self.push_label.setText(push_text(progress))
+        self.push_bar.setRange(0, max(progress.total, 1))
+        self.push_bar.setValue(min(progress.done, progress.total))
+        self.push_label.show()
+        self.push_bar.show()
+
+    def push_finished(self) -> None:
+        self.push_label.hide()
+        self.push_bar.hide()
+
+    def on_cancel_sync_clicked(self) -> None:
+        self.cancel_sync.setEnabled(False)
+        self.sync_label.setText("Cancelling sync…")
+        self.cancel_sync_requested.emit()
+
+    def set_outbox_counts(self, counts: Mapping[str, int]) -> None:
+        """Counts per outbox state; `sending` counts as pending (it is not on the server yet)."""
+        shown = dict(counts)
+        shown["pending"] = counts.get("pending", 0) + counts.get("sending", 0)
+        for state, button in self.outbox_buttons.items():
+            n = shown.get(state, 0)
+            one, many = OUTBOX_BUTTONS[state]
+            button.setText(f"{n:,} {one if n == 1 else many}")
+            button.setVisible(n > 0)
+
+    def set_selection_summary(self, text: str) -> None:
+        self.selection.setText(text)
+
+    def show_message(self, text: str, timeout_ms: int = MESSAGE_MS) -> None:
+        """A transient message (an error, "Pushed 3 changes"), over the selection summary."""
+        self.showMessage(text, timeout_ms)

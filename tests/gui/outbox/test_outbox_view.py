@@ -1,0 +1,422 @@
+"""The outbox pane and the conflict dialog, over a real Outbox file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import qasync
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, QTimer
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from app.api.governor import GovernorState
+from app.api.registry import default_registry
+from app.sim import SimServer, generate_show
+from app.store.changes import Change
+from app.store.outbox import NewChange, Outbox
+from app.ui.common.palette import Hue, background, text
+from app.ui.outbox.conflict_dialog import ConflictDialog, conflict_fields
+from app.ui.outbox.outbox_view import OutboxModel, OutboxView, diff_text, record_text
+from app.ui.outbox.review import duration_text, plan_push, push_seconds
+from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
+
+REGISTRY = default_registry()
+BASE = {
+    "id": "c1",
+    "customerID": "CU1",
+    "city": "Paris",
+    "priceZone": 2,
+    "phone": "1",
+    "modifiedDate": "2025-05-01",
+}
+THEIRS = {**BASE, "city": "Madrid", "phone": "999", "modifiedDate": "2025-05-03"}
+
+
+def edit(record_id: str = "c1", **fields: Any) -> NewChange:
+    fields = fields or {"city": "Lyon"}
+    return NewChange(
+        resource="customers",
+        op="update",
+        record_id=record_id,
+        payload={**BASE, "id": record_id, **fields},
+        changed_fields=tuple(fields),
+        base={**BASE, "id": record_id},
+        key_value="CU1",
+    )
+
+
+@pytest.fixture
+def outbox(tmp_path: Path) -> Iterator[Outbox]:
+    with Outbox(tmp_path / "outbox.sqlite") as box:
+        yield box
+
+
+def failed(outbox: Outbox, error: str = "Customers update: HTTP 400: bad city") -> int:
+    seq = outbox.add(edit(city="Nice"))
+    outbox.mark_sending([seq])
+    outbox.mark_failed(seq, error)
+    return seq
+
+
+def conflict(outbox: Outbox) -> int:
+    seq = outbox.add(edit(city="Lyon", priceZone=3))
+    outbox.mark_conflict(seq, THEIRS)
+    return seq
+
+
+def get(outbox: Outbox, seq: int) -> Change:
+    change = outbox.get(seq)
+    assert change is not None
+    return change
+
+
+@pytest.fixture
+def view(qtbot: QtBot, outbox: Outbox) -> OutboxView:
+    widget = OutboxView(outbox, REGISTRY, confirm=lambda question: True)
+    qtbot.addWidget(widget)
+    return widget
+
+
+# ------------------------------------------------------------------------------------ model
+
+
+def test_the_model_passes_the_model_tester(qtmodeltester: ModelTester, outbox: Outbox) -> None:
+    outbox.add(edit(city="Lyon", priceZone=3))
+    failed(outbox)
+    conflict(outbox)
+    model = OutboxModel(outbox, REGISTRY)
+    qtmodeltester.check(model)
+    outbox.add(edit("c2"))
+    model.refresh()
+    qtmodeltester.check(model)
+    assert model.rowCount() == 4
+
+
+def test_rows_show_state_title_record_diff_attempts_error(outbox: Outbox) -> None:
+    outbox.add(edit(city="Lyon", priceZone=3))
+    failed(outbox)
+    done = outbox.add(edit("c3"))
+    outbox.mark_sending([done])
+    outbox.mark_done(done, {"id": "c3"})
+    model = OutboxModel(outbox, REGISTRY)
+    rows = [[model.index(r, c).data() for c in range(7)] for r in range(model.rowCount())]
+    lyon = "city: Paris → Lyon; priceZone: 2 → 3"
+    error = "Customers update: HTTP 400: bad city"
+    assert rows == [
+        ["pending", "Customers", "CU1 · c1", "update", lyon, "0", ""],
+        ["failed", "Customers", "CU1 · c1", "update", "city: Paris → Nice", "1", error],
+    ]
+    assert model.index(1, 0).data(Qt.ItemDataRole.ForegroundRole).name() == text(Hue.ERROR).name()
+
+
+def test_creates_deletes_and_local_ids_read_plainly(outbox: Outbox) -> None:
+    seq = outbox.add(
+        NewChange("customers", "create", payload={"customerID": "CU9", "city": "Lyon"})
+    )
+    create = get(outbox, seq)
+    assert record_text(create, "customerID") == "CU9 · new"
+    assert diff_text(create) == "customerID: CU9; city: Lyon"
+    delete = get(outbox, outbox.add(NewChange("customers", "delete", record_id="c7")))
+    assert record_text(delete, "customerID") == "c7" and diff_text(delete) == ""
+
+
+# ------------------------------------------------------------------------------------- view
+
+
+def test_push_all_and_push_selected(qtbot: QtBot, view: OutboxView, outbox: Outbox) -> None:
+    first = outbox.add(edit())
+    failed(outbox)
+    view.refresh()
+    with qtbot.waitSignal(view.push_requested, timeout=1000) as blocker:
+        qtbot.mouseClick(view.buttons["Push all"], Qt.MouseButton.LeftButton)
+    assert blocker.args == [None]
+    view.table.selectAll()
+    with qtbot.waitSignal(view.push_requested, timeout=1000) as blocker:
+        qtbot.mouseClick(view.buttons["Push selected"], Qt.MouseButton.LeftButton)
+    assert blocker.args == [[first]]  # only the pending one
+
+
+def test_buttons_follow_the_selection(view: OutboxView, outbox: Outbox) -> None:
+    outbox.add(edit())
+    failed_seq = failed(outbox)
+    view.refresh()
+    assert not view.buttons["Retry"].isEnabled() and view.buttons["Push all"].isEnabled()
+    view.select_seqs([failed_seq])
+    assert view.buttons["Retry"].isEnabled()
+    assert not view.buttons["Push selected"].isEnabled()
+    assert not view.buttons["Resolve conflict…"].isEnabled()
+    assert "Error: Customers update: HTTP 400: bad city" in view.detail.toPlainText()
+
+
+def test_retry_moves_failed_to_pending(qtbot: QtBot, view: OutboxView, outbox: Outbox) -> None:
+    seq = failed(outbox)
+    view.refresh()
+    view.select_seqs([seq])
+    with qtbot.waitSignal(view.changed, timeout=1000):
+        qtbot.mouseClick(view.buttons["Retry"], Qt.MouseButton.LeftButton)
+    assert get(outbox, seq).state == "pending"
+    assert view.model.index(0, 0).data() == "pending"
+    assert [c.seq for c in view.selected()] == [seq]  # still selected after the reload
+
+
+def test_discard_asks_first(qtbot: QtBot, outbox: Outbox) -> None:
+    questions: list[str] = []
+    answers = iter([False, True])
+
+    def confirm(question: str) -> bool:
+        questions.append(question)
+        return next(answers)
+
+    view = OutboxView(outbox, REGISTRY, confirm=confirm)
+    qtbot.addWidget(view)
+    seqs = [outbox.add(edit()), outbox.add(edit("c2"))]
+    view.refresh()
+    view.select_seqs(seqs)
+    with qtbot.assertNotEmitted(view.changed):
+        view.on_discard_clicked()
+    assert [get(outbox, s).state for s in seqs] == ["pending", "pending"]
+    with qtbot.waitSignal(view.changed, timeout=1000):
+        view.on_discard_clicked()
+    assert [get(outbox, s).state for s in seqs] == ["discarded", "discarded"]
+    assert questions[0].startswith("Discard these 2 changes?")
+    assert view.model.rowCount() == 0
+
+
+def test_resolve_opens_the_resolver_and_reports(qtbot: QtBot, outbox: Outbox) -> None:
+    seen: list[int] = []
+
+    def resolver(change: Change) -> bool:
+        seen.append(change.seq)
+        outbox.resolve(change.seq, "mine")
+        return True
+
+    view = OutboxView(outbox, REGISTRY, resolver=resolver)
+    qtbot.addWidget(view)
+    seq = conflict(outbox)
+    view.refresh()
+    view.select_seqs([seq])
+    assert view.buttons["Resolve conflict…"].isEnabled()
+    assert "The server's record now:" in view.detail.toPlainText()
+    with qtbot.waitSignal(view.changed, timeout=1000):
+        qtbot.mouseClick(view.buttons["Resolve conflict…"], Qt.MouseButton.LeftButton)
+    assert seen == [seq] and get(outbox, seq).state == "pending"
+
+
+# ---------------------------------------------------------------------------------- dialog
+
+
+@pytest.fixture
+def dialog(qtbot: QtBot, outbox: Outbox) -> ConflictDialog:
+    change = get(outbox, conflict(outbox))
+    widget = ConflictDialog(outbox, change, REGISTRY)
+    qtbot.addWidget(widget)
+    return widget
+
+
+def test_dialog_rows_are_my_fields_then_theirs(dialog: ConflictDialog) -> None:
+    assert dialog.fields == ["city", "priceZone", "phone"]
+    assert conflict_fields(dialog.change) == dialog.fields
+    table = dialog.table
+    assert [table.item(0, c).text() for c in range(2)] == ["city", "Paris"]
+    assert table.cellWidget(0, 2).text() == "Lyon" and table.cellWidget(0, 3).text() == "Madrid"
+    assert [dialog.choice(f) for f in dialog.fields] == ["mine", "mine", "theirs"]
+    assert dialog.differs("city") and dialog.differs("phone")
+    clash = background(Hue.ERROR).name()
+    assert table.item(0, 3).background().color().name() == clash  # both moved: a clash
+
+
+def test_keep_mine(dialog: ConflictDialog, outbox: Outbox) -> None:
+    dialog.buttons["Keep mine"].click()
+    change = get(outbox, dialog.change.seq)
+    assert dialog.result() == ConflictDialog.DialogCode.Accepted and dialog.resolution == "mine"
+    assert change.state == "pending"
+    assert change.payload == {**THEIRS, "city": "Lyon", "priceZone": 3}  # their phone kept
+
+
+def test_take_theirs(dialog: ConflictDialog, outbox: Outbox) -> None:
+    dialog.buttons["Take theirs"].click()
+    assert get(outbox, dialog.change.seq).state == "discarded"
+    assert dialog.resolution == "theirs"
+
+
+def test_apply_choices_merges_per_field(dialog: ConflictDialog, outbox: Outbox) -> None:
+    dialog.choose("city", "theirs")
+    dialog.choose("phone", "mine")
+    assert dialog.choices() == {"city": "Madrid", "priceZone": 3, "phone": "1"}
+    dialog.buttons["Apply choices"].click()
+    change = get(outbox, dialog.change.seq)
+    assert change.state == "pending"
+    assert change.payload == {**THEIRS, "priceZone": 3, "phone": "1"}
+    assert set(change.changed_fields) == {"priceZone", "phone"}
+
+
+def test_cancel_leaves_the_conflict(dialog: ConflictDialog, outbox: Outbox) -> None:
+    dialog.reject()
+    assert get(outbox, dialog.change.seq).state == "conflict" and dialog.resolution is None
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")  # the offscreen platform's note on any exec()
+def test_the_view_uses_the_dialog_by_default(qtbot: QtBot, outbox: Outbox) -> None:
+    view = OutboxView(outbox, REGISTRY)
+    qtbot.addWidget(view)
+
+    def take_theirs() -> None:
+        dialog = view.findChild(ConflictDialog)
+        assert dialog is not None and dialog.isVisible()
+        dialog.buttons["Take theirs"].click()
+
+    seq = conflict(outbox)
+    view.refresh()
+    view.select_seqs([seq])
+    QTimer.singleShot(0, take_theirs)
+    with qtbot.waitSignal(view.changed, timeout=3000):
+        view.on_resolve_clicked()
+    assert get(outbox, seq).state == "discarded"
+
+
+# ------------------------------------------------------------------- review: what a push costs
+
+
+def pending(outbox: Outbox) -> list[Change]:
+    return outbox.changes(("pending", "failed"))
+
+
+def test_review_counts_one_request_per_change_updates_collapsed_and_one_check(
+    outbox: Outbox,
+) -> None:
+    outbox.add_many([edit("c1", city="A"), edit("c1", city="B"), edit("c2")])  # c1: one PUT
+    outbox.add(NewChange("customers", "create", payload={"customerID": "CU9"}, key_value="CU9"))
+    outbox.add(NewChange("customers", "delete", "c3", base={**BASE, "id": "c3"}))
+    failed(outbox)  # not pending: not pushed until retried
+    plan = plan_push(pending(outbox), REGISTRY)
+    assert (plan.changes, plan.sends, plan.checks, plan.bulk) == (5, 4, 1, 0)
+    assert plan.requests == 5
+
+
+def test_review_counts_bulk_operations_per_batch(outbox: Outbox) -> None:
+    inventory = [
+        NewChange("product-inventory", "bulk-update", f"pi{n}", payload={"productID": f"P{n}"})
+        for n in range(1_200)
+    ]  # no batch in the registry: the Pusher's cap
+    again = NewChange("product-inventory", "bulk-update", "pi0", payload={"productID": "P0"})
+    history = NewChange(
+        "order-history-items",
+        "bulk-create",
+        payload={"body": {"history": [{"productid": f"P{n}"} for n in range(2_500)]}},
+    )  # batch = 1000 in the registry
+    associate = [
+        NewChange("booth-products", "associate", params={"boothID": b, "productID": p})
+        for b, p in [("B1", "P1"), ("B1", "P2"), ("B1", "P3"), ("B2", "P1")]
+    ]  # one associate-many per booth, then each booth's list read again
+    outbox.add_many([*inventory, again, history, *associate])
+    plan = plan_push(pending(outbox), REGISTRY, bulk_size=5_000)
+    assert (plan.changes, plan.sends, plan.bulk, plan.checks) == (1_206, 1 + 3 + 2, 6, 2)
+    assert plan_push(pending(outbox), REGISTRY).sends == 3 + 5 + 2  # 500 elements at most
+    lines = [
+        NewChange("orders", "bulk-create", payload={"customer": {"id": "c1"}, "quantity": n})
+        for n in range(3)
+    ]  # three new order lines: one request, then the order lines listed again
+    outbox.add_many(lines)
+    orders = plan_push(outbox.changes(("pending",), "orders"), REGISTRY)
+    assert (orders.changes, orders.sends, orders.checks) == (3, 1, 1)
+
+
+def test_review_time_at_the_current_rate_budget() -> None:
+    empty = GovernorState(
+        used=0, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
+    )
+    busy = GovernorState(
+        used=290, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
+    )
+    paused = GovernorState(
+        used=0, limit=300, window=60.0, paused_until=100.0, attempt=1, max_attempts=8
+    )
+    assert push_seconds(200, empty, reserve=0.1) == 0  # 270 may go at once
+    assert push_seconds(540, empty, reserve=0.1) == pytest.approx(60.0)
+    assert push_seconds(27, busy, reserve=0.1) == pytest.approx(6.0)  # 27 at 270 per minute
+    assert push_seconds(10, paused, reserve=0.1, now=77.0) == pytest.approx(23.0)
+    assert duration_text(0.4) == "under a second"
+    assert duration_text(6.0) == "about 6 s" and duration_text(200) == "about 3 min 20 s"
+
+
+def test_the_review_line_tells_requests_and_time(
+    qtbot: QtBot, view: OutboxView, outbox: Outbox
+) -> None:
+    assert view.summary.text() == "Nothing pending to push"
+    outbox.add_many([edit(f"c{n}", city=f"City {n}") for n in range(30)])
+    view.refresh()
+    assert view.summary.text().startswith(
+        "30 pending changes · 31 requests (30 sends, 1 listing) · under a second"
+    )
+    view.on_governor_changed(
+        GovernorState(
+            used=270, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
+        )
+    )
+    assert view.summary.text().endswith("· about 7 s at 270/300 per 60 s")
+
+
+def test_review_of_one_resource_pushes_and_discards_only_its_changes(
+    qtbot: QtBot, outbox: Outbox
+) -> None:
+    asked: list[str] = []
+    view = OutboxView(outbox, REGISTRY, confirm=lambda q: asked.append(q) or True)
+    qtbot.addWidget(view)
+    mine = [outbox.add(edit("c1")), outbox.add(edit("c2"))]
+    other = outbox.add(NewChange("warehouses", "update", "w1", payload={"warehouseID": "W1"}))
+    view.set_scope("customers")
+    assert view.model.rowCount() == 2 and not view.scope_label.isHidden()
+    assert view.scope_label.text() == "Changes of Customers"
+    with qtbot.waitSignal(view.push_requested, timeout=1000) as blocker:
+        qtbot.mouseClick(view.buttons["Push all"], Qt.MouseButton.LeftButton)
+    assert blocker.args == [mine]
+    with qtbot.waitSignal(view.changed, timeout=1000):
+        qtbot.mouseClick(view.buttons["Discard all…"], Qt.MouseButton.LeftButton)
+    assert asked == [
+        "Discard all 2 changes of Customers? They are removed from the outbox and never sent "
+        "to the show."
+    ]
+    assert [get(outbox, s).state for s in [*mine, other]] == ["discarded", "discarded", "pending"]
+    assert not view.buttons["Discard all…"].isEnabled()
+    qtbot.mouseClick(view.show_all_button, Qt.MouseButton.LeftButton)
+    assert view.model.rowCount() == 1 and view.scope_label.isHidden()
+    assert view.buttons["Discard all…"].isEnabled()
+
+
+def test_a_tabs_badge_opens_its_review_and_push_sends_it(
+    open_window: Opener, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    with SimServer(generate_show("tiny", seed=3), config()) as server:
+        opened = open_window(profile_for(server))
+        wait_synced(loop, opened.session)
+        window, outbox = opened.window, opened.session.outbox
+        tab = window.open_resource("customers")
+        assert tab is not None and tab.grid is not None
+        column = tab.model.column_of("city")
+        tab.table.selectionModel().select(
+            QItemSelection(tab.model.index(0, column), tab.model.index(4, column)),
+            QItemSelectionModel.SelectionFlag.ClearAndSelect,
+        )
+        tab.grid.paste("Lyon")
+        assert tab.pending_label.text() == "5 unsaved changes"
+        qtbot.mouseClick(tab.pending_label, Qt.MouseButton.LeftButton)
+        view = window.outbox_view
+        assert view is not None and window.tabs.currentWidget() is view
+        assert view.model.scope == "customers" and view.model.rowCount() == 5
+        rate = opened.session.client.governor.state()
+        assert view.summary.text() == (
+            "5 pending changes · 6 requests (5 sends, 1 listing) · under a second"
+            f" at {rate.used}/{rate.limit} per {rate.window:g} s"
+        )
+        qtbot.mouseClick(view.buttons["Push all"], Qt.MouseButton.LeftButton)
+
+        async def pushed() -> None:
+            await until(lambda: outbox.counts()["pending"] == 0 and not opened.session.tasks.busy)
+
+        loop.run_until_complete(pushed())
+        assert outbox.counts()["done"] == 5
+        assert view.summary.text() == "Nothing pending to push"
+        assert tab.pending_label.isHidden()

@@ -1,0 +1,393 @@
+"""Profile dialog: checks at the field, secret to keyring or session, test connection; manager."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import qasync
+from PySide6.QtCore import Qt, QTimer
+from pytestqt.qtbot import QtBot
+
+from app.api.check import ConnectionCheck
+from app.api.connection import Connection
+from app.api.registry import Registry, default_registry
+from app.settings import KEYRING_SERVICE, Profile, ProfileStore, SecretStore
+from app.ui.window.profile_dialog import ProfileDialog, ProfileManager, url_problem
+from tests.conftest import MemoryKeyring
+from tests.gui.conftest import until
+
+REGISTRY = default_registry()
+
+
+def a_profile(name: str = "Spring show", show_id: str = "SHOW-1") -> Profile:
+    return Profile(
+        name=name,
+        base_url="https://api.example.test/v1",
+        auth_url="https://api.example.test/auth/oauth/token",
+        show_id=show_id,
+    )
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> ProfileStore:
+    return ProfileStore(tmp_path / "profiles.json")
+
+
+@pytest.fixture
+def secret_store() -> SecretStore:
+    return SecretStore()
+
+
+@pytest.fixture
+def make(
+    qtbot: QtBot, store: ProfileStore, secret_store: SecretStore
+) -> Callable[..., ProfileDialog]:
+    def build(profile: Profile | None = None, **options: Any) -> ProfileDialog:
+        dialog = ProfileDialog(
+            store, profile, secret_store=secret_store, registry=REGISTRY, **options
+        )
+        qtbot.addWidget(dialog)
+        return dialog
+
+    return build
+
+
+def fill(dialog: ProfileDialog, profile: Profile, secret: str = "s3cret") -> None:
+    for name in ("name", "base_url", "auth_url", "show_id"):
+        dialog.fields[name].setText(getattr(profile, name))
+    dialog.client_secret.setText(secret)
+
+
+def shown_errors(dialog: ProfileDialog) -> dict[str, str]:
+    return {n: label.text() for n, label in dialog.errors.items() if label.isVisibleTo(dialog)}
+
+
+# ------------------------------------------------------------------------------ validation
+
+
+def test_url_rules() -> None:
+    assert url_problem("https://show.example/api") is None
+    assert url_problem("http://127.0.0.1:8000/api/v1") is None
+    assert url_problem("ftp://show.example") == "Enter a URL starting with https:// (or http://)"
+    assert url_problem("show.example/api") == "Enter a URL starting with https:// (or http://)"
+    assert url_problem("https://") == "The URL needs a host name"
+
+
+def test_an_empty_form_is_explained_field_by_field(make: Callable[..., ProfileDialog]) -> None:
+    dialog = make()
+    dialog.save_button.click()
+    assert shown_errors(dialog) == {
+        "name": "Give the profile a name",
+        "base_url": "The URL needs a host name",
+        "auth_url": "The URL needs a host name",
+        "show_id": "The show ID is required (it is also the client ID)",
+        "client_secret": "Enter the client secret",
+    }
+    assert dialog.result() == 0 and not dialog.isVisible()
+
+
+def test_messages_follow_the_typing_once_shown(make: Callable[..., ProfileDialog]) -> None:
+    dialog = make()
+    dialog.base_url.setText("ftp://x")
+    assert shown_errors(dialog) == {}  # no scolding before the first check
+    dialog.validate()
+    assert shown_errors(dialog)["base_url"].startswith("Enter a URL starting with https://")
+    dialog.base_url.setText("https://")
+    assert shown_errors(dialog)["base_url"] == "The URL needs a host name"
+    dialog.base_url.setText("https://x.example")
+    assert "base_url" not in shown_errors(dialog)
+    dialog.name.setText("A name")
+    assert "name" not in shown_errors(dialog)
+
+
+def test_names_are_unique_but_an_edit_may_keep_its_own(
+    make: Callable[..., ProfileDialog], store: ProfileStore
+) -> None:
+    store.save(a_profile("Taken"))
+    store.save(a_profile("Mine"))
+    fresh = make()
+    fill(fresh, a_profile("Taken"))
+    assert fresh.validate() == {"name": "A profile called “Taken” already exists"}
+    edit = make(store.get("Mine"))
+    assert edit.validate() == {}  # its own name, no secret needed when one is stored
+    edit.name.setText("Taken")
+    assert "name" in edit.validate()
+
+
+def test_a_ca_bundle_must_exist(make: Callable[..., ProfileDialog], tmp_path: Path) -> None:
+    dialog = make()
+    fill(dialog, a_profile())
+    dialog.ca_bundle.setText(str(tmp_path / "missing.pem"))
+    assert dialog.validate() == {"ca_bundle": "No such file"}
+    (tmp_path / "ca.pem").write_text("x")
+    dialog.ca_bundle.setText(str(tmp_path / "ca.pem"))
+    assert dialog.validate() == {}
+    assert dialog.profile().ca_bundle == str(tmp_path / "ca.pem")
+
+
+# ------------------------------------------------------------------------------------ saving
+
+
+def test_save_writes_the_profile_and_the_secret_to_the_keyring(
+    qtbot: QtBot,
+    make: Callable[..., ProfileDialog],
+    store: ProfileStore,
+    memory_keyring: MemoryKeyring,
+) -> None:
+    dialog = make()
+    assert dialog.client_secret.echoMode() == dialog.client_secret.EchoMode.Password
+    fill(dialog, a_profile("Fall show", "FALL-1"), secret="top-secret")
+    dialog.rate_limit.setValue(120)
+    dialog.rate_window.setValue(30)
+    dialog.reserve.setValue(25)
+    dialog.credential_style.setCurrentText("Basic header")
+    with qtbot.waitSignal(dialog.saved, timeout=1000) as blocker:
+        dialog.save_button.click()
+    assert blocker.args == ["Fall show"] and dialog.result() == dialog.DialogCode.Accepted
+    saved = store.get("Fall show")
+    assert saved is not None
+    assert (saved.show_id, saved.rate_limit, saved.rate_window) == ("FALL-1", 120, 30.0)
+    assert (saved.interactive_reserve, saved.credential_style) == (0.25, "basic")
+    assert memory_keyring.store == {(KEYRING_SERVICE, "Fall show:FALL-1"): "top-secret"}
+    assert "top-secret" not in store.path.read_text()
+
+
+def test_a_broken_keyring_keeps_the_secret_for_the_session_and_says_so(
+    make: Callable[..., ProfileDialog],
+    store: ProfileStore,
+    secret_store: SecretStore,
+    memory_keyring: MemoryKeyring,
+) -> None:
+    memory_keyring.broken = True
+    dialog = make()
+    fill(dialog, a_profile(), secret="top-secret")
+    dialog.save_button.click()
+    assert dialog.secret_note.isVisibleTo(dialog)
+    assert "session only" in dialog.secret_note.text()
+    assert dialog.result() == 0  # still open, so the note is read
+    assert store.get("Spring show") is not None
+    assert secret_store.get(a_profile()) == "top-secret"
+    assert dialog.save_button.text() == "Close"
+    dialog.save_button.click()
+    assert dialog.result() == dialog.DialogCode.Accepted
+
+
+def test_editing_keeps_the_stored_secret_and_moves_it_on_rename(
+    make: Callable[..., ProfileDialog],
+    store: ProfileStore,
+    secret_store: SecretStore,
+    memory_keyring: MemoryKeyring,
+) -> None:
+    original = a_profile("Old name")
+    store.save(original)
+    secret_store.set(original, "kept-secret")
+    dialog = make(original)
+    assert dialog.client_secret.text() == ""  # never shown back
+    dialog.name.setText("New name")
+    dialog.save_button.click()
+    assert [p.name for p in store.all()] == ["New name"]
+    assert memory_keyring.store == {(KEYRING_SERVICE, "New name:SHOW-1"): "kept-secret"}
+
+
+# ------------------------------------------------------------------------- test connection
+
+
+def run_test(loop: qasync.QEventLoop, dialog: ProfileDialog) -> ConnectionCheck:
+    results: list[ConnectionCheck] = []
+    dialog.test_finished.connect(results.append)
+
+    async def scenario() -> None:
+        dialog.test_button.click()
+        await until(lambda: bool(results))
+
+    loop.run_until_complete(scenario())
+    return results[0]
+
+
+ANSWERS = [
+    ConnectionCheck(True, "ok", "Signed in to show SHOW-1: the API answers."),
+    ConnectionCheck(False, "unreachable", "Cannot reach https://x : connection refused"),
+    ConnectionCheck(False, "wrong-secret", "The show ID or client secret was refused by https://x"),
+    ConnectionCheck(False, "forbidden", "Signed in, but this show may not use the API (403)"),
+    ConnectionCheck(False, "rate-limited", "Signed in, but the show is rate limiting"),
+    ConnectionCheck(False, "server-error", "The server https://x failed (HTTP 502)"),
+    ConnectionCheck(False, "unexpected", "https://x answered something unexpected"),
+]
+
+
+@pytest.mark.parametrize("answer", ANSWERS, ids=lambda a: a.reason)
+def test_test_connection_shows_each_answer(
+    loop: qasync.QEventLoop, make: Callable[..., ProfileDialog], answer: ConnectionCheck
+) -> None:
+    seen: list[Connection] = []
+
+    async def tester(connection: Connection, registry: Registry) -> ConnectionCheck:
+        seen.append(connection)
+        assert registry is REGISTRY
+        return answer
+
+    dialog = make(tester=tester)
+    fill(dialog, a_profile(), secret="typed-secret")
+    assert run_test(loop, dialog) == answer
+    assert dialog.test_result.text() == answer.message
+    assert ("#1b7f3b" in dialog.test_result.styleSheet()) is answer.ok
+    assert dialog.test_button.isEnabled()
+    assert seen[0].show_id == "SHOW-1" and seen[0].client_secret() == "typed-secret"
+
+
+def test_a_tester_that_raises_still_answers(
+    loop: qasync.QEventLoop, make: Callable[..., ProfileDialog]
+) -> None:
+    async def broken(connection: Connection, registry: Registry) -> ConnectionCheck:
+        raise RuntimeError("boom")
+
+    dialog = make(tester=broken)
+    fill(dialog, a_profile())
+    result = run_test(loop, dialog)
+    assert result.reason == "unexpected" and dialog.test_result.text().endswith("boom")
+
+
+def test_nothing_is_tested_while_fields_are_wrong(make: Callable[..., ProfileDialog]) -> None:
+    dialog = make()
+    dialog.test_button.click()
+    assert dialog.test_result.text() == "Fix the fields marked above first."
+
+
+def test_test_connection_against_the_simulator(
+    loop: qasync.QEventLoop, make: Callable[..., ProfileDialog]
+) -> None:
+    sim = pytest.importorskip("app.sim")
+    with sim.SimServer(sim.generate_show("tiny"), sim.SimConfig(throttle=False)) as server:
+        dialog = make()
+        profile = sim_profile(server.base_url, server.auth_url, server.show_id)
+        fill(dialog, profile, secret=server.client_secret)
+        assert run_test(loop, dialog).reason == "ok"
+        dialog.client_secret.setText("wrong")
+        wrong = run_test(loop, dialog)
+    assert wrong.reason == "wrong-secret"
+    assert dialog.test_result.text() == (
+        f"The show ID or client secret was refused by {server.auth_url}"
+    )
+
+
+def test_test_connection_reports_each_list_of_the_show(
+    loop: qasync.QEventLoop, make: Callable[..., ProfileDialog]
+) -> None:
+    from app.sim import SimConfig, SimServer, generate_show
+
+    lists = sum(1 for r in REGISTRY if r.can("list"))
+    config = SimConfig(throttle=False, missing=frozenset({"brokers"}))
+    with SimServer(generate_show("tiny"), config) as server:
+        dialog = make()
+        fill(dialog, sim_profile(server.base_url, server.auth_url, server.show_id), "demo-secret")
+        result = run_test(loop, dialog)
+    assert result.ok and dialog.test_result.text().startswith(
+        f"Signed in to show DEMO-SHOW: {lists - 1} of {lists} lists answer."
+    )
+    assert dialog.test_details.isVisibleTo(dialog)
+    shown = dialog.test_details.toPlainText().splitlines()
+    assert len(shown) == lists and shown == list(result.details)
+    assert shown[0].startswith("Brokers: did not answer: GET /Broker answered 404; tried /broker")
+    assert (
+        "Customers: answered: a bare array, no paging counters, 1 record on the first page" in shown
+    )
+
+
+def sim_profile(base_url: str, auth_url: str, show_id: str) -> Profile:
+    return Profile(name="Sim", base_url=base_url, auth_url=auth_url, show_id=show_id)
+
+
+# ---------------------------------------------------------------------------------- manager
+
+
+@pytest.fixture
+def manager_for(
+    qtbot: QtBot, store: ProfileStore, secret_store: SecretStore
+) -> Callable[..., ProfileManager]:
+    def build(**options: Any) -> ProfileManager:
+        manager = ProfileManager(store, secret_store=secret_store, **options)
+        qtbot.addWidget(manager)
+        return manager
+
+    return build
+
+
+def test_manager_lists_and_opens(
+    qtbot: QtBot, store: ProfileStore, manager_for: Callable[..., ProfileManager]
+) -> None:
+    store.save(a_profile("A", "SA"))
+    store.save(a_profile("B", "SB"))
+    store.set_last("B")
+    manager = manager_for()
+    assert [manager.list.item(i).text() for i in range(2)] == ["A — show SA", "B — show SB"]
+    assert manager.selected_name() == "B"
+    with qtbot.waitSignal(manager.open_requested, timeout=1000) as blocker:
+        manager.buttons["Open"].click()
+    assert blocker.args == ["B"] and manager.result() == manager.DialogCode.Accepted
+
+
+def test_manager_remove_asks_and_forgets_the_secret(
+    store: ProfileStore,
+    secret_store: SecretStore,
+    memory_keyring: MemoryKeyring,
+    manager_for: Callable[..., ProfileManager],
+) -> None:
+    store.save(a_profile("A"))
+    secret_store.set(a_profile("A"), "x")
+    answers = iter([False, True])
+    manager = manager_for(confirm=lambda question: next(answers))
+    manager.buttons["Remove"].click()
+    assert store.get("A") is not None
+    manager.buttons["Remove"].click()
+    assert store.all() == [] and memory_keyring.store == {}
+    assert manager.list.count() == 0 and not manager.buttons["Open"].isEnabled()
+
+
+def test_manager_add_and_edit_through_the_editor(
+    store: ProfileStore, manager_for: Callable[..., ProfileManager]
+) -> None:
+    edited: list[Profile | None] = []
+
+    def editor(profile: Profile | None) -> bool:
+        edited.append(profile)
+        store.save(a_profile("Added") if profile is None else profile)
+        return True
+
+    store.save(a_profile("A"))
+    manager = manager_for(editor=editor)
+    manager.buttons["Add…"].click()
+    assert manager.selected_name() == "Added" and manager.list.count() == 2
+    manager.buttons["Edit…"].click()
+    assert edited == [None, store.get("Added")]
+
+
+@pytest.mark.qt_log_ignore("propagateSizeHints")  # the offscreen platform's note on any exec()
+def test_manager_edits_in_a_profile_dialog_by_default(
+    qtbot: QtBot, store: ProfileStore, manager_for: Callable[..., ProfileManager]
+) -> None:
+    manager = manager_for()
+
+    def type_and_save() -> None:
+        dialog = manager.findChild(ProfileDialog)
+        assert dialog is not None and dialog.isVisible()
+        fill(dialog, a_profile("Typed"))
+        qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+
+    QTimer.singleShot(0, type_and_save)
+    manager.on_add_clicked()
+    assert store.get("Typed") is not None and manager.selected_name() == "Typed"
+
+
+def test_push_on_save_is_a_profile_setting(
+    make: Callable[..., ProfileDialog], store: ProfileStore
+) -> None:
+    dialog = make(replace(a_profile(), push_on_save=True))
+    assert dialog.push_on_save.isChecked()
+    dialog.push_on_save.setChecked(False)
+    assert dialog.profile().push_on_save is False
+    fresh = make()
+    assert not fresh.push_on_save.isChecked()

@@ -1,0 +1,157 @@
+"""The status bar: profile, online/offline, rate budget, pause countdown, sync, outbox counts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from app.api.governor import GovernorState
+from app.ui.window.status_bar import ShowStatusBar
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass(frozen=True)
+class Progress:
+    title: str
+    done: int
+    total: int | None
+    finished: bool = False
+
+
+def state(
+    used: int = 182,
+    limit: int = 300,
+    window: float = 60.0,
+    paused_until: float | None = None,
+    attempt: int = 0,
+) -> GovernorState:
+    return GovernorState(used, limit, window, paused_until, attempt, 8)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def bar(qtbot: QtBot, clock: FakeClock) -> ShowStatusBar:
+    widget = ShowStatusBar(clock=clock)
+    qtbot.addWidget(widget)
+    return widget
+
+
+def shown(widget: object) -> bool:
+    return not widget.isHidden()  # type: ignore[attr-defined]
+
+
+def test_profile_is_named_with_its_show(bar: ShowStatusBar) -> None:
+    bar.set_profile("Demo show", "DEMO-SHOW")
+    assert bar.profile.text() == "Demo show · show DEMO-SHOW"
+
+
+def test_online_and_offline_with_the_data_age(bar: ShowStatusBar) -> None:
+    bar.set_online(True, None)
+    assert bar.connection.text() == "Online"
+    bar.set_online(False, datetime(2025, 11, 21, 14, 5))
+    assert bar.connection.text() == "Offline — data as of 21 Nov 14:05"
+    bar.set_online(False, None)
+    assert bar.connection.text() == "Offline — nothing synced yet"
+
+
+@pytest.mark.parametrize(
+    ("window", "text"),
+    [(60.0, "182/300 this minute"), (5.0, "182/300 per 5 s"), (3600.0, "182/300 this hour")],
+)
+def test_rate_budget(bar: ShowStatusBar, window: float, text: str) -> None:
+    assert not shown(bar.budget)
+    bar.on_governor_changed(state(window=window))
+    assert bar.budget.text() == text and shown(bar.budget)
+
+
+def test_pause_counts_down_on_the_clock_and_clears(bar: ShowStatusBar, clock: FakeClock) -> None:
+    bar.on_governor_changed(state(paused_until=clock.now + 23, attempt=3))
+    assert bar.pause.text() == "Rate limited — resuming in 23 s, attempt 3/8"
+    assert shown(bar.pause) and bar.countdown.isActive()
+    clock.now += 1.5
+    bar.on_countdown_timeout()
+    assert bar.pause.text() == "Rate limited — resuming in 22 s, attempt 3/8"
+    clock.now += 21.5
+    bar.on_countdown_timeout()
+    assert not shown(bar.pause) and not bar.countdown.isActive()
+
+
+def test_the_timer_drives_the_countdown(qtbot: QtBot, bar: ShowStatusBar, clock: FakeClock) -> None:
+    bar.on_governor_changed(state(paused_until=clock.now + 5, attempt=1))
+    clock.now += 3
+    with qtbot.waitSignal(bar.countdown.timeout, timeout=3000):
+        pass
+    assert bar.pause.text() == "Rate limited — resuming in 2 s, attempt 1/8"
+
+
+def test_a_state_without_a_pause_clears_it(bar: ShowStatusBar, clock: FakeClock) -> None:
+    bar.on_governor_changed(state(paused_until=clock.now + 10, attempt=2))
+    bar.on_governor_changed(state(paused_until=None))
+    assert not shown(bar.pause) and not bar.countdown.isActive()
+
+
+def test_a_pause_already_over_shows_nothing(bar: ShowStatusBar, clock: FakeClock) -> None:
+    bar.on_governor_changed(state(paused_until=clock.now - 1, attempt=2))
+    assert not shown(bar.pause) and not bar.countdown.isActive()
+
+
+def test_outbox_counts_as_buttons_hidden_at_zero(qtbot: QtBot, bar: ShowStatusBar) -> None:
+    bar.set_outbox_counts({"pending": 2, "sending": 1, "failed": 1, "conflict": 2, "done": 9})
+    texts = {s: b.text() for s, b in bar.outbox_buttons.items() if shown(b)}
+    assert texts == {"pending": "3 pending", "failed": "1 failed", "conflict": "2 conflicts"}
+    bar.set_outbox_counts({"pending": 0, "failed": 0, "conflict": 1})
+    texts = {s: b.text() for s, b in bar.outbox_buttons.items() if shown(b)}
+    assert texts == {"conflict": "1 conflict"}
+
+
+@pytest.mark.parametrize("state_name", ["pending", "failed", "conflict"])
+def test_each_outbox_button_asks_for_the_outbox(
+    qtbot: QtBot, bar: ShowStatusBar, state_name: str
+) -> None:
+    bar.set_outbox_counts({state_name: 4})
+    with qtbot.waitSignal(bar.outbox_requested, timeout=1000):
+        qtbot.mouseClick(bar.outbox_buttons[state_name], Qt.MouseButton.LeftButton)
+
+
+def test_sync_progress_busy_then_counted_then_finished(bar: ShowStatusBar) -> None:
+    bar.on_sync_progress(Progress("Customers", 1200, None))
+    assert bar.sync_label.text() == "Syncing Customers… 1,200"
+    assert bar.sync_bar.maximum() == 0  # busy
+    assert shown(bar.sync_bar) and shown(bar.cancel_sync)
+    bar.on_sync_progress(Progress("Products", 2500, 10000))
+    assert bar.sync_label.text() == "Syncing Products… 2,500 of 10,000"
+    assert (bar.sync_bar.value(), bar.sync_bar.maximum()) == (2500, 10000)
+    bar.sync_finished()
+    assert not shown(bar.sync_label) and not shown(bar.sync_bar) and not shown(bar.cancel_sync)
+
+
+def test_cancel_sync_emits_once(qtbot: QtBot, bar: ShowStatusBar) -> None:
+    bar.on_sync_progress(Progress("Customers", 10, None))
+    with qtbot.waitSignal(bar.cancel_sync_requested, timeout=1000):
+        qtbot.mouseClick(bar.cancel_sync, Qt.MouseButton.LeftButton)
+    assert not bar.cancel_sync.isEnabled()
+    assert bar.sync_label.text() == "Cancelling sync…"
+
+
+def test_selection_summary_and_transient_messages(bar: ShowStatusBar) -> None:
+    bar.set_selection_summary("3 rows · sum 1,204")
+    assert bar.selection.text() == "3 rows · sum 1,204"
+    bar.show_message("Push failed: Cannot reach the show")
+    assert bar.currentMessage() == "Push failed: Cannot reach the show"
+    bar.clearMessage()
+    assert bar.selection.text() == "3 rows · sum 1,204"
