@@ -14,14 +14,14 @@ from app.sim import SimServer, generate_show
 from app.store.changes import ACTIVE
 from app.ui.common.palette import Hue, background_brush
 from app.ui.table.undo_commands import UNDO_LIMIT, EditCellsCommand, Outcome, UndoableEdits
-from tests.gui import test_grid_editing
 from tests.gui.conftest import Opener, config, profile_for, wait_synced
+from tests.gui.table import test_gestures
 from tests.gui.table.test_gestures import Grid
 
 Role = Qt.ItemDataRole
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
-editing = test_grid_editing.editing  # the same fixtures: a customers tab with editing
-grid = test_grid_editing.grid
+editing = test_gestures.editing  # the same fixtures: a customers tab with editing
+grid = test_gestures.grid
 
 
 def test_undo_and_redo_change_the_right_records_after_a_sort(grid: Grid) -> None:
