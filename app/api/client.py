@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import builtins
 import dataclasses
-import json
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
@@ -26,6 +25,7 @@ import httpx
 
 from app import __version__
 from app.api.auth import Authenticator, TokenPolicy
+from app.api.bodies import RecordLike, check_sendable, merged_answer, payloads, record_body
 from app.api.connection import Connection
 from app.api.error_bodies import align_fields
 from app.api.errors import BadRequest, InvalidValue
@@ -33,14 +33,12 @@ from app.api.exchange import Exchange, Request, RetryPolicy
 from app.api.governor import RateGovernor, RequestWindow
 from app.api.learned import Learned
 from app.api.listing import Listing, Page
-from app.api.models import MODELS, ShowRecord, validate_record
+from app.api.models import MODELS
 from app.api.paging import PageCursor
 from app.api.registry import Operation, Registry, Resource
-from app.api.responses import HistoryResult, OrderResult, decode_json, parse_result
+from app.api.responses import decode_json, parse_result
 
-RecordLike = Mapping[str, Any] | ShowRecord
 ResourceRef = Resource | str
-_WRAPPERS = {"items": "items", "history": "history"}
 # Idle connections are dropped before common servers drop theirs (uvicorn: 5 s), so a request is
 # never written into a connection the server is closing. (A transport passed in brings its own.)
 HTTP_LIMITS = httpx.Limits(max_connections=16, max_keepalive_connections=8, keepalive_expiry=4.0)
@@ -188,7 +186,7 @@ class ShowClient:
         """POST a new record (the fields given, no `null`s); the answer normalised to
         `{"id": ..., "message": ...}`."""
         res = self._resource(resource)
-        body = _record_body(res, record)
+        body = record_body(res, record)
         result: dict[str, Any] = await self._run(res, "create", {}, body, interactive)
         return result
 
@@ -204,7 +202,7 @@ class ShowClient:
         """PUT the full record (without `id`s, nested ones too, and without `null`s except for
         the fields the user `cleared`); the stored record comes back."""
         res = self._resource(resource)
-        body = _record_body(res, record, cleared)
+        body = record_body(res, record, cleared)
         result: dict[str, Any] = await self._run(res, "update", {"id": id}, body, interactive)
         return result
 
@@ -233,9 +231,9 @@ class ShowClient:
         op = res.op(op_name)
         results = [
             await self._run(res, op_name, dict(params or {}), payload, interactive)
-            for payload in _payloads(res, op, body)
+            for payload in payloads(res, op, body)
         ]
-        return _merge(op.result, results)
+        return merged_answer(op.result, results)
 
     # -------------------------------------------------------------------------------- internals
 
@@ -284,20 +282,9 @@ class ShowClient:
     ) -> Request:
         url = self.connection.base_url.rstrip("/") + path
         what = _what(res, op, path)
-        _check_sendable(body, what)
+        check_sendable(body, what)
         operation = f"{op.method} {op.path}"  # what the show grants or refuses
         return Request(op.method, url, what, tuple(query), body, interactive, operation)
-
-
-def _check_sendable(body: Any, what: str) -> None:
-    """A body JSON cannot carry (NaN, infinity, an object) is refused before anything is sent:
-    the change fails alone with the reason, instead of breaking the whole push."""
-    if body is None:
-        return
-    try:
-        json.dumps(body, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise InvalidValue("body", f"{what} cannot be sent as JSON ({exc})", None) from None
 
 
 def _http_client(
@@ -358,70 +345,3 @@ def modified_after_param(value: date | datetime | str) -> str:
         return datetime.fromisoformat(value.strip()).date().isoformat()
     except ValueError:
         raise InvalidValue("modifiedAfter", "not a date (YYYY-MM-DD)", value) from None
-
-
-def _record_body(
-    res: Resource, record: RecordLike, keep_null: Collection[str] = ()
-) -> dict[str, Any]:
-    """The create/update body: the record checked through its model, without `id`s or the
-    `null`s nobody set; a text the record holds (a date as the server wrote it, `modifiedDate`
-    above all) is sent as it is, never re-written in another format."""
-    if isinstance(record, ShowRecord):
-        return record.to_body(keep_null)
-    raw = dict(record)
-    body = validate_record(MODELS[res.model], raw).to_body(keep_null)
-    for name, value in body.items():
-        if isinstance(value, str) and isinstance(raw.get(name), str):
-            body[name] = raw[name]
-    return body
-
-
-def _element(item: Any) -> Any:
-    return item.to_body() if isinstance(item, ShowRecord) else item
-
-
-def _payloads(res: Resource, op: Operation, body: Any) -> builtins.list[Any]:
-    """The JSON bodies to send for `body`, per the body kind, split into batches."""
-    kind = op.body
-    if kind == "none":
-        return [None]
-    if kind == "record":
-        return [_record_body(res, body)]
-    if kind == "object":
-        return [_element(body) if isinstance(body, ShowRecord) else dict(body or {})]
-    items = _as_list(kind, body)
-    size = op.batch or max(len(items), 1)
-    chunks = [items[i : i + size] for i in range(0, len(items), size)] or [[]]
-    wrapper = _WRAPPERS.get(kind)
-    return [{wrapper: chunk} if wrapper else chunk for chunk in chunks]
-
-
-def _as_list(kind: str, body: Any) -> builtins.list[Any]:
-    wrapper = _WRAPPERS.get(kind)
-    if wrapper and isinstance(body, Mapping):
-        body = body.get(wrapper, [])
-    if kind == "ids" and isinstance(body, str | int):
-        body = [body]
-    if body is None or isinstance(body, str | bytes | Mapping):
-        raise InvalidValue(kind, f"a list is needed for a '{kind}' body", body)
-    items = [_element(item) for item in body]
-    return [str(item) for item in items] if kind == "ids" else items
-
-
-def _merge(kind: str, results: builtins.list[Any]) -> Any:
-    """One answer from the answers of every batch."""
-    if len(results) == 1:
-        return results[0]
-    if kind == "order-result":
-        merged: OrderResult = results[0]
-        for part in results[1:]:
-            merged = merged.merged(part)
-        return merged
-    if kind == "history-result":
-        total: HistoryResult = results[0]
-        for part in results[1:]:
-            total = total.merged(part)
-        return total
-    if kind == "records":
-        return [record for part in results for record in part]
-    return results

@@ -41,6 +41,13 @@ def _company(b: Builder, i: int) -> str:
 
 def _trade_partners(b: Builder) -> None:
     """Brokers and their users, vendors and their users, brands, categories."""
+    brokers = _brokers(b)
+    _vendors(b, brokers)
+    _brands_and_categories(b)
+
+
+def _brokers(b: Builder) -> list[Record]:
+    """Brokers and their users (one or two each)."""
     s, rng, show = b.size, b.rng, b.show
     brokers = [
         b.new(
@@ -59,6 +66,12 @@ def _trade_partners(b: Builder) -> None:
         for u in b.users("broker-users", 1 + rng.randrange(2), f"{br['brokerID']}-U",
                          br["email"].partition("@")[2], brokerID=br["brokerID"])
     ])  # fmt: skip
+    return brokers
+
+
+def _vendors(b: Builder, brokers: list[Record]) -> None:
+    """Vendors (six in ten through a broker) and their users."""
+    s, rng, show = b.size, b.rng, b.show
     vendors = []
     for i in range(s.vendors):
         name = _company(b, i) if i < 140 else f"{_company(b, i)} {i // 140}"
@@ -74,6 +87,10 @@ def _trade_partners(b: Builder) -> None:
         for u in b.users("vendor-users", 1 + rng.randrange(2), f"{v['vendorID']}-U",
                          v["email"].partition("@")[2], vendorID=v["vendorID"])
     ])  # fmt: skip
+
+
+def _brands_and_categories(b: Builder) -> None:
+    s, show = b.size, b.show
     show.load(
         "brands",
         [
@@ -131,7 +148,6 @@ def _products(b: Builder) -> None:
         for unit, unit_desc in units:
             pack = 12 if unit == "CS" else 1
             unit_price = round(price * (pack if unit == "CS" else 1), 2)
-            stock = 0
             rec = b.new("products", {
                 "productID": pid, "orderUnit": unit, "orderUnitDescription": unit_desc,
                 "vendorID": vendor, "description": desc, "alternateDescription": desc.upper(),
@@ -153,25 +169,38 @@ def _products(b: Builder) -> None:
                 "cashbackPercent": 0.0, "department": dept,
             })  # fmt: skip
             rec["grossWeight"] = round(rec["netWeight"] * 1.08, 2)
-            for wh in rng.sample(whs, min(len(whs), 1 + rng.randrange(2))):
-                qty = rng.randrange(0, 400)
-                stock += qty
-                inventory.append(b.new("product-inventory", {
-                    "productID": pid, "orderUnit": unit, "warehouseID": wh, "inventory": qty,
-                }))  # fmt: skip
-            rec["inventory"] = stock
+            rec["inventory"] = _stock(b, pid, unit, whs, inventory)
             products.append(rec)
-        for j, (plist, factor) in enumerate((("Standard", 1.0), ("Show special", 0.9))[:2]):
-            if j == 1 and rng.random() < 0.5:
-                break
-            pricing.append(b.new("product-pricing", {
-                "priceID": f"PR{len(pricing) + 1:06d}", "productID": pid, "priceList": plist,
-                "price": round(price * factor, 2), "startDate": b.day(-30 * (1 - j)),
-                "endDate": b.day(60 if j else 365),
-            }))  # fmt: skip
+        _price_lists(b, pid, price, pricing)
     show.load("products", products)
     show.load("product-pricing", pricing)
     show.load("product-inventory", inventory)
+
+
+def _stock(b: Builder, pid: str, unit: str, whs: list[str], inventory: list[Record]) -> int:
+    """One or two warehouses' stock of a product in one order unit (appended to `inventory`);
+    the total, the product's own `inventory`."""
+    rng = b.rng
+    stock = 0
+    for wh in rng.sample(whs, min(len(whs), 1 + rng.randrange(2))):
+        qty = rng.randrange(0, 400)
+        stock += qty
+        inventory.append(b.new("product-inventory", {
+            "productID": pid, "orderUnit": unit, "warehouseID": wh, "inventory": qty,
+        }))  # fmt: skip
+    return stock
+
+
+def _price_lists(b: Builder, pid: str, price: float, pricing: list[Record]) -> None:
+    """A product's standard price, and for about half the products a show special."""
+    for j, (plist, factor) in enumerate((("Standard", 1.0), ("Show special", 0.9))[:2]):
+        if j == 1 and b.rng.random() < 0.5:
+            break
+        pricing.append(b.new("product-pricing", {
+            "priceID": f"PR{len(pricing) + 1:06d}", "productID": pid, "priceList": plist,
+            "price": round(price * factor, 2), "startDate": b.day(-30 * (1 - j)),
+            "endDate": b.day(60 if j else 365),
+        }))  # fmt: skip
 
 
 def _booths(b: Builder) -> None:

@@ -245,21 +245,33 @@ def _organisation(b: Builder) -> None:
 
 def _sales(b: Builder) -> None:
     """Managers, the three-level sales-rep group hierarchy, sales reps, ordering groups."""
-    s, rng = b.size, b.rng
+    managers = _sales_managers(b)
+    leaves = _sales_rep_groups(b)
+    _sales_reps(b, managers, leaves)
+    _ordering_groups(b)
+
+
+def _sales_managers(b: Builder) -> list[Record]:
     managers = []
-    for i in range(s.sales_rep_managers):
+    for i in range(b.size.sales_rep_managers):
         first, last = b.person()
         managers.append(b.new("sales-rep-managers", {
             "salesRepManagerID": f"SM{i + 1:02d}", "name": f"{first} {last}",
             "email": b.email(first, last, "sales.example.com"),
         }))  # fmt: skip
     b.show.load("sales-rep-managers", managers)
+    return managers
+
+
+def _sales_rep_groups(b: Builder) -> list[str]:
+    """Regions, districts and territories, as many children each as the reps' cube root; the
+    territories' ids (where the reps are placed)."""
     b.show.levels = [
         {"level": 1, "name": "Region"},
         {"level": 2, "name": "District"},
         {"level": 3, "name": "Territory"},
     ]
-    fan = max(2, round(s.sales_reps ** (1 / 3)))
+    fan = max(2, round(b.size.sales_reps ** (1 / 3)))
     groups: list[Record] = []
     leaves: list[str] = []
 
@@ -278,8 +290,12 @@ def _sales(b: Builder) -> None:
             for t in range(fan):
                 leaves.append(add(3, district, t + 1, f"Territory {chr(65 + r)}{d + 1}.{t + 1}"))
     b.show.load("sales-rep-groups", groups)
+    return leaves
+
+
+def _sales_reps(b: Builder, managers: list[Record], leaves: list[str]) -> None:
     reps = []
-    for i in range(s.sales_reps):
+    for i in range(b.size.sales_reps):
         first, last = b.person()
         reps.append(b.new("sales-reps", {
             "salesRepID": f"SR{i + 1:03d}", "name": f"{first} {last}",
@@ -288,12 +304,15 @@ def _sales(b: Builder) -> None:
             "managerID": managers[i % len(managers)]["salesRepManagerID"],
         }))  # fmt: skip
     b.show.load("sales-reps", reps)
+
+
+def _ordering_groups(b: Builder) -> None:
     ogroups = []
-    for i in range(s.ordering_groups):
+    for i in range(b.size.ordering_groups):
         subs = [
             {"id": b.show.new_id("ordering-groups"), "orderingSubGroupID": f"OG{i + 1:02d}-{j}",
              "orderingSubGroupName": f"Sub-group {j}"}
-            for j in range(1, 2 + rng.randrange(3))
+            for j in range(1, 2 + b.rng.randrange(3))
         ]  # fmt: skip
         ogroups.append(b.new("ordering-groups", {
             "orderingGroupID": f"OG{i + 1:02d}",
@@ -343,11 +362,17 @@ def _customers(b: Builder) -> None:
             "extra4": None, "extra5": None,
         }))  # fmt: skip
     show.load("customers", customers)
+    _attendees(b, customers)
+
+
+def _attendees(b: Builder, customers: list[Record]) -> None:
+    """The people who come to the show, each for one of the customers."""
+    pick = b.pick
     statuses = ("Registered", "Registered", "Registered", "Pending", "Cancelled", "Waitlisted")
     kinds = ("InPerson", "InPerson", "Virtual", "Hybrid")
     notify = ("None", "Email", "Sms", "EmailAndSms")
     attendees = []
-    for i in range(s.attendees):
+    for i in range(b.size.attendees):
         first, last = b.person()
         cust = pick(customers)
         domain = cust["email"].partition("@")[2]
@@ -357,4 +382,4 @@ def _customers(b: Builder) -> None:
             "registrationStatus": pick(statuses), "attendanceType": pick(kinds),
             "arrivalNotificationBehavior": pick(notify),
         }))  # fmt: skip
-    show.load("attendees", attendees)
+    b.show.load("attendees", attendees)

@@ -1,12 +1,13 @@
 """Import a CSV or XLSX file of one resource into the outbox, with a dry run first.
 
-`plan_import` reads the file, matches each row to a cached record (by `id`, else by the
-resource's key field such as `customerID`, or the `key=` given), coerces and validates it through
-the resource's model, and sorts the rows into creates, updates (changed fields only), unchanged
-rows and errors — each error with the row, the field and a reason. Nothing is queued until
-`apply(plan, outbox)`, which adds every change in one transaction; a dry run is a plan without
-`apply`. `write_errors_file` writes the failing rows, with an `error` column, in the format of the
-input, so they can be fixed and imported again (the `error` column is ignored on import).
+`plan_import` reads the file (app/sync/import_file.py), matches each row to a cached record (by
+`id`, else by the resource's key field such as `customerID`, or the `key=` given), coerces and
+validates it through the resource's model, and sorts the rows into creates, updates (changed
+fields only), unchanged rows and errors — each error with the row, the field and a reason.
+Nothing is queued until `apply(plan, outbox)`, which adds every change in one transaction; a dry
+run is a plan without `apply`. `write_errors_file` writes the failing rows, with an `error`
+column, in the format of the input, so they can be fixed and imported again (the `error` column
+is ignored on import).
 
 Cells: an empty cell means "no change" (for a new record: not given), so a value cannot be
 cleared by import. Lists (`salesReps`) take `a;b;c` or a JSON array; nested objects and arrays of
@@ -23,38 +24,23 @@ several, is an error of its row — never a guess.
 
 from __future__ import annotations
 
-import csv
-import json
 import math
-import zipfile
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, time
 from pathlib import Path
-from typing import Any, get_args, get_origin
-
-import openpyxl
-from openpyxl.utils.exceptions import InvalidFileException
+from typing import Any
 
 from app.api.errors import InvalidValue
 from app.api.models import MODELS, ShowRecord, validate_record
 from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
+from app.sync.import_file import Row, Table, file_format, parse_cell, read_table
 from app.sync.import_names import NameResolver, guess_mapping
 from app.sync.resource_export import write_table
 
 IGNORED_COLUMNS = frozenset({"error", "modifiedDate"})
-# What openpyxl raises for a file that is not a workbook (or a damaged one).
-_NOT_A_WORKBOOK = (
-    zipfile.BadZipFile,
-    InvalidFileException,
-    KeyError,
-    ValueError,
-    TypeError,
-    EOFError,
-)
 
 
 @dataclass(frozen=True)
@@ -138,123 +124,6 @@ def _requests(res: Resource, count: int, single: str, bulk: str) -> int:
 def apply(plan: ImportPlan, outbox: Outbox) -> list[int]:
     """Queue the plan's creates and updates in one outbox transaction."""
     return outbox.add_many(plan.changes())
-
-
-# ----------------------------------------------------------------------------------- reading
-
-
-@dataclass(frozen=True)
-class Row:
-    number: int  # line in its sheet; the header is row 1
-    cells: dict[str, str]  # column → cell text ("" when empty)
-    sheet: str | None = None
-
-
-@dataclass(frozen=True)
-class Table:
-    columns: list[str]
-    rows: list[Row]
-
-
-def _format(path: Path, fallback: Path | None = None) -> str:
-    for candidate in (path, fallback):
-        if candidate is not None and candidate.suffix.lower() in (".csv", ".xlsx"):
-            return candidate.suffix.lower()[1:]
-    raise InvalidValue("file", f"{path.name}: import reads .csv or .xlsx files")
-
-
-def read_table(path: Path) -> Table:
-    """The header and the non-empty rows of a CSV (UTF-8, BOM allowed) or XLSX file; a file
-    that is not one (another encoding, not a workbook) is an InvalidValue saying so."""
-    if _format(path) == "csv":
-        try:
-            with open(path, encoding="utf-8-sig", newline="") as f:
-                return _table([("", list(csv.reader(f)))])
-        except UnicodeDecodeError:
-            message = f"{path.name} is not UTF-8 text: save it as “CSV UTF-8”"
-            raise InvalidValue("file", message) from None
-        except csv.Error as exc:
-            raise InvalidValue("file", f"{path.name} is not a readable CSV file ({exc})") from None
-    try:
-        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
-        try:
-            sheets = [
-                (ws.title, [list(r) for r in ws.iter_rows(values_only=True)]) for ws in workbook
-            ]
-        finally:
-            workbook.close()
-    except _NOT_A_WORKBOOK as exc:
-        raise InvalidValue(
-            "file", f"{path.name} is not an Excel workbook (.xlsx) ({type(exc).__name__})"
-        ) from None
-    return _table(sheets)
-
-
-def _table(sheets: Sequence[tuple[str, list[list[Any]]]]) -> Table:
-    if not sheets or not sheets[0][1]:
-        raise InvalidValue("file", "the file is empty: the first row must name the columns")
-    header = [_cell_text(c).strip() for c in sheets[0][1][0]]
-    while header and not header[-1]:
-        header.pop()
-    repeated = [c for c, n in Counter(header).items() if n > 1 or not c]
-    if repeated:
-        raise InvalidValue("file", f"blank or repeated column names: {repeated}")
-    rows: list[Row] = []
-    for title, values in sheets:
-        if not values or [_cell_text(c).strip() for c in values[0][: len(header)]] != header:
-            continue  # not a continuation sheet of the same table
-        for number, raw in enumerate(values[1:], start=2):
-            cells = {c: _cell_text(v).strip() for c, v in zip(header, raw, strict=False)}
-            if any(cells.values()):
-                rows.append(Row(number, {c: cells.get(c, "") for c in header}, title or None))
-    return Table(header, rows)
-
-
-def _cell_text(value: Any) -> str:
-    """A cell as text: XLSX numbers, booleans and dates the way a CSV would hold them."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if isinstance(value, datetime):
-        return value.date().isoformat() if value.time() == time() else value.isoformat()
-    return str(value)
-
-
-def parse_cell(model: type[ShowRecord], name: str, text: str, base: dict[str, Any] | None) -> Any:
-    """The value a cell means for field `name`: lists and objects are parsed, the rest is left
-    for the model to coerce (an unknown field keeps the JSON type of its cached value)."""
-    info = model.model_fields.get(name)
-    if info is None:
-        old = None if base is None else base.get(name)
-        return text if old is None or isinstance(old, str) else _json(name, text, quiet=True)
-    kind = _kind(info.annotation)
-    if kind == "list" and not text.startswith("["):
-        return [part.strip() for part in text.split(";") if part.strip()]
-    if kind in ("list", "object"):
-        return _json(name, text)
-    return text
-
-
-def _kind(annotation: Any) -> str:
-    """ "list", "object" or "scalar" for a model field's annotation (Optional unwrapped)."""
-    for tp in (annotation, *get_args(annotation)):
-        if get_origin(tp) is list or tp is list:
-            return "list"
-        if tp is dict or get_origin(tp) is dict or hasattr(tp, "model_fields"):
-            return "object"
-    return "scalar"
-
-
-def _json(name: str, text: str, *, quiet: bool = False) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        if quiet:
-            return text
-        raise InvalidValue(name, "not valid JSON (lists may also be written a;b;c)", text) from None
 
 
 # ---------------------------------------------------------------------------------- planning
@@ -446,7 +315,7 @@ def write_errors_file(plan: ImportPlan, path: Path) -> int:
         grouped.setdefault((err.sheet or "", err.row_number), []).append(err)
     columns = [c for c in plan.columns if c != "error"] + ["error"]
     rows = ({**errs[0].raw, "error": "; ".join(str(e) for e in errs)} for errs in grouped.values())
-    write_table(path, columns, rows, fmt=_format(path, plan.path))
+    write_table(path, columns, rows, fmt=file_format(path, plan.path))
     return len(grouped)
 
 
@@ -478,6 +347,7 @@ __all__ = [
     "guess_mapping",
     "iter_errors",
     "mapped",
+    "parse_cell",
     "plan_import",
     "plan_table",
     "read_table",

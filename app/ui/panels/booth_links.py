@@ -34,7 +34,11 @@ KEY_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 class BoothLinks(RecordPanel):
-    """The dual list for one kind of booth association (`booth-products`, `booth-vendors`)."""
+    """The dual list for one kind of booth association (`booth-products`, `booth-vendors`).
+
+    Signals (RecordPanel's): `queued(list[int])` after Add or Remove; `message(str)` — what was
+    queued or sent, then saved on the show or refused.
+    """
 
     def __init__(
         self, context: PanelContext, resource: Resource, child: str, owner: QWidget | None = None

@@ -25,7 +25,10 @@ DATES = "delivery-dates"
 
 
 class DeliveryDatesPanel(RecordPanel):
-    """Delivery dates of one product: date and description."""
+    """Delivery dates of one product: date and description.
+
+    Signals: none of RecordPanel's — it only reads (its answers go to its own status line).
+    """
 
     title = "Delivery dates"
 

@@ -74,7 +74,12 @@ _PLACES = {
 
 
 class HierarchyView(RecordPanel):
-    """The sales-rep group hierarchy under the groups' form."""
+    """The sales-rep group hierarchy under the groups' form.
+
+    Signals (RecordPanel's): `queued(list[int])` after a move, a reorder or new level names;
+    `message(str)` — what was queued or sent, a move refused, the hierarchy saved or refused;
+    `record_chosen(str)` — a group was selected in the tree (the form shows it).
+    """
 
     title = "Hierarchy"
 

@@ -42,7 +42,11 @@ COLUMNS = ("customerid", "productid", "orderUnit", "orderTypeDescription", "main
 
 
 class HistoryItemsPanel(RecordPanel):
-    """Items of the selected bucket; new ones sent in one bulk-create."""
+    """Items of the selected bucket; new ones sent in one bulk-create.
+
+    Signals (RecordPanel's): `queued(list[int])` when the new items are queued; `message(str)` —
+    queued or sent, items to correct first, items the show refused.
+    """
 
     title = "Items"
 

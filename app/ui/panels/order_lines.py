@@ -45,7 +45,11 @@ class OrderRow(BaseModel):
 
 
 class OrderPanel(RecordPanel):
-    """The order of the selected line: its customer, purchase order and lines."""
+    """The order of the selected line: its customer, purchase order and lines.
+
+    Signals (RecordPanel's): `queued(list[int])` when Save queues the order's changes;
+    `message(str)` — queued or sent, what to fix before saving, lines the show refused.
+    """
 
     title = "Order"
 

@@ -45,7 +45,11 @@ ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 class PricingPanel(RecordPanel):
-    """The product's price lists, each edited in the price list form below the list."""
+    """The product's price lists, each edited in the price list form below the list.
+
+    Signals (RecordPanel's): `queued(list[int])` when the price list form saves or deletes;
+    `message(str)` — the form's messages, passed on.
+    """
 
     title = "Price lists"
     COLUMNS = ("priceList", "price", "startDate", "endDate")
@@ -132,7 +136,11 @@ class PricingPanel(RecordPanel):
 
 
 class InventoryPanel(RecordPanel):
-    """The product's stock per warehouse and unit, edited in place and saved in one bulk."""
+    """The product's stock per warehouse and unit, edited in place and saved in one bulk.
+
+    Signals (RecordPanel's): `queued(list[int])` when Save queues the changed lines;
+    `message(str)` — queued or sent, lines to correct first, saved or refused on the show.
+    """
 
     title = "Inventory"
     COLUMNS = ("warehouseID", "orderUnit", "inventory")

@@ -49,8 +49,10 @@ class PanelContext:
 class RecordPanel(QWidget):
     """Base of the panels: the record followed, queued changes pushed and their outcome heard.
 
-    Signals: `queued(list[int])` — outbox seqs the panel wrote; `message(str)` — for the status
-    bar; `record_chosen(str)` — the user picked a record of the form's resource in the panel.
+    Signals: `queued(list[int])` — outbox seqs the panel wrote (`queue`), before they are sent;
+    `message(str)` — what the panel did or why it could not (`say`: sending, queued offline,
+    saved, refused), for the status bar; `record_chosen(str)` — the user picked a record of the
+    form's resource in the panel (the table and form go to it).
     """
 
     title = "Details"

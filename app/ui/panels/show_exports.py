@@ -315,7 +315,10 @@ class ShowExportsDialog(QDialog):
 
 
 class ShowExportsPanel(RecordPanel):
-    """Under an export's form: open the exports dialog on it."""
+    """Under an export's form: open the exports dialog on it.
+
+    Signals: none of RecordPanel's — the dialog it opens runs and saves the export.
+    """
 
     title = "Run"
 

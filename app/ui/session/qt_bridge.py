@@ -16,7 +16,11 @@ from app.api.governor import GovernorState, RateGovernor
 
 
 class GovernorBridge(QObject):
-    """Re-emits a RateGovernor's state. Signals: `changed(GovernorState)`."""
+    """Re-emits a RateGovernor's state.
+
+    Signals: `changed(GovernorState)` — on every change of the governor's state (a request sent
+    or answered, a backoff begun or over), for the status bar's pacing.
+    """
 
     changed = Signal(object)
 
@@ -35,7 +39,11 @@ class GovernorBridge(QObject):
 
 
 class ProgressBridge(QObject):
-    """A callable for a core `on_progress=` argument. Signals: `progress(object)`."""
+    """A callable for a core `on_progress=` argument.
+
+    Signals: `progress(object)` — each time the core reports progress (a `SyncProgress` or
+    `PushProgress`), with what it reported.
+    """
 
     progress = Signal(object)
 

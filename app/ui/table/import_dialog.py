@@ -109,7 +109,11 @@ def summary_text(plan: ImportPlan) -> str:
 
 
 class ImportDialog(QDialog):
-    """Map a file's columns to fields, check, import. Signals: `imported(Outcome)`."""
+    """Map a file's columns to fields, check, import.
+
+    Signals: `imported(Outcome)` — Import wrote the file's rows as pending changes (one undo
+    step), with the values and new rows refused and why; the dialog then closes.
+    """
 
     imported = Signal(object)
 
@@ -253,7 +257,11 @@ class ImportDialog(QDialog):
 
 
 class GridImport(QObject):
-    """A table's "Import from a file…" action. Signals: `message(str)` for the status bar."""
+    """A table's "Import from a file…" action.
+
+    Signals: `message(str)` — the file could not be read, or what the import queued, for the
+    status bar.
+    """
 
     message = Signal(str)
 

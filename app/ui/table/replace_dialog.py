@@ -61,7 +61,11 @@ def replaced(text: str, what: Replacement) -> str | None:
 
 
 class ReplaceDialog(QDialog):
-    """Find and replace in a column. Signals: `replace_requested(Replacement)`."""
+    """Find and replace in a column.
+
+    Signals: `replace_requested(Replacement)` — Replace was clicked, with what to find, what to
+    put instead and where; the table does it and answers with `show_result`.
+    """
 
     replace_requested = Signal(object)
 

@@ -39,7 +39,7 @@ from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.undo_commands import UNDO_LIMIT, UndoableEdits
 from app.ui.table.view_export import view_options
 from app.ui.window import actions
-from app.ui.window.profile_dialog import ProfileManager
+from app.ui.window.profile_manager import ProfileManager
 from app.ui.window.resource_tree import ResourceTree
 from app.ui.window.status_bar import ShowStatusBar
 

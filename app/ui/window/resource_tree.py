@@ -25,7 +25,8 @@ class ResourceTree(QTreeView):
     """Every resource of the registry, grouped.
 
     Signals: `open_requested(str slug, bool new_tab)` (activation: False; "Open in new tab":
-    True), `sync_requested(str slug)`, `export_requested(str slug)`.
+    True), `sync_requested(str slug)` ("Sync this" in its menu), `export_requested(str slug)`
+    ("Export…" in its menu).
     """
 
     open_requested = Signal(str, bool)

@@ -1,4 +1,4 @@
-"""Profile dialog: checks at the field, secret to keyring or session, test connection; manager."""
+"""Profile dialog: checks at the field, secret to keyring or session, test connection."""
 
 from __future__ import annotations
 
@@ -9,14 +9,13 @@ from typing import Any
 
 import pytest
 import qasync
-from PySide6.QtCore import Qt, QTimer
 from pytestqt.qtbot import QtBot
 
 from app.api.check import ConnectionCheck
 from app.api.connection import Connection
 from app.api.registry import Registry, default_registry
 from app.settings import KEYRING_SERVICE, Profile, ProfileStore, SecretStore
-from app.ui.window.profile_dialog import ProfileDialog, ProfileManager, url_problem
+from app.ui.window.profile_dialog import ProfileDialog, url_problem
 from tests.conftest import MemoryKeyring
 from tests.gui.conftest import until
 
@@ -299,87 +298,6 @@ def test_test_connection_reports_each_list_of_the_show(
 
 def sim_profile(base_url: str, auth_url: str, show_id: str) -> Profile:
     return Profile(name="Sim", base_url=base_url, auth_url=auth_url, show_id=show_id)
-
-
-# ---------------------------------------------------------------------------------- manager
-
-
-@pytest.fixture
-def manager_for(
-    qtbot: QtBot, store: ProfileStore, secret_store: SecretStore
-) -> Callable[..., ProfileManager]:
-    def build(**options: Any) -> ProfileManager:
-        manager = ProfileManager(store, secret_store=secret_store, **options)
-        qtbot.addWidget(manager)
-        return manager
-
-    return build
-
-
-def test_manager_lists_and_opens(
-    qtbot: QtBot, store: ProfileStore, manager_for: Callable[..., ProfileManager]
-) -> None:
-    store.save(a_profile("A", "SA"))
-    store.save(a_profile("B", "SB"))
-    store.set_last("B")
-    manager = manager_for()
-    assert [manager.list.item(i).text() for i in range(2)] == ["A — show SA", "B — show SB"]
-    assert manager.selected_name() == "B"
-    with qtbot.waitSignal(manager.open_requested, timeout=1000) as blocker:
-        manager.buttons["Open"].click()
-    assert blocker.args == ["B"] and manager.result() == manager.DialogCode.Accepted
-
-
-def test_manager_remove_asks_and_forgets_the_secret(
-    store: ProfileStore,
-    secret_store: SecretStore,
-    memory_keyring: MemoryKeyring,
-    manager_for: Callable[..., ProfileManager],
-) -> None:
-    store.save(a_profile("A"))
-    secret_store.set(a_profile("A"), "x")
-    answers = iter([False, True])
-    manager = manager_for(confirm=lambda question: next(answers))
-    manager.buttons["Remove"].click()
-    assert store.get("A") is not None
-    manager.buttons["Remove"].click()
-    assert store.all() == [] and memory_keyring.store == {}
-    assert manager.list.count() == 0 and not manager.buttons["Open"].isEnabled()
-
-
-def test_manager_add_and_edit_through_the_editor(
-    store: ProfileStore, manager_for: Callable[..., ProfileManager]
-) -> None:
-    edited: list[Profile | None] = []
-
-    def editor(profile: Profile | None) -> bool:
-        edited.append(profile)
-        store.save(a_profile("Added") if profile is None else profile)
-        return True
-
-    store.save(a_profile("A"))
-    manager = manager_for(editor=editor)
-    manager.buttons["Add…"].click()
-    assert manager.selected_name() == "Added" and manager.list.count() == 2
-    manager.buttons["Edit…"].click()
-    assert edited == [None, store.get("Added")]
-
-
-@pytest.mark.qt_log_ignore("propagateSizeHints")  # the offscreen platform's note on any exec()
-def test_manager_edits_in_a_profile_dialog_by_default(
-    qtbot: QtBot, store: ProfileStore, manager_for: Callable[..., ProfileManager]
-) -> None:
-    manager = manager_for()
-
-    def type_and_save() -> None:
-        dialog = manager.findChild(ProfileDialog)
-        assert dialog is not None and dialog.isVisible()
-        fill(dialog, a_profile("Typed"))
-        qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
-
-    QTimer.singleShot(0, type_and_save)
-    manager.on_add_clicked()
-    assert store.get("Typed") is not None and manager.selected_name() == "Typed"
 
 
 def test_push_on_save_is_a_profile_setting(
