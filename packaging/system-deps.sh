@@ -4,7 +4,7 @@
 # apt-get is not available or we are not root: it then prints what to install by hand.
 set -euo pipefail
 
-# shared/ENV-NOTES.md: the offscreen platform plugin needs these plus a font, or text is empty boxes.
+# The offscreen platform plugin needs these plus a font, or text is empty boxes.
 packages=(libegl1 libgl1 libx11-6 libbrotli1 libdbus-1-3 libfontconfig1 libfreetype6 libglib2.0-0
           libxkbcommon0 fonts-dejavu-core)
 # A real window under Xvfb (make run on a machine without a display, screenshots).

@@ -1,4 +1,4 @@
-"""Suite-wide fixtures: hermetic and loud (shared/STYLE.md §11).
+"""Suite-wide fixtures: hermetic and loud (CONTRIBUTING.md, tests).
 
 Every test gets its own user directories (platformdirs follows the XDG variables) and an in-memory
 keyring, so nothing a test does can touch the developer's real settings, cache or secrets.

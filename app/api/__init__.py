@@ -1,4 +1,4 @@
 """The TradeShow API V1 client side: registry, models, auth, rate governor, client, errors.
 
-Nothing here knows Qt or SQLite (shared/DESIGN.md).
+Nothing here knows Qt or SQLite (docs/ARCHITECTURE.md).
 """

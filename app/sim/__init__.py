@@ -5,7 +5,7 @@
     with SimServer(generate_show("tiny", seed=1), SimConfig()) as server:
         ...  # server.base_url, server.auth_url, server.show_id, server.client_secret
 
-Nothing here imports Qt or SQLite (shared/DESIGN.md).
+Nothing here imports Qt or SQLite (docs/ARCHITECTURE.md).
 """
 
 from app.sim.config import SimConfig, SimStats

@@ -1,4 +1,4 @@
-"""The layer rules of shared/DESIGN.md as a failing check (STYLE.md §1)."""
+"""The layer rules of docs/ARCHITECTURE.md as a failing check."""
 
 from __future__ import annotations
 
