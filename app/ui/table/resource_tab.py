@@ -199,13 +199,7 @@ class ResourceTab(QWidget):
 
     def state(self) -> ViewState:
         model = self._model
-        return ViewState(
-            columns=view_state.capture_layout(self.header, model.fields),
-            sort_field=model.sort_field,
-            descending=model.sort_descending,
-            text=model.text_filter,
-            filters=model.column_filters,
-        )
+        return ViewState(view_state.capture_layout(self.header, model.fields), model.listing)
 
     def summary(self) -> str:
         """ "N rows · M selected · sum S" for the current selection."""
@@ -346,17 +340,13 @@ class ResourceTab(QWidget):
 
     def _restore(self, state: ViewState) -> None:
         model, fields = self._model, self._model.fields
-        sort_field = state.sort_field if state.sort_field in fields else None
-        filters = {k: v for k, v in state.filters.items() if k in fields}
         with wait_cursor():
-            model.set_query(sort_field, state.descending, state.text, filters)
+            model.set_listing(state.fitted(fields))
         self.filter_edit.setText(model.text_filter)
         view_state.apply_layout(self.header, fields, state.columns)
-        if sort_field is not None:
-            order = (
-                Qt.SortOrder.DescendingOrder if state.descending else Qt.SortOrder.AscendingOrder
-            )
-            self.header.setSortIndicator(model.column_of(sort_field), order)
+        if model.sort_field is not None:
+            order = _order(model.sort_descending)
+            self.header.setSortIndicator(model.column_of(model.sort_field), order)
 
     def _connect(self) -> None:
         header = self.header

@@ -16,9 +16,10 @@ from pytestqt.qtbot import QtBot
 from app.api.registry import Registry, default_registry
 from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
+from app.store.record_window import BLOCK
 from app.ui.common.palette import Hue, background_brush
 from app.ui.common.references import ReferenceNames
-from app.ui.table.table_model import BLOCK, RecordTableModel
+from app.ui.table.table_model import RecordTableModel
 
 Role = Qt.ItemDataRole
 CITIES = ["Springfield", "Riverton", "Fairview", "Greenville", "Madison"]
