@@ -135,22 +135,6 @@ class RecordTableModel(QAbstractTableModel):
         """The rows asked for: parent, sort and filters (app/store/listing.py)."""
         return self._rows.listing
 
-    @property
-    def sort_field(self) -> str | None:
-        return self.listing.order_by
-
-    @property
-    def sort_descending(self) -> bool:
-        return self.listing.descending
-
-    @property
-    def text_filter(self) -> str:
-        return self.listing.text
-
-    @property
-    def column_filters(self) -> dict[str, str]:
-        return self.listing.column_filters
-
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Re-query in this order; a column outside the table means the cache's own order."""
         field = self._fields[column] if 0 <= column < len(self._fields) else None
@@ -309,7 +293,7 @@ class RecordTableModel(QAbstractTableModel):
     ) -> Any:
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self._fields):
             return None
-        field, filters = self._fields[section], self.column_filters
+        field, filters = self._fields[section], self.listing.column_filters
         if role == _ROLES.DisplayRole:
             return self._look.header(field, filters)
         if role == _ROLES.ToolTipRole:
