@@ -252,8 +252,8 @@ class ResourceTab(QWidget):
         self.review_requested.emit(self.resource.slug)
 
     def on_clear_filters_button_clicked(self) -> None:
-        for field in self._model.listing.column_filters:
-            self._model.set_column_filter(field, "")
+        with wait_cursor():
+            self._model.set_listing(self._model.listing.with_filters({}))  # one query
         self._show_column_filters()
         self.save_state()
 

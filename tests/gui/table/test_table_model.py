@@ -4,7 +4,7 @@ references and nested objects shown by name, block reads, the pending-change hoo
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from app.store.record_window import BLOCK
 from app.ui.common.palette import Hue, background_brush
 from app.ui.common.references import ReferenceNames
 from app.ui.table.table_model import RecordTableModel
+from tests.unit.test_record_window import spy_reads
 
 Role = Qt.ItemDataRole
 CITIES = ["Springfield", "Riverton", "Fairview", "Greenville", "Madison"]
@@ -312,14 +313,7 @@ def test_records_are_read_in_blocks(tmp_path: Path, registry: Registry) -> None:
         rnd = random.Random(1)
         big.upsert("customers", [customer(n, rnd) for n in range(BLOCK * 3)])
         model = make_model(big, "customers")
-        calls: list[int] = []
-        real = big.get_many
-
-        def counting(slug: str, ids: Sequence[str], **kw: Any) -> dict[str, dict[str, Any]]:
-            calls.append(len(ids))
-            return real(slug, ids, **kw)
-
-        big.get_many = counting  # type: ignore[method-assign]  # spy on the reads
+        calls = spy_reads(big)
         for row in range(BLOCK):
             for column in range(model.columnCount()):
                 model.index(row, column).data()
