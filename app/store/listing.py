@@ -10,6 +10,9 @@ worker thread as a plain value.
 Normalised on creation, so two listings that pick the same rows are equal: the text is
 stripped, and filters with an empty text are dropped (an emptied column filter means "no
 filter"); filters keep the order in which they were set (the order a view lists them in).
+
+Not to be confused with app/api/listing.py's `Listing`, which fetches a resource's pages from
+the server: this one picks rows from the local cache.
 """
 
 from __future__ import annotations
