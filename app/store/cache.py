@@ -8,8 +8,9 @@ fields survive. The cache is disposable: a full sync rebuilds it.
 writes (`upsert`) `None` means "no parent"; for reads and filters (`get`, `records`, `delete`,
 `retain_only`…) `None` means "any parent" — the same thing for resources that have no parent.
 
-Text search (`text=`) matches case-insensitively (ASCII letters only) anywhere in the JSON text.
-Column filters (`filters={field: text}`) match the same way inside one field's value; for a
+Listings (`records`, `row_ids`) take one `Listing` (app/store/listing.py): parent, order, text
+and column filters. Its text matches case-insensitively (ASCII letters only) anywhere in the JSON
+text. Its column filters (field → text) match the same way inside one field's value; for a
 reference field (the registry's `references`) they also match the referenced record's label, so
 "north" finds the customers whose `warehouseID` names the "North DC" warehouse.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -28,6 +29,7 @@ from app.api.errors import InvalidValue
 from app.api.registry import Registry
 from app.store import query
 from app.store.db import Database
+from app.store.listing import EVERY_RECORD, Listing
 from app.store.query import FieldFilter, Where
 from app.store.schema import CACHE_MIGRATIONS
 from app.store.sync_state import SyncState, SyncStateTable
@@ -170,55 +172,26 @@ class Cache:
     def records(
         self,
         slug: str,
+        listing: Listing = EVERY_RECORD,
         *,
-        parent: str | None = None,
-        order_by: str | None = None,
-        descending: bool = False,
-        text: str | None = None,
         limit: int | None = None,
         offset: int = 0,
-        filters: Mapping[str, str] | None = None,
     ) -> Iterator[dict[str, Any]]:
-        """Stream records (fetched in batches, never the whole table at once)."""
-        sql, params = query.select(
-            "json",
-            self._where(slug, parent),
-            order_by,
-            descending,
-            text,
-            limit,
-            offset,
-            self._filters(slug, filters),
-        )
+        """Stream the records `listing` picks, in its order (fetched in batches, never the
+        whole table at once)."""
+        sql, params = self._select("json", slug, listing, limit, offset)
         for row in self._stream(sql, params):
             yield _loads(row[0])
 
     def row_ids(
-        self,
-        slug: str,
-        *,
-        parent: str | None = None,
-        order_by: str | None = None,
-        descending: bool = False,
-        text: str | None = None,
-        filters: Mapping[str, str] | None = None,
-        detached: bool = False,
+        self, slug: str, listing: Listing = EVERY_RECORD, *, detached: bool = False
     ) -> list[str]:
-        """All ids in display order: what a table model keeps to page large resources.
+        """All ids `listing` picks, in its order: what a table keeps to page large resources.
 
         `detached=True` runs the query on a connection of its own, for a worker thread: it then
         neither waits for nor holds up the shared connection (the table keeps painting).
         """
-        sql, params = query.select(
-            "id",
-            self._where(slug, parent),
-            order_by,
-            descending,
-            text,
-            None,
-            0,
-            self._filters(slug, filters),
-        )
+        sql, params = self._select("id", slug, listing)
         if detached:
             return self._read_apart(sql, params)
         with self._db.lock:
@@ -233,7 +206,7 @@ class Cache:
             conn.close()
 
     def ids(self, slug: str, parent: str | None = None) -> list[str]:
-        return self.row_ids(slug, parent=parent)
+        return self.row_ids(slug, Listing(parent=parent))
 
     def parents(self, slug: str) -> list[str]:
         """The parents under which records of a per-parent resource are cached."""
@@ -288,11 +261,17 @@ class Cache:
     def _where(self, slug: str, parent: str | None) -> Where:
         return query.where(slug, parent, nested=self.registry[slug].nested_by_param)
 
-    def _filters(self, slug: str, filters: Mapping[str, str] | None) -> list[FieldFilter]:
+    def _select(
+        self, columns: str, slug: str, listing: Listing, limit: int | None = None, offset: int = 0
+    ) -> tuple[str, list[Any]]:
+        where, specs = self._where(slug, listing.parent), self._filters(slug, listing)
+        return query.select(columns, where, listing, specs, limit, offset)
+
+    def _filters(self, slug: str, listing: Listing) -> list[FieldFilter]:
         """Column filters as query specs; reference fields also match the target's label."""
         references = self.registry[slug].references
         specs = []
-        for name, needle in (filters or {}).items():
+        for name, needle in listing.filters:
             target = self.registry[references[name]] if name in references else None
             label_of = None if target is None else (target.slug, target.label)
             specs.append(FieldFilter(name, needle, label_of))

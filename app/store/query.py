@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from app.api.errors import InvalidValue
+from app.store.listing import Listing
 
 T = TypeVar("T")
 
@@ -82,9 +83,9 @@ def filter_clause(spec: FieldFilter) -> tuple[str, tuple[Any, ...]]:
     return f"({sql} OR {scalar} OR {listed})", params
 
 
-def order_clause(order_by: str | None, descending: bool) -> tuple[str, tuple[Any, ...]]:
+def order_clause(listing: Listing) -> tuple[str, tuple[Any, ...]]:
     """`ORDER BY …` for a field (text compared case-insensitively), ties broken by fetch order."""
-    direction = "DESC" if descending else "ASC"
+    order_by, direction = listing.order_by, "DESC" if listing.descending else "ASC"
     if order_by is None:
         return f"ORDER BY rowid {direction}", ()
     if order_by in _COLUMNS:
@@ -96,25 +97,24 @@ def order_clause(order_by: str | None, descending: bool) -> tuple[str, tuple[Any
 def select(
     columns: str,
     where_: Where,
-    order_by: str | None,
-    descending: bool,
-    text: str | None,
-    limit: int | None,
-    offset: int,
+    listing: Listing,
     filters: Sequence[FieldFilter] = (),
+    limit: int | None = None,
+    offset: int = 0,
 ) -> tuple[str, list[Any]]:
-    """A listing query and its parameters (in placeholder order)."""
+    """A listing query and its parameters (in placeholder order). `where_` holds the listing's
+    resource and parent, `filters` its column filters as resolved by the cache (references)."""
     sql = f"SELECT {columns} FROM records WHERE {where_.sql}"
     params: list[Any] = list(where_.params)
-    if text:
+    if listing.text:
         sql += " AND instr(lower(json), ?) > 0"
-        params.append(text.translate(_ASCII_LOWER))
+        params.append(listing.text.translate(_ASCII_LOWER))
     for spec in filters:
         if spec.needle:
             clause, clause_params = filter_clause(spec)
             sql += " AND " + clause
             params.extend(clause_params)
-    order, order_params = order_clause(order_by, descending)
+    order, order_params = order_clause(listing)
     sql += " " + order
     params.extend(order_params)
     if limit is not None or offset:

@@ -11,10 +11,11 @@ the records continue on further sheets ("Customers (2)"…), each with the heade
 importer reads such continuation sheets as one table. Strings starting with "=" are written as
 text, never as formulas. Files are written to `<name>.part` and renamed when complete.
 
-A table's view exports the same way: `filters=` (field → contains) and `text=` pick the rows the
-table shows, `order_by=` sorts them, `columns=` names the visible fields in their order (for JSON
-too), `overlay=` lays what the user sees over each cached record (pending edits) and `extra=`
-adds rows the cache does not hold yet (records created here, after the others).
+A table's view exports the same way: `listing=` (app/store/listing.py) picks the rows the table
+shows and their order, exactly as the table asks the cache for them, `columns=` names the
+visible fields in their order (for JSON too), `overlay=` lays what the user sees over each
+cached record (pending edits) and `extra=` adds rows the cache does not hold yet (records
+created here, after the others).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from app.api.errors import InvalidValue
 from app.api.models import MODELS
 from app.store.cache import Cache
+from app.store.listing import EVERY_RECORD, Listing
 
 Format = Literal["csv", "xlsx", "json"]
 FORMATS: tuple[Format, ...] = ("csv", "xlsx", "json")
@@ -70,26 +72,15 @@ def export(
     path: Path,
     format: Format | None = None,
     *,
-    parent: str | None = None,
-    order_by: str | None = None,
-    descending: bool = False,
-    text: str | None = None,
+    listing: Listing = EVERY_RECORD,
     max_sheet_rows: int = XLSX_MAX_ROWS,
-    filters: Mapping[str, str] | None = None,
     columns: Sequence[str] | None = None,
     overlay: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     extra: Iterable[dict[str, Any]] = (),
 ) -> ExportResult:
-    """Write the records of `slug` (as listed with these filters, in this order) to `path`."""
+    """Write the records of `slug` that `listing` picks, in its order, to `path`."""
     fmt = format or format_of(path)
-    listed = cache.records(
-        slug,
-        parent=parent,
-        order_by=order_by,
-        descending=descending,
-        text=text,
-        filters=filters,
-    )
+    listed = cache.records(slug, listing)
     records: Iterator[dict[str, Any]] = chain(
         listed if overlay is None else map(overlay, listed), extra
     )

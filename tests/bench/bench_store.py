@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.api.registry import default_registry
 from app.store.cache import Cache
+from app.store.listing import Listing
 from app.store.outbox import NewChange, Outbox
 
 CITIES = ["Springfield", "Riverton", "Fairview", "Greenville", "Madison", "Salem", "Clinton"]
@@ -76,19 +77,19 @@ def bench_cache(folder: Path) -> None:
         timed(
             "cache: re-upsert 100,000 existing", lambda: cache.upsert("customers", first), 100_000
         )
-        listings: list[tuple[str, dict[str, Any]]] = [
-            ("fetch order", {}),
-            ("sorted by customerName", {"order_by": "customerName"}),
-            ("sorted by priceZone desc", {"order_by": "priceZone", "descending": True}),
-            ("sorted by modifiedDate", {"order_by": "modifiedDate"}),
-            ("text filter 'grocers #1'", {"text": "grocers #1"}),
+        listings: list[tuple[str, Listing]] = [
+            ("fetch order", Listing()),
+            ("sorted by customerName", Listing(order_by="customerName")),
+            ("sorted by priceZone desc", Listing(order_by="priceZone", descending=True)),
+            ("sorted by modifiedDate", Listing(order_by="modifiedDate")),
+            ("text filter 'grocers #1'", Listing(text="grocers #1")),
         ]
-        for label, kwargs in listings:
+        for label, listing in listings:
             timed(
                 f"cache: row_ids of 200,000, {label}",
-                lambda k=kwargs: cache.row_ids("customers", **k),
+                lambda k=listing: cache.row_ids("customers", k),
             )
-        ids = cache.row_ids("customers", order_by="city")
+        ids = cache.row_ids("customers", Listing(order_by="city"))
         pages = [ids[i * 100 : i * 100 + 100] for i in range(100)]
         timed(
             "cache: get_many of a 100-row page (x100)",

@@ -16,6 +16,7 @@ from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.changes import NewChange
+from app.store.listing import Listing
 from app.store.outbox import Outbox
 from app.sync.puller import Puller, SyncProgress
 from app.sync.pusher import Pusher
@@ -81,7 +82,7 @@ def booth_products_equal(cache: Cache, server: SimServer) -> None:
     for booth in server.show.records("booths"):
         cached = {
             r["productID"]: undated(r)
-            for r in cache.records("booth-products", parent=booth["boothID"])
+            for r in cache.records("booth-products", Listing(parent=booth["boothID"]))
         }
         ids = server.show.booth_products.get(booth["id"], [])
         assert cached == {pid: products[pid] for pid in ids}, booth["boothID"]
@@ -92,7 +93,10 @@ def booth_vendors_equal(cache: Cache, server: SimServer) -> None:
     vendors = {v["vendorID"]: undated(v) for v in server.show.records("vendors")}
     for booth in server.show.records("booths"):
         parent = booth["boothID"]
-        cached = {r["vendorID"]: undated(r) for r in cache.records("booth-vendors", parent=parent)}
+        cached = {
+            r["vendorID"]: undated(r)
+            for r in cache.records("booth-vendors", Listing(parent=parent))
+        }
         ids = booth.get("vendorIDs", [])
         assert cached == {vid: vendors[vid] for vid in ids}, booth["boothID"]
 

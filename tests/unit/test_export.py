@@ -15,6 +15,7 @@ from app.api.errors import InvalidValue
 from app.api.models import Customer
 from app.api.registry import default_registry
 from app.store.cache import Cache
+from app.store.listing import Listing
 from app.sync.importer import plan_import
 from app.sync.resource_export import export
 
@@ -65,7 +66,7 @@ def test_csv_columns_and_cells(cache: Cache, tmp_path: Path) -> None:
 @pytest.mark.parametrize("suffix", [".csv", ".xlsx"])
 def test_round_trip_is_unchanged(cache: Cache, tmp_path: Path, suffix: str) -> None:
     path = tmp_path / f"customers{suffix}"
-    export(cache, "customers", path, order_by="customerName", descending=True)
+    export(cache, "customers", path, listing=Listing(order_by="customerName", descending=True))
     plan = plan_import(cache, "customers", path)
     assert plan.errors == [] and plan.creates == [] and plan.updates == []
     assert len(plan.unchanged) == 8
@@ -80,7 +81,7 @@ def test_json_is_the_raw_records(cache: Cache, tmp_path: Path) -> None:
 
 
 def test_xlsx_text_is_never_a_formula(cache: Cache, tmp_path: Path) -> None:
-    export(cache, "customers", tmp_path / "c.xlsx", text="zExtra")
+    export(cache, "customers", tmp_path / "c.xlsx", listing=Listing(text="zExtra"))
     (rows,) = read_xlsx(tmp_path / "c.xlsx").values()
     name = rows[0].index("customerName")
     assert rows[1][name] == "=1+1"
@@ -122,9 +123,7 @@ def test_a_view_exports_its_filtered_sorted_rows_and_chosen_columns(
         cache,
         "customers",
         tmp_path / "view.csv",
-        order_by="customerName",
-        descending=True,
-        filters={"priceZone": "1"},
+        listing=Listing(order_by="customerName", descending=True).with_filters({"priceZone": "1"}),
         columns=columns,
     )
     with open(tmp_path / "view.csv", encoding="utf-8", newline="") as f:
@@ -137,7 +136,11 @@ def test_a_view_exports_its_filtered_sorted_rows_and_chosen_columns(
     ]
     assert result.rows == 3 and result.columns == columns
     export(
-        cache, "customers", tmp_path / "ref.csv", filters={"warehouseID": "north"}, columns=["id"]
+        cache,
+        "customers",
+        tmp_path / "ref.csv",
+        listing=Listing().with_filters({"warehouseID": "north"}),
+        columns=["id"],
     )
     assert (tmp_path / "ref.csv").read_text(encoding="utf-8").split() == ["id", "c9"]  # by label
 
@@ -151,7 +154,7 @@ def test_a_view_exports_pending_values_and_new_rows(cache: Cache, tmp_path: Path
         cache,
         "customers",
         tmp_path / "view.xlsx",
-        text="customer 2",
+        listing=Listing(text="customer 2"),
         columns=["id", "customerName"],
         overlay=overlay,
         extra=[new],
@@ -159,7 +162,13 @@ def test_a_view_exports_pending_values_and_new_rows(cache: Cache, tmp_path: Path
     (rows,) = read_xlsx(tmp_path / "view.xlsx").values()
     assert rows == [("id", "customerName"), ("c2", "Renamed"), ("new-1", "Fresh")]
     assert result.rows == 2
-    export(cache, "customers", tmp_path / "view.json", text="customer 3", columns=["customerID"])
+    export(
+        cache,
+        "customers",
+        tmp_path / "view.json",
+        listing=Listing(text="customer 3"),
+        columns=["customerID"],
+    )
     assert json.loads((tmp_path / "view.json").read_text(encoding="utf-8")) == [
         {"customerID": "CU003"}
     ]

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.api.registry import Resource
 from app.store.changes import Change
+from app.store.listing import Listing
 from app.ui.panels.record_panel import PanelContext, RecordPanel, failure_text
 
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -165,7 +166,7 @@ class BoothLinks(RecordPanel):
     # ---------------------------------------------------------------------------- helpers
 
     def _cached(self, booth: str) -> list[dict[str, Any]]:
-        return list(self.editor.cache.records(self.child.slug, parent=booth))
+        return list(self.editor.cache.records(self.child.slug, Listing(parent=booth)))
 
     def _queued(self, booth: str) -> list[Change]:
         parent = self.child.parent_param or "boothID"
@@ -176,7 +177,7 @@ class BoothLinks(RecordPanel):
         """Every cached record of the target, once per key (a product has several units)."""
         labels: dict[str, str] = {}
         key, label = self.target.key, self.target.label
-        for record in self.editor.cache.records(self.target.slug, order_by=key):
+        for record in self.editor.cache.records(self.target.slug, Listing(order_by=key)):
             value = record.get(key)
             if value in (None, "") or str(value) in labels:
                 continue

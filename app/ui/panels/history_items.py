@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from app.api.models import OrderHistoryItem
 from app.api.registry import Resource
 from app.store.changes import Change
+from app.store.listing import Listing
 from app.ui.common.references import readable, title_of
 from app.ui.form.pickers import key_labels, product_units
 from app.ui.form.sub_table import ColumnPick, SubTableInput
@@ -110,7 +111,8 @@ class HistoryItemsPanel(RecordPanel):
 
     def load(self) -> None:
         bucket = self.key
-        found = self.editor.cache.records(ITEMS, filters={"bucket": bucket}) if bucket else ()
+        in_bucket = Listing().with_filter("bucket", bucket or "")
+        found = self.editor.cache.records(ITEMS, in_bucket) if bucket else ()
         items = [r for r in found if str(r.get("bucket")) == bucket][:SHOWN_LIMIT]
         self.items.setRowCount(len(items))
         for row, record in enumerate(items):

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.api.registry import Resource
 from app.store.changes import Change
+from app.store.listing import Listing
 from app.sync.edits import Editor, UnknownOperation
 from app.sync.pusher import PushReport
 from app.ui.common.references import ReferenceNames
@@ -216,7 +217,7 @@ def listing_table(owner: QWidget, headers: Sequence[str]) -> QTableWidget:
 def records_where(editor: Editor, slug: str, field: str, value: str) -> list[dict[str, Any]]:
     """The records of `slug` whose `field` is `value`, as the user sees them: cached ones and
     those created here, with their queued changes laid over them (deleted ones left out)."""
-    cached = editor.cache.records(slug, filters={field: value})
+    cached = editor.cache.records(slug, Listing().with_filter(field, value))
     ids = [str(r["id"]) for r in cached if r.get("id") is not None and str(r.get(field)) == value]
     creates = editor.outbox.changes(("pending", "sending", "failed"), slug)
     ids += [c.record_id for c in creates if c.op in ("create", "bulk-create")

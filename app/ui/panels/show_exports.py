@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from app.api.errors import ShowDeskError
 from app.api.registry import Resource
+from app.store.listing import Listing
 from app.ui.panels.record_panel import PanelContext, RecordPanel
 from app.ui.session.session import ShowSession
 
@@ -145,7 +146,7 @@ class ShowExportsDialog(QDialog):
         """List the exports the cache knows (a sync of `exports` brings them)."""
         current = self.chosen_id()
         self.exports.clear()
-        for record in self.session.cache.records(EXPORTS, order_by="name"):
+        for record in self.session.cache.records(EXPORTS, Listing(order_by="name")):
             item = QListWidgetItem(str(record.get("name") or record.get("id")))
             item.setData(ID_ROLE, str(record["id"]))
             item.setToolTip(str(record.get("description") or ""))

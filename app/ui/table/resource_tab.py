@@ -13,7 +13,6 @@ from contextlib import contextmanager
 
 from PySide6.QtCore import (
     QItemSelection,
-    QItemSelectionRange,
     QModelIndex,
     QPoint,
     QSettings,
@@ -21,7 +20,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QCloseEvent, QKeyEvent
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -40,20 +39,21 @@ from PySide6.QtWidgets import (
 from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.ui.common.references import ReferenceNames, is_number, title_of
+from app.ui.common.references import ReferenceNames, title_of
 from app.ui.form.pickers import reference_choices
 from app.ui.form.record_form import RecordForm
 from app.ui.table import view_state
+from app.ui.table.column_filter import ColumnFilterBox
 from app.ui.table.delegates import ChoicesFor, RecordDelegate
 from app.ui.table.gestures import GridGestures
 from app.ui.table.import_dialog import GridImport
+from app.ui.table.selection_sum import selection_summary
 from app.ui.table.table_model import RecordTableModel
 from app.ui.table.undo_commands import Outcome, UndoableEdits
 from app.ui.table.view_state import ViewState
 
 FILTER_DELAY_MS = 150
 SUMMARY_DELAY_MS = 30
-SUM_CELL_LIMIT = 20_000  # larger selections show no sum rather than read every record
 
 
 @contextmanager
@@ -63,40 +63,6 @@ def wait_cursor() -> Iterator[None]:
         yield
     finally:
         QApplication.restoreOverrideCursor()
-
-
-class ColumnFilterBox(QLineEdit):
-    """The one-column filter field, shown in the tab's top row while in use.
-
-    Enter applies and hides it, Escape just hides it. Signals: `applied(str field, str text)`.
-    """
-
-    applied = Signal(str, str)
-
-    def __init__(self, owner: QWidget) -> None:
-        super().__init__(owner)
-        self.field = ""
-        self.setClearButtonEnabled(True)
-        self.returnPressed.connect(self.on_self_return_pressed)
-        self.hide()
-
-    def edit(self, field: str, text: str) -> None:
-        self.field = field
-        self.setText(text)
-        self.setPlaceholderText(f"{title_of(field)} contains… (Enter)")
-        self.show()
-        self.setFocus(Qt.FocusReason.OtherFocusReason)
-        self.selectAll()
-
-    def on_self_return_pressed(self) -> None:
-        self.hide()
-        self.applied.emit(self.field, self.text())
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() == Qt.Key.Key_Escape:
-            self.hide()
-            return
-        super().keyPressEvent(event)
 
 
 class ResourceTab(QWidget):
@@ -199,26 +165,11 @@ class ResourceTab(QWidget):
 
     def state(self) -> ViewState:
         model = self._model
-        return ViewState(
-            columns=view_state.capture_layout(self.header, model.fields),
-            sort_field=model.sort_field,
-            descending=model.sort_descending,
-            text=model.text_filter,
-            filters=model.column_filters,
-        )
+        return ViewState(view_state.capture_layout(self.header, model.fields), model.listing)
 
     def summary(self) -> str:
         """ "N rows · M selected · sum S" for the current selection."""
-        parts = [f"{self._model.rowCount():,} rows"]
-        selection = _ranges(self.table.selectionModel().selection())
-        cells = sum(r.width() * r.height() for r in selection)
-        if cells:
-            rows = {row for r in selection for row in range(r.top(), r.bottom() + 1)}
-            parts.append(f"{len(rows):,} selected")
-            total = self._selection_sum(selection) if cells <= SUM_CELL_LIMIT else None
-            if total is not None:
-                parts.append(f"sum {total:,}" if isinstance(total, int) else f"sum {total:,.2f}")
-        return " · ".join(parts)
+        return selection_summary(self.table, self._model.value)
 
     # --------------------------------------------------------------------------- header menu
 
@@ -228,7 +179,7 @@ class ResourceTab(QWidget):
         if section >= 0:
             field = self._model.field(section)
             menu.addAction("Filter this column…", lambda: self.edit_column_filter(section))
-            if field in self._model.column_filters:
+            if field in self._model.listing.column_filters:
                 menu.addAction(
                     "Clear this column's filter", lambda: self.set_column_filter(field, "")
                 )
@@ -241,7 +192,7 @@ class ResourceTab(QWidget):
     def edit_column_filter(self, section: int) -> None:
         """Show the column filter field for this column, holding its current filter."""
         field = self._model.field(section)
-        self.column_filter_edit.edit(field, self._model.column_filters.get(field, ""))
+        self.column_filter_edit.edit(field, self._model.listing.column_filters.get(field, ""))
 
     def reset_columns(self) -> None:
         view_state.reset_layout(self.header)
@@ -301,8 +252,8 @@ class ResourceTab(QWidget):
         self.review_requested.emit(self.resource.slug)
 
     def on_clear_filters_button_clicked(self) -> None:
-        for field in self._model.column_filters:
-            self._model.set_column_filter(field, "")
+        with wait_cursor():
+            self._model.set_listing(self._model.listing.with_filters({}))  # one query
         self._show_column_filters()
         self.save_state()
 
@@ -346,17 +297,13 @@ class ResourceTab(QWidget):
 
     def _restore(self, state: ViewState) -> None:
         model, fields = self._model, self._model.fields
-        sort_field = state.sort_field if state.sort_field in fields else None
-        filters = {k: v for k, v in state.filters.items() if k in fields}
         with wait_cursor():
-            model.set_query(sort_field, state.descending, state.text, filters)
-        self.filter_edit.setText(model.text_filter)
+            model.set_listing(state.fitted(fields))
+        self.filter_edit.setText(model.listing.text)
         view_state.apply_layout(self.header, fields, state.columns)
-        if sort_field is not None:
-            order = (
-                Qt.SortOrder.DescendingOrder if state.descending else Qt.SortOrder.AscendingOrder
-            )
-            self.header.setSortIndicator(model.column_of(sort_field), order)
+        if model.listing.order_by is not None:
+            order = _order(model.listing.descending)
+            self.header.setSortIndicator(model.column_of(model.listing.order_by), order)
 
     def _connect(self) -> None:
         header = self.header
@@ -399,24 +346,11 @@ class ResourceTab(QWidget):
         self.save_state()
 
     def _show_column_filters(self) -> None:
-        filters = self._model.column_filters
+        filters = self._model.listing.column_filters
         text = ", ".join(f"{title_of(f)} contains “{v}”" for f, v in filters.items())
         self.filters_label.setText(f"Column filters: {text}" if filters else "")
         self.filters_label.setVisible(bool(filters))
         self.clear_filters_button.setVisible(bool(filters))
-
-    def _selection_sum(self, selection: list[QItemSelectionRange]) -> int | float | None:
-        total: int | float = 0
-        found = False
-        for r in selection:
-            for column in range(r.left(), r.right() + 1):
-                if self.header.isSectionHidden(column):
-                    continue
-                for row in range(r.top(), r.bottom() + 1):
-                    value = self._model.value(row, column)
-                    if is_number(value):
-                        total, found = total + value, True
-        return total if found else None
 
     def _current_column(self) -> int:
         return self.table.currentIndex().column()
@@ -450,10 +384,6 @@ def _single_shot(owner: QWidget, msec: int, slot: object) -> QTimer:
     timer.setInterval(msec)
     timer.timeout.connect(slot)
     return timer
-
-
-def _ranges(selection: QItemSelection) -> list[QItemSelectionRange]:
-    return [selection.at(i) for i in range(selection.count())]
 
 
 def _order(descending: bool) -> Qt.SortOrder:

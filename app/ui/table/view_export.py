@@ -1,9 +1,10 @@
 """What "Export the current view" writes: the rows, order and columns a resource tab shows.
 
 `view_options(tab, outbox)` answers `app.sync.resource_export.export` keyword arguments: the tab's
-text and column filters and sort (the same cache query as the table), its shown columns in the
-order the user arranged them, and the pending changes laid over each record with the records
-created here after them — what the table shows, read from the cache by the resource export's stream.
+`Listing` (parent, text and column filters, sort: the same cache query as the table), its shown
+columns in the order the user arranged them, and the pending changes laid over each record with
+the records created here after them — what the table shows, read from the cache by the resource
+export's stream.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from typing import Any
 
 from app.store.changes import ACTIVE
 from app.store.outbox import Outbox
-from app.ui.session.pending import PendingView
 from app.ui.table.gestures import shown_columns
+from app.ui.table.presenter import PendingView
 from app.ui.table.resource_tab import ResourceTab
 
 
@@ -33,11 +34,7 @@ def view_options(tab: ResourceTab, outbox: Outbox) -> dict[str, Any]:
         return pending.laid_over(str(record.get("id") or record.get(res.key)), record)
 
     return {
-        "parent": model.record_parent,
-        "order_by": model.sort_field,
-        "descending": model.sort_descending,
-        "text": model.text_filter or None,
-        "filters": model.column_filters,
+        "listing": model.listing,
         "columns": visible_fields(tab),
         "overlay": overlay if pending.values else None,
         "extra": [pending.laid_over(rid, {}) for rid in created],

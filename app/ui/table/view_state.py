@@ -8,11 +8,13 @@ keeps them as plain strings, whatever QSettings' own typing would make of nested
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QHeaderView
+
+from app.store.listing import EVERY_RECORD, Listing
 
 
 @dataclass(frozen=True)
@@ -26,31 +28,46 @@ class ColumnLayout:
 
 @dataclass(frozen=True)
 class ViewState:
-    """A table's layout (columns in visual order), sort and filters."""
+    """A table's layout (columns in visual order) and its sort and filters (a `Listing`; the
+    parent record is the tab's own, never stored)."""
 
     columns: tuple[ColumnLayout, ...] = ()
-    sort_field: str | None = None
-    descending: bool = False
-    text: str = ""
-    filters: dict[str, str] = field(default_factory=dict)
+    listing: Listing = EVERY_RECORD
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False)
+        listing = self.listing
+        return json.dumps(
+            {
+                "columns": [asdict(c) for c in self.columns],
+                "sort_field": listing.order_by,
+                "descending": listing.descending,
+                "text": listing.text,
+                "filters": listing.column_filters,
+            },
+            ensure_ascii=False,
+        )
 
     @classmethod
     def from_json(cls, text: str) -> ViewState:
         """The stored state; a missing or damaged entry gives the default view."""
         try:
             raw: dict[str, Any] = json.loads(text)
-            return cls(
-                columns=tuple(ColumnLayout(**c) for c in raw.get("columns", [])),
-                sort_field=raw.get("sort_field"),
+            filters = {str(k): str(v) for k, v in dict(raw.get("filters", {})).items()}
+            listing = Listing(
+                order_by=raw.get("sort_field"),
                 descending=bool(raw.get("descending", False)),
                 text=str(raw.get("text", "")),
-                filters={str(k): str(v) for k, v in dict(raw.get("filters", {})).items()},
-            )
+            ).with_filters(filters)
+            return cls(tuple(ColumnLayout(**c) for c in raw.get("columns", [])), listing)
         except (ValueError, TypeError, AttributeError):
             return cls()
+
+    def fitted(self, fields: list[str]) -> Listing:
+        """The stored sort and filters, without the fields the table no longer has."""
+        listing = self.listing
+        order_by = listing.order_by if listing.order_by in fields else None
+        kept = {k: v for k, v in listing.filters if k in fields}
+        return listing.with_order(order_by, listing.descending).with_filters(kept)
 
 
 def settings_key(slug: str) -> str:

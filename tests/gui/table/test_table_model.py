@@ -4,7 +4,7 @@ references and nested objects shown by name, block reads, the pending-change hoo
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +16,11 @@ from pytestqt.qtbot import QtBot
 from app.api.registry import Registry, default_registry
 from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
+from app.store.record_window import BLOCK
 from app.ui.common.palette import Hue, background_brush
 from app.ui.common.references import ReferenceNames
-from app.ui.table.table_model import BLOCK, RecordTableModel
+from app.ui.table.table_model import RecordTableModel
+from tests.unit.test_record_window import spy_reads
 
 Role = Qt.ItemDataRole
 CITIES = ["Springfield", "Riverton", "Fairview", "Greenville", "Madison"]
@@ -227,7 +229,7 @@ def test_sorting_by_a_text_column(cache: Cache) -> None:
     assert cities == sorted(cities) and cities[0] == "Fairview"
     model.sort(model.column_of("city"), Qt.SortOrder.DescendingOrder)
     assert column_values(model, "city")[0] == "Springfield"
-    assert (model.sort_field, model.sort_descending) == ("city", True)
+    assert (model.listing.order_by, model.listing.descending) == ("city", True)
 
 
 def test_sorting_by_a_numeric_column_is_numeric(cache: Cache) -> None:
@@ -235,7 +237,7 @@ def test_sorting_by_a_numeric_column_is_numeric(cache: Cache) -> None:
     model.sort(model.column_of("price"), Qt.SortOrder.DescendingOrder)
     assert column_values(model, "price") == [10.0, 7.5, 5.0, 2.5, 0.0]
     model.sort(-1)
-    assert model.sort_field is None
+    assert model.listing.order_by is None
     assert [model.record_id(r) for r in range(5)] == ["o0", "o1", "o2", "o3", "o4"]
 
 
@@ -265,12 +267,12 @@ def test_column_filters_combine_and_mark_the_header(cache: Cache) -> None:
     model.set_column_filter("warehouseID", "depot 2")  # by the warehouse's label
     assert set(column_values(model, "city")) == {"Springfield"}
     assert set(column_values(model, "warehouseID")) == {"W2"}
-    assert model.column_filters == {"city": "field", "warehouseID": "depot 2"}
+    assert model.listing.column_filters == {"city": "field", "warehouseID": "depot 2"}
     column = model.column_of("city")
     assert model.headerData(column, Qt.Orientation.Horizontal) == "City ▾"
     assert "contains “field”" in model.headerData(column, Qt.Orientation.Horizontal, 3)
     model.set_column_filter("city", "")
-    assert model.column_filters == {"warehouseID": "depot 2"}
+    assert model.listing.column_filters == {"warehouseID": "depot 2"}
     assert model.rowCount() == len([n for n in range(50) if n % 3 == 1])
 
 
@@ -288,7 +290,7 @@ def test_sort_and_filters_survive_a_refresh_that_finds_new_records_and_fields(
     assert model.rowCount() == before + 1
     assert model.record_id(0) == "c00099"
     assert "vipSince" in model.fields
-    assert model.column_filters == {"city": "madison"}
+    assert model.listing.column_filters == {"city": "madison"}
 
 
 def test_record_ids_and_rows(cache: Cache) -> None:
@@ -311,14 +313,7 @@ def test_records_are_read_in_blocks(tmp_path: Path, registry: Registry) -> None:
         rnd = random.Random(1)
         big.upsert("customers", [customer(n, rnd) for n in range(BLOCK * 3)])
         model = make_model(big, "customers")
-        calls: list[int] = []
-        real = big.get_many
-
-        def counting(slug: str, ids: Sequence[str], **kw: Any) -> dict[str, dict[str, Any]]:
-            calls.append(len(ids))
-            return real(slug, ids, **kw)
-
-        big.get_many = counting  # type: ignore[method-assign]  # spy on the reads
+        calls = spy_reads(big)
         for row in range(BLOCK):
             for column in range(model.columnCount()):
                 model.index(row, column).data()
