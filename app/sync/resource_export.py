@@ -14,7 +14,9 @@ text, never as formulas. Files are written to `<name>.part` and renamed when com
 A table's view exports the same way: `filters=` (field → contains) and `text=` pick the rows the
 table shows, `order_by=` sorts them, `columns=` names the visible fields in their order (for JSON
 too), `overlay=` lays what the user sees over each cached record (pending edits) and `extra=`
-adds rows the cache does not hold yet (records created here, after the others).
+adds rows the cache does not hold yet (records created here, after the others):
+`PendingOverlay.read(outbox, slug).export_options(key)` answers both, by the one overlay rule
+the table and the form use (app/sync/overlay.py).
 """
 
 from __future__ import annotations

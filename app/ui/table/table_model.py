@@ -5,7 +5,7 @@ Sorting and filtering happen in SQLite (`Cache.row_ids`), then the model resets:
 only the list of ids; records are read in blocks of `BLOCK` ids around the row asked for and kept
 in a small LRU, so `data()` costs a dictionary lookup and, now and then, one indexed SELECT.
 
-Pending changes (app/ui/session/pending.py) are laid over the cached records, keyed on ids: the
+Pending changes (app/sync/overlay.py) are laid over the cached records, keyed on ids: the
 table shows what the user will push, records created here are rows at the end, and a row to be
 deleted is struck out. Editing: with an edit sink (app/ui/table/undo_commands.py `UndoableEdits`)
 the editable cells
@@ -37,6 +37,7 @@ from app.store.cache import Cache
 from app.store.changes import ACTIVE
 from app.store.outbox import Outbox
 from app.sync.edits import can_edit
+from app.sync.overlay import WHOLE_RECORD, PendingOverlay
 from app.ui.common.palette import Hue, background_brush, text_brush
 from app.ui.common.references import (
     ReferenceNames,
@@ -46,7 +47,6 @@ from app.ui.common.references import (
     show_date,
     title_of,
 )
-from app.ui.session.pending import WHOLE_RECORD, PendingView
 from app.ui.table.delegates import FieldKind, field_kind
 
 Index = QModelIndex | QPersistentModelIndex
@@ -89,7 +89,7 @@ class RecordTableModel(QAbstractTableModel):
         super().__init__(owner)
         self._cache, self._resource, self._names = cache, resource, references
         self._outbox, self._record_parent, self.edits = outbox, parent, edits
-        self._view = PendingView()
+        self._view = PendingOverlay()
         self.pending_count = 0
         self._kinds: dict[str, FieldKind | None] = {}
         self._created: list[str] = []
@@ -237,7 +237,7 @@ class RecordTableModel(QAbstractTableModel):
         """Re-read the outbox's unsettled changes of this resource (values shown, highlights)."""
         if self._outbox is not None:
             changes = self._outbox.changes(ACTIVE, resource=self._resource.slug)
-            view = PendingView.of(changes)
+            view = PendingOverlay.of(changes)
             self._set_created(view.created if self._record_parent is None else [])
             self._view, self.pending_count = view, len(changes)
             self.set_pending(view.cells)

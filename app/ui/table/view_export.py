@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.store.changes import ACTIVE
 from app.store.outbox import Outbox
-from app.ui.session.pending import PendingView
+from app.sync.overlay import PendingOverlay
 from app.ui.table.gestures import shown_columns
 from app.ui.table.resource_tab import ResourceTab
 
@@ -26,12 +25,7 @@ def view_options(tab: ResourceTab, outbox: Outbox) -> dict[str, Any]:
     """`resource_export.export(cache, slug, path, **view_options(tab, outbox))` writes the view."""
     model = tab.model
     res = model.resource
-    pending = PendingView.of(outbox.changes(ACTIVE, resource=res.slug))
-    created = [] if model.record_parent is not None else pending.created
-
-    def overlay(record: dict[str, Any]) -> dict[str, Any]:
-        return pending.laid_over(str(record.get("id") or record.get(res.key)), record)
-
+    pending = PendingOverlay.read(outbox, res.slug)
     return {
         "parent": model.record_parent,
         "order_by": model.sort_field,
@@ -39,6 +33,5 @@ def view_options(tab: ResourceTab, outbox: Outbox) -> dict[str, Any]:
         "text": model.text_filter or None,
         "filters": model.column_filters,
         "columns": visible_fields(tab),
-        "overlay": overlay if pending.values else None,
-        "extra": [pending.laid_over(rid, {}) for rid in created],
+        **pending.export_options(res.key, created=model.record_parent is None),
     }
