@@ -31,6 +31,7 @@ from app.store.changes import (
     SERVER_OWNED,
     Change,
     NewChange,
+    State,
     is_local_id,
     new_local_id,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "write_op",
 ]
 
+_UNSETTLED: tuple[State, ...] = UNSETTLED  # what Editor.current lays over (app/sync/overlay.py)
 _READS = ("list", "get")
 _LIST_BODIES = ("ids", "items", "history", "array")
 
@@ -133,7 +135,7 @@ class Editor:
         grouped = _by_record(edits)
         # Read once for the whole batch (a paste of 2,000 rows: two queries, not 10,000).
         cached = self.cache.get_many(slug, [r for r in grouped if not is_local_id(r)])
-        unsettled = self.outbox.for_records(slug, list(grouped), UNSETTLED)
+        unsettled = self.outbox.for_records(slug, list(grouped), _UNSETTLED)
         views = {
             rid: PendingOverlay.of(unsettled[rid]).current(rid, cached.get(rid)) for rid in grouped
         }
@@ -164,7 +166,7 @@ class Editor:
             return True
         if not is_local_id(edit.record_id):
             return False
-        failed = _failed_only(self.outbox.for_record(res.slug, edit.record_id, UNSETTLED))
+        failed = _failed_only(self.outbox.for_record(res.slug, edit.record_id, _UNSETTLED))
         return bool(failed) and creates(failed[0])
 
     def create(self, slug: str, values: Mapping[str, Any]) -> tuple[int | None, list[Rejected]]:
