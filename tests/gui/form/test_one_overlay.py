@@ -19,10 +19,13 @@ from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
 
 from app.sim import SimServer, generate_show
+from app.sync.edits import Editor, FieldEdit
 from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
+from tests.gui.form.test_form import editor, make_form, type_into
 from tests.gui.table.test_gestures import open_editor
 
 NEW_PHONE = "+1 555 0199"
+__all__ = ["editor"]  # the local form's fixture (tests/gui/form/test_form.py)
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
 
 
@@ -79,3 +82,32 @@ def test_a_phone_typed_in_the_grid_is_the_same_in_the_form_the_outbox_and_the_ex
         phones = {r["customerID"]: r["phone"] for r in csv.DictReader(f)}
     assert phones[key] == NEW_PHONE
     assert server.show.get("customers", record_id)["phone"] == old_phone  # type: ignore[index]
+
+
+def test_the_form_follows_an_edit_made_elsewhere_and_keeps_what_the_user_typed(
+    qtbot: QtBot, editor: Editor
+) -> None:
+    form = make_form(qtbot, editor)
+    form.show_record("a1")
+    type_into(form, "city", "Lyon")  # the user is typing in the form…
+    editor.stage("customers", [FieldEdit("a1", "email", "desk@example.com")])  # …the grid edits
+    form.refresh()
+    assert form.editors["email"].value() == "desk@example.com"
+    assert form.editors["city"].value() == "Lyon" and form.changed_values() == {"city": "Lyon"}
+    assert not form.messages.banner_text  # the server's version did not move
+    [seq] = form.save()
+    change = editor.outbox.get(seq)
+    assert change is not None and change.changed_fields == ("city",)
+    current = editor.current("customers", "a1")
+    assert current is not None and (current["city"], current["email"]) == (
+        "Lyon",
+        "desk@example.com",
+    )
+
+
+def test_the_form_follows_a_deletion_queued_elsewhere(qtbot: QtBot, editor: Editor) -> None:
+    form = make_form(qtbot, editor)
+    form.show_record("a1")
+    editor.delete("customers", ["a1"])
+    form.refresh()
+    assert form.messages.error_text == "This record no longer exists."
