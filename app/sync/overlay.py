@@ -3,8 +3,8 @@
 Every reader of "a record as it will be pushed" goes through `PendingOverlay`: the table (values,
 new and deleted rows, highlighted and refused cells), the record form and `Editor.current` /
 `Editor.stage` (one record), the view export and `showdesk export --pending` (every record of a
-resource). A record changed in the grid therefore shows the same value in its form, in the outbox
-and in an export.
+resource). A record changed in the grid therefore shows the same value in its form and in an
+export as in the grid (the outbox view shows each change's own before → after).
 
 The rule, over a resource's unsettled changes (`pending`, `sending`, `failed`, `conflict`; oldest
 first, as the outbox answers them):
@@ -15,8 +15,8 @@ first, as the outbox answers them):
 - a special operation (associate, move…, payload `{"body": …}`) changes no field of the record;
 - a delete marks the record `deleted` (the table strikes it out with its values; the form and
   `Editor.current` answer None: it is about to go);
-- a change counts under the id it was made on AND the server's id once a create was pushed
-  (`Change.effective_id`), so a record created here keeps its pending edits after the push;
+- a change counts under the id it was made on AND, once the server gave one, the server's id
+  (`Change.effective_id`: a pushed create sent again is still laid over the record it made);
 - records created here (local `new-…` ids) are listed in `created`, in the order made.
 
 One outbox query per resource (`PendingOverlay.read`) answers every record at once: `values`
