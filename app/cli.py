@@ -6,7 +6,7 @@ showdesk sim [...]                            run the show simulator
 showdesk sync [--resource SLUG ...] [--full]  pull the show into the cache
 showdesk push [--resource SLUG ...]           send the outbox
 showdesk import SLUG FILE [--key F] [--dry-run]
-showdesk export SLUG [--format csv|xlsx|json] [-o FILE]
+showdesk export SLUG [--format csv|xlsx|json] [-o FILE] [--pending]
 showdesk status [--json] | conflicts | resolve ID --mine|--theirs | audit -o FILE
 showdesk check                                ask every list once; suggest overrides for 404s
 """
@@ -59,6 +59,11 @@ def _headless_parser() -> argparse.ArgumentParser:
     p.add_argument("resource", metavar="SLUG")
     p.add_argument("--format", choices=("csv", "xlsx", "json"))
     p.add_argument("-o", "--output", type=Path)
+    p.add_argument(
+        "--pending",
+        action="store_true",
+        help="as the window shows it: the outbox's pending changes laid over the records",
+    )
     p = sub.add_parser("import", help="queue the rows of a CSV/XLSX file as changes")
     p.add_argument("resource", metavar="SLUG")
     p.add_argument("file", type=Path)

@@ -29,6 +29,7 @@ from app.store.cache import Cache
 from app.store.changes import State
 from app.store.outbox import Outbox
 from app.store.sync_state import SyncState
+from app.sync.overlay import PendingOverlay
 from app.sync.puller import Puller, SyncProgress, SyncReport
 from app.sync.pusher import Pusher, PushProgress
 
@@ -231,10 +232,12 @@ def _to_push(outbox: Outbox, resources: list[str] | None, retry_failed: bool) ->
 def cmd_export(args: argparse.Namespace, ws: Workspace) -> int:
     from app.sync import resource_export  # openpyxl is slow to import: only when needed
 
-    ws.registry[args.resource]  # an unknown slug is a usage error
+    res = ws.registry[args.resource]  # an unknown slug is a usage error
     fmt = args.format or (resource_export.format_of(args.output) if args.output else "csv")
     path = args.output or Path(f"{args.resource}.{fmt}")
-    result = resource_export.export(ws.cache, args.resource, path, fmt)
+    # --pending: as the window shows it (the overlay of its table, form and view export)
+    shown = PendingOverlay.read(ws.outbox, res.slug).export_options(res.key) if args.pending else {}
+    result = resource_export.export(ws.cache, args.resource, path, fmt, **shown)
     print(f"{result.rows} {args.resource} written to {result.path}")
     return OK
 

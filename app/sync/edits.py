@@ -14,7 +14,7 @@ the registry (booth associations, hierarchy moves, define-levels…) as one chan
 `{"body": …}`.
 
 `Editor.current(slug, id)` is the record as the user sees it: the cached server version with the
-pending changes laid over it.
+pending changes laid over it, by the one rule every view uses (app/sync/overlay.py).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from app.store.changes import (
 )
 from app.store.outbox import Outbox
 from app.sync.batches import is_record_change, sendable_fields
+from app.sync.overlay import UNSETTLED, PendingOverlay
 from app.sync.verdicts import creates
 
 __all__ = [
@@ -50,7 +51,7 @@ __all__ = [
     "write_op",
 ]
 
-_UNSETTLED: tuple[State, ...] = ("pending", "sending", "failed", "conflict")
+_UNSETTLED: tuple[State, ...] = UNSETTLED  # what Editor.current lays over (app/sync/overlay.py)
 _READS = ("list", "get")
 _LIST_BODIES = ("ids", "items", "history", "array")
 
@@ -117,7 +118,7 @@ class Editor:
     def current(self, slug: str, record_id: str) -> dict[str, Any] | None:
         """The record with its unsettled changes laid over the cached server version."""
         record = None if is_local_id(record_id) else self.cache.get(slug, record_id)
-        return _laid_over(record, self.outbox.for_record(slug, record_id, _UNSETTLED))
+        return PendingOverlay.of_record(self.outbox, slug, record_id).current(record_id, record)
 
     def stage(self, slug: str, edits: Sequence[FieldEdit]) -> Staged:
         """Validate and queue `edits` (one outbox transaction); answer what went in."""
@@ -135,7 +136,9 @@ class Editor:
         # Read once for the whole batch (a paste of 2,000 rows: two queries, not 10,000).
         cached = self.cache.get_many(slug, [r for r in grouped if not is_local_id(r)])
         unsettled = self.outbox.for_records(slug, list(grouped), _UNSETTLED)
-        views = {rid: _laid_over(cached.get(rid), unsettled[rid]) for rid in grouped}
+        views = {
+            rid: PendingOverlay.of(unsettled[rid]).current(rid, cached.get(rid)) for rid in grouped
+        }
         for record_id, group in grouped.items():
             self._stage_record(res, record_id, group, staged, views[record_id])
         new: list[NewChange] = []
@@ -286,16 +289,6 @@ class Editor:
         )
 
 
-def _laid_over(record: dict[str, Any] | None, unsettled: Sequence[Change]) -> dict[str, Any] | None:
-    """A cached record with its unsettled changes laid over it (None: deleted, or unknown)."""
-    for change in unsettled:
-        if change.op == "delete":
-            return None
-        if is_record_change(change):
-            record = {**(record or {}), **change.payload}
-    return record
-
-
 def _failed_only(unsettled: list[Change]) -> list[Change]:
     """The record's unsettled changes when they are all failed creates/updates, else []."""
     if all(c.state == "failed" and is_record_change(c) for c in unsettled):
@@ -403,5 +396,5 @@ def _subject(res: Resource, params: Mapping[str, Any]) -> str:
 
 
 def pending_fields(changes: Iterable[Change]) -> set[tuple[str, str]]:
-    """(record id, field) of every unsettled change: what the views highlight."""
-    return {(c.record_id, name) for c in changes for name in c.changed_fields}
+    """(record id, field | WHOLE_RECORD) of every unsettled change: what the views highlight."""
+    return PendingOverlay.of(changes).cells

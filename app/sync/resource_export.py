@@ -15,7 +15,9 @@ A table's view exports the same way: `listing=` (app/store/listing.py) picks the
 shows and their order, exactly as the table asks the cache for them, `columns=` names the
 visible fields in their order (for JSON too), `overlay=` lays what the user sees over each
 cached record (pending edits) and `extra=` adds rows the cache does not hold yet (records
-created here, after the others).
+created here, after the others):
+`PendingOverlay.read(outbox, slug).export_options(key)` answers both, by the one overlay rule
+the table and the form use (app/sync/overlay.py).
 """
 
 from __future__ import annotations

@@ -176,7 +176,7 @@ def test_a_failed_change_behind_a_pending_one_is_not_reworked(editor: Editor) ->
 
 
 def test_the_pending_view_shows_refused_changes_at_their_field_or_row(editor: Editor) -> None:
-    from app.ui.session.pending import WHOLE_RECORD, PendingView
+    from app.sync.overlay import WHOLE_RECORD, PendingOverlay
 
     staged = editor.stage("orders", [FieldEdit("113501", "quantity", 0)])
     _fail(editor, staged.seqs[0], "Order quantity must be greater than zero", "quantity")
@@ -185,7 +185,7 @@ def test_the_pending_view_shows_refused_changes_at_their_field_or_row(editor: Ed
     editor.outbox.mark_sending([seq])
     editor.outbox.mark_failed(seq, "Customer ID not found")  # no field named: the whole row
 
-    view = PendingView.of(editor.outbox.changes(resource="orders"))
+    view = PendingOverlay.of(editor.outbox.changes(resource="orders"))
 
     assert view.failed[("113501", "quantity")] == "Order quantity must be greater than zero"
     assert view.failure_at("113501", "price") == "Order quantity must be greater than zero"

@@ -27,6 +27,7 @@ from app.api.registry import Resource
 from app.store.changes import is_local_id
 from app.sync.batches import sendable_fields
 from app.sync.edits import Editor, FieldEdit, Rejected, write_op
+from app.sync.overlay import PendingOverlay
 from app.ui.common.references import ReferenceNames, title_of
 from app.ui.form.banner import FormMessages
 from app.ui.form.field_input import FieldInput, is_empty, same_value
@@ -155,7 +156,8 @@ class RecordForm(QWidget):
         return seqs
 
     def refresh(self) -> None:
-        """After a sync or push: follow a pushed create, note a newer server version, errors."""
+        """After a sync, a push or an edit elsewhere (the grid, paste, undo): follow a pushed
+        create, note a newer server version, show the record's pending values, errors."""
         if self.record_id is None or self.is_new:
             return
         if is_local_id(self.record_id) and (server_id := self._created_as(self.record_id)):
@@ -174,6 +176,24 @@ class RecordForm(QWidget):
             return
         elif moved:
             self._base_version = self._cached_version()
+        elif _pending_moved(record, self._loaded):
+            self._follow_pending(record)
+            return
+        self._show_failures()
+
+    def _follow_pending(self, record: dict[str, Any] | None) -> None:
+        """The record's pending changes moved without the server's version moving (an edit in
+        the grid, a paste, an undo): show it as queued now, keeping what the user is typing."""
+        typed = self.changed_values()
+        if record is None and not typed:
+            self.show_record(self.record_id)  # its deletion was queued
+            return
+        if record is None:
+            return
+        self._load(record)
+        for field, value in typed.items():
+            self.editors[field].set_value(value)
+        self._update_buttons()
         self._show_failures()
 
     def show_problem(self, field: str, text: str | None) -> None:
@@ -282,20 +302,19 @@ class RecordForm(QWidget):
         return next((c.server_id for c in done if c.op in creates and c.server_id), None)
 
     def _show_failures(self) -> None:
-        """A failed push of this record: the server's messages at the fields they name."""
-        if self.record_id is None:
+        """A failed push of this record: the server's messages at the fields they name (read
+        from the same overlay as the table's refused cells), else on the form."""
+        rid = self.record_id
+        if rid is None:
             return
-        outbox, slug = self.editor.outbox, self.resource.slug
-        for change in outbox.for_record(slug, self.record_id, ("failed", "conflict")):
-            if change.state == "conflict":
-                self.messages.show_error("In conflict with the server: resolve it in the outbox.")
-                continue
-            response = change.response if isinstance(change.response, dict) else {}
-            named = {f: m for f, m in (response.get("fields") or {}).items() if f in self.editors}
-            for field, texts in named.items():
-                self.show_problem(field, "; ".join(map(str, texts)) or "refused by the server")
-            if not named:
-                self.messages.show_error(f"The server refused: {change.last_error}")
+        overlay = PendingOverlay.of_record(self.editor.outbox, self.resource.slug, rid)
+        if rid in overlay.conflicts:
+            self.messages.show_error("In conflict with the server: resolve it in the outbox.")
+        named = {f: m for (i, f), m in overlay.named.items() if i == rid and f in self.editors}
+        for field, text in named.items():
+            self.show_problem(field, text)
+        if rid in overlay.row_errors and not named:
+            self.messages.show_error(f"The server refused: {overlay.row_errors[rid]}")
 
     def _build(self) -> None:
         buttons = QHBoxLayout()
@@ -328,6 +347,12 @@ class RecordForm(QWidget):
     def _ask(self, question: str) -> bool:
         answer = QMessageBox.question(self, self.resource.title, question)
         return answer == QMessageBox.StandardButton.Yes
+
+
+def _pending_moved(record: dict[str, Any] | None, loaded: dict[str, Any]) -> bool:
+    """Whether the record as queued now differs from the one the form shows (its deletion
+    queued, or values changed)."""
+    return bool(loaded) if record is None else not _same_record(record, loaded)
 
 
 def _same_record(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -11,8 +11,8 @@ a cell then says is decided here, from plain values, so it is tested without a w
   refused ("FAILED"), a pending edit ("PENDING"); a row created here reads "NEW" (italic), a row
   to be deleted "DELETED" (struck out).
 
-Pending changes come from the outbox as a `PendingView` (its one import is here), keyed on record
-ids: the table shows what the user will push.
+Pending changes come from the outbox through the one overlay (app/sync/overlay.py
+`PendingOverlay`), keyed on record ids: the table shows what the user will push.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from typing import Any, Literal, get_args
 from app.api.models import MODELS, ShowRecord
 from app.api.registry import Resource
 from app.store.changes import Change
+from app.sync.overlay import WHOLE_RECORD, PendingOverlay
 from app.ui.common.references import ReferenceNames, ids_of, readable, show_date, title_of
-from app.ui.session.pending import WHOLE_RECORD, PendingView
 
-__all__ = ["WHOLE_RECORD", "CellPresenter", "PendingView", "RowLook", "Tint", "fields_of"]
+__all__ = ["WHOLE_RECORD", "CellPresenter", "PendingOverlay", "RowLook", "Tint", "fields_of"]
 
 Tint = Literal["ERROR", "FAILED", "PENDING", "NEW", "DELETED"]  # names of palette.Hue
 Cell = tuple[str, str]  # (record id, field)
@@ -50,15 +50,15 @@ class CellPresenter:
     def __init__(self, resource: Resource, names: ReferenceNames) -> None:
         self.resource, self.names = resource, names
         self.dates = date_fields(resource)
-        self.pending = PendingView()
+        self.pending = PendingOverlay()
         self.cells: set[Cell] = set()  # highlighted; field WHOLE_RECORD marks the whole row
         self.errors: dict[Cell, str] = {}  # why a value was refused, until the cell's next edit
 
     # ------------------------------------------------------------------------ pending state
 
-    def read_pending(self, changes: Iterable[Change]) -> PendingView:
+    def read_pending(self, changes: Iterable[Change]) -> PendingOverlay:
         """The outbox's unsettled changes of this resource (oldest first), shown from now on."""
-        self.pending = PendingView.of(changes)
+        self.pending = PendingOverlay.of(changes)
         self.cells = set(self.pending.cells)
         return self.pending
 

@@ -242,6 +242,8 @@ class ResourceTab(QWidget):
         if outcome.slug == self.resource.slug:
             self._model.mark(outcome.cleared, outcome.refused)
             self._model.refresh_pending()
+            if self.form is not None:  # it may show a record just edited here: same overlay
+                self.form.refresh()
 
     def on_model_pending_changed(self) -> None:
         n = self._model.pending_count

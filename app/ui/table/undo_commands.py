@@ -19,7 +19,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from app.store.changes import ACTIVE, is_local_id
 from app.sync.edits import Editor, FieldEdit, Rejected
-from app.ui.session.pending import PendingView
+from app.sync.overlay import PendingOverlay
 
 UNDO_LIMIT = 200
 Cell = tuple[str, str]  # (record id, field)
@@ -157,7 +157,7 @@ class UndoableEdits(QObject):
         (one cache read and one outbox read for the whole batch, not two queries per record)."""
         ids = list(dict.fromkeys(rid for rid, _, _ in values))
         cached = self.editor.cache.get_many(slug, [i for i in ids if not is_local_id(i)])
-        pending = PendingView.of(self.editor.outbox.changes(ACTIVE, resource=slug))
+        pending = PendingOverlay.of(self.editor.outbox.changes(ACTIVE, resource=slug))
         shown = {rid: pending.laid_over(rid, cached.get(rid, {})) for rid in ids}
         return [CellEdit(rid, name, shown[rid].get(name), new) for rid, name, new in values]
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.store.changes import ACTIVE
 from app.store.outbox import Outbox
+from app.sync.overlay import PendingOverlay
 from app.ui.table.gestures import shown_columns
-from app.ui.table.presenter import PendingView
 from app.ui.table.resource_tab import ResourceTab
 
 
@@ -27,15 +26,9 @@ def view_options(tab: ResourceTab, outbox: Outbox) -> dict[str, Any]:
     """`resource_export.export(cache, slug, path, **view_options(tab, outbox))` writes the view."""
     model = tab.model
     res = model.resource
-    pending = PendingView.of(outbox.changes(ACTIVE, resource=res.slug))
-    created = [] if model.record_parent is not None else pending.created
-
-    def overlay(record: dict[str, Any]) -> dict[str, Any]:
-        return pending.laid_over(str(record.get("id") or record.get(res.key)), record)
-
+    pending = PendingOverlay.read(outbox, res.slug)
     return {
         "listing": model.listing,
         "columns": visible_fields(tab),
-        "overlay": overlay if pending.values else None,
-        "extra": [pending.laid_over(rid, {}) for rid in created],
+        **pending.export_options(res.key, created=model.record_parent is None),
     }

@@ -1,4 +1,4 @@
-"""The Qt pin and the qasync pattern the GUI suite stands on (docs/decisions/0008-qasync.md, CONTRIBUTING.md)."""
+"""The Qt pin and the qasync pattern the GUI suite stands on (docs/decisions/0008-qasync.md)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,190 @@
+"""What the user sees: the outbox's unsettled changes laid over the cached records — ONE rule.
+
+Every reader of "a record as it will be pushed" goes through `PendingOverlay`: the table (values,
+new and deleted rows, highlighted and refused cells), the record form and `Editor.current` /
+`Editor.stage` (one record), the view export and `showdesk export --pending` (every record of a
+resource). A record changed in the grid therefore shows the same value in its form and in an
+export as in the grid (the outbox view shows each change's own before → after).
+
+The rule, over a resource's unsettled changes (`pending`, `sending`, `failed`, `conflict`; oldest
+first, as the outbox answers them):
+
+- a create or update (single or bulk) whose payload is the record lays its payload over the
+  record, later changes over earlier ones — a refused (`failed`) change too: it is what the user
+  asked for and will send again;
+- a special operation (associate, move…, payload `{"body": …}`) changes no field of the record;
+- a delete marks the record `deleted` (the table strikes it out with its values; the form and
+  `Editor.current` answer None: it is about to go);
+- a change counts under the id it was made on AND, once the server gave one, the server's id
+  (`Change.effective_id`: a pushed create sent again is still laid over the record it made);
+- records created here (local `new-…` ids) are listed in `created`, in the order made.
+
+One outbox query per resource (`PendingOverlay.read`) answers every record at once: `values`
+(record id → the pending fields laid over), `kinds` (id → "new" | "deleted"), `cells` to
+highlight, `failed` cells with the server's reason (`named`: those its answer names), `row_errors`
+and the ids in `conflicts`. No record is read here.
+
+A later sort or filter in the cache that includes pending values needs no second copy of this
+rule: `rows()` answers `(id, json of the pending fields, kind)` per record — a values list (or a
+temp table `pending(id PRIMARY KEY, json, kind)`) the cache query joins on `records.id`, then
+sorts and filters on `json_patch(records.json, pending.json)` instead of `records.json`, and adds
+the `new` ids that no cached row has. Not done yet: the table sorts the cached values today.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from app.store.changes import ACTIVE, Change, is_local_id
+from app.store.outbox import Outbox
+from app.sync.batches import is_record_change
+
+__all__ = [
+    "UNSETTLED",
+    "WHOLE_RECORD",
+    "PendingOverlay",
+    "RowKind",
+    "pending_cells",
+    "record_id_of",
+]
+
+RowKind = Literal["new", "deleted"]
+WHOLE_RECORD = "*"  # a pending create/delete marks every cell of its row
+UNSETTLED = ACTIVE  # the states whose changes the user still sees laid over the server's records
+
+
+@dataclass
+class PendingOverlay:
+    """The pending state of one resource's records, keyed on record ids (never rows)."""
+
+    values: dict[str, dict[str, Any]] = field(default_factory=dict)  # id → payloads laid over
+    kinds: dict[str, RowKind] = field(default_factory=dict)
+    cells: set[tuple[str, str]] = field(default_factory=set)  # (id, field | WHOLE_RECORD)
+    created: list[str] = field(default_factory=list)  # local ids of records created here
+    failed: dict[tuple[str, str], str] = field(default_factory=dict)  # cell → server's reason
+    row_errors: dict[str, str] = field(default_factory=dict)  # id → why its change failed
+    named: dict[tuple[str, str], str] = field(default_factory=dict)  # cells the refusal names
+    conflicts: set[str] = field(default_factory=set)  # ids with a change in conflict
+
+    @classmethod
+    def of(cls, changes: Iterable[Change]) -> PendingOverlay:
+        """The overlay of these unsettled changes (oldest first)."""
+        overlay = cls()
+        for change in changes:
+            overlay._add(change)
+        return overlay
+
+    @classmethod
+    def read(cls, outbox: Outbox, slug: str) -> PendingOverlay:
+        """The overlay of every record of resource `slug`: one outbox query."""
+        return cls.of(outbox.changes(UNSETTLED, resource=slug))
+
+    @classmethod
+    def of_record(cls, outbox: Outbox, slug: str, record_id: str) -> PendingOverlay:
+        """The overlay of one record (by its id or, for a pushed create, its server id)."""
+        return cls.of(outbox.for_record(slug, record_id, UNSETTLED))
+
+    # ------------------------------------------------------------------------- answers
+
+    def laid_over(self, record_id: str, record: dict[str, Any]) -> dict[str, Any]:
+        """The record as the table shows it (the cached one when nothing is pending; a record
+        about to be deleted keeps its values, struck out)."""
+        pending = self.values.get(record_id)
+        return record if pending is None else {**record, **pending}
+
+    def current(self, record_id: str, cached: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The record as it will be pushed: None when a delete is pending, or when neither the
+        cache nor the outbox knows it."""
+        if self.kinds.get(record_id) == "deleted":
+            return None
+        if cached is None and record_id not in self.values:
+            return None
+        return self.laid_over(record_id, cached or {})
+
+    def over(self, record: dict[str, Any], key: str) -> dict[str, Any]:
+        """A cached record (found by its id, else its business key `key`) as the user sees it."""
+        return self.laid_over(record_id_of(record, key), record)
+
+    def export_options(self, key: str, *, created: bool = True) -> dict[str, Any]:
+        """`resource_export.export`'s `overlay=` and `extra=` for the records as the user sees
+        them: every cached record (found by its id, else its business key `key`) with its pending
+        changes, then the records created here (`created=False`: not them, as under a parent)."""
+
+        def overlay(record: dict[str, Any]) -> dict[str, Any]:
+            return self.over(record, key)
+
+        return {
+            "overlay": overlay if self.values else None,
+            "extra": [self.laid_over(rid, {}) for rid in self.created] if created else [],
+        }
+
+    def failure_at(self, record_id: str, name: str) -> str | None:
+        """The server's reason for a refused change at this cell (or its row), else None."""
+        found = self.failed.get((record_id, name)) or self.failed.get((record_id, WHOLE_RECORD))
+        return found or self.row_errors.get(record_id)
+
+    def rows(self) -> Iterator[tuple[str, str, RowKind | None]]:
+        """(record id, JSON of its pending fields, "new" | "deleted" | None) per record with a
+        pending change: the values list a cache query would join to sort or filter on what the
+        user sees (see the module docstring)."""
+        for rid in dict.fromkeys([*self.values, *self.kinds]):
+            yield rid, json.dumps(self.values.get(rid, {}), ensure_ascii=False), self.kinds.get(rid)
+
+    # ------------------------------------------------------------------------ building
+
+    def _add(self, change: Change) -> None:
+        ids = {change.record_id, change.effective_id}
+        self.cells.update(pending_cells(change))
+        for rid in ids:
+            if change.op == "delete":
+                self.kinds[rid] = "deleted"
+            elif is_record_change(change):
+                self.values[rid] = {**self.values.get(rid, {}), **change.payload}
+        if change.state == "failed":
+            self._add_failure(change, ids)
+        elif change.state == "conflict":
+            self.conflicts.update(ids)
+        if change.op in ("create", "bulk-create") and is_record_change(change):
+            self.kinds.setdefault(change.record_id, "new")
+            if is_local_id(change.record_id) and change.record_id not in self.created:
+                self.created.append(change.record_id)
+
+    def _add_failure(self, change: Change, ids: set[str]) -> None:
+        message = change.last_error or "refused by the server"
+        named = _named_fields(change.response)
+        at_fields = {(rid, name): text for rid in ids for name, text in named.items()}
+        self.named.update(at_fields)
+        cells = list(at_fields) or pending_cells(change)
+        for cell in cells:
+            self.failed[cell] = named.get(cell[1], message)
+        for rid in ids:
+            self.row_errors[rid] = message
+
+
+def record_id_of(record: Mapping[str, Any], key: str) -> str:
+    """A cached record's id: its `id`, else its business key (as the cache files it)."""
+    return str(record.get("id") or record.get(key))
+
+
+def pending_cells(change: Change) -> list[tuple[str, str]]:
+    """The cells an unsettled change touches (every cell of a created or deleted record)."""
+    ids = {change.record_id, change.effective_id}
+    if change.op not in ("update", "bulk-update") or not is_record_change(change):
+        return [(rid, WHOLE_RECORD) for rid in ids]
+    return [(rid, name) for rid in ids for name, _, _ in change.diff()]
+
+
+def _named_fields(response: Any) -> dict[str, str]:
+    """field → the server's messages for it, from a failed change's answer."""
+    fields = response.get("fields") if isinstance(response, Mapping) else None
+    if not isinstance(fields, Mapping):
+        return {}
+    out: dict[str, str] = {}
+    for name, messages in fields.items():
+        texts = [messages] if isinstance(messages, str) else list(messages or ())
+        if texts:
+            out[str(name).split(".")[0]] = "; ".join(str(t) for t in texts)
+    return out
