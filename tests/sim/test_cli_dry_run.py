@@ -92,3 +92,25 @@ def test_push_dry_run_with_nothing_pending_says_so(
     assert main(["push", "--profile", NAME, "--dry-run", "--resource", "customers"]) == 0
     assert capsys.readouterr().out.strip() == "Nothing pending to push"
     assert server.stats.requests == 0
+
+
+def test_push_dry_run_counts_failed_changes_only_when_they_would_be_retried(
+    server: SimServer, profile: Profile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["sync", "--profile", NAME, "--resource", "customers"]) == 0
+    capsys.readouterr()
+    requests = server.stats.requests
+    queue_changes(profile, server)
+    with Outbox(profile.outbox_path) as outbox:
+        first = outbox.changes()[0]
+        outbox.mark_sending([first.seq])
+        outbox.mark_failed(first.seq, "Customers update: HTTP 400: bad city")
+    assert main(["push", "--profile", NAME, "--dry-run"]) == 0
+    assert capsys.readouterr().out.startswith("13 pending changes")
+    assert main(["push", "--profile", NAME, "--dry-run", "--retry-failed"]) == 0
+    assert capsys.readouterr().out.startswith("14 pending changes")
+    with Outbox(profile.outbox_path) as outbox:
+        assert outbox.get(first.seq).state == "failed"  # type: ignore[union-attr]
+    assert main(["push", "--profile", NAME, "--dry-run", "--resource", "warehouses"]) == 0
+    assert capsys.readouterr().out.strip() == "Nothing pending to push"
+    assert server.stats.requests == requests
