@@ -10,9 +10,9 @@ command on another show's outbox. `UndoableEdits` (app/ui/table/undo_commands.py
 table edit on it, through the session's `Editor`.
 
 The outbox: the window does not fan refreshes out. Whatever writes the outbox tells the session
-(`ShowSession.outbox_written` / `changes_written`), and the views — each resource tab's model,
-the outbox view, the status bar's counts, forms and panels — subscribe to its one
-`outbox_changed(slugs)` signal.
+(`ShowSession.outbox_written` / `changes_written`), and the views of the outbox — each resource
+tab's model (`ShowSession.watch_outbox`), the outbox view, the status bar's counts — subscribe to
+its one `outbox_changed(slugs)` signal; forms and panels follow the push's results.
 """
 
 from __future__ import annotations
