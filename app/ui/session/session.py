@@ -192,8 +192,9 @@ class ShowSession(QObject):
         unreachable = None
         touched: set[str] | None = None  # the resources whose changes the push may settle
         try:
+            chosen = None if seqs is None else set(seqs)
             sent = self.outbox.changes(("pending", "sending"))
-            touched = {c.resource for c in sent if seqs is None or c.seq in seqs}
+            touched = {c.resource for c in sent if chosen is None or c.seq in chosen}
             unreachable = await self._sign_in_problem()
             if unreachable is None:
                 report = await pusher.push(seqs=seqs)
