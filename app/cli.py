@@ -4,7 +4,7 @@ showdesk [--demo] [--profile NAME]            open the window (the demo show wit
 showdesk --self-test                          open the demo show, check it rendered, exit 0
 showdesk sim [...]                            run the show simulator
 showdesk sync [--resource SLUG ...] [--full]  pull the show into the cache
-showdesk push [--resource SLUG ...]           send the outbox
+showdesk push [--resource SLUG ...] [--dry-run]  send the outbox (or tell what it would take)
 showdesk import SLUG FILE [--key F] [--dry-run]
 showdesk export SLUG [--format csv|xlsx|json] [-o FILE] [--pending]
 showdesk status [--json] | conflicts | resolve ID --mine|--theirs | audit -o FILE
@@ -55,6 +55,11 @@ def _headless_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("push", help="send the pending changes of the outbox")
     p.add_argument("--resource", action="append", metavar="SLUG", help="only this resource")
     p.add_argument("--retry-failed", action="store_true", help="also retry failed changes")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="send nothing: tell how many requests the push makes and how long it takes",
+    )
     p = sub.add_parser("export", help="write a resource from the cache to a file")
     p.add_argument("resource", metavar="SLUG")
     p.add_argument("--format", choices=("csv", "xlsx", "json"))

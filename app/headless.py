@@ -31,6 +31,7 @@ from app.store.outbox import Outbox
 from app.store.sync_state import SyncState
 from app.sync.overlay import PendingOverlay
 from app.sync.puller import Puller, SyncProgress, SyncReport
+from app.sync.push_plan import plan_push, plan_text
 from app.sync.pusher import Pusher, PushProgress
 
 OK, SOME_FAILED, USAGE = 0, 1, 2
@@ -197,6 +198,8 @@ def _warn_not_offered(ws: Workspace, report: SyncReport) -> int:
 
 
 def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
+    if args.dry_run:
+        return _push_estimate(args, ws)
     progress = Progress()
 
     async def work(client: ShowClient) -> int:
@@ -219,6 +222,21 @@ def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
         for error in report.errors:
             print(error, file=sys.stderr)
         return USAGE if report.errors else (OK if report.clean else SOME_FAILED)
+
+    return asyncio.run(_with_client(ws, work))
+
+
+def _push_estimate(args: argparse.Namespace, ws: Workspace) -> int:
+    """`push --dry-run`: the requests and time the push would take at the profile's current rate
+    budget — the outbox review's own line — with nothing sent and the outbox untouched."""
+
+    async def work(client: ShowClient) -> int:
+        sent = _to_push(ws.outbox, args.resource, args.retry_failed)
+        # What the push would send, as it would send it (a failed one retried goes as pending).
+        changes = [replace(c, state="pending") for c in ws.outbox.changes() if c.seq in sent]
+        plan = plan_push(changes, ws.registry)
+        print(plan_text(plan, client.governor.state(), ws.profile.interactive_reserve))
+        return OK
 
     return asyncio.run(_with_client(ws, work))
 

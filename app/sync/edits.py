@@ -37,6 +37,7 @@ from app.store.changes import (
 )
 from app.store.outbox import Outbox
 from app.sync.batches import is_record_change, sendable_fields
+from app.sync.edit_undo import UndoSteps
 from app.sync.overlay import UNSETTLED, PendingOverlay
 from app.sync.verdicts import creates
 
@@ -107,8 +108,9 @@ class Staged:
     reworked: set[int] = field(default_factory=set)  # failed changes fixed in place (same seq)
 
 
-class Editor:
-    """Stages edits of one show's records into its outbox."""
+class Editor(UndoSteps):
+    """Stages edits of one show's records into its outbox; its undoable steps (`edit_step`,
+    `take_back`, `delete_step`, `undelete`) are in app/sync/edit_undo.py."""
 
     def __init__(self, cache: Cache, outbox: Outbox, registry: Registry) -> None:
         self.cache = cache

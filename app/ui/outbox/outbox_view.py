@@ -3,7 +3,7 @@
 `OutboxModel` is a table over `Outbox.changes(ACTIVE)` (all resources, or one: `set_scope`), one
 row per change, reloaded by `refresh()`. `OutboxView` is also the review before a push: a line
 says how many requests the push will make and how long that takes at the current rate budget
-(app/ui/outbox/review.py; `on_governor_changed` keeps it current), a detail pane shows the full diff
+(app/sync/push_plan.py; `on_governor_changed` keeps it current), a detail pane shows the full diff
 and the server's answer, and the actions: push (all or selected — emitted, the session does the
 network work), retry, discard selected or all (after a confirmation) and resolve a conflict (the
 ConflictDialog). Rows are kept selected by their change's `seq` across reloads.
@@ -40,9 +40,9 @@ from app.api.governor import GovernorState
 from app.api.registry import Registry
 from app.store.changes import ACTIVE, Change, is_local_id
 from app.store.outbox import Outbox
+from app.sync.push_plan import PushPlan, plan_push, plan_text
 from app.ui.common.palette import Hue, text
 from app.ui.outbox.conflict_dialog import ConflictDialog, format_value
-from app.ui.outbox.review import PushPlan, plan_push, plan_text
 
 Index = QModelIndex | QPersistentModelIndex
 Selection = QItemSelectionModel.SelectionFlag

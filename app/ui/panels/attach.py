@@ -61,7 +61,7 @@ def attach_panels(tab: ResourceTab, form: RecordForm, context: PanelContext) -> 
         form.record_shown.connect(panel.on_form_record_shown)
         panel.record_chosen.connect(lambda record_id, t=tab: _select(t, record_id))
         context.session.data_changed.connect(panel.on_session_data_changed)
-        context.session.outbox_changed.connect(panel.reload)
+        context.session.push_finished.connect(panel.reload)
     index = tab.form_splitter.indexOf(form)
     side.addWidget(form)
     side.addWidget(holder)

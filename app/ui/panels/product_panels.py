@@ -132,7 +132,7 @@ class PricingPanel(RecordPanel):
         self.form.saved.connect(self.on_form_saved)
         self.form.push_requested.connect(self.on_form_push_requested)
         self.form.message.connect(self.message)
-        self.session.outbox_changed.connect(self.form.refresh)
+        self.session.push_finished.connect(self.form.refresh)
 
 
 class InventoryPanel(RecordPanel):

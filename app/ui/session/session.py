@@ -4,6 +4,13 @@
 qasync loop, publishes progress and results as signals, and knows whether the show is reachable:
 a show that cannot be reached opens offline on its cache (still editable: edits queue in the
 outbox), and a timer keeps trying until the server answers again.
+
+It also owns the show's `Editor` (app/sync/edits.py), the one way edits enter the outbox, and is
+the one place views learn that the outbox changed: whatever writes it through the UI (an edit,
+an undo or redo, a form or panel save, a discard, retry or resolution in the outbox view, a push,
+a sync) ends in ONE `outbox_changed(slugs)`, and every view of the outbox (the resource tabs,
+the outbox view, the status bar's counts) subscribes to that signal alone. Forms and panels, which
+write the outbox themselves and redraw as they do, follow a push's results (`push_finished`).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from app.connect import client_for
 from app.settings import Profile
 from app.store.cache import Cache
 from app.store.outbox import Outbox
+from app.sync.edits import Editor
 from app.sync.puller import Puller, SyncReport
 from app.sync.pusher import Pusher, PushReport
 from app.ui.session.qt_bridge import GovernorBridge, ProgressBridge
@@ -33,7 +41,10 @@ class ShowSession(QObject):
 
     Signals: `online_changed(bool)`, `sync_started()`, `sync_progress(SyncProgress)`,
     `sync_finished(SyncReport)`, `push_progress(PushProgress)`, `push_finished(PushReport)`,
-    `outbox_changed()`,
+    `outbox_changed(list[str])` (the resource slugs whose unsettled changes in the outbox
+    changed, sorted: after edits and undo/redo through `editor`, saves of forms and panels
+    (`changes_written`), the outbox view's discard/retry/resolve, a push's results and a sync;
+    views re-read that resource's pending changes — `watch_outbox(slug)` for one resource),
     `data_changed(list[str])` (the resource slugs whose cached records changed),
     `reconnected()` (the show answers again after being offline), `problem(str)`.
     """
@@ -44,7 +55,7 @@ class ShowSession(QObject):
     sync_finished = Signal(object)
     push_progress = Signal(object)
     push_finished = Signal(object)
-    outbox_changed = Signal()
+    outbox_changed = Signal(list)
     data_changed = Signal(list)
     reconnected = Signal()
     problem = Signal(str)
@@ -65,6 +76,7 @@ class ShowSession(QObject):
         self.cache = cache
         self.outbox = outbox
         self.tasks = tasks
+        self.editor = Editor(cache, outbox, registry)  # the one way edits enter the outbox
         self.client = client_for(profile, secret, registry)
         self.governor = GovernorBridge(self.client.governor, self)
         self.online: bool | None = None  # None until the first check
@@ -86,6 +98,22 @@ class ShowSession(QObject):
         """When the cache last completed a sync of anything (for "Offline — data as of …")."""
         done = [s.last_completed for s in self.cache.sync_states().values() if s.last_completed]
         return max(done) if done else None
+
+    # ------------------------------------------------------------------------------ outbox
+
+    def outbox_written(self, slugs: Iterable[str] | None = None) -> None:
+        """The outbox changed for these resources (None: any of them): tell every view once."""
+        chosen = self.registry.resources if slugs is None else slugs
+        self.outbox_changed.emit(sorted(set(chosen)))
+
+    def changes_written(self, seqs: Sequence[int]) -> None:
+        """A form or panel wrote these outbox changes (its `saved`/`queued` signal)."""
+        written = (self.outbox.get(seq) for seq in seqs)
+        self.outbox_written({c.resource for c in written if c is not None})
+
+    def watch_outbox(self, slug: str, owner: QObject) -> OutboxWatch:
+        """`outbox_changed` for one resource's view, living as long as `owner`."""
+        return OutboxWatch(self, slug, owner)
 
     def _set_online(self, online: bool) -> None:
         was, self.online = self.online, online
@@ -145,7 +173,9 @@ class ShowSession(QObject):
             self.problem.emit(f"Sync stopped: {exc.message}")
         finally:
             self._cancel_sync = None
-            self.data_changed.emit([r.resource for r in report.resources])
+            synced = [r.resource for r in report.resources]
+            self.data_changed.emit(synced)
+            self.outbox_written(synced or None)
             self.sync_finished.emit(report)
         return report
 
@@ -160,14 +190,18 @@ class ShowSession(QObject):
         pusher = Pusher(self.client, self.cache, self.outbox, on_progress=self._push_progress)
         report = PushReport()
         unreachable = None
+        touched: set[str] | None = None  # the resources whose changes the push may settle
         try:
+            chosen = None if seqs is None else set(seqs)
+            sent = self.outbox.changes(("pending", "sending"))
+            touched = {c.resource for c in sent if chosen is None or c.seq in chosen}
             unreachable = await self._sign_in_problem()
             if unreachable is None:
                 report = await pusher.push(seqs=seqs)
             for error in report.errors:
                 self.problem.emit(error)
         finally:
-            self.outbox_changed.emit()
+            self.outbox_written(touched)
             self.data_changed.emit(sorted({c.resource for c in self.outbox.changes(("done",))}))
             self.push_finished.emit(report)
         if unreachable is not None:  # after "Pushed: 0 applied", so that it is what stays
@@ -190,3 +224,22 @@ class ShowSession(QObject):
         self._retry.stop()
         self.governor.detach()
         await self.client.aclose()
+
+
+class OutboxWatch(QObject):
+    """One resource's share of `ShowSession.outbox_changed`, for a view of that resource (a
+    child of the view: it goes with it).
+
+    Signals: `changed()` — the resource's unsettled changes in the outbox changed.
+    """
+
+    changed = Signal()
+
+    def __init__(self, session: ShowSession, slug: str, owner: QObject) -> None:
+        super().__init__(owner)
+        self.slug = slug
+        session.outbox_changed.connect(self.on_session_outbox_changed)
+
+    def on_session_outbox_changed(self, slugs: list[str]) -> None:
+        if self.slug in slugs:
+            self.changed.emit()

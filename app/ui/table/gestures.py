@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.store.changes import Change, NewChange, is_local_id
+from app.sync.edit_undo import DeleteStep
 from app.ui.common.references import title_of
 from app.ui.table.replace_dialog import ReplaceDialog, Replacement, replaced
 from app.ui.table.table_model import RecordTableModel
@@ -345,54 +345,21 @@ class GridGestures(QObject):
 
 
 class DeleteRowsCommand(QUndoCommand):
-    """Delete records (by id) in one undo step: redo queues the deletions (`Editor.delete`),
-    undo discards those still pending. A record created here and never pushed is discarded by
-    `Editor.delete`; undo queues its changes again under the same id, so the command that
-    created it can still undo it. A deletion already pushed stays done."""
+    """Delete records (by id) in one undo step: redo is `Editor.delete_step`, undo
+    `Editor.undelete` (app/sync/edit_undo.py: pending deletions discarded, records created here
+    and never pushed queued again under the same id; a deletion already pushed stays done)."""
 
     def __init__(self, editing: UndoableEdits, slug: str, record_ids: Sequence[str], text: str):
         super().__init__(text)
         self.editing, self.slug, self.record_ids = editing, slug, list(record_ids)
-        self.seqs: list[int] = []
-        self.dropped: list[Change] = []  # changes of never-pushed records that redo discarded
+        self.step: DeleteStep | None = None  # what the last redo wrote
 
     def redo(self) -> None:
-        outbox = self.editing.editor.outbox
-        local = [
-            c
-            for rid in self.record_ids
-            if is_local_id(rid)
-            for c in outbox.for_record(self.slug, rid)
-            if c.state == "pending"
-        ]
-        self.seqs = self.editing.editor.delete(self.slug, self.record_ids)
-        self.dropped = [c for c in local if _state(outbox.get(c.seq)) == "discarded"]
+        self.step = self.editing.editor.delete_step(self.slug, self.record_ids)
         self.editing.notify(Outcome(self.slug))
 
     def undo(self) -> None:
-        outbox = self.editing.editor.outbox
-        for seq in self.seqs:
-            change = outbox.get(seq)
-            if change is not None and change.state == "pending":
-                outbox.discard(seq)
-        outbox.add_many(_again(c) for c in self.dropped)
-        self.seqs, self.dropped = [], []
+        if self.step is not None:
+            self.editing.editor.undelete(self.step)
+        self.step = None
         self.editing.notify(Outcome(self.slug))
-
-
-def _state(change: Change | None) -> str | None:
-    return None if change is None else change.state
-
-
-def _again(change: Change) -> NewChange:
-    """A discarded change queued anew, under the same (local) record id."""
-    return NewChange(
-        change.resource,
-        change.op,
-        change.record_id,
-        payload=change.payload,
-        params=change.params,
-        changed_fields=change.changed_fields,
-        base=change.base,
-        key_value=change.key_value,
-    )

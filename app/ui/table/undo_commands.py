@@ -3,9 +3,9 @@
 Every cell edit — typed, pasted, filled, cleared, "Set field…" — becomes ONE `EditCellsCommand`
 pushed on the window's `QUndoStack`. A command holds (resource, record id, field, old, new) and,
 for rows created by a paste, the new records' values: never a `QModelIndex`, so undo after a sort
-or filter changes the right cells. Its redo stages through `Editor.stage` (the outbox transaction
-first), then tells the views; its undo discards its outbox rows while they are still pending and
-the latest change of their record, and otherwise stages the old values back.
+or filter changes the right cells. Its redo is `Editor.edit_step` (the outbox transaction first),
+its undo `Editor.take_back` (discard while pending and latest, else stage the old values back:
+app/sync/edit_undo.py); each then tells the views.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from app.store.changes import ACTIVE, is_local_id
+from app.sync.edit_undo import EditStep
 from app.sync.edits import Editor, FieldEdit, Rejected
 from app.sync.overlay import PendingOverlay
 
@@ -60,59 +61,24 @@ class EditCellsCommand(QUndoCommand):
         self.editing, self.slug = editing, slug
         self.cells = list(cells)
         self.creates = [dict(c) for c in creates]
-        self.seqs: dict[str, int] = {}  # record id → outbox seq written by the last redo
-        self.reworked: set[int] = set()  # of those, failed changes the redo fixed in place
-        self.created: dict[str, int] = {}  # local id → seq of the create
+        self.step: EditStep | None = None  # what the last redo wrote (app/sync/edit_undo.py)
         self.outcome = Outcome(slug)
 
     def redo(self) -> None:
-        editor, outcome = self.editing.editor, Outcome(self.slug)
         edits = [FieldEdit(c.record_id, c.field, c.new) for c in self.cells]
-        staged = editor.stage(self.slug, edits) if edits else None
-        if staged is not None:
-            self.seqs = dict(zip(staged.records, staged.seqs, strict=True))
-            self.reworked = staged.reworked
-            outcome.refused = {(r.edit.record_id, r.edit.field): r.reason for r in staged.rejected}
-        outcome.cleared = {(c.record_id, c.field) for c in self.cells} - set(outcome.refused)
-        self.created = {}
-        for values in self.creates:
-            seq, rejected = editor.create(self.slug, values)
-            if seq is not None:
-                change = editor.outbox.get(seq)
-                self.created[change.record_id if change else ""] = seq
-            outcome.created += rejected
-        self.outcome = outcome
-        if not self.seqs and not self.created and not outcome.refused:
+        undo = [FieldEdit(c.record_id, c.field, c.old) for c in self.cells]
+        self.step = self.editing.editor.edit_step(self.slug, edits, undo, self.creates)
+        refused = {(r.edit.record_id, r.edit.field): r.reason for r in self.step.rejected}
+        cleared = {(c.record_id, c.field) for c in self.cells} - set(refused)
+        self.outcome = Outcome(self.slug, cleared, refused, self.step.not_created)
+        if not self.step.wrote and not refused:
             self.setObsolete(True)  # nothing changed: no undo step
-        self.editing.notify(outcome)
+        self.editing.notify(self.outcome)
 
     def undo(self) -> None:
-        editor = self.editing.editor
-        latest: dict[str, int] = {}
-        states: dict[int, str] = {}
-        for change in editor.outbox.changes(ACTIVE, resource=self.slug):
-            latest[change.record_id] = latest[change.effective_id] = change.seq
-            states[change.seq] = change.state
-        restage: list[FieldEdit] = []
-        discard: list[int] = []
-        for record_id, seq in self.seqs.items():
-            # A change this command made is discarded; one it fixed in place (the user's
-            # earlier edit the server refused) gets its earlier values back, never discarded.
-            mine = seq not in self.reworked
-            if mine and states.get(seq) == "pending" and latest.get(record_id) == seq:
-                discard.append(seq)
-            else:
-                restage += [
-                    FieldEdit(c.record_id, c.field, c.old)
-                    for c in self.cells
-                    if c.record_id == record_id
-                ]
-        editor.outbox.discard_many(discard)
-        if restage:
-            editor.stage(self.slug, restage)
-        if self.created:
-            editor.delete(self.slug, list(self.created))
-        self.seqs, self.created, self.reworked = {}, {}, set()
+        if self.step is not None:
+            self.editing.editor.take_back(self.step)
+        self.step = None
         self.editing.notify(
             Outcome(self.slug, cleared={(c.record_id, c.field) for c in self.cells})
         )

@@ -7,7 +7,12 @@ of each profile — is kept in the QSettings passed in.
 Edits: one `QUndoStack` per window, cleared when a session is attached or detached — so it is
 in effect per open show: Edit ▸ Undo lives on the window, and an undo must never replay a
 command on another show's outbox. `UndoableEdits` (app/ui/table/undo_commands.py) pushes every
-table edit on it.
+table edit on it, through the session's `Editor`.
+
+The outbox: the window does not fan refreshes out. Whatever writes the outbox tells the session
+(`ShowSession.outbox_written` / `changes_written`), and the views of the outbox — each resource
+tab's model (`ShowSession.watch_outbox`), the outbox view, the status bar's counts — subscribe to
+its one `outbox_changed(slugs)` signal; forms and panels follow the push's results.
 """
 
 from __future__ import annotations
@@ -25,7 +30,6 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, 
 from app import APP_NAME, __version__
 from app.logs import log_path
 from app.settings import ProfileStore, config_dir, data_dir
-from app.sync.edits import Editor
 from app.sync.puller import SyncReport
 from app.sync.pusher import PushReport
 from app.ui.common.references import ReferenceNames
@@ -36,7 +40,7 @@ from app.ui.panels.record_panel import PanelContext
 from app.ui.session.session import ShowSession
 from app.ui.session.tasks import TaskRunner
 from app.ui.table.resource_tab import ResourceTab
-from app.ui.table.undo_commands import UNDO_LIMIT, UndoableEdits
+from app.ui.table.undo_commands import UNDO_LIMIT, Outcome, UndoableEdits
 from app.ui.table.view_export import view_options
 from app.ui.window import actions
 from app.ui.window.profile_manager import ProfileManager
@@ -98,8 +102,7 @@ class MainWindow(QMainWindow):
         self.session = session
         self.references = ReferenceNames(session.cache)
         self.undo_stack.clear()
-        editor = Editor(session.cache, session.outbox, session.registry)
-        self.undoable_edits = UndoableEdits(editor, self.undo_stack, self)
+        self.undoable_edits = UndoableEdits(session.editor, self.undo_stack, self)
         self.undoable_edits.applied.connect(self.on_edits_applied)
         self.tree = ResourceTree(session.registry, counts=session.cache.counts(), owner=self)
         self.tree.set_not_offered(session.cache.not_offered())
@@ -111,6 +114,7 @@ class MainWindow(QMainWindow):
         self._wire_status(session)
         self._update_title()
         self.on_session_data_changed([])
+        self.on_session_outbox_changed([])
         for slug in self._saved_tabs():
             if slug in session.registry:
                 self.open_resource(slug, True)
@@ -129,7 +133,7 @@ class MainWindow(QMainWindow):
             (session.online_changed, self.on_session_online_changed),
             (session.reconnected, self.on_session_reconnected),
             (session.data_changed, self.on_session_data_changed),
-            (session.outbox_changed, self.on_outbox_changed),
+            (session.outbox_changed, self.on_session_outbox_changed),
             (session.problem, self.status.show_message),
         ]
         self._links = [signal.connect(slot) for signal, slot in links]
@@ -189,6 +193,7 @@ class MainWindow(QMainWindow):
         tab.model.query_running.connect(self.on_model_query_running)
         tab.message.connect(self.status.show_message)
         tab.review_requested.connect(self.show_outbox)
+        session.watch_outbox(slug, tab).changed.connect(tab.model.refresh_pending)
         self._attach_form(tab, session)
         self.tabs.setCurrentIndex(self.tabs.addTab(tab, res.title))
         return tab
@@ -196,29 +201,26 @@ class MainWindow(QMainWindow):
     # --------------------------------------------------------------- record forms (issue 5)
 
     def _attach_form(self, tab: ResourceTab, session: ShowSession) -> None:
-        """The record form beside the tab's table: its saves go through the window's Editor."""
-        if self.undoable_edits is None or self.references is None:
+        """The record form beside the tab's table: its saves go through the session's Editor."""
+        if self.references is None:
             return
         form = RecordForm(
-            self.undoable_edits.editor,
+            session.editor,
             tab.resource,
             self.references,
             confirm=self._ask,
             push_on_save=session.profile.push_on_save,
         )
-        form.saved.connect(self.on_form_saved)
+        form.saved.connect(session.changes_written)
         form.push_requested.connect(self.on_form_push_requested)
         form.message.connect(self.status.show_message)
         session.data_changed.connect(form.on_session_data_changed)
-        session.outbox_changed.connect(form.refresh)
+        session.push_finished.connect(form.refresh)  # follow what the push settled
         tab.attach_form(form)
-        context = PanelContext(self.undoable_edits.editor, session, self.references, self._ask)
+        context = PanelContext(session.editor, session, self.references, self._ask)
         for panel in attach_panels(tab, form, context):  # per resource: app/ui/panels/attach.py
-            panel.queued.connect(self.on_form_saved)
+            panel.queued.connect(session.changes_written)
             panel.message.connect(self.status.show_message)
-
-    def on_form_saved(self, _seqs: list[int]) -> None:
-        self.on_outbox_changed()
 
     def on_form_push_requested(self, seqs: list[int]) -> None:
         if self.session is not None and self.session.online:
@@ -258,11 +260,12 @@ class MainWindow(QMainWindow):
                 session.outbox, session.registry, reserve=session.profile.interactive_reserve
             )
             self.outbox_view.push_requested.connect(session.push)
-            self.outbox_view.changed.connect(self.on_outbox_changed)
+            self.outbox_view.changed.connect(session.outbox_written)
             self.outbox_view.on_governor_changed(session.client.governor.state())
-            self._links.append(
-                session.governor.changed.connect(self.outbox_view.on_governor_changed)
-            )
+            self._links += [
+                session.governor.changed.connect(self.outbox_view.on_governor_changed),
+                session.outbox_changed.connect(self.outbox_view.refresh),
+            ]
         if self.tabs.indexOf(self.outbox_view) < 0:
             self.tabs.addTab(self.outbox_view, "Outbox")
         self.outbox_view.set_scope(slug)
@@ -323,20 +326,17 @@ class MainWindow(QMainWindow):
             counts = self.session.cache.counts()
             self.tree.set_counts({r.slug: counts.get(r.slug, 0) for r in self.session.registry})
             self.tree.set_not_offered(self.session.cache.not_offered())
-        self.on_outbox_changed()
 
-    def on_outbox_changed(self) -> None:
-        for tab in self.resource_tabs():
-            tab.model.refresh_pending()
-        self.on_edits_applied(None)
+    def on_edits_applied(self, outcome: Outcome) -> None:
+        """An edit or undo of a table wrote the outbox: the session tells the views."""
+        if self.session is not None:
+            self.session.outbox_written([outcome.slug])
 
-    def on_edits_applied(self, _outcome: object) -> None:
-        """An edit or undo wrote the outbox (the tabs re-read their own resource)."""
-        if self.session is None:
-            return
-        self.status.set_outbox_counts({str(k): n for k, n in self.session.outbox.counts().items()})
-        if self.outbox_view is not None:
-            self.outbox_view.refresh()
+    def on_session_outbox_changed(self, _slugs: list[str]) -> None:
+        """The status bar's counts of pending, failed and conflicting changes."""
+        if self.session is not None:
+            counts = self.session.outbox.counts()
+            self.status.set_outbox_counts({str(k): n for k, n in counts.items()})
 
     def on_tasks_error(self, what: str, exc: BaseException) -> None:
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"

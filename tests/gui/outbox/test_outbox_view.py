@@ -20,7 +20,6 @@ from app.store.outbox import NewChange, Outbox
 from app.ui.common.palette import Hue, background, text
 from app.ui.outbox.conflict_dialog import ConflictDialog, conflict_fields
 from app.ui.outbox.outbox_view import OutboxModel, OutboxView, diff_text, record_text
-from app.ui.outbox.review import duration_text, plan_push, push_seconds
 from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
 
 REGISTRY = default_registry()
@@ -278,68 +277,6 @@ def test_the_view_uses_the_dialog_by_default(qtbot: QtBot, outbox: Outbox) -> No
 
 
 # ------------------------------------------------------------------- review: what a push costs
-
-
-def pending(outbox: Outbox) -> list[Change]:
-    return outbox.changes(("pending", "failed"))
-
-
-def test_review_counts_one_request_per_change_updates_collapsed_and_one_check(
-    outbox: Outbox,
-) -> None:
-    outbox.add_many([edit("c1", city="A"), edit("c1", city="B"), edit("c2")])  # c1: one PUT
-    outbox.add(NewChange("customers", "create", payload={"customerID": "CU9"}, key_value="CU9"))
-    outbox.add(NewChange("customers", "delete", "c3", base={**BASE, "id": "c3"}))
-    failed(outbox)  # not pending: not pushed until retried
-    plan = plan_push(pending(outbox), REGISTRY)
-    assert (plan.changes, plan.sends, plan.checks, plan.bulk) == (5, 4, 1, 0)
-    assert plan.requests == 5
-
-
-def test_review_counts_bulk_operations_per_batch(outbox: Outbox) -> None:
-    inventory = [
-        NewChange("product-inventory", "bulk-update", f"pi{n}", payload={"productID": f"P{n}"})
-        for n in range(1_200)
-    ]  # no batch in the registry: the Pusher's cap
-    again = NewChange("product-inventory", "bulk-update", "pi0", payload={"productID": "P0"})
-    history = NewChange(
-        "order-history-items",
-        "bulk-create",
-        payload={"body": {"history": [{"productid": f"P{n}"} for n in range(2_500)]}},
-    )  # batch = 1000 in the registry
-    associate = [
-        NewChange("booth-products", "associate", params={"boothID": b, "productID": p})
-        for b, p in [("B1", "P1"), ("B1", "P2"), ("B1", "P3"), ("B2", "P1")]
-    ]  # one associate-many per booth, then each booth's list read again
-    outbox.add_many([*inventory, again, history, *associate])
-    plan = plan_push(pending(outbox), REGISTRY, bulk_size=5_000)
-    assert (plan.changes, plan.sends, plan.bulk, plan.checks) == (1_206, 1 + 3 + 2, 6, 2)
-    assert plan_push(pending(outbox), REGISTRY).sends == 3 + 5 + 2  # 500 elements at most
-    lines = [
-        NewChange("orders", "bulk-create", payload={"customer": {"id": "c1"}, "quantity": n})
-        for n in range(3)
-    ]  # three new order lines: one request, then the order lines listed again
-    outbox.add_many(lines)
-    orders = plan_push(outbox.changes(("pending",), "orders"), REGISTRY)
-    assert (orders.changes, orders.sends, orders.checks) == (3, 1, 1)
-
-
-def test_review_time_at_the_current_rate_budget() -> None:
-    empty = GovernorState(
-        used=0, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
-    )
-    busy = GovernorState(
-        used=290, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
-    )
-    paused = GovernorState(
-        used=0, limit=300, window=60.0, paused_until=100.0, attempt=1, max_attempts=8
-    )
-    assert push_seconds(200, empty, reserve=0.1) == 0  # 270 may go at once
-    assert push_seconds(540, empty, reserve=0.1) == pytest.approx(60.0)
-    assert push_seconds(27, busy, reserve=0.1) == pytest.approx(6.0)  # 27 at 270 per minute
-    assert push_seconds(10, paused, reserve=0.1, now=77.0) == pytest.approx(23.0)
-    assert duration_text(0.4) == "under a second"
-    assert duration_text(6.0) == "about 6 s" and duration_text(200) == "about 3 min 20 s"
 
 
 def test_the_review_line_tells_requests_and_time(

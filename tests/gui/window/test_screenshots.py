@@ -34,7 +34,7 @@ def test_screenshots_of_the_demo(
         )  # fmt: skip
         session.outbox.add(NewChange("customers", "create", payload={"customerName": "No key"}))
         window.show_outbox()
-        session.outbox_changed.emit()
+        session.outbox_written()
         shots.append(save_screenshot(window, "outbox.png", tmp_path))
 
         pause = window.status.pause

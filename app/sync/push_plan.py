@@ -1,9 +1,9 @@
 """What a push will cost: how many requests it makes and how long that takes at the rate budget.
 
-Plain Python (no Qt), for the review pane (app/ui/outbox/outbox_view.py). `plan_push(changes,
-registry)`
-counts the requests the Pusher (app/sync/pusher.py) makes for the pending changes among
-`changes`, walking each record's changes in rounds as it does:
+The one estimate of a push, told alike by the outbox's review pane (app/ui/outbox/outbox_view.py)
+and `showdesk push --dry-run` (app/headless.py). `plan_push(changes, registry)` counts the
+requests the Pusher (app/sync/pusher.py) makes for the pending changes among `changes`, walking
+each record's changes in rounds as it does:
 
 - one per create, delete and special operation; a record's consecutive updates are ONE PUT;
 - changes that share a bulk operation (`batches.batch_key`: record changes of a bulk-only
@@ -16,7 +16,8 @@ counts the requests the Pusher (app/sync/pusher.py) makes for the pending change
   changed and per resource that got bulk-created records (at least one page each).
 
 `push_seconds` turns a request count into time at the RateGovernor's current state: the room
-left in its window goes at once, the rest at the pace the limit allows background work.
+left in its window goes at once, the rest at the pace the limit allows background work;
+`plan_text` says it all in one line.
 """
 
 from __future__ import annotations

@@ -1,0 +1,102 @@
+"""The push plan (app/sync/push_plan.py): the requests a push makes and the time it takes at the
+rate budget, counted from real outbox rows without Qt (the review pane and `push --dry-run` tell
+it; tests/gui/outbox and tests/sim/test_cli_dry_run.py check that they tell this)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.api.governor import GovernorState
+from app.api.registry import default_registry
+from app.store.changes import Change
+from app.store.outbox import NewChange, Outbox
+from app.sync.push_plan import PushPlan, duration_text, plan_push, plan_text, push_seconds
+from tests.unit import test_outbox
+from tests.unit.test_outbox import BASE, edit
+
+REGISTRY = default_registry()
+outbox = test_outbox.outbox  # the fixture: a real outbox file
+
+
+def failed(outbox: Outbox) -> int:
+    seq = outbox.add(edit(city="Nice"))
+    outbox.mark_sending([seq])
+    outbox.mark_failed(seq, "Customers update: HTTP 400: bad city")
+    return seq
+
+
+def pending(outbox: Outbox) -> list[Change]:
+    return outbox.changes(("pending", "failed"))
+
+
+def test_review_counts_one_request_per_change_updates_collapsed_and_one_check(
+    outbox: Outbox,
+) -> None:
+    outbox.add_many([edit("c1", city="A"), edit("c1", city="B"), edit("c2")])  # c1: one PUT
+    outbox.add(NewChange("customers", "create", payload={"customerID": "CU9"}, key_value="CU9"))
+    outbox.add(NewChange("customers", "delete", "c3", base={**BASE, "id": "c3"}))
+    failed(outbox)  # not pending: not pushed until retried
+    plan = plan_push(pending(outbox), REGISTRY)
+    assert (plan.changes, plan.sends, plan.checks, plan.bulk) == (5, 4, 1, 0)
+    assert plan.requests == 5
+
+
+def test_review_counts_bulk_operations_per_batch(outbox: Outbox) -> None:
+    inventory = [
+        NewChange("product-inventory", "bulk-update", f"pi{n}", payload={"productID": f"P{n}"})
+        for n in range(1_200)
+    ]  # no batch in the registry: the Pusher's cap
+    again = NewChange("product-inventory", "bulk-update", "pi0", payload={"productID": "P0"})
+    history = NewChange(
+        "order-history-items",
+        "bulk-create",
+        payload={"body": {"history": [{"productid": f"P{n}"} for n in range(2_500)]}},
+    )  # batch = 1000 in the registry
+    associate = [
+        NewChange("booth-products", "associate", params={"boothID": b, "productID": p})
+        for b, p in [("B1", "P1"), ("B1", "P2"), ("B1", "P3"), ("B2", "P1")]
+    ]  # one associate-many per booth, then each booth's list read again
+    outbox.add_many([*inventory, again, history, *associate])
+    plan = plan_push(pending(outbox), REGISTRY, bulk_size=5_000)
+    assert (plan.changes, plan.sends, plan.bulk, plan.checks) == (1_206, 1 + 3 + 2, 6, 2)
+    assert plan_push(pending(outbox), REGISTRY).sends == 3 + 5 + 2  # 500 elements at most
+    lines = [
+        NewChange("orders", "bulk-create", payload={"customer": {"id": "c1"}, "quantity": n})
+        for n in range(3)
+    ]  # three new order lines: one request, then the order lines listed again
+    outbox.add_many(lines)
+    orders = plan_push(outbox.changes(("pending",), "orders"), REGISTRY)
+    assert (orders.changes, orders.sends, orders.checks) == (3, 1, 1)
+
+
+def test_review_time_at_the_current_rate_budget() -> None:
+    empty = GovernorState(
+        used=0, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
+    )
+    busy = GovernorState(
+        used=290, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
+    )
+    paused = GovernorState(
+        used=0, limit=300, window=60.0, paused_until=100.0, attempt=1, max_attempts=8
+    )
+    assert push_seconds(200, empty, reserve=0.1) == 0  # 270 may go at once
+    assert push_seconds(540, empty, reserve=0.1) == pytest.approx(60.0)
+    assert push_seconds(27, busy, reserve=0.1) == pytest.approx(6.0)  # 27 at 270 per minute
+    assert push_seconds(10, paused, reserve=0.1, now=77.0) == pytest.approx(23.0)
+    assert duration_text(0.4) == "under a second"
+    assert duration_text(6.0) == "about 6 s" and duration_text(200) == "about 3 min 20 s"
+
+
+def test_the_plan_line_tells_changes_requests_and_time_at_the_budget() -> None:
+    state = GovernorState(
+        used=270, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
+    )
+    assert plan_text(PushPlan(), state) == "Nothing pending to push"
+    plan = PushPlan(changes=30, sends=30, bulk=2, checks=1)
+    assert plan_text(plan, state) == (
+        "30 pending changes · 31 requests (30 sends of which 2 bulk, 1 listing)"
+        " · about 7 s at 270/300 per 60 s"
+    )
+    assert plan_text(PushPlan(changes=1, sends=1), None) == (
+        "1 pending change · 1 request (1 send) · under a second"
+    )
