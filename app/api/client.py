@@ -32,8 +32,8 @@ from app.api.errors import BadRequest, InvalidValue
 from app.api.exchange import Exchange, Request, RetryPolicy
 from app.api.governor import RateGovernor, RequestWindow
 from app.api.learned import Learned
-from app.api.listing import Listing, Page
 from app.api.models import MODELS
+from app.api.page_walk import Page, PageWalk
 from app.api.paging import PageCursor
 from app.api.registry import Operation, Registry, Resource
 from app.api.responses import decode_json, parse_result
@@ -142,7 +142,7 @@ class ShowClient:
             req = self._request(res, op, path, pairs, None, interactive)
             return await self._exchange.send_and_read(req, _json_of(req.what))
 
-        listing = Listing(
+        listing = PageWalk(
             res, self.learned, fetch, _what(res, op, path), query=query, sort=sort,
             page_size=page_size, prove_end=prove_end,
         )  # fmt: skip

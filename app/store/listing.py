@@ -11,8 +11,8 @@ Normalised on creation, so two listings that pick the same rows are equal: the t
 stripped, and filters with an empty text are dropped (an emptied column filter means "no
 filter"); filters keep the order in which they were set (the order a view lists them in).
 
-Not to be confused with app/api/listing.py's `Listing`, which fetches a resource's pages from
-the server: this one picks rows from the local cache.
+It picks rows from the local cache; walking the show's own pages is app/api/page_walk.py's
+`PageWalk`.
 """
 
 from __future__ import annotations

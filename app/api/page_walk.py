@@ -1,4 +1,4 @@
-"""One list operation followed to its end: paging convention, stable sort, detection, learning.
+"""Walking a collection of the show page by page: `PageWalk` (tried conventions, learned paging).
 
 The paging names of most lists are not published (API.md), so a listing starts with what the
 registry says (`[paging]`, or what this profile learned), asks for a stable `sort` on the key
@@ -42,7 +42,7 @@ class Page(builtins.list[dict[str, Any]]):
     uncertain: bool = False
 
 
-class Listing:
+class PageWalk:
     """One listing of `res`: `pages()` yields its records page by page, each record once."""
 
     def __init__(

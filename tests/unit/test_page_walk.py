@@ -1,4 +1,4 @@
-"""Listing (app/api/listing.py) over a fake fetch: conventions tried, refusals, what is learned."""
+"""PageWalk (app/api/page_walk.py) over a fake fetch: conventions tried, refusals, learning."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from app.api.errors import BadRequest, ListingIncomplete
 from app.api.learned import Learned
-from app.api.listing import Listing
+from app.api.page_walk import PageWalk
 from app.api.paging import PagingSpec
 from app.api.registry import default_registry
 
@@ -40,7 +40,7 @@ class Show:
         return {"data": ROWS[start : start + per], "totalCount": len(ROWS)}
 
 
-async def run(listing: Listing) -> tuple[list[dict[str, Any]], list[str]]:
+async def run(listing: PageWalk) -> tuple[list[dict[str, Any]], list[str]]:
     rows, notices = [], []
     async for page in listing.pages():
         rows += page
@@ -48,8 +48,8 @@ async def run(listing: Listing) -> tuple[list[dict[str, Any]], list[str]]:
     return rows, notices
 
 
-def listing(show: Show, learned: Learned, res: Any = CUSTOMERS) -> Listing:
-    return Listing(res, learned, show, "Customers list (GET /Customer)", page_size=10)
+def listing(show: Show, learned: Learned, res: Any = CUSTOMERS) -> PageWalk:
+    return PageWalk(res, learned, show, "Customers list (GET /Customer)", page_size=10)
 
 
 @pytest.mark.asyncio
@@ -88,7 +88,7 @@ async def test_a_sort_the_caller_asked_for_is_never_dropped(tmp_path: Path) -> N
     async def refuse(query: list[tuple[str, str]]) -> Any:
         raise BadRequest("sort: no such field")
 
-    given = Listing(CUSTOMERS, Learned(tmp_path), refuse, "x", sort="city:desc")
+    given = PageWalk(CUSTOMERS, Learned(tmp_path), refuse, "x", sort="city:desc")
     with pytest.raises(BadRequest):
         await run(given)
     assert Learned(tmp_path).get("paging.customers.sort") is None
