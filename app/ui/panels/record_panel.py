@@ -30,6 +30,7 @@ from app.api.registry import Resource
 from app.store.changes import Change
 from app.store.listing import Listing
 from app.sync.edits import Editor, UnknownOperation
+from app.sync.overlay import PendingOverlay
 from app.sync.pusher import PushReport
 from app.ui.common.references import ReferenceNames
 from app.ui.session.session import ShowSession
@@ -216,13 +217,16 @@ def listing_table(owner: QWidget, headers: Sequence[str]) -> QTableWidget:
 
 def records_where(editor: Editor, slug: str, field: str, value: str) -> list[dict[str, Any]]:
     """The records of `slug` whose `field` is `value`, as the user sees them: cached ones and
-    those created here, with their queued changes laid over them (deleted ones left out)."""
+    those created here, with their queued changes laid over them by the one overlay (deleted ones
+    left out)."""
+    overlay = PendingOverlay.read(editor.outbox, slug)
     cached = editor.cache.records(slug, Listing().with_filter(field, value))
-    ids = [str(r["id"]) for r in cached if r.get("id") is not None and str(r.get(field)) == value]
-    creates = editor.outbox.changes(("pending", "sending", "failed"), slug)
-    ids += [c.record_id for c in creates if c.op in ("create", "bulk-create")
-            and str(c.payload.get(field)) == value and c.record_id not in ids]  # fmt: skip
-    shown = ((i, editor.current(slug, i)) for i in ids)
+    found = [
+        (str(r["id"]), r) for r in cached if r.get("id") is not None and str(r.get(field)) == value
+    ]
+    shown = [(i, overlay.current(i, r)) for i, r in found]
+    created = ((i, overlay.current(i, None)) for i in overlay.created)
+    shown += [(i, r) for i, r in created if r is not None and str(r.get(field)) == value]
     return [{**record, "id": i} for i, record in shown if record is not None]
 
 
