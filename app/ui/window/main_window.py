@@ -18,18 +18,15 @@ its one `outbox_changed(slugs)` signal; forms and panels follow the push's resul
 from __future__ import annotations
 
 import asyncio
-import platform
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from PySide6.QtCore import QByteArray, QMetaObject, QObject, QSettings, Qt, Signal, qVersion
+from PySide6.QtCore import QByteArray, QMetaObject, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QUndoStack
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, QTabWidget
 
-from app import APP_NAME, __version__
-from app.logs import log_path
-from app.settings import ProfileStore, config_dir, data_dir
+from app import APP_NAME
+from app.settings import ProfileStore
 from app.sync.puller import SyncReport
 from app.sync.pusher import PushReport
 from app.ui.common.references import ReferenceNames
@@ -43,6 +40,7 @@ from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.undo_commands import UNDO_LIMIT, Outcome, UndoableEdits
 from app.ui.table.view_export import view_options
 from app.ui.window import actions
+from app.ui.window.about_export import about_text, export_to_file
 from app.ui.window.profile_manager import ProfileManager
 from app.ui.window.resource_tree import ResourceTree
 from app.ui.window.status_bar import ShowStatusBar
@@ -397,15 +395,7 @@ class MainWindow(QMainWindow):
 
     def about_text(self) -> str:
         """The version, and where settings, the cache and outbox, and the log file live."""
-        store = data_dir()
-        if self.session is not None:
-            store = self.session.profile.data_dir
-        return (
-            f"<b>{APP_NAME} {__version__}</b><br>A desktop window on a Perenso TradeShow show."
-            f"<br>Qt {qVersion()}, Python {platform.python_version()}"
-            f"<br><br>Settings: {config_dir()}<br>Cache and outbox: {store}"
-            f"<br>Log file: {log_path()}"
-        )
+        return about_text(self.session)
 
     def export_resource(self, slug: str | None) -> None:
         """Export from the cache to a file: the current tab's view (its filters, sort and shown
@@ -419,20 +409,8 @@ class MainWindow(QMainWindow):
         options = view_options(view, session.outbox) if view is not None else {}
         path = self._ask_path(f"Export {session.registry[slug].title}", f"{slug}.csv")
         if path is not None:
-            self.tasks.start(self._export(session, slug, path, options), what="Export")
-
-    async def _export(
-        self, session: ShowSession, slug: str, path: Path, options: dict[str, Any]
-    ) -> None:
-        from app.sync import resource_export  # openpyxl is slow to import: only when needed
-
-        title = session.registry[slug].title
-        self.status.show_message(f"Exporting {title} to {path.name}…", 0)
-        # Streamed from the cache in a worker thread: the window stays responsive.
-        result = await asyncio.to_thread(
-            resource_export.export, session.cache, slug, path, **options
-        )
-        self.status.show_message(f"{result.rows:,} {title} written to {result.path}")
+            work = export_to_file(session, slug, path, options, self.status.show_message)
+            self.tasks.start(work, what="Export")
 
     # ---------------------------------------------------------------------- asking the user
 

@@ -1,0 +1,42 @@
+"""Two File-menu errands of the window, kept out of its frame: the About text, and writing an
+export file from the cache in a worker thread (the window stays responsive)."""
+
+from __future__ import annotations
+
+import asyncio
+import platform
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import qVersion
+
+from app import APP_NAME, __version__
+from app.logs import log_path
+from app.settings import config_dir, data_dir
+from app.ui.session.session import ShowSession
+
+Say = Callable[..., None]  # the status bar's show_message(text[, timeout])
+
+
+def about_text(session: ShowSession | None) -> str:
+    """The version, and where settings, the cache and outbox, and the log file live."""
+    store = session.profile.data_dir if session is not None else data_dir()
+    return (
+        f"<b>{APP_NAME} {__version__}</b><br>A desktop window on a Perenso TradeShow show."
+        f"<br>Qt {qVersion()}, Python {platform.python_version()}"
+        f"<br><br>Settings: {config_dir()}<br>Cache and outbox: {store}"
+        f"<br>Log file: {log_path()}"
+    )
+
+
+async def export_to_file(
+    session: ShowSession, slug: str, path: Path, options: dict[str, Any], say: Say
+) -> None:
+    """Stream resource `slug` (or a view of it: `options`) from the cache into `path`."""
+    from app.sync import resource_export  # openpyxl is slow to import: only when needed
+
+    title = session.registry[slug].title
+    say(f"Exporting {title} to {path.name}…", 0)
+    result = await asyncio.to_thread(resource_export.export, session.cache, slug, path, **options)
+    say(f"{result.rows:,} {title} written to {result.path}")
