@@ -54,7 +54,7 @@ sim: $(STAMP)
 # PNGs of the window (demo tables, outbox, a backoff, forms, the hierarchy) in ./screenshots,
 # drawn by a real X11 window: under Xvfb when there is no display.
 SHOTS := SHOWDESK_SCREENSHOTS=$(CURDIR)/screenshots QT_QPA_PLATFORM=xcb $(BIN)/python -m pytest \
-           -q tests/gui/window/test_screenshots.py tests/gui/form/test_form_screenshots.py
+           -q $(wildcard tests/gui/*/test_*screenshots*.py)
 screenshots: $(STAMP) sysdeps-window
 	@if [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
 	  xvfb-run -a -s "-screen 0 1600x1000x24" env $(SHOTS); else env $(SHOTS); fi
