@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from app.api.governor import GovernorState
 from app.store.audit import AuditRow
@@ -105,6 +106,27 @@ def _outcome(result: str) -> str:
 
 def _stamp(text: str) -> datetime:
     return datetime.fromisoformat(text)
+
+
+def summary_json(summary: ShowSummary) -> dict[str, Any]:
+    """What `showdesk status --json` adds from the summary: data as of, and the last pushes."""
+    return {
+        "data_as_of": _iso(summary.data_as_of),
+        "last_pushes": [
+            {
+                "at": _iso(run.at),
+                "applied": run.applied,
+                "failed": run.failed,
+                "conflicts": run.conflicts,
+                "resources": list(run.resources),
+            }
+            for run in summary.last_pushes
+        ],
+    }
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat(timespec="seconds")
 
 
 # ---------------------------------------------------------------------------- words for it

@@ -139,6 +139,8 @@ class StartPage(QWidget):
         self.buttons["push"].setText(f"Push {n:,} change{'' if n == 1 else 's'}" if n else "Push")
         self.buttons["push"].setEnabled(n > 0)
         self.buttons["review"].setEnabled(summary.unsettled > 0)
+        if (layout := self.layout()) is not None:
+            layout.activate()  # the push button's new text gets its room at once
 
     def _build(self) -> None:
         big = QFont(self.title.font())
