@@ -17,7 +17,6 @@ its one `outbox_changed(slugs)` signal; forms and panels follow the push's resul
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,7 +38,7 @@ from app.ui.session.tasks import TaskRunner
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.undo_commands import UNDO_LIMIT, Outcome, UndoableEdits
 from app.ui.table.view_export import view_options
-from app.ui.window import actions, layout_memory
+from app.ui.window import actions, layout_memory, show_tabs
 from app.ui.window.about_export import about_text, export_to_file
 from app.ui.window.centre import ShowCentre
 from app.ui.window.profile_manager import ProfileManager
@@ -197,7 +196,7 @@ class MainWindow(QMainWindow):
             profile=session.profile.name,  # its filters are this show's
         )
         tab.selection_summary.connect(self.status.set_selection_summary)
-        tab.model.set_background(self._in_background)
+        tab.model.set_background(show_tabs.in_background(self.tasks))
         tab.model.query_running.connect(self.on_model_query_running)
         tab.message.connect(self.status.show_message)
         tab.review_requested.connect(self.show_outbox)
@@ -234,29 +233,14 @@ class MainWindow(QMainWindow):
         if self.session is not None and self.session.online:
             self.session.push(seqs)
 
-    def _in_background(
-        self, work: Callable[[], list[str]], done: Callable[[list[str]], None]
-    ) -> None:
-        """Sorting and filtering 200,000 rows takes a while: in a worker thread, never here."""
-
-        async def run() -> None:
-            done(await asyncio.to_thread(work))
-
-        self.tasks.start(run(), what="Sorting and filtering")
-
     def on_model_query_running(self, running: bool) -> None:
         self.status.show_message("Sorting and filtering…" if running else "", 0)
 
     def tab_for(self, slug: str) -> ResourceTab | None:
-        for index in range(self.tabs.count()):
-            tab = self.tabs.widget(index)
-            if isinstance(tab, ResourceTab) and tab.resource.slug == slug:
-                return tab
-        return None
+        return show_tabs.tab_for(self.tabs, slug)
 
     def resource_tabs(self) -> list[ResourceTab]:
-        found = (self.tabs.widget(i) for i in range(self.tabs.count()))
-        return [t for t in found if isinstance(t, ResourceTab)]
+        return show_tabs.resource_tabs(self.tabs)
 
     def show_outbox(self, slug: str | None = None) -> OutboxView | None:
         """The outbox tab, reviewing every change (or one resource's: a tab's badge)."""
@@ -281,11 +265,7 @@ class MainWindow(QMainWindow):
         return self.outbox_view
 
     def on_tabs_tab_close_requested(self, index: int) -> None:
-        widget = self.tabs.widget(index)
-        self.tabs.removeTab(index)
-        if isinstance(widget, ResourceTab):
-            widget.save_state()
-            widget.deleteLater()
+        show_tabs.close_tab(self.tabs, index)
 
     def on_tabs_current_changed(self, _index: int) -> None:
         tab = self.tabs.currentWidget()
@@ -324,12 +304,7 @@ class MainWindow(QMainWindow):
             return
         if self.references is not None:
             self.references.refresh()
-        changed = set(slugs)
-        for tab in self.resource_tabs():
-            if not slugs or tab.resource.slug in changed:
-                tab.refresh()
-            elif changed & set(tab.resource.references.values()):
-                tab.model.refresh_labels()
+        show_tabs.refresh_tabs(self.tabs, slugs)
         if self.tree is not None:
             counts = self.session.cache.counts()
             self.tree.set_counts({r.slug: counts.get(r.slug, 0) for r in self.session.registry})
