@@ -96,6 +96,7 @@ class ResourceTab(QWidget):
         self._settings = settings
         self._profile = profile  # whose filters these are (app/ui/table/view_state.py)
         self._unfitted: set[str] = set()  # columns to fit to content once rows are there
+        self._fitting = False
         self._model = RecordTableModel(
             cache, resource, references, outbox=outbox, parent=parent, owner=self, edits=edits
         )
@@ -171,8 +172,14 @@ class ResourceTab(QWidget):
     def fit_new_columns(self) -> None:
         """Columns without a remembered width fit their content (the first screen of rows)."""
         if self._unfitted:
-            fields = self._model.fields
-            self._unfitted -= view_state.fit_columns(self.table, fields, self._unfitted)
+            fields, self._fitting = self._model.fields, True
+            try:
+                fitted = view_state.fit_columns(self.table, fields, self._unfitted)
+            finally:
+                self._fitting = False
+            self._unfitted -= fitted
+            if fitted:
+                self.save_state()  # once, not once per column
 
     def state(self) -> ViewState:
         model = self._model
@@ -230,7 +237,8 @@ class ResourceTab(QWidget):
         self.header_menu(self.header.logicalIndexAt(pos)).exec(self.header.mapToGlobal(pos))
 
     def on_header_layout_changed(self, *_args: int) -> None:
-        self.save_state()
+        if not self._fitting:
+            self.save_state()
 
     def on_model_columns_changed(self) -> None:
         saved = view_state.load_state(self._settings, self.resource.slug)

@@ -203,3 +203,34 @@ def test_switching_profiles_keeps_the_layout_and_each_shows_filters(
         window.close()
         shiboken6.delete(window)
         other_show.stop()
+
+
+def test_an_orders_lines_get_the_same_room(
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot
+) -> None:
+    opened = open_window(profile_for(server))
+    opened.window.resize(1600, 1000)
+    wait_synced(loop, opened.session)
+    tab = opened.window.open_resource("orders")
+    assert tab is not None and tab.form_side is not None
+    split = tab.form_side.panels_split
+    assert split is not None
+    qtbot.waitUntil(lambda: sum(split.sizes()) > 600)
+    assert split.sizes()[1] >= PANELS_MIN_HEIGHT and split.sizes()[1] > split.sizes()[0]
+
+
+def test_the_start_pages_import_opens_the_resource_and_asks_for_a_file(
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+) -> None:
+    opened = open_window(profile_for(server))
+    window = opened.window
+    wait_synced(loop, opened.session)
+    tab = window.open_resource("customers")
+    assert tab is not None and tab.importer is not None
+    asked: list[str] = []
+    tab.importer.choose_file = lambda: asked.append("file") and None  # the user cancels
+    window.open_resource("warehouses")
+    page = window.start_page
+    page.resource.setCurrentIndex(page.resource.findData("customers"))
+    page.buttons["import"].click()
+    assert asked == ["file"] and window.tabs.currentWidget() is tab
