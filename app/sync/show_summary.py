@@ -1,9 +1,10 @@
 """Where the show stands, in one value: the window's start page and `showdesk status` share it.
 
-Which show, data as of when, how many records are cached, the outbox's pending / failed /
-conflicting changes, and the last pushes as the audit log remembers them. Only cheap reads: the
-counts per state, the sync states and the newest few hundred audit rows — never the whole log,
-never a record. Qt-free, so the command line can print the same figures the window shows.
+Which show, data as of when, how many records the last syncs left in the cache, the outbox's
+pending / failed / conflicting changes, and the last pushes as the audit log remembers them.
+Only cheap reads: the outbox's counts per state, the sync states and the newest few hundred
+audit rows — never the whole log, never a scan of the records (the start page reads it again
+after every sync step). Qt-free, so the command line prints the figures the window shows.
 """
 
 from __future__ import annotations
@@ -59,13 +60,14 @@ def summarize(
     profile: str, show_id: str, cache: Cache, outbox: Outbox, pushes: int = 5
 ) -> ShowSummary:
     """Read where the show stands (cheap reads only, see the module docstring)."""
-    done = [s.last_completed for s in cache.sync_states().values() if s.last_completed]
+    states = cache.sync_states().values()
+    done = [s.last_completed for s in states if s.last_completed]
     counts = outbox.counts()
     return ShowSummary(
         profile=profile,
         show_id=show_id,
         data_as_of=max(done) if done else None,
-        records=sum(cache.counts().values()),
+        records=sum(s.count for s in states),  # as of each last sync: no scan of the records
         pending=counts["pending"] + counts["sending"],
         failed=counts["failed"],
         conflicts=counts["conflict"],
