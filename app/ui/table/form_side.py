@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractButton, QSplitter, QVBoxLayout, QWidget
 
 SIDE_MIN_WIDTH = 340
 SIDE_WIDTH = 440  # a form alone
@@ -107,6 +107,20 @@ class FormSide(QSplitter):
         self.panels_split = split
         if not self._width_known:
             self._apply_width(SIDE_WITH_PANELS_WIDTH)
+
+    def bind_toggle(self, button: QAbstractButton) -> None:
+        """The tab's "Hide form" / "Show form" button: the one way to hide the side."""
+        button.setCheckable(True)
+        button.setChecked(self.shown)
+        button.setText("Hide form" if self.shown else "Show form")
+        button.setToolTip("Show or hide the record form beside the table")
+        button.setVisible(True)
+
+        def toggled(shown: bool) -> None:
+            button.setText("Hide form" if shown else "Show form")
+            self.set_shown(shown)
+
+        button.toggled.connect(toggled)
 
     @property
     def shown(self) -> bool:

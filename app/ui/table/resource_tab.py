@@ -295,8 +295,6 @@ class ResourceTab(QWidget):
         top.addWidget(self.clear_filters_button)
         top.addWidget(self.pending_label)
         top.addWidget(self.form_toggle)
-        self.form_toggle.setCheckable(True)
-        self.form_toggle.setToolTip("Show or hide the record form beside the table")
         self.form_toggle.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -397,16 +395,8 @@ class ResourceTab(QWidget):
         self.form = form
         self.form_side = FormSide(self.table, self._settings, self.resource.slug, self)
         self.form_side.hold(form)
-        self.form_toggle.setVisible(True)
-        self.form_toggle.setChecked(self.form_side.shown)
-        self.on_form_toggle_toggled(self.form_side.shown)
-        self.form_toggle.toggled.connect(self.on_form_toggle_toggled)
+        self.form_side.bind_toggle(self.form_toggle)
         self.table.selectionModel().currentRowChanged.connect(self.on_table_current_row_changed)
-
-    def on_form_toggle_toggled(self, shown: bool) -> None:
-        self.form_toggle.setText("Hide form" if shown else "Show form")
-        if self.form_side is not None and self.form_side.shown != shown:
-            self.form_side.set_shown(shown)
 
     def on_table_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         record_id = self._model.record_id(current.row()) if current.isValid() else None
