@@ -149,3 +149,11 @@ def test_the_side_remembers_its_width_and_being_hidden(
     qtbot.waitUntil(lambda: hidden.sizes()[1] > 0)
     assert hidden.sizes()[1] == width
     assert hidden.orientation() == Qt.Orientation.Horizontal
+
+
+def test_reset_columns_fits_them_again(open_tab: Any) -> None:
+    tab = open_tab()
+    fitted = width_of(tab, "customerID")
+    tab.header.resizeSection(tab.model.column_of("customerID"), 431)
+    tab.reset_columns()
+    assert width_of(tab, "customerID") == fitted != 431
