@@ -33,6 +33,7 @@ from app.sync.overlay import PendingOverlay
 from app.sync.puller import Puller, SyncProgress, SyncReport
 from app.sync.push_plan import plan_push, plan_text
 from app.sync.pusher import Pusher, PushProgress
+from app.sync.show_summary import data_line, push_line, summarize, summary_json
 
 OK, SOME_FAILED, USAGE = 0, 1, 2
 
@@ -303,16 +304,22 @@ def cmd_status(args: argparse.Namespace, ws: Workspace) -> int:
     states = ws.cache.sync_states()
     resources = {r.slug: _status_of(states.get(r.slug), counts.get(r.slug, 0)) for r in ws.registry}
     outbox = {k: v for k, v in ws.outbox.counts().items() if k in ("pending", "failed", "conflict")}
+    summary = summarize(ws.profile.name, ws.profile.show_id, ws.cache, ws.outbox)  # the window's
     if args.json:
-        print(json.dumps({"profile": ws.profile.name, "resources": resources, "outbox": outbox}))
+        data = {"profile": ws.profile.name, "resources": resources, "outbox": outbox}
+        print(json.dumps({**data, **summary_json(summary)}))
     else:
         print(f"Profile {ws.profile.name} (show {ws.profile.show_id})")
+        print(data_line(summary.data_as_of))
         for slug, info in resources.items():
             line = f"  {slug:24} {info['count']:>8}  last sync {info['last_sync'] or 'never'}"
             if info["not_offered"]:
                 line += f"  not offered by this show ({info['not_offered']})"
             print(line)
         print("Outbox: " + ", ".join(f"{v} {k}" for k, v in outbox.items()))
+        titles = {r.slug: r.title for r in ws.registry}
+        for run in summary.last_pushes:
+            print(f"Pushed {push_line(run, titles)}")
     return OK
 
 

@@ -67,6 +67,13 @@ def rows(
     return [_row(r) for r in conn.execute(sql, params)]
 
 
+def latest(conn: sqlite3.Connection, limit: int) -> list[AuditRow]:
+    """The newest `limit` rows, newest first (the start page's last pushes: never the whole
+    log, however long it has grown)."""
+    sql = f"SELECT {_COLUMNS} FROM audit ORDER BY n DESC LIMIT ?"
+    return [_row(r) for r in conn.execute(sql, (limit,))]
+
+
 def _row(r: tuple[Any, ...]) -> AuditRow:
     at, seq, resource, record_id, op, field, before, after, result = r
     return AuditRow(

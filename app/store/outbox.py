@@ -273,6 +273,11 @@ class Outbox:
         with self._db.lock:
             return audit_log.rows(self._db.conn, resource, record_id, limit)
 
+    def latest_audit(self, limit: int) -> list[AuditRow]:
+        """The newest audit rows, newest first."""
+        with self._db.lock:
+            return audit_log.latest(self._db.conn, limit)
+
     def export_audit(self, path: Path, format: Literal["csv", "json"] = "csv") -> int:
         """Write the audit log to a file; answer the number of rows written."""
         return audit_log.export(self.audit_rows(), path, format)

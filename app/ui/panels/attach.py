@@ -1,6 +1,6 @@
 """Which panels a resource's record form carries, declared as data: slug → panel factories.
 
-`attach_panels` puts them under the form (tabs in a vertical splitter beside the table), makes
+`attach_panels` puts them under the form (tabs in a vertical split of the form's side panel), makes
 them follow the form's record and hear the session, and routes what they queue and say to the
 window. A resource without an entry gets the form alone.
 """
@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import QTabWidget, QWidget
 
 from app.api.registry import Resource
 from app.ui.form.record_form import RecordForm
@@ -49,25 +48,23 @@ def panels_for(context: PanelContext, resource: Resource, owner: QWidget) -> lis
 
 
 def attach_panels(tab: ResourceTab, form: RecordForm, context: PanelContext) -> list[RecordPanel]:
-    """Put the resource's panels under its form; answer them (none: the form stays alone)."""
-    side = QSplitter(Qt.Orientation.Vertical, tab)
-    panels = panels_for(context, tab.resource, side)
-    if not panels:
-        side.deleteLater()
+    """Put the resource's panels under its form, in tabs with real room (the side panel's
+    vertical split, app/ui/table/form_side.py); answer them (none: the form stays alone)."""
+    side = tab.form_side
+    if side is None:
         return []
-    holder = QTabWidget(side, documentMode=True)
+    panels = panels_for(context, tab.resource, side.side)
+    if not panels:
+        return []
+    holder = QTabWidget(side.side, documentMode=True)
+    holder.setObjectName("record_panels")
     for panel in panels:
         holder.addTab(panel, panel.title)
         form.record_shown.connect(panel.on_form_record_shown)
         panel.record_chosen.connect(lambda record_id, t=tab: _select(t, record_id))
         context.session.data_changed.connect(panel.on_session_data_changed)
         context.session.push_finished.connect(panel.reload)
-    index = tab.form_splitter.indexOf(form)
-    side.addWidget(form)
-    side.addWidget(holder)
-    side.setStretchFactor(0, 3)
-    side.setStretchFactor(1, 2)
-    tab.form_splitter.insertWidget(index, side)
+    side.hold(form, holder)
     for panel in panels:
         panel.on_form_record_shown(form.record_id or "")
     return panels

@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
-    QSplitter,
     QTableView,
     QToolButton,
     QVBoxLayout,
@@ -45,6 +44,7 @@ from app.ui.form.record_form import RecordForm
 from app.ui.table import view_state
 from app.ui.table.column_filter import ColumnFilterBox
 from app.ui.table.delegates import ChoicesFor, RecordDelegate
+from app.ui.table.form_side import FormSide
 from app.ui.table.gestures import GridGestures
 from app.ui.table.import_dialog import GridImport
 from app.ui.table.selection_sum import selection_summary
@@ -90,9 +90,13 @@ class ResourceTab(QWidget):
         parent: str | None = None,
         owner: QWidget | None = None,
         edits: UndoableEdits | None = None,
+        profile: str | None = None,
     ) -> None:
         super().__init__(owner)
         self._settings = settings
+        self._profile = profile  # whose filters these are (app/ui/table/view_state.py)
+        self._unfitted: set[str] = set()  # columns to fit to content once rows are there
+        self._fitting = False
         self._model = RecordTableModel(
             cache, resource, references, outbox=outbox, parent=parent, owner=self, edits=edits
         )
@@ -105,13 +109,15 @@ class ResourceTab(QWidget):
         self.filter_edit = QLineEdit(self)
         self.filters_label = QLabel(self)
         self.clear_filters_button = QToolButton(self)
+        self.form_toggle = QToolButton(self)  # shown once a form is attached
         self.table = QTableView(self)
         self.column_filter_edit = ColumnFilterBox(self)
         self._filter_timer = _single_shot(self, FILTER_DELAY_MS, self.on_filter_timer_timeout)
         self._summary_timer = _single_shot(self, SUMMARY_DELAY_MS, self.on_summary_timer_timeout)
         self._build()
-        self._restore(view_state.load_state(settings, resource.slug))
+        self._restore(view_state.load_state(settings, resource.slug, profile))
         self._connect()
+        self.fit_new_columns()
         self._show_column_filters()
         if edits is not None:
             self._set_up_editing(edits, lambda target: reference_choices(cache, target, references))
@@ -161,7 +167,19 @@ class ResourceTab(QWidget):
         self.save_state()
 
     def save_state(self) -> None:
-        view_state.save_state(self._settings, self.resource.slug, self.state())
+        view_state.save_state(self._settings, self.resource.slug, self.state(), self._profile)
+
+    def fit_new_columns(self) -> None:
+        """Columns without a remembered width fit their content (the first screen of rows)."""
+        if self._unfitted:
+            fields, self._fitting = self._model.fields, True
+            try:
+                fitted = view_state.fit_columns(self.table, fields, self._unfitted)
+            finally:
+                self._fitting = False
+            self._unfitted -= fitted
+            if fitted:
+                self.save_state()  # once, not once per column
 
     def state(self) -> ViewState:
         model = self._model
@@ -196,6 +214,8 @@ class ResourceTab(QWidget):
 
     def reset_columns(self) -> None:
         view_state.reset_layout(self.header)
+        self._unfitted = set(self._model.fields)
+        self.fit_new_columns()
         self.save_state()
 
     # --------------------------------------------------------------------------------- slots
@@ -217,11 +237,14 @@ class ResourceTab(QWidget):
         self.header_menu(self.header.logicalIndexAt(pos)).exec(self.header.mapToGlobal(pos))
 
     def on_header_layout_changed(self, *_args: int) -> None:
-        self.save_state()
+        if not self._fitting:
+            self.save_state()
 
     def on_model_columns_changed(self) -> None:
         saved = view_state.load_state(self._settings, self.resource.slug)
         view_state.apply_layout(self.header, self._model.fields, saved.columns)
+        self._unfitted = set(self._model.fields) - view_state.remembered_widths(saved.columns)
+        self.fit_new_columns()
 
     def on_table_activated(self, index: QModelIndex) -> None:
         self.record_activated.emit(self.resource.slug, self._model.record_id(index.row()))
@@ -271,6 +294,8 @@ class ResourceTab(QWidget):
         top.addWidget(self.filters_label, 3)
         top.addWidget(self.clear_filters_button)
         top.addWidget(self.pending_label)
+        top.addWidget(self.form_toggle)
+        self.form_toggle.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
@@ -303,6 +328,7 @@ class ResourceTab(QWidget):
             model.set_listing(state.fitted(fields))
         self.filter_edit.setText(model.listing.text)
         view_state.apply_layout(self.header, fields, state.columns)
+        self._unfitted = set(fields) - view_state.remembered_widths(state.columns)
         if model.listing.order_by is not None:
             order = _order(model.listing.descending)
             self.header.setSortIndicator(model.column_of(model.listing.order_by), order)
@@ -318,6 +344,7 @@ class ResourceTab(QWidget):
         self._model.pending_changed.connect(self.on_model_pending_changed)
         self._model.modelAboutToBeReset.connect(self.on_model_about_to_be_reset)
         self._model.modelReset.connect(self.on_model_reset)
+        self._model.modelReset.connect(self.fit_new_columns)
         self._model.modelReset.connect(self.on_selection_changed)
         self.table.activated.connect(self.on_table_activated)
         self.table.selectionModel().selectionChanged.connect(self.on_selection_changed)
@@ -360,18 +387,15 @@ class ResourceTab(QWidget):
     # ------------------------------------------------------------- record form (issue 5)
 
     form: RecordForm | None = None
+    form_side: FormSide | None = None
 
     def attach_form(self, form: RecordForm) -> None:
-        """Put a record form beside the table (a splitter); it follows the current row."""
+        """Put a record form beside the table (app/ui/table/form_side.py); it follows the
+        current row. The tab's "Hide form" button hides it on purpose, never a drag."""
         self.form = form
-        self.form_splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        layout = self.layout()
-        assert layout is not None
-        layout.replaceWidget(self.table, self.form_splitter)
-        self.form_splitter.addWidget(self.table)
-        self.form_splitter.addWidget(form)
-        self.form_splitter.setStretchFactor(0, 3)
-        self.form_splitter.setStretchFactor(1, 2)
+        self.form_side = FormSide(self.table, self._settings, self.resource.slug, self)
+        self.form_side.hold(form)
+        self.form_side.bind_toggle(self.form_toggle)
         self.table.selectionModel().currentRowChanged.connect(self.on_table_current_row_changed)
 
     def on_table_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:

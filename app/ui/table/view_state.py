@@ -10,11 +10,16 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from typing import Any
+from urllib.parse import quote
 
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QHeaderView
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QHeaderView, QTableView
 
 from app.store.listing import EVERY_RECORD, Listing
+
+FIT_ROWS = 60  # the first screen of rows: a column is never fitted by measuring a million
+FIT_MAX_WIDTH = 360  # one long note does not push every other column out of sight
+FIT_MIN_WIDTH = 56
 
 
 @dataclass(frozen=True)
@@ -70,17 +75,42 @@ class ViewState:
         return listing.with_order(order_by, listing.descending).with_filters(kept)
 
 
-def settings_key(slug: str) -> str:
-    return f"tables/{slug}/view"
+def settings_key(slug: str, profile: str | None = None) -> str:
+    """Where a table's view is kept: its layout and sort for every profile (`tables/…/view`,
+    so switching shows keeps the columns), its filters per profile (a filter names one show's
+    customers or products: `profiles/<name>/tables/…/filters`)."""
+    if profile is None:
+        return f"tables/{slug}/view"
+    return f"profiles/{quote(profile, safe='')}/tables/{slug}/filters"
 
 
-def load_state(settings: QSettings, slug: str) -> ViewState:
-    value = settings.value(settings_key(slug), "")
+def load_state(settings: QSettings, slug: str, profile: str | None = None) -> ViewState:
+    """The table's remembered view; given a profile, with that profile's filters (none yet:
+    no filter, never another profile's)."""
+    state = _load(settings, settings_key(slug))
+    if profile is None:
+        return state
+    own = _load(settings, settings_key(slug, profile)).listing
+    listing = state.listing.with_text(own.text).with_filters(dict(own.filters))
+    return ViewState(state.columns, listing)
+
+
+def save_state(
+    settings: QSettings, slug: str, state: ViewState, profile: str | None = None
+) -> None:
+    if profile is None:
+        settings.setValue(settings_key(slug), state.to_json())
+        return
+    listing = state.listing
+    shared = ViewState(state.columns, listing.with_text("").with_filters({}))
+    settings.setValue(settings_key(slug), shared.to_json())
+    own = ViewState((), EVERY_RECORD.with_text(listing.text).with_filters(dict(listing.filters)))
+    settings.setValue(settings_key(slug, profile), own.to_json())
+
+
+def _load(settings: QSettings, key: str) -> ViewState:
+    value = settings.value(key, "")
     return ViewState.from_json(value) if isinstance(value, str) and value else ViewState()
-
-
-def save_state(settings: QSettings, slug: str, state: ViewState) -> None:
-    settings.setValue(settings_key(slug), state.to_json())
 
 
 def capture_layout(header: QHeaderView, fields: list[str]) -> tuple[ColumnLayout, ...]:
@@ -115,3 +145,34 @@ def reset_layout(header: QHeaderView) -> None:
         header.setSectionHidden(logical, False)
         header.moveSection(header.visualIndex(logical), logical)
         header.resizeSection(logical, header.defaultSectionSize())
+
+
+def remembered_widths(layout: tuple[ColumnLayout, ...]) -> set[str]:
+    """The fields whose width the user has (or a fit has) already set."""
+    return {c.field for c in layout if c.width > 0 or c.hidden}
+
+
+def fit_columns(table: QTableView, fields: list[str], chosen: set[str]) -> set[str]:
+    """Size the chosen columns to their title and the first `FIT_ROWS` rows' text (capped);
+    answer the fields fitted (none while the table has no rows: it waits for the first sync)."""
+    model = table.model()
+    rows = min(model.rowCount(), FIT_ROWS)
+    if rows == 0:
+        return set()
+    header = table.horizontalHeader()
+    text_width = table.fontMetrics().horizontalAdvance
+    title_width = header.fontMetrics().horizontalAdvance
+    display = Qt.ItemDataRole.DisplayRole
+    fitted = set()
+    for section, name in enumerate(fields):
+        if name not in chosen:
+            continue
+        title = model.headerData(section, Qt.Orientation.Horizontal, display)
+        widest = title_width(str(title or "")) + 30  # room for the sort arrow
+        for row in range(rows):
+            value = model.data(model.index(row, section), display)
+            if value not in (None, ""):
+                widest = max(widest, text_width(str(value)) + 16)
+        header.resizeSection(section, max(FIT_MIN_WIDTH, min(widest, FIT_MAX_WIDTH)))
+        fitted.add(name)
+    return fitted

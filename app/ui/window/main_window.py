@@ -17,11 +17,10 @@ its one `outbox_changed(slugs)` signal; forms and panels follow the push's resul
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QMetaObject, QObject, QSettings, Qt, Signal
+from PySide6.QtCore import QMetaObject, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QUndoStack
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, QTabWidget
 
@@ -39,8 +38,9 @@ from app.ui.session.tasks import TaskRunner
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.undo_commands import UNDO_LIMIT, Outcome, UndoableEdits
 from app.ui.table.view_export import view_options
-from app.ui.window import actions
+from app.ui.window import actions, layout_memory, show_tabs
 from app.ui.window.about_export import about_text, export_to_file
+from app.ui.window.centre import ShowCentre
 from app.ui.window.profile_manager import ProfileManager
 from app.ui.window.resource_tree import ResourceTree
 from app.ui.window.status_bar import ShowStatusBar
@@ -79,7 +79,11 @@ class MainWindow(QMainWindow):
         self.setStatusBar(self.status)
         self.tree: ResourceTree | None = None
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        self.splitter.addWidget(self.tabs)
+        self.centre = ShowCentre(self.tabs, self)  # the start page when no tab is open
+        self.start_page = self.centre.start_page
+        self._wire_start_page()
+        self.splitter.addWidget(self.centre)
+        self.splitter.setCollapsible(0, False)  # the centre (the tree goes in before it)
         self.setCentralWidget(self.splitter)
         self.outbox_view: OutboxView | None = None
         self._links: list[QMetaObject.Connection] = []
@@ -91,7 +95,7 @@ class MainWindow(QMainWindow):
         tasks.on_error = self.on_tasks_error
         self.setWindowTitle(APP_NAME)
         self.resize(1280, 800)
-        self._restore_geometry()
+        layout_memory.restore_window(self, settings)
 
     # ------------------------------------------------------------------------------ session
 
@@ -108,12 +112,13 @@ class MainWindow(QMainWindow):
         self.tree.sync_requested.connect(lambda slug: session.sync([slug]))
         self.tree.export_requested.connect(self.export_resource)
         self.splitter.insertWidget(0, self.tree)
-        self.splitter.setSizes([260, 1020])
+        layout_memory.restore_tree_width(self.splitter, self.settings)
         self._wire_status(session)
+        self._links += self.centre.follow(session)
         self._update_title()
         self.on_session_data_changed([])
         self.on_session_outbox_changed([])
-        for slug in self._saved_tabs():
+        for slug in layout_memory.saved_tabs(self.settings, session.profile.name):
             if slug in session.registry:
                 self.open_resource(slug, True)
 
@@ -154,10 +159,13 @@ class MainWindow(QMainWindow):
             self.undoable_edits.deleteLater()
             self.undoable_edits = None
         if self.tree is not None:
+            self.tree.hide()
+            self.tree.setParent(None)  # out of the splitter now: the next show's tree goes in
             self.tree.deleteLater()
             self.tree = None
         self.session = None
         self.references = None
+        self.centre.forget()
         self._update_title()
 
     def _update_title(self) -> None:
@@ -185,9 +193,10 @@ class MainWindow(QMainWindow):
             self.settings,
             outbox=session.outbox,
             edits=self.undoable_edits,
+            profile=session.profile.name,  # its filters are this show's
         )
         tab.selection_summary.connect(self.status.set_selection_summary)
-        tab.model.set_background(self._in_background)
+        tab.model.set_background(show_tabs.in_background(self.tasks))
         tab.model.query_running.connect(self.on_model_query_running)
         tab.message.connect(self.status.show_message)
         tab.review_requested.connect(self.show_outbox)
@@ -224,29 +233,14 @@ class MainWindow(QMainWindow):
         if self.session is not None and self.session.online:
             self.session.push(seqs)
 
-    def _in_background(
-        self, work: Callable[[], list[str]], done: Callable[[list[str]], None]
-    ) -> None:
-        """Sorting and filtering 200,000 rows takes a while: in a worker thread, never here."""
-
-        async def run() -> None:
-            done(await asyncio.to_thread(work))
-
-        self.tasks.start(run(), what="Sorting and filtering")
-
     def on_model_query_running(self, running: bool) -> None:
         self.status.show_message("Sorting and filtering…" if running else "", 0)
 
     def tab_for(self, slug: str) -> ResourceTab | None:
-        for index in range(self.tabs.count()):
-            tab = self.tabs.widget(index)
-            if isinstance(tab, ResourceTab) and tab.resource.slug == slug:
-                return tab
-        return None
+        return show_tabs.tab_for(self.tabs, slug)
 
     def resource_tabs(self) -> list[ResourceTab]:
-        found = (self.tabs.widget(i) for i in range(self.tabs.count()))
-        return [t for t in found if isinstance(t, ResourceTab)]
+        return show_tabs.resource_tabs(self.tabs)
 
     def show_outbox(self, slug: str | None = None) -> OutboxView | None:
         """The outbox tab, reviewing every change (or one resource's: a tab's badge)."""
@@ -271,11 +265,7 @@ class MainWindow(QMainWindow):
         return self.outbox_view
 
     def on_tabs_tab_close_requested(self, index: int) -> None:
-        widget = self.tabs.widget(index)
-        self.tabs.removeTab(index)
-        if isinstance(widget, ResourceTab):
-            widget.save_state()
-            widget.deleteLater()
+        show_tabs.close_tab(self.tabs, index)
 
     def on_tabs_current_changed(self, _index: int) -> None:
         tab = self.tabs.currentWidget()
@@ -314,12 +304,7 @@ class MainWindow(QMainWindow):
             return
         if self.references is not None:
             self.references.refresh()
-        changed = set(slugs)
-        for tab in self.resource_tabs():
-            if not slugs or tab.resource.slug in changed:
-                tab.refresh()
-            elif changed & set(tab.resource.references.values()):
-                tab.model.refresh_labels()
+        show_tabs.refresh_tabs(self.tabs, slugs)
         if self.tree is not None:
             counts = self.session.cache.counts()
             self.tree.set_counts({r.slug: counts.get(r.slug, 0) for r in self.session.registry})
@@ -412,6 +397,22 @@ class MainWindow(QMainWindow):
             work = export_to_file(session, slug, path, options, self.status.show_message)
             self.tasks.start(work, what="Export")
 
+    # -------------------------------------------------------------------------- start page
+
+    def _wire_start_page(self) -> None:
+        page = self.start_page
+        page.open_requested.connect(self.open_resource)
+        page.import_requested.connect(self.import_into)
+        page.sync_requested.connect(lambda: self.session.sync() if self.session else None)
+        page.push_requested.connect(lambda: self.session.push() if self.session else None)
+        page.outbox_requested.connect(self.show_outbox)
+
+    def import_into(self, slug: str) -> None:
+        """The start page's "Import a file…": that resource's tab, then its import."""
+        tab = self.open_resource(slug)
+        if tab is not None and tab.importer is not None:
+            tab.importer.start()
+
     # ---------------------------------------------------------------------- asking the user
 
     def _ask_user(self, question: str) -> bool:
@@ -426,27 +427,13 @@ class MainWindow(QMainWindow):
 
     # --------------------------------------------------------------------------- persistence
 
-    def _saved_tabs(self) -> list[str]:
-        assert self.session is not None
-        value = self.settings.value(f"tabs/{self.session.profile.name}", [])
-        if isinstance(value, str):
-            return [value] if value else []
-        return [str(v) for v in value] if isinstance(value, list) else []
-
-    def _restore_geometry(self) -> None:
-        geometry = self.settings.value("window/geometry")
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        state = self.settings.value("window/state")
-        if isinstance(state, QByteArray):
-            self.restoreState(state)
-
     def save_state(self) -> None:
-        self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState())
+        layout_memory.save_window(self, self.settings)
+        if self.tree is not None:
+            layout_memory.save_tree_width(self.splitter, self.settings)
         if self.session is not None:
             tabs = [t.resource.slug for t in self.resource_tabs()]
-            self.settings.setValue(f"tabs/{self.session.profile.name}", tabs)
+            layout_memory.save_tabs(self.settings, self.session.profile.name, tabs)
         for tab in self.resource_tabs():
             tab.save_state()
         self.settings.sync()

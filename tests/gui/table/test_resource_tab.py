@@ -3,7 +3,6 @@ selection summary and record activation, over a real cache file and an ini QSett
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,41 +12,13 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
-from app.api.registry import default_registry
 from app.store.cache import Cache
-from app.ui.common.references import ReferenceNames
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.view_state import settings_key
-from tests.gui.table.test_table_model import fill_cache
 
 Flag = QItemSelectionModel.SelectionFlag
 # The offscreen platform notes "does not support propagateSizeHints()" when a window is shown.
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
-
-
-@pytest.fixture
-def cache(tmp_path: Path) -> Iterator[Cache]:
-    with Cache(tmp_path / "cache.db", default_registry()) as c:
-        fill_cache(c)
-        yield c
-
-
-@pytest.fixture
-def settings(tmp_path: Path) -> QSettings:
-    return QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat)
-
-
-@pytest.fixture
-def open_tab(qtbot: QtBot, cache: Cache, settings: QSettings) -> Any:
-    def opener(slug: str = "customers", **kw: Any) -> ResourceTab:
-        tab = ResourceTab(cache, cache.registry[slug], ReferenceNames(cache), settings, **kw)
-        qtbot.addWidget(tab)
-        tab.resize(900, 500)
-        tab.show()
-        qtbot.waitExposed(tab)
-        return tab
-
-    return opener
 
 
 def find_action(menu: QMenu, text: str) -> QAction:

@@ -1,0 +1,195 @@
+"""The show's start page: what the centre of the window shows when no tab is open.
+
+Never a blank grey area: which show, data as of when, the changes not on the show yet (pending,
+failed, in conflict), the request budget, the last pushes (from the audit log), and buttons for
+the day's first moves — open a resource (Customers first), sync, push, import a file. The figures
+come from the Qt-free `ShowSummary` (app/sync/show_summary.py) that `showdesk status` shares; the
+window refreshes it when the outbox, a sync or a push changes them (only while it is on screen:
+a hidden page is marked stale and read again when shown).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QShowEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.api.governor import GovernorState
+from app.api.registry import Registry
+from app.sync.show_summary import (
+    ShowSummary,
+    budget_line,
+    changes_line,
+    data_line,
+    push_line,
+    summarize,
+)
+from app.ui.session.session import ShowSession
+
+FIRST_RESOURCE = "customers"
+
+
+class StartPage(QWidget):
+    """The start page of the open show (or "No show is open").
+
+    Signals: `open_requested(str slug)`, `import_requested(str slug)` (open that resource and
+    import a file into it), `sync_requested()`, `push_requested()`, `outbox_requested()`.
+    """
+
+    open_requested = Signal(str)
+    import_requested = Signal(str)
+    sync_requested = Signal()
+    push_requested = Signal()
+    outbox_requested = Signal()
+
+    def __init__(self, owner: QWidget | None = None) -> None:
+        super().__init__(owner)
+        self.setObjectName("start_page")
+        self.session: ShowSession | None = None
+        self.summary: ShowSummary | None = None
+        self._stale = False
+        self.title = QLabel("No show is open", self)
+        self.data = QLabel(self)
+        self.changes = QLabel(self)
+        self.budget = QLabel(self)
+        self.pushes = QLabel(self)
+        self.resource = QComboBox(self)
+        self.buttons = {
+            name: QPushButton(text, self)
+            for name, text in (
+                ("open", "Open"),
+                ("import", "Import a file…"),
+                ("sync", "Sync now"),
+                ("push", "Push"),
+                ("review", "Review changes…"),
+            )
+        }
+        self._build()
+        self.set_session(None)
+
+    # ------------------------------------------------------------------------------ public
+
+    def set_session(self, session: ShowSession | None) -> None:
+        """Follow this show (None: no show open, the buttons disabled)."""
+        self.session = session
+        self.resource.clear()
+        if session is not None:
+            _fill_resources(self.resource, session.registry)
+            self.on_governor_changed(session.client.governor.state())
+        else:
+            self.budget.setText("")
+        for button in self.buttons.values():
+            button.setEnabled(session is not None)
+        self.refresh()
+
+    def refresh(self, *_args: object) -> None:
+        """Read the figures again (any signal's arguments are ignored); later if hidden."""
+        if not self.isVisible() and self.summary is not None:
+            self._stale = True
+            return
+        self._stale = False
+        session = self.session
+        if session is None:
+            self.summary = None
+            self.title.setText("No show is open")
+            for label in (self.data, self.changes, self.pushes):
+                label.setText("")
+            return
+        profile = session.profile
+        summary = summarize(profile.name, profile.show_id, session.cache, session.outbox)
+        self.summary = summary
+        self._show(summary, session)
+
+    def on_governor_changed(self, state: GovernorState) -> None:
+        self.budget.setText(budget_line(state))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        if self._stale:
+            self.refresh()
+        super().showEvent(event)
+
+    # ------------------------------------------------------------------------------- slots
+
+    def on_open_clicked(self) -> None:
+        self.open_requested.emit(self.resource.currentData())
+
+    def on_import_clicked(self) -> None:
+        self.import_requested.emit(self.resource.currentData())
+
+    # ----------------------------------------------------------------------------- helpers
+
+    def _show(self, summary: ShowSummary, session: ShowSession) -> None:
+        online = {True: "online", False: "offline", None: "connecting…"}[session.online]
+        self.title.setText(f"{summary.profile} — show {summary.show_id} ({online})")
+        self.data.setText(f"{data_line(summary.data_as_of)} · {summary.records:,} records cached")
+        self.changes.setText(changes_line(summary))
+        titles = {r.slug: r.title for r in session.registry}
+        lines = [push_line(run, titles) for run in summary.last_pushes]
+        self.pushes.setText("\n".join(lines) if lines else "Nothing pushed yet.")
+        n = summary.pending
+        self.buttons["push"].setText(f"Push {n:,} change{'' if n == 1 else 's'}" if n else "Push")
+        self.buttons["push"].setEnabled(n > 0)
+        self.buttons["review"].setEnabled(summary.unsettled > 0)
+        if (layout := self.layout()) is not None:
+            layout.activate()  # the push button's new text gets its room at once
+
+    def _build(self) -> None:
+        big = QFont(self.title.font())
+        big.setPointSizeF(big.pointSizeF() * 1.6)
+        big.setBold(True)
+        self.title.setFont(big)
+        for label in (self.data, self.changes, self.budget, self.pushes):
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        facts = QGridLayout()
+        for row, (name, label) in enumerate(
+            (
+                ("The data", self.data),
+                ("Changes not on the show", self.changes),
+                ("Request budget", self.budget),
+                ("Last pushes", self.pushes),
+            )
+        ):
+            heading = QLabel(f"<b>{name}</b>", self)
+            facts.addWidget(heading, row, 0, Qt.AlignmentFlag.AlignTop)
+            facts.addWidget(label, row, 1, Qt.AlignmentFlag.AlignTop)
+        facts.setColumnStretch(1, 1)
+        facts.setHorizontalSpacing(24)
+        facts.setVerticalSpacing(12)
+        moves = QHBoxLayout()
+        moves.addWidget(self.resource)
+        for name in ("open", "import", "sync", "push", "review"):
+            moves.addWidget(self.buttons[name])
+        moves.addStretch(1)
+        line = QFrame(self)
+        line.setFrameShape(QFrame.Shape.HLine)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(40, 32, 40, 32)
+        layout.addWidget(self.title)
+        layout.addWidget(line)
+        layout.addLayout(facts)
+        layout.addSpacing(16)
+        layout.addWidget(QLabel("<b>The day's first moves</b>", self))
+        layout.addLayout(moves)
+        layout.addStretch(1)
+        self.buttons["open"].clicked.connect(self.on_open_clicked)
+        self.buttons["import"].clicked.connect(self.on_import_clicked)
+        self.buttons["sync"].clicked.connect(self.sync_requested)
+        self.buttons["push"].clicked.connect(self.push_requested)
+        self.buttons["review"].clicked.connect(self.outbox_requested)
+
+
+def _fill_resources(combo: QComboBox, registry: Registry) -> None:
+    """Every resource of the show, Customers first (the day usually starts there)."""
+    resources = sorted(registry, key=lambda r: (r.slug != FIRST_RESOURCE, r.title))
+    for resource in resources:
+        if resource.parent is None:  # a child resource opens from its parent's record
+            combo.addItem(resource.title, resource.slug)
