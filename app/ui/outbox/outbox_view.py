@@ -1,12 +1,15 @@
 """The outbox as a window pane: every change not yet settled, what it changes, and what went wrong.
 
-`OutboxModel` is a table over `Outbox.changes(ACTIVE)` (all resources, or one: `set_scope`), one
-row per change, reloaded by `refresh()`. `OutboxView` is also the review before a push: a line
-says how many requests the push will make and how long that takes at the current rate budget
+`OutboxModel` is a change list over `Outbox.changes(ACTIVE)` (all resources, or one:
+`set_scope`): one row per record with the fields it changes summed up, its changes inside (each
+with its attempts and the show's last reason), grouped by app/sync/change_list.py and reloaded by
+`refresh()`; columns fit their content and the reason column shows only when there is one.
+`OutboxView` is also the review before a push: a line says how many requests the push will
+make and how long that takes at the current rate budget
 (app/sync/push_plan.py; `on_governor_changed` keeps it current), a detail pane shows the full diff
 and the server's answer, and the actions: push (all or selected — emitted, the session does the
 network work), retry, discard selected or all (after a confirmation) and resolve a conflict (the
-ConflictDialog). Rows are kept selected by their change's `seq` across reloads.
+ConflictDialog). Rows are kept selected by their changes' `seq` across reloads.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
+    QAbstractItemModel,
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
@@ -31,24 +34,35 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QTableView,
+    QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
 from app.api.governor import GovernorState
 from app.api.registry import Registry
-from app.store.changes import ACTIVE, Change, is_local_id
+from app.store.changes import ACTIVE, Change
 from app.store.outbox import Outbox
+from app.sync.change_list import (
+    RecordChanges,
+    any_errors,
+    diff_text,
+    format_value,
+    group_by_record,
+    record_text,
+)
 from app.sync.push_plan import PushPlan, plan_push, plan_text
 from app.ui.common.palette import Hue, text
-from app.ui.outbox.conflict_dialog import ConflictDialog, format_value
+from app.ui.outbox.conflict_dialog import ConflictDialog
 
 Index = QModelIndex | QPersistentModelIndex
 Selection = QItemSelectionModel.SelectionFlag
 Confirm = Callable[[str], bool]
 Resolver = Callable[[Change], bool]
 COLUMNS = ("State", "Resource", "Record", "Operation", "Changes", "Attempts", "Last error")
+ERROR_COLUMN = COLUMNS.index("Last error")
+TOP = 0  # the internal id of a record row; a change row holds its record's row + 1
+__all__ = ["OutboxModel", "OutboxView", "detail_text", "diff_text", "record_text"]
 STATE_HUES = {
     "pending": Hue.PENDING,
     "sending": Hue.DELETED,
@@ -57,62 +71,80 @@ STATE_HUES = {
 }
 
 
-def record_text(change: Change, key_field: str | None) -> str:
-    """ "CU1 · c1": the business key when known, then the id ("new" before the server has it)."""
-    ident = "new" if is_local_id(change.effective_id) else change.effective_id
-    key = change.key_value
-    if key is None and key_field:
-        key = change.payload.get(key_field) or (change.base or {}).get(key_field)
-    return f"{key} · {ident}" if key not in (None, "") else ident
+class OutboxModel(QAbstractItemModel):
+    """The outbox's unsettled changes as a change list: a row per record, its changes inside.
 
-
-def diff_text(change: Change, separator: str = "; ") -> str:
-    """ "city: Paris → Lyon; priceZone: 2 → 3" (a create lists its values, a delete nothing)."""
-    if change.op == "delete":
-        return ""
-    if change.is_create:
-        parts = [f"{f}: {format_value(after)}" for f, _, after in change.diff()]
-    else:
-        parts = [f"{f}: {format_value(a)} → {format_value(b)}" for f, a, b in change.diff()]
-    if not parts and change.params:
-        parts = [f"{k}: {format_value(v)}" for k, v in change.params.items()]
-    return separator.join(parts)
-
-
-class OutboxModel(QAbstractTableModel):
-    """The outbox's unsettled changes, oldest first. Signals: only the model's own."""
+    Top-level rows are records (app/sync/change_list.py `RecordChanges`); their children are
+    the record's changes, each with its attempts and last reason. Signals: only the model's own.
+    """
 
     def __init__(self, outbox: Outbox, registry: Registry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._outbox = outbox
         self._registry = registry
-        self._changes: list[Change] = []
+        self._records: list[RecordChanges] = []
         self.scope: str | None = None  # one resource's changes, or None for all
         self.refresh()
 
     def refresh(self) -> None:
         self.beginResetModel()
-        self._changes = self._outbox.changes(ACTIVE, resource=self.scope)
+        self._records = group_by_record(self._outbox.changes(ACTIVE, resource=self.scope))
         self.endResetModel()
 
     def set_scope(self, resource: str | None) -> None:
         self.scope = resource
         self.refresh()
 
+    def records(self) -> list[RecordChanges]:
+        return list(self._records)
+
     def changes(self) -> list[Change]:
-        return list(self._changes)
+        return sorted((c for r in self._records for c in r.changes), key=lambda c: c.seq)
+
+    def record_at(self, row: int) -> RecordChanges:
+        return self._records[row]
 
     def change_at(self, row: int) -> Change:
-        return self._changes[row]
+        """The first change of the record at `row`."""
+        return self._records[row].changes[0]
 
-    def row_of(self, seq: int) -> int | None:
-        return next((i for i, c in enumerate(self._changes) if c.seq == seq), None)
+    def changes_at(self, index: Index) -> list[Change]:
+        """The changes a row stands for: a record's all, a change's itself."""
+        if not index.isValid():
+            return []
+        if index.internalId() == TOP:
+            return list(self._records[index.row()].changes)
+        return [self._records[index.internalId() - 1].changes[index.row()]]
+
+    def has_errors(self) -> bool:
+        return any_errors(self._records)
+
+    def index_of_record(self, row: int) -> QModelIndex:
+        return self.index(row, 0)
+
+    # ---------------------------------------------------------------------- Qt's model API
+
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        if not self.hasIndex(row, column, parent):
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, column, TOP)
+        return self.createIndex(row, column, parent.row() + 1)
+
+    def parent(self, child: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+        if not child.isValid() or child.internalId() == TOP:
+            return QModelIndex()
+        return self.createIndex(child.internalId() - 1, 0, TOP)
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008  # Qt's signature
-        return 0 if parent.isValid() else len(self._changes)
+        if not parent.isValid():
+            return len(self._records)
+        if parent.internalId() == TOP and parent.column() == 0:
+            return len(self._records[parent.row()].changes)
+        return 0
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008  # Qt's signature
-        return 0 if parent.isValid() else len(COLUMNS)
+        return len(COLUMNS)
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
@@ -122,30 +154,43 @@ class OutboxModel(QAbstractTableModel):
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._changes):
+        if not index.isValid():
             return None
-        change = self._changes[index.row()]
+        values = self._values(index)
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            return self._text(change, index.column())
+            return values[index.column()] if 0 <= index.column() < len(values) else ""
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
-            hue = STATE_HUES.get(change.state)
+            hue = STATE_HUES.get(values[0])
             return None if hue is None else text(hue)
         if role == Qt.ItemDataRole.UserRole:
-            return change.seq
+            changes = self.changes_at(index)
+            return changes[0].seq if len(changes) == 1 else None
         return None
 
-    def _text(self, change: Change, column: int) -> str:
-        res = self._registry.resources.get(change.resource)
-        values = (
+    def _values(self, index: Index) -> tuple[str, ...]:
+        if index.internalId() == TOP:
+            record = self._records[index.row()]
+            res = self._registry.resources.get(record.resource)
+            n = len(record.changes)
+            return (
+                record.state,
+                res.title if res else record.resource,
+                record.key_text(res.key if res else None),
+                record.ops,
+                record.summary() if n == 1 else f"{record.summary()} ({n} changes)",
+                str(record.attempts),
+                record.last_error or "",
+            )
+        change = self._records[index.internalId() - 1].changes[index.row()]
+        return (
             change.state,
-            res.title if res else change.resource,
-            record_text(change, res.key if res else None),
+            "",
+            f"#{change.seq}",
             change.op,
             diff_text(change),
             str(change.attempts),
             change.last_error or "",
         )
-        return values[column] if 0 <= column < len(values) else ""
 
 
 def detail_text(change: Change) -> str:
@@ -193,7 +238,7 @@ class OutboxView(QWidget):
         self._confirm = confirm
         self._resolver = resolver
         self.model = OutboxModel(outbox, registry, self)
-        self.table = QTableView(self)
+        self.table = QTreeView(self)
         self.detail = QPlainTextEdit(self, readOnly=True)
         self.scope_label = QLabel(self)
         self.show_all_button = QPushButton("Show all resources", self)
@@ -223,6 +268,7 @@ class OutboxView(QWidget):
         self.select_seqs(keep)
         self.on_selection_changed()
         self._review()
+        self._fit_columns()
 
     def set_scope(self, resource: str | None) -> None:
         """Review one resource's changes (None: every resource's)."""
@@ -242,17 +288,29 @@ class OutboxView(QWidget):
         return [c.seq for c in self.model.changes() if c.state == "pending"]
 
     def selected(self) -> list[Change]:
-        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
-        return [self.model.change_at(r) for r in rows]
+        """The changes of the selected rows: a record row stands for all of its changes."""
+        found: dict[int, Change] = {}
+        for index in self.table.selectionModel().selectedRows():
+            found.update((c.seq, c) for c in self.model.changes_at(index))
+        return [found[seq] for seq in sorted(found)]
 
     def select_seqs(self, seqs: Sequence[int]) -> None:
+        """Select these changes: a record's row when all its changes are meant, else its
+        changes' rows (the record opened to show them)."""
         selection = self.table.selectionModel()
         selection.clearSelection()
         flags = Selection.Select | Selection.Rows
-        for seq in seqs:
-            row = self.model.row_of(seq)
-            if row is not None:
-                selection.select(self.model.index(row, 0), flags)
+        wanted = set(seqs)
+        for row, record in enumerate(self.model.records()):
+            parent = self.model.index(row, 0)
+            mine = wanted.intersection(record.seqs)
+            if mine and mine == set(record.seqs):
+                selection.select(parent, flags)
+                continue
+            for child, change in enumerate(record.changes):
+                if change.seq in mine:
+                    self.table.expand(parent)
+                    selection.select(self.model.index(child, 0, parent), flags)
 
     # ------------------------------------------------------------------------------ slots
 
@@ -308,6 +366,13 @@ class OutboxView(QWidget):
         self.plan = plan_push(self.model.changes(), self._registry)
         self.summary.setText(plan_text(self.plan, self.rate, self.reserve))
 
+    def _fit_columns(self) -> None:
+        """Columns as wide as their content; the reason column only when a change has one."""
+        self.table.setColumnHidden(ERROR_COLUMN, not self.model.has_errors())
+        for column in range(len(COLUMNS)):
+            if column != ERROR_COLUMN:
+                self.table.resizeColumnToContents(column)
+
     def _discard(self, doomed: Sequence[Change], every: bool = False) -> None:
         if not doomed:
             return
@@ -345,8 +410,10 @@ class OutboxView(QWidget):
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        table.horizontalHeader().setStretchLastSection(True)
-        table.verticalHeader().hide()
+        table.setUniformRowHeights(True)
+        table.setAllColumnsShowFocus(True)
+        table.header().setStretchLastSection(True)
+        self._fit_columns()
 
     def _lay_out(self) -> None:
         split = QSplitter(Qt.Orientation.Vertical, self)
