@@ -52,6 +52,7 @@ from app.sync.change_list import (
     record_text,
 )
 from app.sync.push_plan import PushPlan, plan_push, plan_text
+from app.ui.common.list_model import column_title
 from app.ui.common.palette import Hue, text
 from app.ui.outbox.conflict_dialog import ConflictDialog
 
@@ -149,9 +150,7 @@ class OutboxModel(QAbstractItemModel):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section] if 0 <= section < len(COLUMNS) else None
-        return None
+        return column_title(COLUMNS, section, orientation, role)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

@@ -1,0 +1,106 @@
+"""The window's list tabs beside the resource tabs: the orders list and the history of pushes.
+
+Show ▸ Orders opens the orders list (app/ui/panels/orders_list.py); an order opened there
+(Enter, double-click) shows its lines: the order lines' tab at the order's first line, whose form
+carries the order panel with every line of it. Show ▸ History of pushes opens the audit log as a
+history (app/ui/outbox/history_view.py). Each tab is opened once and brought forward after; it
+follows the session (a sync, an outbox write, a push) through slots, so closing it lets go.
+Kept out of main_window.py, which only wires the two actions here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from PySide6.QtWidgets import QWidget
+
+from app.sync.orders import ORDER_LINES, Order
+from app.ui.outbox.history_view import HistoryView
+from app.ui.panels.orders_list import OrdersView
+from app.ui.table.resource_tab import ResourceTab
+
+if TYPE_CHECKING:
+    from app.ui.window.main_window import MainWindow
+
+W = TypeVar("W", bound=QWidget)
+
+
+def handlers(window: MainWindow) -> dict[str, Callable[[], None]]:
+    """The window actions this module answers (declared in app/ui/window/actions.py)."""
+
+    def orders() -> None:
+        open_orders(window)
+
+    def history() -> None:
+        open_history(window)
+
+    return {"orders": orders, "history": history}
+
+
+def _existing(window: MainWindow, kind: type[W]) -> W | None:
+    """The tab of this kind, brought forward, if one is open."""
+    for index in range(window.tabs.count()):
+        widget = window.tabs.widget(index)
+        if isinstance(widget, kind):
+            window.tabs.setCurrentIndex(index)
+            return widget
+    return None
+
+
+def _add(window: MainWindow, view: W, name: str, title: str) -> W:
+    view.setObjectName(name)
+    window.tabs.setCurrentIndex(window.tabs.addTab(view, title))
+    return view
+
+
+def open_orders(window: MainWindow) -> OrdersView | None:
+    """The orders list tab (opened once, then brought forward)."""
+    session = window.session
+    if session is None:
+        return None
+    if (view := _existing(window, OrdersView)) is not None:
+        return view
+    view = OrdersView(session.cache, session.outbox)
+    view.open_requested.connect(lambda order: open_order(window, order))
+    session.data_changed.connect(view.on_slugs_changed)
+    session.outbox_changed.connect(view.on_slugs_changed)
+    return _add(window, view, "orders-list", "Orders")
+
+
+def open_order(window: MainWindow, order: Order) -> ResourceTab | None:
+    """The order's lines: the order lines' tab at its first line (the order panel lists all)."""
+    tab = window.open_resource(ORDER_LINES)
+    if tab is None or not order.line_ids:
+        return tab
+    first = order.line_ids[0]
+    row = tab.model.row_of(first)
+    if row >= 0:
+        tab.table.setCurrentIndex(tab.model.index(row, 0))
+        tab.table.scrollTo(tab.model.index(row, 0))
+    elif tab.form is not None:
+        tab.form.show_record(first)
+    tab.table.setFocus()
+    return tab
+
+
+def open_history(window: MainWindow) -> HistoryView | None:
+    """The history of pushed changes tab (opened once, then brought forward and re-read)."""
+    session = window.session
+    if session is None:
+        return None
+    if (view := _existing(window, HistoryView)) is not None:
+        view.refresh()
+        return view
+    view = HistoryView(
+        session.outbox,
+        session.registry,
+        session.profile.name,
+        start=lambda coro: session.tasks.start(coro, what="Export the history"),
+        ask_path=lambda suggested: window._ask_path(  # the window's file question
+            "Export the history of pushed changes", suggested
+        ),
+    )
+    view.message.connect(window.status.show_message)
+    session.push_finished.connect(view.on_push_finished)
+    return _add(window, view, "push-history", "History of pushes")
