@@ -10,11 +10,16 @@ outbox belongs to: every change in it was pushed through that connection. Qt-fre
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from app.api.registry import Registry
 from app.store.audit import AuditRow
+from app.store.cache import Cache
 from app.sync.change_list import format_value
+
+Names = Mapping[str, str]  # resource slug → its title
+RecordNames = Mapping[tuple[str, str], str]  # (resource, record id) → "C10003 · ebr3pq"
 
 
 @dataclass(frozen=True)
@@ -46,12 +51,16 @@ class PushedChange:
         ]
         return "; ".join(parts) or self.op
 
-    def matches(self, text: str, titles: dict[str, str] | None = None) -> bool:
-        """Whether `text` (any case) is in its resource, record, operation, fields or result."""
+    def matches(
+        self, text: str, titles: Names | None = None, names: RecordNames | None = None
+    ) -> bool:
+        """Whether `text` (any case) is in its resource, record (its key too, from `names`),
+        operation, fields or result."""
         if not text:
             return True
         title = (titles or {}).get(self.resource, self.resource)
-        seen = " ".join((title, self.resource, self.record_id, self.op, self.what, self.result))
+        record = (names or {}).get((self.resource, self.record_id), self.record_id)
+        seen = " ".join((title, self.resource, record, self.op, self.what, self.result))
         return text.casefold() in seen.casefold()
 
 
@@ -76,14 +85,35 @@ def filtered(
     entries: Sequence[PushedChange],
     text: str = "",
     result: str | None = None,
-    titles: dict[str, str] | None = None,
+    titles: Names | None = None,
+    names: RecordNames | None = None,
 ) -> list[PushedChange]:
     """The entries matching the text and (when given) the outcome ("failed"…)."""
     return [
-        e for e in entries if (result is None or e.outcome == result) and e.matches(text, titles)
+        e
+        for e in entries
+        if (result is None or e.outcome == result) and e.matches(text, titles, names)
     ]
 
 
 def audit_rows_of(entries: Sequence[PushedChange]) -> list[AuditRow]:
     """The audit rows behind the entries, oldest first: what an export writes."""
     return sorted((r for e in entries for r in e.rows), key=lambda r: (r.at, r.seq))
+
+
+def record_names(
+    cache: Cache, registry: Registry, entries: Sequence[PushedChange]
+) -> dict[tuple[str, str], str]:
+    """ "C10003 · ebr3pq" per (resource, record id): the business key a person reads, from the
+    cache, before the id (the id alone for a record the cache no longer holds)."""
+    wanted: dict[str, set[str]] = {}
+    for entry in entries:
+        wanted.setdefault(entry.resource, set()).add(entry.record_id)
+    names: dict[tuple[str, str], str] = {}
+    for slug, ids in wanted.items():
+        res = registry.resources.get(slug)
+        found = cache.get_many(slug, sorted(ids)) if res is not None else {}
+        for record_id in ids:
+            key = (found.get(record_id) or {}).get(res.key) if res is not None else None
+            names[(slug, record_id)] = f"{key} · {record_id}" if key else record_id
+    return names

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from app.api.registry import default_registry
+from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
-from app.sync.push_history import audit_rows_of, filtered, pushed_changes, results
+from app.sync.push_history import audit_rows_of, filtered, pushed_changes, record_names, results
 
 BASE = {"id": "c1", "customerID": "CU1", "city": "Paris", "priceZone": 2}
 
@@ -57,3 +59,17 @@ def test_filter_by_text_and_result_and_export_what_is_shown(outbox: Outbox, tmp_
     assert filtered(entries, "oslo", result="applied") == []
     rows = audit_rows_of(filtered(entries, result="applied"))
     assert [(r.record_id, r.field) for r in rows] == [("c1", "city"), ("c1", "priceZone")]
+
+
+def test_records_are_named_by_their_business_key_when_cached(
+    outbox: Outbox, tmp_path: Path
+) -> None:
+    settle(outbox, update("c1", city="Lyon"), "applied")
+    settle(outbox, NewChange("customers", "delete", record_id="c3"), "applied")
+    entries = pushed_changes(outbox.audit_rows())
+    registry = default_registry()
+    with Cache(tmp_path / "cache.sqlite", registry) as cache:
+        cache.upsert("customers", [BASE])
+        names = record_names(cache, registry, entries)
+    assert names == {("customers", "c1"): "CU1 · c1", ("customers", "c3"): "c3"}  # c3 is gone
+    assert [e.record_id for e in filtered(entries, "cu1", names=names)] == ["c1"]

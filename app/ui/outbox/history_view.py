@@ -29,8 +29,16 @@ from PySide6.QtWidgets import (
 
 from app.api.registry import Registry
 from app.store import audit
+from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.push_history import PushedChange, audit_rows_of, filtered, pushed_changes, results
+from app.sync.push_history import (
+    PushedChange,
+    audit_rows_of,
+    filtered,
+    pushed_changes,
+    record_names,
+    results,
+)
 from app.ui.common.list_model import Index, ListModel
 from app.ui.common.palette import Hue, text
 from app.ui.common.references import show_date
@@ -51,6 +59,7 @@ class HistoryModel(ListModel):
         super().__init__(parent)
         self._registry = registry
         self._who = who
+        self.names: dict[tuple[str, str], str] = {}  # (resource, id) → "C10003 · ebr3pq"
 
     def entries(self) -> list[PushedChange]:
         return list(self._items)
@@ -65,7 +74,7 @@ class HistoryModel(ListModel):
                 show_date(entry.at),
                 self._who,
                 res.title if res else entry.resource,
-                entry.record_id,
+                self.names.get((entry.resource, entry.record_id), entry.record_id),
                 entry.op,
                 entry.what,
                 entry.result,
@@ -92,11 +101,14 @@ class HistoryView(QWidget):
         who: str,
         parent: QWidget | None = None,
         *,
+        cache: Cache | None = None,
         start: Start | None = None,
         ask_path: AskPath | None = None,
     ) -> None:
         super().__init__(parent)
         self._outbox = outbox
+        self._cache = cache
+        self._registry = registry
         self._titles = {slug: res.title for slug, res in registry.resources.items()}
         self._all: list[PushedChange] = []
         self._start = start  # runs a coroutine on the window's loop (TaskRunner.start)
@@ -117,6 +129,8 @@ class HistoryView(QWidget):
     def refresh(self) -> None:
         """Read the audit log again (a push settled changes)."""
         self._all = pushed_changes(self._outbox.audit_rows())
+        if self._cache is not None:
+            self.model.names = record_names(self._cache, self._registry, self._all)
         chosen = self.result_box.currentText()
         self.result_box.blockSignals(True)
         self.result_box.clear()
@@ -164,6 +178,7 @@ class HistoryView(QWidget):
             self.filter_edit.text().strip(),
             None if result in ("", EVERY_RESULT) else result,
             self._titles,
+            self.model.names,
         )
         self.model.set_items(shown)
         self.table.resizeColumnsToContents()

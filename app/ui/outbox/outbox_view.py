@@ -343,6 +343,10 @@ class OutboxView(QWidget):
             self.refresh()
             self.changed.emit()
 
+    def on_table_expanded(self, _index: QModelIndex) -> None:
+        """A record opened or closed: its changes' rows are indented, so fit the columns again."""
+        self._fit_columns()
+
     def on_selection_changed(self) -> None:
         chosen = self.selected()
         states = {c.state for c in chosen}
@@ -447,5 +451,7 @@ class OutboxView(QWidget):
         for button, slot in zip(self.buttons.values(), slots, strict=True):
             button.clicked.connect(slot)
         self.table.selectionModel().selectionChanged.connect(self.on_selection_changed)
+        self.table.expanded.connect(self.on_table_expanded)
+        self.table.collapsed.connect(self.on_table_expanded)
         self.model.modelReset.connect(self.on_selection_changed)
         self.show_all_button.clicked.connect(self.on_show_all_button_clicked)

@@ -3,8 +3,8 @@
 The API serves order lines only; app/sync/orders.py groups them into orders (by purchase order,
 else by customer and delivery date) with the pending changes laid over. This tab lists those
 orders, sortable by any column and filtered by a text; Enter or a double-click on an order asks
-for its lines (`open_requested`: the window opens the order lines' tab at the order's first line,
-whose form shows the order panel with every line).
+for its lines (`open_requested`: the window opens the order lines' tab filtered to the order, at
+its first line, whose form shows the order panel with every line).
 """
 
 from __future__ import annotations
@@ -164,7 +164,6 @@ class OrdersView(QWidget):
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.verticalHeader().hide()
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        table.horizontalHeader().setStretchLastSection(True)
         top = QHBoxLayout()
         top.addWidget(self.filter_edit, 1)
         top.addWidget(self.count_label)

@@ -1,10 +1,11 @@
 """The window's list tabs beside the resource tabs: the orders list and the history of pushes.
 
 Show ▸ Orders opens the orders list (app/ui/panels/orders_list.py); an order opened there
-(Enter, double-click) shows its lines: the order lines' tab at the order's first line, whose form
-carries the order panel with every line of it. Show ▸ History of pushes opens the audit log as a
-history (app/ui/outbox/history_view.py). Each tab is opened once and brought forward after; it
-follows the session (a sync, an outbox write, a push) through slots, so closing it lets go.
+(Enter, double-click) shows its lines: the order lines' tab filtered to the order, at its first
+line, whose form carries the order panel with every line of it. Show ▸ History of pushes opens
+the audit log as a history (app/ui/outbox/history_view.py). Each tab is opened once and brought
+forward after; it follows the session (a sync, an outbox write, a push) through slots, so
+closing it lets go.
 Kept out of main_window.py, which only wires the two actions here.
 """
 
@@ -69,19 +70,28 @@ def open_orders(window: MainWindow) -> OrdersView | None:
 
 
 def open_order(window: MainWindow, order: Order) -> ResourceTab | None:
-    """The order's lines: the order lines' tab at its first line (the order panel lists all)."""
+    """The order's lines: the order lines' tab filtered to the order (its customer, and its PO
+    or else its delivery date), at its first line, whose order panel lists every line."""
     tab = window.open_resource(ORDER_LINES)
     if tab is None or not order.line_ids:
         return tab
     first = order.line_ids[0]
     row = tab.model.row_of(first)
-    if row >= 0:
+    if row >= 0:  # current before the filter: the table keeps it current once filtered
         tab.table.setCurrentIndex(tab.model.index(row, 0))
-        tab.table.scrollTo(tab.model.index(row, 0))
     elif tab.form is not None:
         tab.form.show_record(first)
+    for field, text in order_filters(order).items():
+        tab.set_column_filter(field, text)
     tab.table.setFocus()
     return tab
+
+
+def order_filters(order: Order) -> dict[str, str]:
+    """The column filters that show an order's lines in the order lines' table."""
+    if order.purchase_order:
+        return {"customer": order.customer_id, "purchaseOrder": order.purchase_order}
+    return {"customer": order.customer_id, "deliveryDate": order.delivery_date}
 
 
 def open_history(window: MainWindow) -> HistoryView | None:
@@ -96,6 +106,7 @@ def open_history(window: MainWindow) -> HistoryView | None:
         session.outbox,
         session.registry,
         session.profile.name,
+        cache=session.cache,
         start=lambda coro: session.tasks.start(coro, what="Export the history"),
         ask_path=lambda suggested: window._ask_path(  # the window's file question
             "Export the history of pushed changes", suggested

@@ -52,22 +52,24 @@ def test_pushed_changes_are_listed_with_when_who_what_and_result(
         wait_synced(loop, opened.session)
         window, session = opened.window, opened.session
         assert window.undoable_edits is not None
-        ids = [str(r["id"]) for r in session.cache.records("customers", limit=2)]
+        edited = list(session.cache.records("customers", limit=2))
+        ids = [str(r["id"]) for r in edited]
+        keys = [f"{r['customerID']} · {r['id']}" for r in edited]  # what a person reads
         window.undoable_edits.edit_cells("customers", [(i, "city", "Oslo") for i in ids], "Edit")
         window.actions_["history"].trigger()
         view = window.tabs.currentWidget()
         assert isinstance(view, HistoryView) and view.model.rowCount() == 0
         session.push()
-        loop.run_until_complete(until(lambda: session.outbox.counts()["done"] == 2, within=30))
-        loop.run_until_complete(until(lambda: not session.tasks.busy, within=30))
+        pushed = lambda: session.outbox.counts()["done"] == 2 and not session.tasks.busy  # noqa: E731
+        loop.run_until_complete(until(pushed, within=30))  # the whole push in one loop run
         assert view.model.rowCount() == 2  # followed the push
         first = [view.model.index(0, c).data() for c in range(len(COLUMNS))]
         assert first[1:3] == ["Test show", "Customers"] and first[6] == "applied"
         assert first[5].endswith("→ Oslo") and first[5].startswith("city: ")
-        assert {r[0] for r in rows(view)} == set(ids)
+        assert {r[0] for r in rows(view)} == set(keys)
 
-        view.filter_edit.setText(ids[1])
-        assert [r[0] for r in rows(view)] == [ids[1]]
+        view.filter_edit.setText(str(edited[1]["customerID"]))  # found by its business key
+        assert [r[0] for r in rows(view)] == [keys[1]]
         assert view.count_label.text() == "1 of 2 pushed changes"
         qtbot.mouseClick(view.export_button, Qt.MouseButton.LeftButton)
         loop.run_until_complete(until(lambda: "History exported" in window.status.currentMessage()))

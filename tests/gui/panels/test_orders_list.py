@@ -18,7 +18,7 @@ from app.ui.panels.order_lines import OrderPanel
 from app.ui.panels.orders_list import OrdersView
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.window.main_window import MainWindow
-from tests.gui.conftest import Opener, config, profile_for, wait_synced
+from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
 
 
 @pytest.fixture
@@ -42,6 +42,17 @@ def lines_of(server: SimServer, po: str) -> list[dict[str, Any]]:
 
 def cells(view: OrdersView, row: int) -> list[str]:
     return [view.proxy.index(row, c).data() for c in range(view.proxy.columnCount())]
+
+
+def filtered_to_the_order(
+    loop: qasync.QEventLoop, tab: ResourceTab, line_ids: tuple[str, ...]
+) -> None:
+    """The order lines' table lists exactly the order's lines (filtered in the background)."""
+
+    def shown() -> list[str]:
+        return sorted(tab.model.record_id(r) or "" for r in range(tab.model.rowCount()))
+
+    loop.run_until_complete(until(lambda: shown() == sorted(line_ids)))
 
 
 def window_of(view: OrdersView) -> MainWindow:
@@ -96,6 +107,7 @@ def test_enter_opens_the_orders_lines(
         qtbot.keyClick(view.table, Qt.Key.Key_Return)
     tab = window.tabs.currentWidget()
     assert isinstance(tab, ResourceTab) and tab.resource.slug == "orders"
+    filtered_to_the_order(loop, tab, order.line_ids)
     assert tab.current_record_id() == order.line_ids[0]
     panel = tab.findChild(OrderPanel, "order")
     assert isinstance(panel, OrderPanel)
@@ -119,7 +131,9 @@ def test_a_double_click_opens_an_order_and_the_list_is_opened_once(
     assert window.tabs.currentWidget() is view  # a single click only selects
     qtbot.mouseDClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=where)
     tab = window.tabs.currentWidget()
-    assert isinstance(tab, ResourceTab) and tab.current_record_id() == order.line_ids[0]
+    assert isinstance(tab, ResourceTab)
+    filtered_to_the_order(loop, tab, order.line_ids)
+    assert tab.current_record_id() == order.line_ids[0]
     tabs = window.tabs.count()
     window.actions_["orders"].trigger()
     assert window.tabs.currentWidget() is view and window.tabs.count() == tabs
