@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.api.registry import Registry
 from app.store.changes import Change, is_local_id
 
 # Which state of a record's changes the record row shows: what needs the user first.
@@ -124,3 +125,20 @@ def group_by_record(changes: Iterable[Change]) -> list[RecordChanges]:
 def any_errors(records: Sequence[RecordChanges]) -> bool:
     """Whether a reason column is worth its width."""
     return any(c.last_error for r in records for c in r.changes)
+
+
+def attention_lines(records: Sequence[RecordChanges], registry: Registry) -> list[str]:
+    """One line per record whose changes need the user (refused or in conflict), for
+    `showdesk status`: "Customers C10003 · ebr3pq: failed after 1 attempt — priceZone: …"."""
+    lines = []
+    for record in records:
+        if record.state not in ("failed", "conflict"):
+            continue
+        res = registry.resources.get(record.resource)
+        tries = f"{record.attempts} attempt{'' if record.attempts == 1 else 's'}"
+        line = (
+            f"{res.title if res else record.resource} {record.key_text(res.key if res else None)}"
+        )
+        line += f": {record.state} after {tries}"
+        lines.append(f"{line} — {record.last_error}" if record.last_error else line)
+    return lines

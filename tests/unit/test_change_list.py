@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
+from app.api.registry import default_registry
 from app.store.changes import ACTIVE
 from app.store.outbox import NewChange, Outbox
-from app.sync.change_list import any_errors, group_by_record
+from app.sync.change_list import any_errors, attention_lines, group_by_record
 
 BASE = {"id": "c1", "customerID": "CU1", "city": "Paris", "priceZone": 2}
 
@@ -62,3 +63,17 @@ def test_a_create_then_an_edit_reads_as_its_values_and_a_delete_as_deleted(
     made, gone = group_by_record(outbox.changes(ACTIVE))
     assert made.summary() == "customerID: CU9; city: Lyon" and made.ops == "create"
     assert gone.summary() == "deleted" and gone.ops == "update, delete"
+
+
+def test_status_lines_name_each_record_that_needs_the_user(outbox: Outbox) -> None:
+    outbox.add(edit("c2", city="Rome"))  # pending: nothing to say
+    bad = outbox.add(edit(priceZone=9))
+    outbox.mark_sending([bad])
+    outbox.mark_failed(bad, "HTTP 400: bad zone")
+    clash = outbox.add(edit("c3", city="Oslo"))
+    outbox.mark_conflict(clash, {**BASE, "id": "c3", "city": "Bergen"})
+    lines = attention_lines(group_by_record(outbox.changes(ACTIVE)), default_registry())
+    assert lines == [
+        "Customers CU1 · c1: failed after 1 attempt — HTTP 400: bad zone",
+        "Customers CU1 · c3: conflict after 0 attempts",
+    ]
