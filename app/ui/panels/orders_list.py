@@ -9,9 +9,11 @@ its first line, whose form shows the order panel with every line).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -31,6 +33,7 @@ from app.ui.common.list_model import Index, ListModel
 COLUMNS = ("PO number", "Customer", "Delivery date", "Lines", "Quantity", "Amount")
 NUMERIC = (3, 4, 5)
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+Background = Callable[[Callable[[], list[Order]], Callable[[list[Order]], None]], None]
 
 
 def _cells(order: Order) -> tuple[str, ...]:
@@ -71,8 +74,12 @@ class OrdersModel(ListModel):
         self._cache = cache
         self._outbox = outbox
 
+    def read(self) -> list[Order]:
+        """The orders from the cache and the outbox (a worker thread may call this)."""
+        return read_orders(self._cache, self._outbox)
+
     def refresh(self) -> None:
-        self.set_items(read_orders(self._cache, self._outbox))
+        self.set_items(self.read())
 
     def orders(self) -> list[Order]:
         return list(self._items)
@@ -103,8 +110,19 @@ class OrdersView(QWidget):
 
     open_requested = Signal(object)
 
-    def __init__(self, cache: Cache, outbox: Outbox, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        cache: Cache,
+        outbox: Outbox,
+        parent: QWidget | None = None,
+        *,
+        background: Background | None = None,
+    ) -> None:
         super().__init__(parent)
+        # Reading 80,000 lines takes a second or two: in a worker thread when one is given.
+        self._background = background
+        self._reads = 0  # a newer read's orders win over an older one's
+        self._stale = False  # order lines changed while the list was not on screen
         self.model = OrdersModel(cache, outbox, self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
@@ -120,13 +138,35 @@ class OrdersView(QWidget):
 
     def refresh(self) -> None:
         """Read the orders again (the lines changed on the show or in the outbox)."""
-        self.model.refresh()
+        self._reads += 1
+        if self._background is None:
+            self.show_orders(self._reads, self.model.read())
+        else:
+            read = self._reads
+            self._background(self.model.read, lambda orders: self.show_orders(read, orders))
+
+    def show_orders(self, read: int, orders: list[Order]) -> None:
+        """The orders a read found (dropped when a newer read has started since)."""
+        if read != self._reads:
+            return
+        self.model.set_items(orders)
         self.table.resizeColumnsToContents()
         self._count()
 
     def on_slugs_changed(self, slugs: list[str]) -> None:
-        """A sync or an outbox write named these resources: redraw when order lines are one."""
-        if not slugs or ORDER_LINES in slugs:
+        """A sync or an outbox write named these resources: read again when order lines are one
+        (at once when the list is on screen, else when it is shown next)."""
+        if slugs and ORDER_LINES not in slugs:
+            return
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
             self.refresh()
 
     def shown_orders(self) -> list[Order]:

@@ -11,6 +11,7 @@ Kept out of main_window.py, which only wires the two actions here.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -18,7 +19,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.sync.orders import ORDER_LINES, Order
 from app.ui.outbox.history_view import HistoryView
-from app.ui.panels.orders_list import OrdersView
+from app.ui.panels.orders_list import Background, OrdersView
 from app.ui.table.resource_tab import ResourceTab
 
 if TYPE_CHECKING:
@@ -62,11 +63,30 @@ def open_orders(window: MainWindow) -> OrdersView | None:
         return None
     if (view := _existing(window, OrdersView)) is not None:
         return view
-    view = OrdersView(session.cache, session.outbox)
+    view = OrdersView(session.cache, session.outbox, background=_reader(window))
     view.open_requested.connect(lambda order: open_order(window, order))
     session.data_changed.connect(view.on_slugs_changed)
     session.outbox_changed.connect(view.on_slugs_changed)
     return _add(window, view, "orders-list", "Orders")
+
+
+def _reader(window: MainWindow) -> Background:
+    """Reads the orders in a worker thread, handing them to the view if it is still open."""
+
+    def read(work: Callable[[], list[Order]], done: Callable[[list[Order]], None]) -> None:
+        async def run() -> None:
+            orders = await asyncio.to_thread(work)
+            if window.session is not None and _orders_open(window):
+                done(orders)
+
+        window.tasks.start(run(), what="Reading the orders")
+
+    return read
+
+
+def _orders_open(window: MainWindow) -> bool:
+    found = (window.tabs.widget(i) for i in range(window.tabs.count()))
+    return any(isinstance(w, OrdersView) for w in found)
 
 
 def open_order(window: MainWindow, order: Order) -> ResourceTab | None:

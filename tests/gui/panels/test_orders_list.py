@@ -33,6 +33,7 @@ def open_orders(loop: qasync.QEventLoop, open_window: Opener, server: SimServer)
     opened.window.actions_["orders"].trigger()
     view = opened.window.tabs.currentWidget()
     assert isinstance(view, OrdersView)
+    loop.run_until_complete(until(lambda: view.model.rowCount() > 0))  # read in a worker thread
     return view
 
 
@@ -88,11 +89,18 @@ def test_the_lines_are_listed_as_orders_with_their_totals(
     assert view.count_label.text().startswith(f"1 of {len(pos)} orders")
     assert view.table.columnWidth(1) >= view.table.sizeHintForColumn(1)  # fits its content
 
-    line = mine[0]
-    edits = window_of(view).undoable_edits
+    line, window = mine[0], window_of(view)
+    edits = window.undoable_edits
     assert edits is not None
     edits.edit_cells("orders", [(line["id"], "quantity", line["quantity"] + 100)], "Edit")
-    assert cells(view, 0)[4] == f"{quantity + 100:,}"  # a pending quantity already counts
+    loop.run_until_complete(until(lambda: cells(view, 0)[4] == f"{quantity + 100:,}"))
+    # a pending quantity already counts; while another tab is in front, the list waits
+    window.open_resource("customers")
+    assert not view.isVisible()
+    edits.edit_cells("orders", [(line["id"], "quantity", line["quantity"] + 200)], "Edit")
+    assert cells(view, 0)[4] == f"{quantity + 100:,}"
+    window.tabs.setCurrentWidget(view)
+    loop.run_until_complete(until(lambda: cells(view, 0)[4] == f"{quantity + 200:,}"))
 
 
 def test_enter_opens_the_orders_lines(

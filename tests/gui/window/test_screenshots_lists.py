@@ -35,7 +35,8 @@ def test_screenshots_of_the_orders_and_the_history(
         wait_synced(loop, session)
 
         orders = show_lists.open_orders(window)
-        assert isinstance(orders, OrdersView) and orders.model.rowCount() > 100
+        assert isinstance(orders, OrdersView)
+        loop.run_until_complete(until(lambda: orders.model.rowCount() > 100))
         shots = [save_screenshot(window, "orders-list.png", tmp_path)]
         order = orders.shown_orders()[3]
         orders.open_row(3)
