@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -114,6 +115,7 @@ class HistoryView(QWidget):
         self._start = start  # runs a coroutine on the window's loop (TaskRunner.start)
         self._ask_path = ask_path
         self.exporting: asyncio.Task[int] | None = None
+        self._stale = False  # a push settled changes while the history was not on screen
         self.model = HistoryModel(registry, who, self)
         self.table = QTableView(self)
         self.filter_edit = QLineEdit(
@@ -140,8 +142,18 @@ class HistoryView(QWidget):
         self._show()
 
     def on_push_finished(self, _report: object) -> None:
-        """A push settled changes: they are in the audit log now."""
-        self.refresh()
+        """A push settled changes: they are in the audit log now (read at once when the history
+        is on screen, else when it is shown next)."""
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
+            self.refresh()
 
     def on_filter_changed(self, *_args: object) -> None:
         self._show()

@@ -68,9 +68,19 @@ def test_pushed_changes_are_listed_with_when_who_what_and_result(
         assert first[5].endswith("→ Oslo") and first[5].startswith("city: ")
         assert {r[0] for r in rows(view)} == set(keys)
 
+        window.open_resource("customers")  # behind another tab: read when shown again
+        window.undoable_edits.edit_cells("customers", [(ids[0], "city", "Bergen")], "Edit")
+        session.push()
+        pushed = lambda: session.outbox.counts()["done"] == 3 and not session.tasks.busy  # noqa: E731
+        loop.run_until_complete(until(pushed, within=30))
+        assert view.model.rowCount() == 2
+        window.tabs.setCurrentWidget(view)
+        assert view.model.rowCount() == 3
+        assert view.model.index(0, 5).data() == "city: Oslo → Bergen"  # newest first
+
         view.filter_edit.setText(str(edited[1]["customerID"]))  # found by its business key
         assert [r[0] for r in rows(view)] == [keys[1]]
-        assert view.count_label.text() == "1 of 2 pushed changes"
+        assert view.count_label.text() == "1 of 3 pushed changes"
         qtbot.mouseClick(view.export_button, Qt.MouseButton.LeftButton)
         loop.run_until_complete(until(lambda: "History exported" in window.status.currentMessage()))
         with open(target, encoding="utf-8", newline="") as written:
