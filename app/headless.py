@@ -29,6 +29,7 @@ from app.store.cache import Cache
 from app.store.changes import State
 from app.store.outbox import Outbox
 from app.store.sync_state import SyncState
+from app.sync.change_list import attention_lines, group_by_record
 from app.sync.overlay import PendingOverlay
 from app.sync.puller import Puller, SyncProgress, SyncReport
 from app.sync.push_plan import plan_push, plan_text
@@ -317,6 +318,9 @@ def cmd_status(args: argparse.Namespace, ws: Workspace) -> int:
                 line += f"  not offered by this show ({info['not_offered']})"
             print(line)
         print("Outbox: " + ", ".join(f"{v} {k}" for k, v in outbox.items()))
+        records = group_by_record(ws.outbox.changes(("failed", "conflict")))
+        for line in attention_lines(records, ws.registry):  # what needs the user, per record
+            print(f"  {line}")
         titles = {r.slug: r.title for r in ws.registry}
         for run in summary.last_pushes:
             print(f"Pushed {push_line(run, titles)}")

@@ -8,7 +8,6 @@ accepts; `resolution` says what was chosen. Tests drive `choose` and the three s
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -29,24 +28,12 @@ from PySide6.QtWidgets import (
 from app.api.registry import Registry
 from app.store.changes import Change
 from app.store.outbox import Outbox, Resolution
+from app.sync.change_list import format_value
 from app.ui.common.palette import Hue, background_brush
 
 Side = Literal["mine", "theirs"]
 SIDES: tuple[Side, Side] = ("mine", "theirs")
 BOOKKEEPING = frozenset({"id", "modifiedDate"})  # never offered as a choice
-
-
-def format_value(value: Any) -> str:
-    """A field value as a person reads it: empty for null, JSON for lists and objects."""
-    if value is None:
-        return "—"
-    if isinstance(value, str):
-        return value if value else '""'
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list | dict):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
 
 
 def conflict_fields(change: Change) -> list[str]:

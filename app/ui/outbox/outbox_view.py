@@ -1,25 +1,26 @@
 """The outbox as a window pane: every change not yet settled, what it changes, and what went wrong.
 
-`OutboxModel` is a table over `Outbox.changes(ACTIVE)` (all resources, or one: `set_scope`), one
-row per change, reloaded by `refresh()`. `OutboxView` is also the review before a push: a line
-says how many requests the push will make and how long that takes at the current rate budget
+`OutboxModel` (app/ui/outbox/change_list_model.py) is a change list over
+`Outbox.changes(ACTIVE)` (all resources, or one: `set_scope`): one row per record with the
+fields it changes summed up, its changes inside (each with its attempts and the show's last
+reason), grouped by app/sync/change_list.py and reloaded by `refresh()`; columns fit their
+content and the reason column shows only when there is one.
+`OutboxView` is also the review before a push: a line says how many requests the push will
+make and how long that takes at the current rate budget
 (app/sync/push_plan.py; `on_governor_changed` keeps it current), a detail pane shows the full diff
 and the server's answer, and the actions: push (all or selected — emitted, the session does the
 network work), retry, discard selected or all (after a confirmation) and resolve a conflict (the
-ConflictDialog). Rows are kept selected by their change's `seq` across reloads.
+ConflictDialog). Rows are kept selected by their changes' `seq` across reloads.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QItemSelectionModel,
     QModelIndex,
-    QPersistentModelIndex,
     Qt,
     Signal,
 )
@@ -31,121 +32,24 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QTableView,
+    QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
 from app.api.governor import GovernorState
 from app.api.registry import Registry
-from app.store.changes import ACTIVE, Change, is_local_id
+from app.store.changes import Change
 from app.store.outbox import Outbox
+from app.sync.change_list import diff_text, format_value, record_text
 from app.sync.push_plan import PushPlan, plan_push, plan_text
-from app.ui.common.palette import Hue, text
-from app.ui.outbox.conflict_dialog import ConflictDialog, format_value
+from app.ui.outbox.change_list_model import COLUMNS, ERROR_COLUMN, OutboxModel
+from app.ui.outbox.conflict_dialog import ConflictDialog
 
-Index = QModelIndex | QPersistentModelIndex
 Selection = QItemSelectionModel.SelectionFlag
 Confirm = Callable[[str], bool]
 Resolver = Callable[[Change], bool]
-COLUMNS = ("State", "Resource", "Record", "Operation", "Changes", "Attempts", "Last error")
-STATE_HUES = {
-    "pending": Hue.PENDING,
-    "sending": Hue.DELETED,
-    "failed": Hue.ERROR,
-    "conflict": Hue.CONFLICT,
-}
-
-
-def record_text(change: Change, key_field: str | None) -> str:
-    """ "CU1 · c1": the business key when known, then the id ("new" before the server has it)."""
-    ident = "new" if is_local_id(change.effective_id) else change.effective_id
-    key = change.key_value
-    if key is None and key_field:
-        key = change.payload.get(key_field) or (change.base or {}).get(key_field)
-    return f"{key} · {ident}" if key not in (None, "") else ident
-
-
-def diff_text(change: Change, separator: str = "; ") -> str:
-    """ "city: Paris → Lyon; priceZone: 2 → 3" (a create lists its values, a delete nothing)."""
-    if change.op == "delete":
-        return ""
-    if change.is_create:
-        parts = [f"{f}: {format_value(after)}" for f, _, after in change.diff()]
-    else:
-        parts = [f"{f}: {format_value(a)} → {format_value(b)}" for f, a, b in change.diff()]
-    if not parts and change.params:
-        parts = [f"{k}: {format_value(v)}" for k, v in change.params.items()]
-    return separator.join(parts)
-
-
-class OutboxModel(QAbstractTableModel):
-    """The outbox's unsettled changes, oldest first. Signals: only the model's own."""
-
-    def __init__(self, outbox: Outbox, registry: Registry, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._outbox = outbox
-        self._registry = registry
-        self._changes: list[Change] = []
-        self.scope: str | None = None  # one resource's changes, or None for all
-        self.refresh()
-
-    def refresh(self) -> None:
-        self.beginResetModel()
-        self._changes = self._outbox.changes(ACTIVE, resource=self.scope)
-        self.endResetModel()
-
-    def set_scope(self, resource: str | None) -> None:
-        self.scope = resource
-        self.refresh()
-
-    def changes(self) -> list[Change]:
-        return list(self._changes)
-
-    def change_at(self, row: int) -> Change:
-        return self._changes[row]
-
-    def row_of(self, seq: int) -> int | None:
-        return next((i for i, c in enumerate(self._changes) if c.seq == seq), None)
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008  # Qt's signature
-        return 0 if parent.isValid() else len(self._changes)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008  # Qt's signature
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section] if 0 <= section < len(COLUMNS) else None
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._changes):
-            return None
-        change = self._changes[index.row()]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            return self._text(change, index.column())
-        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
-            hue = STATE_HUES.get(change.state)
-            return None if hue is None else text(hue)
-        if role == Qt.ItemDataRole.UserRole:
-            return change.seq
-        return None
-
-    def _text(self, change: Change, column: int) -> str:
-        res = self._registry.resources.get(change.resource)
-        values = (
-            change.state,
-            res.title if res else change.resource,
-            record_text(change, res.key if res else None),
-            change.op,
-            diff_text(change),
-            str(change.attempts),
-            change.last_error or "",
-        )
-        return values[column] if 0 <= column < len(values) else ""
+__all__ = ["COLUMNS", "OutboxModel", "OutboxView", "detail_text", "diff_text", "record_text"]
 
 
 def detail_text(change: Change) -> str:
@@ -193,7 +97,7 @@ class OutboxView(QWidget):
         self._confirm = confirm
         self._resolver = resolver
         self.model = OutboxModel(outbox, registry, self)
-        self.table = QTableView(self)
+        self.table = QTreeView(self)
         self.detail = QPlainTextEdit(self, readOnly=True)
         self.scope_label = QLabel(self)
         self.show_all_button = QPushButton("Show all resources", self)
@@ -223,6 +127,7 @@ class OutboxView(QWidget):
         self.select_seqs(keep)
         self.on_selection_changed()
         self._review()
+        self._fit_columns()
 
     def set_scope(self, resource: str | None) -> None:
         """Review one resource's changes (None: every resource's)."""
@@ -242,17 +147,29 @@ class OutboxView(QWidget):
         return [c.seq for c in self.model.changes() if c.state == "pending"]
 
     def selected(self) -> list[Change]:
-        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
-        return [self.model.change_at(r) for r in rows]
+        """The changes of the selected rows: a record row stands for all of its changes."""
+        found: dict[int, Change] = {}
+        for index in self.table.selectionModel().selectedRows():
+            found.update((c.seq, c) for c in self.model.changes_at(index))
+        return [found[seq] for seq in sorted(found)]
 
     def select_seqs(self, seqs: Sequence[int]) -> None:
+        """Select these changes: a record's row when all its changes are meant, else its
+        changes' rows (the record opened to show them)."""
         selection = self.table.selectionModel()
         selection.clearSelection()
         flags = Selection.Select | Selection.Rows
-        for seq in seqs:
-            row = self.model.row_of(seq)
-            if row is not None:
-                selection.select(self.model.index(row, 0), flags)
+        wanted = set(seqs)
+        for row, record in enumerate(self.model.records()):
+            parent = self.model.index(row, 0)
+            mine = wanted.intersection(record.seqs)
+            if mine and mine == set(record.seqs):
+                selection.select(parent, flags)
+                continue
+            for child, change in enumerate(record.changes):
+                if change.seq in mine:
+                    self.table.expand(parent)
+                    selection.select(self.model.index(child, 0, parent), flags)
 
     # ------------------------------------------------------------------------------ slots
 
@@ -286,6 +203,10 @@ class OutboxView(QWidget):
             self.refresh()
             self.changed.emit()
 
+    def on_table_expanded(self, _index: QModelIndex) -> None:
+        """A record opened or closed: its changes' rows are indented, so fit the columns again."""
+        self._fit_columns()
+
     def on_selection_changed(self) -> None:
         chosen = self.selected()
         states = {c.state for c in chosen}
@@ -307,6 +228,13 @@ class OutboxView(QWidget):
         """Count the push's requests again (the outbox changed)."""
         self.plan = plan_push(self.model.changes(), self._registry)
         self.summary.setText(plan_text(self.plan, self.rate, self.reserve))
+
+    def _fit_columns(self) -> None:
+        """Columns as wide as their content; the reason column only when a change has one."""
+        self.table.setColumnHidden(ERROR_COLUMN, not self.model.has_errors())
+        for column in range(len(COLUMNS)):
+            if column != ERROR_COLUMN:
+                self.table.resizeColumnToContents(column)
 
     def _discard(self, doomed: Sequence[Change], every: bool = False) -> None:
         if not doomed:
@@ -345,8 +273,10 @@ class OutboxView(QWidget):
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        table.horizontalHeader().setStretchLastSection(True)
-        table.verticalHeader().hide()
+        table.setUniformRowHeights(True)
+        table.setAllColumnsShowFocus(True)
+        table.header().setStretchLastSection(True)
+        self._fit_columns()
 
     def _lay_out(self) -> None:
         split = QSplitter(Qt.Orientation.Vertical, self)
@@ -381,5 +311,7 @@ class OutboxView(QWidget):
         for button, slot in zip(self.buttons.values(), slots, strict=True):
             button.clicked.connect(slot)
         self.table.selectionModel().selectionChanged.connect(self.on_selection_changed)
+        self.table.expanded.connect(self.on_table_expanded)
+        self.table.collapsed.connect(self.on_table_expanded)
         self.model.modelReset.connect(self.on_selection_changed)
         self.show_all_button.clicked.connect(self.on_show_all_button_clicked)

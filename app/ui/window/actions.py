@@ -61,6 +61,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "Pending, failed and conflicting changes",
         True,
     ),
+    ActionSpec("orders", "O&rders", "&Show", None, "Orders: PO, customer, delivery date, totals"),
+    ActionSpec(
+        "history", "&History of pushes", "&Show", None, "Every change pushed and its result"
+    ),
     ActionSpec("about", "&About ShowDesk", "&Help", None, "Version and where files live"),
 )
 

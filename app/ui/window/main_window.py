@@ -38,7 +38,7 @@ from app.ui.session.tasks import TaskRunner
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.undo_commands import UNDO_LIMIT, Outcome, UndoableEdits
 from app.ui.table.view_export import view_options
-from app.ui.window import actions, layout_memory, show_tabs
+from app.ui.window import actions, layout_memory, show_lists, show_tabs
 from app.ui.window.about_export import about_text, export_to_file
 from app.ui.window.centre import ShowCentre
 from app.ui.window.profile_manager import ProfileManager
@@ -341,6 +341,7 @@ class MainWindow(QMainWindow):
             "full_sync": lambda: self.session.sync(full=True) if self.session else None,
             "push": lambda: self.session.push() if self.session else None,
             "outbox": self.on_outbox_triggered,
+            **show_lists.handlers(self),  # Show ▸ Orders, Show ▸ History of pushes
             "about": self.on_about_triggered,
         }
 

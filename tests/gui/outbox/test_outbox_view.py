@@ -19,7 +19,7 @@ from app.store.changes import Change
 from app.store.outbox import NewChange, Outbox
 from app.ui.common.palette import Hue, background, text
 from app.ui.outbox.conflict_dialog import ConflictDialog, conflict_fields
-from app.ui.outbox.outbox_view import OutboxModel, OutboxView, diff_text, record_text
+from app.ui.outbox.outbox_view import COLUMNS, OutboxModel, OutboxView, diff_text, record_text
 from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
 
 REGISTRY = default_registry()
@@ -91,24 +91,56 @@ def test_the_model_passes_the_model_tester(qtmodeltester: ModelTester, outbox: O
     outbox.add(edit("c2"))
     model.refresh()
     qtmodeltester.check(model)
-    assert model.rowCount() == 4
+    assert model.rowCount() == 2  # one row per record: c1 (three changes inside) and c2
+    assert model.rowCount(model.index(0, 0)) == 3
 
 
-def test_rows_show_state_title_record_diff_attempts_error(outbox: Outbox) -> None:
-    outbox.add(edit(city="Lyon", priceZone=3))
+def test_a_row_per_record_with_its_changes_attempts_and_reasons_inside(outbox: Outbox) -> None:
+    first = outbox.add(edit(city="Lyon", priceZone=3))
     failed(outbox)
+    outbox.add(edit("c2", city="Rome"))
     done = outbox.add(edit("c3"))
     outbox.mark_sending([done])
     outbox.mark_done(done, {"id": "c3"})
     model = OutboxModel(outbox, REGISTRY)
     rows = [[model.index(r, c).data() for c in range(7)] for r in range(model.rowCount())]
-    lyon = "city: Paris → Lyon; priceZone: 2 → 3"
     error = "Customers update: HTTP 400: bad city"
+    net = "city: Paris → Nice; priceZone: 2 → 3 (2 changes)"
     assert rows == [
-        ["pending", "Customers", "CU1 · c1", "update", lyon, "0", ""],
-        ["failed", "Customers", "CU1 · c1", "update", "city: Paris → Nice", "1", error],
+        ["failed", "Customers", "CU1 · c1", "update", net, "1", error],
+        ["pending", "Customers", "CU1 · c2", "update", "city: Paris → Rome", "0", ""],
     ]
-    assert model.index(1, 0).data(Qt.ItemDataRole.ForegroundRole).name() == text(Hue.ERROR).name()
+    c1 = model.index(0, 0)
+    inside = [[model.index(r, c, c1).data() for c in range(7)] for r in range(model.rowCount(c1))]
+    assert inside == [
+        ["pending", "", f"#{first}", "update", "city: Paris → Lyon; priceZone: 2 → 3", "0", ""],
+        ["failed", "", f"#{first + 1}", "update", "city: Paris → Nice", "1", error],
+    ]
+    assert model.index(0, 0).data(Qt.ItemDataRole.ForegroundRole).name() == text(Hue.ERROR).name()
+
+
+def test_the_reason_column_shows_only_with_errors_and_columns_fit(
+    view: OutboxView, outbox: Outbox
+) -> None:
+    outbox.add(edit(city="Lyon"))
+    view.refresh()
+    reason = COLUMNS.index("Last error")
+    assert view.table.isColumnHidden(reason)
+    record = COLUMNS.index("Record")
+    assert view.table.columnWidth(record) >= view.table.sizeHintForColumn(record)
+    seq = failed(outbox)
+    view.refresh()
+    assert not view.table.isColumnHidden(reason)
+    view.select_seqs([seq])  # one change of a record with two: its own row, the record opened
+    assert [c.seq for c in view.selected()] == [seq]
+    assert view.table.isExpanded(view.model.index(0, 0))
+    assert view.table.columnWidth(0) >= view.table.sizeHintForColumn(0)  # indented rows fit too
+    assert view.buttons["Retry"].isEnabled() and "1 attempt(s)" in view.detail.toPlainText()
+    view.table.selectionModel().select(
+        view.model.index(0, 0),
+        QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+    )
+    assert [c.seq for c in view.selected()] == [seq - 1, seq]  # the record: all its changes
 
 
 def test_creates_deletes_and_local_ids_read_plainly(outbox: Outbox) -> None:
