@@ -39,7 +39,7 @@ from app.ui.session.tasks import TaskRunner
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.undo_commands import UNDO_LIMIT, Outcome, UndoableEdits
 from app.ui.table.view_export import view_options
-from app.ui.window import actions
+from app.ui.window import actions, navigation
 from app.ui.window.about_export import about_text, export_to_file
 from app.ui.window.profile_manager import ProfileManager
 from app.ui.window.resource_tree import ResourceTree
@@ -86,7 +86,7 @@ class MainWindow(QMainWindow):
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(UNDO_LIMIT)
         self.undoable_edits: UndoableEdits | None = None
-        self.actions_ = actions.render(self, self._handlers())
+        self.actions_ = actions.render(self, {**self._handlers(), **navigation.handlers(self)})
         self._wire_undo()
         tasks.on_error = self.on_tasks_error
         self.setWindowTitle(APP_NAME)
@@ -193,6 +193,7 @@ class MainWindow(QMainWindow):
         tab.review_requested.connect(self.show_outbox)
         session.watch_outbox(slug, tab).changed.connect(tab.model.refresh_pending)
         self._attach_form(tab, session)
+        navigation.follow_references(self, tab)  # Ctrl+click on a reference opens its record
         self.tabs.setCurrentIndex(self.tabs.addTab(tab, res.title))
         return tab
 

@@ -1,0 +1,100 @@
+"""The grid's keys and clicks beyond Qt's: Enter moves down, Ctrl+click follows a reference.
+
+Enter (or Return) on a cell moves to the cell below, as in a spreadsheet; Enter that commits an
+edit commits it and moves down too. A reference cell (a customer in an order line, a warehouse
+in a customer: the registry's `references`) opens the record it names with Ctrl+click, or with
+"Open the referenced record" in the table's menu (Ctrl+Return). Tab stays Qt's: it moves to the
+next cell while editing, and the window's F6 leaves the table.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QMouseEvent
+from PySide6.QtWidgets import QAbstractItemDelegate, QAbstractItemView, QTableView, QWidget
+
+from app.ui.common.references import object_id
+from app.ui.table.table_model import RecordTableModel
+
+EditHint = QAbstractItemDelegate.EndEditHint
+_ENTER = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+
+
+class GridKeys(QObject):
+    """Enter moves down; Ctrl+click (or Ctrl+Return) on a reference asks to open its record.
+
+    Signals: `reference_requested(str target_slug, str key)` — the user asked to open the
+    record a reference cell names (the target resource and the business key in the cell).
+    """
+
+    reference_requested = Signal(str, str)
+
+    def __init__(self, table: QTableView, model: RecordTableModel) -> None:
+        super().__init__(table)
+        self.table, self.model = table, model
+        table.installEventFilter(self)
+        table.viewport().installEventFilter(self)
+        table.itemDelegate().closeEditor.connect(self.on_delegate_close_editor)
+        self.open_action = QAction("Open the referenced record", table)
+        self.open_action.setShortcut(QKeySequence("Ctrl+Return"))
+        self.open_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.open_action.triggered.connect(self.on_open_action_triggered)
+        table.addAction(self.open_action)
+
+    # ------------------------------------------------------------------------------ public
+
+    def reference_at(self, index: QModelIndex) -> tuple[str, str] | None:
+        """(target slug, key) of the reference in this cell, or None (not one, or empty)."""
+        if not index.isValid():
+            return None
+        target = self.model.resource.references.get(self.model.field(index.column()))
+        value = self.model.value(index.row(), index.column())
+        key = object_id(value) if isinstance(value, dict) else value
+        if target is None or key in (None, ""):
+            return None
+        return target, str(key)
+
+    def open_reference(self, index: QModelIndex) -> bool:
+        found = self.reference_at(index)
+        if found is not None:
+            self.reference_requested.emit(*found)
+        return found is not None
+
+    def move_down(self) -> None:
+        """The cell below the current one becomes current (and the only one selected)."""
+        current = self.table.currentIndex()
+        if not current.isValid() or current.row() + 1 >= self.model.rowCount():
+            return
+        below = self.model.index(current.row() + 1, current.column())
+        self.table.setCurrentIndex(below)
+
+    # ------------------------------------------------------------------------------- slots
+
+    def on_open_action_triggered(self) -> None:
+        self.open_reference(self.table.currentIndex())
+
+    def on_delegate_close_editor(self, _editor: QWidget, hint: EditHint) -> None:
+        # Qt's delegates close an editor with SubmitModelCache on Enter: then move down.
+        if hint == EditHint.SubmitModelCache:
+            self.move_down()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if watched is self.table and kind == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            return self._key(event)
+        if kind == QEvent.Type.MouseButtonPress and isinstance(event, QMouseEvent):
+            ctrl = event.modifiers() & Qt.KeyboardModifier.ControlModifier
+            if ctrl and event.button() == Qt.MouseButton.LeftButton:
+                return self.open_reference(self.table.indexAt(event.position().toPoint()))
+        return super().eventFilter(watched, event)
+
+    def _key(self, event: QKeyEvent) -> bool:
+        editing = self.table.state() == QAbstractItemView.State.EditingState
+        plain = event.modifiers() in (
+            Qt.KeyboardModifier.NoModifier,
+            Qt.KeyboardModifier.KeypadModifier,
+        )
+        if event.key() in _ENTER and plain and not editing:
+            self.move_down()
+            return True
+        return False
