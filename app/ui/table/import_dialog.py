@@ -218,6 +218,7 @@ class ImportDialog(QDialog):
         table.setHorizontalHeaderLabels(["Column in the file", "Example", "Goes to field"])
         table.verticalHeader().hide()
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table.setTabKeyNavigation(False)  # Tab goes on to the next field's combo
         for row, column in enumerate(columns):
             example = next((r.cells[column] for r in self.source.rows if r.cells[column]), "")
             table.setItem(row, 0, QTableWidgetItem(column))

@@ -86,7 +86,7 @@ class MainWindow(QMainWindow):
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(UNDO_LIMIT)
         self.undoable_edits: UndoableEdits | None = None
-        self.actions_ = actions.render(self, {**self._handlers(), **navigation.handlers(self)})
+        self.actions_ = actions.render(self, {**self._handlers(), **navigation.install(self)})
         self._wire_undo()
         tasks.on_error = self.on_tasks_error
         self.setWindowTitle(APP_NAME)

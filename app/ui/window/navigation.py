@@ -15,6 +15,7 @@ from typing import Protocol
 
 from PySide6.QtWidgets import QApplication, QMainWindow, QTabWidget, QWidget
 
+from app.ui.form.pickers import ReferencePicker
 from app.ui.session.session import ShowSession
 from app.ui.table.gestures import GRID_COMMANDS
 from app.ui.table.resource_tab import ResourceTab
@@ -32,6 +33,21 @@ class Window(Protocol):
     def tree(self) -> QWidget | None: ...
 
     def open_resource(self, slug: str, new_tab: bool = False) -> ResourceTab | None: ...
+
+
+# Where the keyboard is must show at a glance: a clear frame on the focused list, table or box.
+FOCUS_STYLE = (
+    "QAbstractItemView:focus, QLineEdit:focus, QComboBox:focus, QAbstractSpinBox:focus,"
+    " QPlainTextEdit:focus { border: 2px solid palette(highlight); }"
+)
+
+
+def install(window: Window) -> dict[str, Callable[[], None]]:
+    """Set the window up for the keyboard (focus clearly visible) and answer the handlers of
+    its navigation commands, for `actions.render`."""
+    if isinstance(window, QWidget):
+        window.setStyleSheet(FOCUS_STYLE)
+    return handlers(window)
 
 
 def handlers(window: Window) -> dict[str, Callable[[], None]]:
@@ -145,8 +161,14 @@ def _record_id(window: Window, tab: ResourceTab, key: str) -> str | None:
 
 
 def follow_references(window: Window, tab: ResourceTab) -> None:
-    """Ctrl+click on a reference cell of `tab` opens the record it names."""
+    """Ctrl+click on a reference cell of `tab`, or Open beside a reference field of its form,
+    opens the record it names."""
+
+    def follow(target: str, key: str) -> None:
+        open_reference(window, target, key)
+
     if tab.grid is not None:
-        tab.grid.keys.reference_requested.connect(
-            lambda target, key: open_reference(window, target, key)
-        )
+        tab.grid.keys.reference_requested.connect(follow)
+    if tab.form is not None:
+        for picker in tab.form.findChildren(ReferencePicker):
+            picker.open_requested.connect(follow)
