@@ -33,6 +33,7 @@ from app.sync.overlay import PendingOverlay
 from app.sync.puller import Puller, SyncProgress, SyncReport
 from app.sync.push_plan import plan_push, plan_text
 from app.sync.pusher import Pusher, PushProgress
+from app.words import count
 
 OK, SOME_FAILED, USAGE = 0, 1, 2
 
@@ -273,6 +274,11 @@ def cmd_import(args: argparse.Namespace, ws: Workspace) -> int:
         f"{plan.requests} requests, about {seconds:.0f} s at {ws.profile.rate_limit}/"
         f"{ws.profile.rate_window:g} s"
     )
+    if args.dry_run:  # what each row would change, before anything lands
+        from app.sync.import_lines import iter_changes
+
+        for line in iter_changes(plan):
+            print(line)
     for line in importer.iter_errors(plan):
         print(line)
     if plan.errors:
@@ -281,7 +287,7 @@ def cmd_import(args: argparse.Namespace, ws: Workspace) -> int:
         print(f"Rows with errors written to {errors_file}: fix them there and import that file.")
     if not args.dry_run:
         queued = importer.apply(plan, ws.outbox)
-        print(f"{len(queued)} changes queued; run `showdesk push` to send them.")
+        print(f"{count(len(queued), 'change')} queued; run `showdesk push` to send them.")
     return SOME_FAILED if plan.errors else OK
 
 

@@ -361,7 +361,9 @@ class GridGestures(QObject):
         return actions
 
     def _ask_user(self, question: str) -> bool:
-        answer = QMessageBox.question(self._window(), "Paste", question)
+        # The title says what is being confirmed: the question starts with its verb.
+        title = "Delete rows" if question.startswith("Delete") else "Paste past the last row"
+        answer = QMessageBox.question(self._window(), title, question)
         return answer == QMessageBox.StandardButton.Yes
 
     def _prompt_user(self, fields: Sequence[str]) -> tuple[str, str] | None:

@@ -23,12 +23,13 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QMetaObject, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QUndoStack
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, QTabWidget
+from PySide6.QtWidgets import QMainWindow, QMessageBox, QSplitter, QTabWidget
 
 from app import APP_NAME
 from app.settings import ProfileStore
 from app.sync.puller import SyncReport
 from app.sync.pusher import PushReport
+from app.ui.common.files import ask_save_path
 from app.ui.common.references import ReferenceNames
 from app.ui.form.record_form import RecordForm
 from app.ui.outbox.outbox_view import OutboxView
@@ -410,7 +411,8 @@ class MainWindow(QMainWindow):
         options = view_options(view, session.outbox) if view is not None else {}
         path = self._ask_path(f"Export {session.registry[slug].title}", f"{slug}.csv")
         if path is not None:
-            work = export_to_file(session, slug, path, options, self.status.show_message)
+            say = self.status.show_message
+            work = export_to_file(session, slug, path, options, say, owner=self)
             self.tasks.start(work, what="Export")
 
     # ---------------------------------------------------------------------- asking the user
@@ -420,10 +422,7 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.StandardButton.Yes
 
     def _ask_save_path(self, title: str, suggested: str) -> Path | None:
-        name, _ = QFileDialog.getSaveFileName(
-            self, title, suggested, "CSV (*.csv);;Excel (*.xlsx);;JSON (*.json)"
-        )
-        return Path(name) if name else None
+        return ask_save_path(self, title, suggested, "CSV (*.csv);;Excel (*.xlsx);;JSON (*.json)")
 
     # --------------------------------------------------------------------------- persistence
 

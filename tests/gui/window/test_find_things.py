@@ -5,30 +5,22 @@ reference cell opens the record it names."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import qasync
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QToolBar, QToolButton
 from pytestqt.qtbot import QtBot
 
-from app.sim import SimServer, generate_show
+from app.sim import SimServer
 from app.ui.table.gestures import GRID_COMMANDS
 from app.ui.window import navigation
 from app.ui.window.actions import ACTIONS, KEYS_ELSEWHERE, grid_entry, key_text
-from tests.gui.conftest import Opened, Opener, config, profile_for, wait_synced
+from tests.gui.conftest import Opened, Opener, profile_for, wait_synced
 
 
 @pytest.fixture
-def server() -> Iterator[SimServer]:
-    with SimServer(generate_show("tiny", seed=3), config(rate_limit=300)) as running:
-        yield running
-
-
-@pytest.fixture
-def opened(loop: qasync.QEventLoop, open_window: Opener, server: SimServer) -> Opened:
-    opened: Opened = open_window(profile_for(server))
+def opened(loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer) -> Opened:
+    opened: Opened = open_window(profile_for(tiny_server))
     wait_synced(loop, opened.session)
     return opened
 

@@ -4,30 +4,24 @@ is clearly visible, and a form's reference field opens its record with a button.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.sim import SimServer, generate_show
+from app.sim import SimServer
 from app.ui.form.pickers import ReferencePicker
 from app.ui.form.sub_table import SubTableInput
 from app.ui.window import navigation
-from tests.gui.conftest import Opened, Opener, config, profile_for, wait_synced
+from tests.gui.conftest import Opened, Opener, profile_for, wait_synced
 
 
 @pytest.fixture
-def server() -> Iterator[SimServer]:
-    with SimServer(generate_show("tiny", seed=3), config(rate_limit=300)) as running:
-        yield running
-
-
-@pytest.fixture
-def opened(loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot) -> Opened:
-    opened: Opened = open_window(profile_for(server))
+def opened(
+    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer, qtbot: QtBot
+) -> Opened:
+    opened: Opened = open_window(profile_for(tiny_server))
     wait_synced(loop, opened.session)
     with qtbot.waitActive(opened.window):
         opened.window.activateWindow()
