@@ -26,7 +26,8 @@ from app.api.models import MODELS, ShowRecord
 from app.api.registry import Resource
 from app.store.changes import Change
 from app.sync.overlay import WHOLE_RECORD, PendingOverlay
-from app.ui.common.references import ReferenceNames, ids_of, readable, show_date, title_of
+from app.ui.common.references import ReferenceNames, ids_of, readable, title_of
+from app.ui.common.when import local_when
 
 __all__ = ["WHOLE_RECORD", "CellPresenter", "PendingOverlay", "RowLook", "Tint", "fields_of"]
 
@@ -114,7 +115,7 @@ class CellPresenter:
             keys = value if isinstance(value, list) else [value]
             return ", ".join(self.names.labels(target, keys))
         if field in self.dates and isinstance(value, str):
-            return show_date(value)
+            return local_when(value)  # in the user's locale (issue 14)
         return readable(value)
 
     def problem(self, record_id: str, field: str) -> str | None:
@@ -155,7 +156,7 @@ def fields_of(known: Iterable[str], resource: Resource) -> list[str]:
 
 
 def date_fields(resource: Resource) -> frozenset[str]:
-    """Fields typed as dates (shown as `YYYY-MM-DD hh:mm:ss`)."""
+    """Fields typed as dates (shown in the user's locale: app/ui/common/when.py)."""
     found = _model(resource).model_fields.items()
     return frozenset(name for name, info in found if _mentions_date(info.annotation))
 
