@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QKeyCombination, Qt
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar
 
@@ -120,9 +120,16 @@ def grid_entry(name: str) -> str:
 
 
 def key_text(key: Key) -> str:
-    """The keys of a command as the user reads them ("Ctrl+Y, Ctrl+Shift+Z")."""
+    """The keys of a command as the user reads them ("Ctrl+Y, Ctrl+Shift+Z"): the keys of a
+    keyboard, not the platform's extra media keys (a "Copy" or "Close" key) also bound."""
     native = QKeySequence.SequenceFormat.NativeText
-    return ", ".join(seq.toString(native) for seq in shortcuts(key))
+    typed = [seq for seq in shortcuts(key) if seq.count() and _on_a_keyboard(seq)]
+    return ", ".join(seq.toString(native) for seq in typed)
+
+
+def _on_a_keyboard(seq: QKeySequence) -> bool:
+    first: QKeyCombination = seq[0]  # type: ignore[index]  # the stubs miss operator[]
+    return int(first.key().value) < int(Qt.Key.Key_Back.value)  # from Key_Back: media keys
 
 
 def render(window: QMainWindow, handlers: Mapping[str, Callable[[], None]]) -> dict[str, QAction]:

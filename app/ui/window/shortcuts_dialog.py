@@ -57,6 +57,7 @@ class ShortcutsDialog(QDialog):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setTabKeyNavigation(False)  # Tab leaves the list for the Close button
         self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         for row, values in enumerate(rows):
             for column, text in enumerate(values):
                 self.table.setItem(row, column, QTableWidgetItem(text))
