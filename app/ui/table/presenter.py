@@ -17,7 +17,7 @@ Pending changes come from the outbox through the one overlay (app/sync/overlay.p
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Literal, get_args
@@ -26,8 +26,7 @@ from app.api.models import MODELS, ShowRecord
 from app.api.registry import Resource
 from app.store.changes import Change
 from app.sync.overlay import WHOLE_RECORD, PendingOverlay
-from app.ui.common.references import ReferenceNames, ids_of, readable, title_of
-from app.ui.common.when import local_when
+from app.ui.common.references import ReferenceNames, ids_of, readable, show_date, title_of
 
 __all__ = ["WHOLE_RECORD", "CellPresenter", "PendingOverlay", "RowLook", "Tint", "fields_of"]
 
@@ -48,8 +47,14 @@ class RowLook:
 class CellPresenter:
     """Text, tooltips and tints of one resource's cells (plain values in, plain values out)."""
 
-    def __init__(self, resource: Resource, names: ReferenceNames) -> None:
+    def __init__(
+        self,
+        resource: Resource,
+        names: ReferenceNames,
+        when: Callable[[str], str] = show_date,
+    ) -> None:
         self.resource, self.names = resource, names
+        self.when = when  # how a date reads: the table passes the user's locale (issue 14)
         self.dates = date_fields(resource)
         self.pending = PendingOverlay()
         self.cells: set[Cell] = set()  # highlighted; field WHOLE_RECORD marks the whole row
@@ -115,7 +120,7 @@ class CellPresenter:
             keys = value if isinstance(value, list) else [value]
             return ", ".join(self.names.labels(target, keys))
         if field in self.dates and isinstance(value, str):
-            return local_when(value)  # in the user's locale (issue 14)
+            return self.when(value)
         return readable(value)
 
     def problem(self, record_id: str, field: str) -> str | None:
@@ -156,7 +161,8 @@ def fields_of(known: Iterable[str], resource: Resource) -> list[str]:
 
 
 def date_fields(resource: Resource) -> frozenset[str]:
-    """Fields typed as dates (shown in the user's locale: app/ui/common/when.py)."""
+    """Fields typed as dates (shown by the presenter's `when`: the table's is the user's locale,
+    app/ui/common/when.py)."""
     found = _model(resource).model_fields.items()
     return frozenset(name for name, info in found if _mentions_date(info.annotation))
 
