@@ -29,6 +29,35 @@ def read_date(text: str, locale: QLocale | None = None) -> QDate | None:
     return day if day.isValid() else None
 
 
+class CalendarPopup(QCalendarWidget):
+    """A calendar dropping down under a date's text box, opening on a given day (or today).
+
+    Signals: `picked(QDate)` — the user clicked a day (or pressed Enter on it); it then hides.
+    """
+
+    picked = Signal(QDate)
+
+    def __init__(self, owner: QWidget) -> None:
+        super().__init__(owner)
+        self.setWindowFlags(Qt.WindowType.Popup)
+        self.setGridVisible(True)
+        self.clicked.connect(self.on_self_clicked)
+        self.activated.connect(self.on_self_clicked)
+
+    def open_on(self, day: QDate | None, under: QWidget) -> None:
+        """Show the month of `day` (today when None), `day` selected, just under `under`."""
+        day = day if day is not None and day.isValid() else QDate.currentDate()
+        self.setSelectedDate(day)
+        self.setCurrentPage(day.year(), day.month())
+        self.move(under.mapToGlobal(under.rect().bottomLeft()))
+        self.show()
+        self.setFocus()
+
+    def on_self_clicked(self, day: QDate) -> None:
+        self.hide()
+        self.picked.emit(day)
+
+
 class DateField(QWidget):
     """An optional date: typed, or picked in a calendar that opens at today.
 
@@ -47,7 +76,7 @@ class DateField(QWidget):
         self.button.setText("Calendar…")
         self.button.setToolTip("Pick the date in a calendar")
         self.button.clicked.connect(self.open_calendar)
-        self.calendar: QCalendarWidget | None = None
+        self.calendar: CalendarPopup | None = None
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.line, 1)
@@ -71,26 +100,16 @@ class DateField(QWidget):
         text = self.line.text().strip()
         return None if not text or self.date() is not None else f"“{text}” is not a date"
 
-    def open_calendar(self) -> QCalendarWidget:
+    def open_calendar(self) -> CalendarPopup:
         """The calendar, below the field, on the typed date or else today."""
         if self.calendar is None:
-            self.calendar = QCalendarWidget(self)
-            self.calendar.setWindowFlags(Qt.WindowType.Popup)
-            self.calendar.setGridVisible(True)
-            self.calendar.clicked.connect(self.on_calendar_clicked)
-            self.calendar.activated.connect(self.on_calendar_clicked)
-        day = self.date() or QDate.currentDate()
-        self.calendar.setSelectedDate(day)
-        self.calendar.setCurrentPage(day.year(), day.month())
-        self.calendar.move(self.mapToGlobal(self.rect().bottomLeft()))
-        self.calendar.show()
-        self.calendar.setFocus()
+            self.calendar = CalendarPopup(self)
+            self.calendar.picked.connect(self.on_calendar_picked)
+        self.calendar.open_on(self.date(), self)
         return self.calendar
 
-    def on_calendar_clicked(self, day: QDate) -> None:
+    def on_calendar_picked(self, day: QDate) -> None:
         self.line.setText(day.toString(ISO))
-        if self.calendar is not None:
-            self.calendar.hide()
         self.changed.emit()
 
     def on_line_text_edited(self, _text: str) -> None:

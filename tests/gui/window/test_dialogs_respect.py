@@ -18,6 +18,7 @@ from app.sim import SimServer
 from app.ui.common import files
 from app.ui.common.date_field import DateField, read_date
 from app.ui.common.files import ExportResult
+from app.ui.form.inputs import DateInput
 from tests.gui.conftest import Opened, Opener, profile_for, until, wait_synced
 from tests.gui.table.test_gestures import Grid, editing, grid
 from tests.gui.table.test_import_dialog import ROWS, depots, open_dialog, write_csv
@@ -64,11 +65,26 @@ def test_a_date_is_typed_or_picked_in_a_calendar_opening_at_today(qtbot: QtBot) 
     assert field.value() == "2026-03-14" and field.problem() is None
     assert field.open_calendar().selectedDate() == QDate(2026, 3, 14)
     with qtbot.waitSignal(field.changed):
-        field.on_calendar_clicked(QDate(2026, 4, 2))
+        field.open_calendar().clicked.emit(QDate(2026, 4, 2))  # a click on a day
     assert field.value() == "2026-04-02" and not calendar.isVisible()
     field.line.setText("next Tuesday")
     assert field.value() is None and field.problem() == "“next Tuesday” is not a date"
     assert read_date("14/3/2026") == QDate(2026, 3, 14)
+
+
+@pytest.mark.qt_log_ignore("support raise", "grabbing the keyboard")  # offscreen: a popup's notes
+def test_a_forms_date_field_has_a_calendar_opening_at_today_too(qtbot: QtBot) -> None:
+    field = DateInput("deliveryDate")
+    qtbot.addWidget(field)
+    field.show()
+    assert field.open_calendar().selectedDate() == QDate.currentDate()
+    field.set_value("2025-06-01T10:30:00")
+    calendar = field.open_calendar()
+    assert calendar.selectedDate() == QDate(2025, 6, 1)
+    with qtbot.waitSignal(field.edited):
+        calendar.clicked.emit(QDate(2025, 6, 3))
+    assert field.value() == "2025-06-03T10:30:00"  # the day picked, the typed time kept
+    assert field.problem() is None
 
 
 def test_the_export_says_rows_and_offers_open_and_show_in_folder(
