@@ -145,7 +145,7 @@ class Progress:
 
 
 def _on_sync(progress: Progress) -> Callable[[SyncProgress], None]:
-    return lambda p: progress.say(f"{p.title}: {p.done} records")
+    return lambda p: progress.say(f"{p.title}: {count(p.done, 'record')}")
 
 
 def _on_push(progress: Progress) -> Callable[[PushProgress], None]:
@@ -271,7 +271,7 @@ def cmd_import(args: argparse.Namespace, ws: Workspace) -> int:
     print(
         f"{counts['creates']} to create, {counts['updates']} to update, "
         f"{counts['unchanged']} unchanged, {counts['errors']} with errors; "
-        f"{plan.requests} requests, about {seconds:.0f} s at {ws.profile.rate_limit}/"
+        f"{count(plan.requests, 'request')}, about {seconds:.0f} s at {ws.profile.rate_limit}/"
         f"{ws.profile.rate_window:g} s"
     )
     if args.dry_run:  # what each row would change, before anything lands
