@@ -9,14 +9,26 @@ next cell while editing, and the window's F6 leaves the table.
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QMouseEvent
 from PySide6.QtWidgets import QAbstractItemDelegate, QAbstractItemView, QTableView, QWidget
 
 from app.ui.common.references import object_id
 from app.ui.table.table_model import RecordTableModel
+from app.words import plural
 
 EditHint = QAbstractItemDelegate.EndEditHint
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def nested_target(field: str) -> str:
+    """The resource a nested object's field names: `customer` → customers,
+    `purchaseOrder` → purchase-orders (a slug the registry may not have)."""
+    return plural(_CAMEL.sub("-", field).lower())
+
+
 _ENTER = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 
 
@@ -44,15 +56,25 @@ class GridKeys(QObject):
     # ------------------------------------------------------------------------------ public
 
     def reference_at(self, index: QModelIndex) -> tuple[str, str] | None:
-        """(target slug, key) of the reference in this cell, or None (not one, or empty)."""
+        """(target slug, key) of the reference in this cell, or None (not one, or empty).
+
+        A registry reference (`warehouseID` → warehouses) names its target; a nested object
+        with an id (an order line's `customer{id,name}`) names the resource its field does, in
+        the plural ("customer" → customers): the window says so when no such resource exists.
+        """
         if not index.isValid():
             return None
-        target = self.model.resource.references.get(self.model.field(index.column()))
+        field = self.model.field(index.column())
         value = self.model.value(index.row(), index.column())
-        key = object_id(value) if isinstance(value, dict) else value
-        if target is None or key in (None, ""):
+        target = self.model.resource.references.get(field)
+        if isinstance(value, dict):
+            key = object_id(value)
+            target = target or nested_target(field)
+        else:
+            key = None if value in (None, "") or isinstance(value, list) else str(value)
+        if target is None or key is None:
             return None
-        return target, str(key)
+        return target, key
 
     def open_reference(self, index: QModelIndex) -> bool:
         found = self.reference_at(index)

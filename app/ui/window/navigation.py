@@ -131,6 +131,11 @@ def show_shortcuts(window: Window) -> ShortcutsDialog:
 
 def open_reference(window: Window, target: str, key: str) -> ResourceTab | None:
     """Open the `target` resource's tab on the record keyed `key` (a followed reference)."""
+    if window.session is None or target not in window.session.registry:
+        current = window.tabs.currentWidget()
+        if isinstance(current, ResourceTab):
+            current.message.emit(f"{key} is not a record ShowDesk can open")
+        return None
     tab = window.open_resource(target)
     if tab is None:
         return None

@@ -161,3 +161,33 @@ def test_ctrl_click_on_a_reference_opens_the_record_it_names(opened: Opened, qtb
     assert tab.grid is not None
     tab.grid.keys.open_action.trigger()
     assert window.tabs.currentWidget() is warehouses
+
+
+def test_ctrl_click_on_an_order_lines_customer_opens_that_customer(
+    opened: Opened, qtbot: QtBot
+) -> None:
+    window, cache = opened.window, opened.session.cache
+    lines = window.open_resource("orders")
+    assert lines is not None and lines.model.rowCount()
+    column = lines.model.column_of("customer")
+    customer = lines.model.value(0, column)
+    assert isinstance(customer, dict) and customer.get("id")
+    index = lines.model.index(0, column)
+    lines.table.scrollTo(index)
+    qtbot.mouseClick(
+        lines.table.viewport(),
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.ControlModifier,
+        pos=lines.table.visualRect(index).center(),
+    )
+    customers = window.tab_for("customers")
+    assert customers is not None and window.tabs.currentWidget() is customers
+    shown = cache.get("customers", customers.model.record_id(customers.table.currentIndex().row()))
+    assert shown is not None and customer["id"] in (shown["customerID"], shown["id"])
+
+    window.tabs.setCurrentWidget(lines)  # a nested object naming no resource: said, not opened
+    said: list[str] = []
+    lines.message.connect(said.append)
+    assert navigation.open_reference(window, "purchase-orders", "PO-1") is None
+    assert window.tabs.currentWidget() is lines
+    assert said == ["PO-1 is not a record ShowDesk can open"]
