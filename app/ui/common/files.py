@@ -8,6 +8,7 @@ see what would have been opened without opening anything.
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,6 +38,24 @@ def ask_open_path(owner: QWidget | None, title: str, filters: str) -> Path | Non
     """The system's open dialog, in the documents folder."""
     name, _ = QFileDialog.getOpenFileName(owner, title, str(documents_dir()), filters)
     return Path(name) if name else None
+
+
+def open_file(path: Path, opener: Opener | None = None) -> bool:
+    """Open `path` with the system's application for it."""
+    return (opener or QDesktopServices.openUrl)(QUrl.fromLocalFile(str(path)))
+
+
+def show_in_folder(path: Path, opener: Opener | None = None) -> bool:
+    """Open the folder holding `path` in the system's file manager."""
+    return (opener or QDesktopServices.openUrl)(QUrl.fromLocalFile(str(path.parent)))
+
+
+def rows_in(path: Path) -> int | None:
+    """The data rows of a CSV file written here (lines after the header), None for others."""
+    if path.suffix.lower() != ".csv":
+        return None
+    with path.open(encoding="utf-8", errors="replace", newline="") as f:
+        return max(sum(1 for _ in csv.reader(f)) - 1, 0)
 
 
 class ExportResult(QMessageBox):
@@ -73,7 +92,7 @@ class ExportResult(QMessageBox):
         return button
 
     def on_open_clicked(self) -> None:
-        self.opener(QUrl.fromLocalFile(str(self.path)))
+        open_file(self.path, self.opener)
 
     def on_folder_clicked(self) -> None:
-        self.opener(QUrl.fromLocalFile(str(self.path.parent)))
+        show_in_folder(self.path, self.opener)

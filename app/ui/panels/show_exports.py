@@ -39,9 +39,10 @@ from app.api.errors import ShowDeskError
 from app.api.registry import Resource
 from app.store.listing import Listing
 from app.ui.common.date_field import DateField
-from app.ui.common.files import ask_save_path
+from app.ui.common.files import Opener, ask_save_path, open_file, rows_in, show_in_folder
 from app.ui.panels.record_panel import PanelContext, RecordPanel
 from app.ui.session.session import ShowSession
+from app.words import count
 
 EXPORTS = "exports"
 AskPath = Callable[[str, str], Path | None]
@@ -116,6 +117,7 @@ class ShowExportsDialog(QDialog):
         self.setWindowTitle("Exports of the show")
         self.session = session
         self.ask_path: AskPath = ask_path or self._ask_save_path
+        self.opener: Opener | None = None  # opens the saved file or its folder (None: the system)
         self.exports = QListWidget(self)
         self.description = QLabel(self, wordWrap=True)
         self.form = QFormLayout()
@@ -128,6 +130,8 @@ class ShowExportsDialog(QDialog):
         self.cancel_button = QPushButton("Cancel run", self)
         self.refresh_button = QPushButton("Refresh list", self)
         self.close_button = QPushButton("Close", self)
+        self.open_button = QPushButton("Open", self)  # the saved file, once there is one
+        self.folder_button = QPushButton("Show in folder", self)
         self.saved_to: Path | None = None
         self._task: asyncio.Task[Any] | None = None
         self._asked: asyncio.Task[Any] | None = None
@@ -234,7 +238,10 @@ class ShowExportsDialog(QDialog):
         else:
             path.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
         self.saved_to = path
-        self.status.setText(f"Saved {path.stat().st_size:,} bytes to {path}")
+        rows = rows_in(path)
+        what = count(rows, "row") if rows is not None else f"{path.stat().st_size:,} bytes"
+        self.status.setText(f"Saved {what} to {path}")
+        self._update_buttons()
 
     def _finish(self) -> None:
         self._task = None
@@ -276,6 +283,16 @@ class ShowExportsDialog(QDialog):
     def _update_buttons(self) -> None:
         self.run_button.setEnabled(self.chosen() is not None and not self.running)
         self.cancel_button.setEnabled(self.running)
+        self.open_button.setEnabled(self.saved_to is not None)
+        self.folder_button.setEnabled(self.saved_to is not None)
+
+    def on_open_clicked(self) -> None:
+        if self.saved_to is not None:
+            open_file(self.saved_to, self.opener)
+
+    def on_folder_clicked(self) -> None:
+        if self.saved_to is not None:
+            show_in_folder(self.saved_to, self.opener)
 
     def _ask_save_path(self, title: str, suggested: str) -> Path | None:
         return ask_save_path(self, title, suggested, "CSV (*.csv);;All files (*)")
@@ -292,6 +309,10 @@ class ShowExportsDialog(QDialog):
         for button in (self.refresh_button, self.run_button, self.cancel_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
+        self.open_button.clicked.connect(self.on_open_clicked)
+        self.folder_button.clicked.connect(self.on_folder_clicked)
+        buttons.addWidget(self.open_button)
+        buttons.addWidget(self.folder_button)
         buttons.addWidget(self.close_button)
         column = QVBoxLayout(self)
         column.addLayout(top, 1)

@@ -20,6 +20,8 @@ from app.ui.common.date_field import DateField, read_date
 from app.ui.common.files import ExportResult
 from app.ui.form.inputs import DateInput
 from tests.gui.conftest import Opened, Opener, profile_for, until, wait_synced
+from tests.gui.panels.test_show_exports import open_dialog as open_exports
+from tests.gui.panels.test_show_exports import run_and_save
 from tests.gui.table.test_gestures import Grid, editing, grid
 from tests.gui.table.test_import_dialog import ROWS, depots, open_dialog, write_csv
 
@@ -142,3 +144,19 @@ def test_every_dialog_title_says_what_it_is(grid: Grid, tmp_path: Path) -> None:
     replace = grid.tab.grid.find_replace()
     assert replace.windowTitle() == "Find and replace"
     replace.close()
+
+
+def test_a_show_export_says_rows_and_offers_open_and_show_in_folder(
+    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer, tmp_path: Path
+) -> None:
+    dialog = open_exports(loop, open_window, tiny_server, "Customer list")
+    assert not dialog.open_button.isEnabled()  # nothing saved yet
+    rows = run_and_save(loop, dialog, tmp_path)
+    assert dialog.saved_to is not None
+    assert dialog.status.text() == f"Saved {len(rows) - 1:,} rows to {dialog.saved_to}"
+    opened_urls: list[QUrl] = []
+    dialog.opener = lambda url: opened_urls.append(url) or True
+    assert dialog.open_button.isEnabled() and dialog.folder_button.isEnabled()
+    dialog.open_button.click()
+    dialog.folder_button.click()
+    assert [u.toLocalFile() for u in opened_urls] == [str(dialog.saved_to), str(tmp_path)]
