@@ -15,7 +15,6 @@ import csv
 import io
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -31,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from app.sync.edit_undo import DeleteStep
 from app.ui.common.references import title_of
-from app.ui.table.grid_keys import GridKeys
+from app.ui.table.grid_keys import GRID_COMMANDS, GridKeys
 from app.ui.table.replace_dialog import ReplaceDialog, Replacement, replaced
 from app.ui.table.table_model import RecordTableModel
 from app.ui.table.undo_commands import Outcome, UndoableEdits, refused_text
@@ -41,29 +40,6 @@ Ask = Callable[[str], bool]
 Prompt = Callable[[Sequence[str]], tuple[str, str] | None]  # fields → (field, value) or None
 Cell = tuple[int, int]  # (row, column) in the model, only while a gesture runs
 Triple = tuple[str, str, Any]  # (record id, field, value)
-
-
-@dataclass(frozen=True)
-class GridCommand:
-    """A gesture of the grid as the menus and the shortcuts list name it."""
-
-    name: str
-    text: str
-    key: QKeySequence.StandardKey | str
-
-
-# Declared once: the table's actions, the window's Edit menu and Help ▸ Keyboard shortcuts.
-GRID_COMMANDS: tuple[GridCommand, ...] = (
-    GridCommand("copy", "Copy", QKeySequence.StandardKey.Copy),
-    GridCommand("paste", "Paste", QKeySequence.StandardKey.Paste),
-    GridCommand("fill_down", "Fill down", "Ctrl+D"),
-    GridCommand("fill_right", "Fill right", "Ctrl+R"),
-    GridCommand("clear", "Clear", QKeySequence.StandardKey.Delete),
-    GridCommand("set_field", "Set field on selected rows…", "Ctrl+Shift+E"),
-    GridCommand("set_field_all", "Set field on all filtered rows…", ""),
-    GridCommand("replace", "Find and replace in a column…", "Ctrl+H"),
-    GridCommand("delete_rows", "Delete rows…", "Ctrl+-"),
-)
 
 
 def cell_text(value: Any) -> str:

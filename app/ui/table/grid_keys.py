@@ -5,11 +5,15 @@ edit commits it and moves down too. A reference cell (a customer in an order lin
 in a customer: the registry's `references`) opens the record it names with Ctrl+click, or with
 "Open the referenced record" in the table's menu (Ctrl+Return). Tab stays Qt's: it moves to the
 next cell while editing, and the window's F6 leaves the table.
+
+`GRID_COMMANDS` names the grid's gestures and their keys once: the table's own actions
+(app/ui/table/gestures.py), the window's Edit menu and Help ▸ Keyboard shortcuts read it.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QMouseEvent
@@ -30,6 +34,29 @@ def nested_target(field: str) -> str:
 
 
 _ENTER = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+
+
+@dataclass(frozen=True)
+class GridCommand:
+    """A gesture of the grid as the menus and the shortcuts list name it."""
+
+    name: str
+    text: str
+    key: QKeySequence.StandardKey | str
+
+
+# Declared once: the table's actions, the window's Edit menu and Help ▸ Keyboard shortcuts.
+GRID_COMMANDS: tuple[GridCommand, ...] = (
+    GridCommand("copy", "Copy", QKeySequence.StandardKey.Copy),
+    GridCommand("paste", "Paste", QKeySequence.StandardKey.Paste),
+    GridCommand("fill_down", "Fill down", "Ctrl+D"),
+    GridCommand("fill_right", "Fill right", "Ctrl+R"),
+    GridCommand("clear", "Clear", QKeySequence.StandardKey.Delete),
+    GridCommand("set_field", "Set field on selected rows…", "Ctrl+Shift+E"),
+    GridCommand("set_field_all", "Set field on all filtered rows…", ""),
+    GridCommand("replace", "Find and replace in a column…", "Ctrl+H"),
+    GridCommand("delete_rows", "Delete rows…", "Ctrl+-"),
+)
 
 
 class GridKeys(QObject):

@@ -1,7 +1,7 @@
 """The window's commands, declared once and rendered into menus, the toolbar and shortcuts.
 
 `ACTIONS` are the window's own commands. The grid's gestures (`GRID_COMMANDS`, declared in
-app/ui/table/gestures.py) are listed in the Edit menu with their keys too: the table owns those
+app/ui/table/grid_keys.py) are listed in the Edit menu with their keys too: the table owns those
 keys while it has focus (so Ctrl+C in a text box still copies its text), and the menu entry runs
 the gesture on the current tab's table. `KEYS_ELSEWHERE` names keys no menu holds (Enter moves
 down, Ctrl+click opens a reference). Help ▸ Keyboard shortcuts lists all three from this data.
@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QToolBar
 
 from app.api.registry import RESOURCES_DIR
-from app.ui.table.gestures import GRID_COMMANDS
+from app.ui.table.grid_keys import GRID_COMMANDS
 
 Key = QKeySequence.StandardKey | str | tuple[str, ...] | None
 ACTION_ICONS = RESOURCES_DIR / "icons" / "actions"

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QTabWidget, QWidget
 
 from app.ui.form.pickers import ReferencePicker
 from app.ui.session.session import ShowSession
-from app.ui.table.gestures import GRID_COMMANDS
+from app.ui.table.grid_keys import GRID_COMMANDS
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.window.actions import grid_entry
 from app.ui.window.shortcuts_dialog import ShortcutsDialog

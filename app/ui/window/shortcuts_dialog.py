@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.table.gestures import GRID_COMMANDS
+from app.ui.table.grid_keys import GRID_COMMANDS
 from app.ui.window.actions import ACTIONS, KEYS_ELSEWHERE, key_text
 
 Row = tuple[str, str, str]  # (command, keys, where)

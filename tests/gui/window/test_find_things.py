@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QToolBar, QToolButton
 from pytestqt.qtbot import QtBot
 
 from app.sim import SimServer
-from app.ui.table.gestures import GRID_COMMANDS
+from app.ui.table.grid_keys import GRID_COMMANDS
 from app.ui.window import navigation
 from app.ui.window.actions import ACTIONS, KEYS_ELSEWHERE, grid_entry, key_text
 from tests.gui.conftest import Opened, Opener, profile_for, wait_synced
