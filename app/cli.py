@@ -26,11 +26,28 @@ HEADLESS = (
 )  # fmt: skip
 
 
+def resources_text() -> str:
+    """The resources a SLUG names, grouped as the window's tree shows them: slug, then title."""
+    from app.api.registry import default_registry
+
+    registry = default_registry()
+    width = max(len(r.slug) for r in registry) + 2
+    lines = ["Resources (SLUG — what the window calls it):"]
+    for group in registry.groups:
+        members = registry.in_group(group)
+        if members:
+            lines.append(f"  {group}")
+            lines += [f"    {r.slug:<{width}}{r.title}" for r in members]
+    return "\n".join(lines)
+
+
 def _gui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="showdesk",
         description="A desktop window on a Perenso TradeShow show.",
-        epilog=f"Subcommands: sim, {', '.join(HEADLESS)} (`showdesk SUBCOMMAND --help`).",
+        epilog=f"Subcommands: sim, {', '.join(HEADLESS)} (`showdesk SUBCOMMAND --help`).\n\n"
+        + resources_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"ShowDesk {__version__}")
     parser.add_argument("--demo", action="store_true", help="open the embedded demo show")
@@ -88,6 +105,9 @@ def _headless_parser() -> argparse.ArgumentParser:
         "check",
         help="ask every list once, report how each answered, suggest overrides for 404s",
     )
+    for name in ("sync", "push", "export", "import"):  # the commands that take a SLUG
+        sub.choices[name].epilog = resources_text()
+        sub.choices[name].formatter_class = argparse.RawDescriptionHelpFormatter
     for action in sub.choices.values():
         add_connection_options(action)
     return parser

@@ -35,6 +35,7 @@ from app.sync.puller import Puller, SyncProgress, SyncReport
 from app.sync.push_plan import plan_push, plan_text
 from app.sync.pusher import Pusher, PushProgress
 from app.sync.show_summary import data_line, push_line, summarize, summary_json
+from app.words import count
 
 OK, SOME_FAILED, USAGE = 0, 1, 2
 
@@ -146,7 +147,7 @@ class Progress:
 
 
 def _on_sync(progress: Progress) -> Callable[[SyncProgress], None]:
-    return lambda p: progress.say(f"{p.title}: {p.done} records")
+    return lambda p: progress.say(f"{p.title}: {count(p.done, 'record')}")
 
 
 def _on_push(progress: Progress) -> Callable[[PushProgress], None]:
@@ -272,9 +273,14 @@ def cmd_import(args: argparse.Namespace, ws: Workspace) -> int:
     print(
         f"{counts['creates']} to create, {counts['updates']} to update, "
         f"{counts['unchanged']} unchanged, {counts['errors']} with errors; "
-        f"{plan.requests} requests, about {seconds:.0f} s at {ws.profile.rate_limit}/"
+        f"{count(plan.requests, 'request')}, about {seconds:.0f} s at {ws.profile.rate_limit}/"
         f"{ws.profile.rate_window:g} s"
     )
+    if args.dry_run:  # what each row would change, before anything lands
+        from app.sync.import_lines import iter_changes
+
+        for line in iter_changes(plan):
+            print(line)
     for line in importer.iter_errors(plan):
         print(line)
     if plan.errors:
@@ -283,7 +289,7 @@ def cmd_import(args: argparse.Namespace, ws: Workspace) -> int:
         print(f"Rows with errors written to {errors_file}: fix them there and import that file.")
     if not args.dry_run:
         queued = importer.apply(plan, ws.outbox)
-        print(f"{len(queued)} changes queued; run `showdesk push` to send them.")
+        print(f"{count(len(queued), 'change')} queued; run `showdesk push` to send them.")
     return SOME_FAILED if plan.errors else OK
 
 

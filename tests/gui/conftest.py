@@ -21,7 +21,7 @@ import pytest
 import qasync
 import shiboken6
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.settings import Profile
 from app.sim import SimConfig, SimServer
@@ -145,7 +145,7 @@ def wait_synced(loop: qasync.QEventLoop, session: ShowSession) -> None:
     loop.run_until_complete(synced())
 
 
-def save_screenshot(window: MainWindow, name: str, folder: Path) -> Path:
+def save_screenshot(window: QWidget, name: str, folder: Path) -> Path:
     """Grab the window into `SHOWDESK_SCREENSHOTS` (or `folder`); fail on a blank image."""
     target = Path(os.environ.get("SHOWDESK_SCREENSHOTS") or folder) / name
     target.parent.mkdir(parents=True, exist_ok=True)

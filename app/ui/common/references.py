@@ -8,11 +8,21 @@ name) and `ids_of()` its id, for tooltips; `title_of()` makes a column title of 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from app.store.cache import Cache
+from app.words import title_of
+
+__all__ = [
+    "ReferenceNames",
+    "ids_of",
+    "is_number",
+    "object_id",
+    "readable",
+    "show_date",
+    "title_of",
+]
 
 # The readable part of a nested object, first match wins (API.md: name / description / notes).
 READABLE_KEYS = (
@@ -91,19 +101,6 @@ def ids_of(value: Any) -> list[str]:
     """The ids of a nested object or of a list of them (for the tooltip beside the names)."""
     items = value if isinstance(value, list) else [value]
     return [i for i in (object_id(v) for v in items) if i is not None]
-
-
-_WORD_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|_+")
-
-
-def title_of(field: str) -> str:
-    """`customerName` → "Customer name", `warehouseID` → "Warehouse ID", `id` → "ID"."""
-    words = [w for w in _WORD_BREAK.split(field) if w]
-    if not words:
-        return field
-    words = [w if w.isupper() else w.lower() for w in words]
-    title = " ".join(words)
-    return "ID" if title == "id" else title[0].upper() + title[1:]
 
 
 def show_date(text: str) -> str:

@@ -16,12 +16,13 @@ from datetime import date, datetime
 from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
-from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QWidget
+from PySide6.QtCore import QDate, QSignalBlocker, Qt
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QToolButton, QWidget
 
 from app.api.models import ShowRecord, parse_show_date
 from app.api.registry import Resource
 from app.store.cache import Cache
+from app.ui.common.date_field import CalendarPopup, read_date
 from app.ui.common.references import ReferenceNames, readable
 from app.ui.form.field_input import FieldInput
 from app.ui.form.pickers import MultiPicker, ReferencePicker, reference_choices
@@ -94,11 +95,34 @@ class FloatInput(TextInput):
 
 
 class DateInput(TextInput):
-    """A date (`YYYY-MM-DD`) or a zone-less date-time, as the API writes them."""
+    """A date (`YYYY-MM-DD`) or a zone-less date-time, as the API writes them: typed, or picked
+    in a calendar that opens on the typed date, else today (a picked day keeps a typed time)."""
 
     def __init__(self, field: str, owner: QWidget | None = None) -> None:
         super().__init__(field, owner=owner)
         self.line.setPlaceholderText("YYYY-MM-DD")
+        self.calendar_button = QToolButton(self)
+        self.calendar_button.setText("Calendar…")
+        self.calendar_button.setToolTip("Pick the date in a calendar")
+        self.calendar_button.clicked.connect(self.open_calendar)
+        self.add(self.calendar_button)
+        self.calendar: CalendarPopup | None = None
+
+    def open_calendar(self) -> CalendarPopup:
+        if self.calendar is None:
+            self.calendar = CalendarPopup(self)
+            self.calendar.picked.connect(self.on_calendar_picked)
+        self.calendar.open_on(read_date(self.text()[:10]), self.line)
+        return self.calendar
+
+    def on_calendar_picked(self, day: QDate) -> None:
+        time = self.text()[10:] if read_date(self.text()[:10]) is not None else ""
+        self.line.setText(day.toString("yyyy-MM-dd") + time)
+        self.emit_edited()
+
+    def set_read_only(self, read_only: bool) -> None:
+        super().set_read_only(read_only)
+        self.calendar_button.setEnabled(not read_only)
 
     def text_problem(self) -> str | None:
         try:

@@ -11,13 +11,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -112,7 +113,14 @@ def _key_in(combo: QComboBox) -> str | None:
 
 
 class ReferencePicker(FieldInput):
-    """One record of the target resource: shows its label, stores its key."""
+    """One record of the target resource: shows its label, stores its key; "Open" beside it
+    opens the record it names (a customer of an order line) in its own tab.
+
+    Signals: `open_requested(str target_slug, str key)` — the Open button was clicked (on top
+    of `FieldInput.edited`).
+    """
+
+    open_requested = Signal(str, str)
 
     def __init__(self, field: str, choices: Choices, owner: QWidget | None = None) -> None:
         super().__init__(field, owner)
@@ -125,6 +133,17 @@ class ReferencePicker(FieldInput):
             line.textEdited.connect(self.emit_edited)
         self.combo.activated.connect(self.emit_edited)
         self.add(self.combo, 1)
+        self.open_button = QToolButton(self)
+        self.open_button.setText("Open")
+        self.open_button.setToolTip("Open the record this field names, in its own tab")
+        self.open_button.setVisible(choices.target is not None)
+        self.open_button.clicked.connect(self.on_open_button_clicked)
+        self.add(self.open_button)
+
+    def on_open_button_clicked(self) -> None:
+        key = self.value()
+        if self.choices.target is not None and key not in (None, ""):
+            self.open_requested.emit(self.choices.target, str(key))
 
     def set_choices(self, choices: Choices) -> None:
         """Offer fresh records (after a sync), keeping the value shown."""

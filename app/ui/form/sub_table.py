@@ -72,6 +72,7 @@ class SubTableInput(FieldInput):
         self.table.setHorizontalHeaderLabels([title_of(c) for c in self.columns])
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.setMinimumHeight(120)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the list: it never traps the focus
         self.table.setItemDelegate(PickDelegate(self, picks))
         self.table.itemChanged.connect(self.emit_edited)
         self.add_button = QPushButton("Add row", self)

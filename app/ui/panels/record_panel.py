@@ -207,6 +207,7 @@ class RecordPanel(QWidget):
 def listing_table(owner: QWidget, headers: Sequence[str]) -> QTableWidget:
     """A read-only list of records under a form: whole rows, columns sharing the width."""
     table = QTableWidget(0, len(headers), owner)
+    table.setTabKeyNavigation(False)  # Tab leaves a panel's list (issue 14: no focus trap)
     table.setHorizontalHeaderLabels(list(headers))
     table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
     table.verticalHeader().setVisible(False)

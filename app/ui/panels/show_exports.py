@@ -2,10 +2,11 @@
 
 Each export declares its parameters (`ExportParameter`: name, label, type). A `choice` becomes a
 combo of the options the show offers for it (`parameter-options`, asked when the export is
-chosen), a `date` a date field that may stay empty, a number a spin box, anything else a line of
-text. Run asks the show to build the export (`run`): an interactive request through the
-session's task runner, not the outbox — it changes nothing on the show. The answer (CSV text,
-JSON or bytes) is saved where the user chooses (`ask_path`, a file dialog unless replaced).
+chosen), a `date` a date typed or picked in a calendar opening at today (empty: not given), a
+number a spin box, anything else a line of text. Run asks the show to build the export (`run`):
+an interactive request through the session's task runner, not the outbox — it changes nothing
+on the show. The answer (CSV text, JSON or bytes) is saved where the user chooses (`ask_path`,
+a file dialog in the documents folder unless replaced).
 """
 
 from __future__ import annotations
@@ -16,13 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QDate, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QDateEdit,
     QDialog,
     QDoubleSpinBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -39,12 +38,14 @@ from PySide6.QtWidgets import (
 from app.api.errors import ShowDeskError
 from app.api.registry import Resource
 from app.store.listing import Listing
+from app.ui.common.date_field import DateField
+from app.ui.common.files import Opener, ask_save_path, open_file, rows_in, show_in_folder
 from app.ui.panels.record_panel import PanelContext, RecordPanel
 from app.ui.session.session import ShowSession
+from app.words import count
 
 EXPORTS = "exports"
 AskPath = Callable[[str, str], Path | None]
-NO_DATE = QDate(1900, 1, 1)  # the date field's "no date" (shown as "—")
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
@@ -61,13 +62,7 @@ class ParameterInput:
             combo.setEnabled(False)
             self.widget = combo
         elif self.kind == "date":
-            day = QDateEdit(owner)
-            day.setCalendarPopup(True)
-            day.setDisplayFormat("yyyy-MM-dd")
-            day.setMinimumDate(NO_DATE)
-            day.setSpecialValueText("—")
-            day.setDate(NO_DATE)
-            self.widget = day
+            self.widget = DateField(owner)  # typed, or picked in a calendar opening at today
         elif self.kind in ("integer", "int", "number", "decimal"):
             spin = QSpinBox(owner) if self.kind in ("integer", "int") else QDoubleSpinBox(owner)
             spin.setRange(-1_000_000_000, 1_000_000_000)
@@ -92,8 +87,8 @@ class ParameterInput:
         widget = self.widget
         if isinstance(widget, QComboBox):
             widget.setCurrentIndex(max(widget.findData(value), 0))
-        elif isinstance(widget, QDateEdit):
-            widget.setDate(QDate.fromString(str(value), "yyyy-MM-dd") if value else NO_DATE)
+        elif isinstance(widget, DateField):
+            widget.set_value(str(value) if value else None)
         elif isinstance(widget, QSpinBox | QDoubleSpinBox):
             widget.setValue(value)
         elif isinstance(widget, QLineEdit):
@@ -103,8 +98,8 @@ class ParameterInput:
         widget = self.widget
         if isinstance(widget, QComboBox):
             return widget.currentData()
-        if isinstance(widget, QDateEdit):
-            return None if widget.date() == NO_DATE else widget.date().toString("yyyy-MM-dd")
+        if isinstance(widget, DateField):
+            return widget.value()
         if isinstance(widget, QSpinBox | QDoubleSpinBox):
             return widget.value()
         if isinstance(widget, QLineEdit):
@@ -122,6 +117,7 @@ class ShowExportsDialog(QDialog):
         self.setWindowTitle("Exports of the show")
         self.session = session
         self.ask_path: AskPath = ask_path or self._ask_save_path
+        self.opener: Opener | None = None  # opens the saved file or its folder (None: the system)
         self.exports = QListWidget(self)
         self.description = QLabel(self, wordWrap=True)
         self.form = QFormLayout()
@@ -134,6 +130,8 @@ class ShowExportsDialog(QDialog):
         self.cancel_button = QPushButton("Cancel run", self)
         self.refresh_button = QPushButton("Refresh list", self)
         self.close_button = QPushButton("Close", self)
+        self.open_button = QPushButton("Open", self)  # the saved file, once there is one
+        self.folder_button = QPushButton("Show in folder", self)
         self.saved_to: Path | None = None
         self._task: asyncio.Task[Any] | None = None
         self._asked: asyncio.Task[Any] | None = None
@@ -240,7 +238,10 @@ class ShowExportsDialog(QDialog):
         else:
             path.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
         self.saved_to = path
-        self.status.setText(f"Saved {path.stat().st_size:,} bytes to {path}")
+        rows = rows_in(path)
+        what = count(rows, "row") if rows is not None else f"{path.stat().st_size:,} bytes"
+        self.status.setText(f"Saved {what} to {path}")
+        self._update_buttons()
 
     def _finish(self) -> None:
         self._task = None
@@ -282,10 +283,19 @@ class ShowExportsDialog(QDialog):
     def _update_buttons(self) -> None:
         self.run_button.setEnabled(self.chosen() is not None and not self.running)
         self.cancel_button.setEnabled(self.running)
+        self.open_button.setEnabled(self.saved_to is not None)
+        self.folder_button.setEnabled(self.saved_to is not None)
+
+    def on_open_clicked(self) -> None:
+        if self.saved_to is not None:
+            open_file(self.saved_to, self.opener)
+
+    def on_folder_clicked(self) -> None:
+        if self.saved_to is not None:
+            show_in_folder(self.saved_to, self.opener)
 
     def _ask_save_path(self, title: str, suggested: str) -> Path | None:
-        name, _ = QFileDialog.getSaveFileName(self, title, suggested, "CSV (*.csv);;All files (*)")
-        return Path(name) if name else None
+        return ask_save_path(self, title, suggested, "CSV (*.csv);;All files (*)")
 
     def _build(self) -> None:
         side = QVBoxLayout()
@@ -299,6 +309,10 @@ class ShowExportsDialog(QDialog):
         for button in (self.refresh_button, self.run_button, self.cancel_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
+        self.open_button.clicked.connect(self.on_open_clicked)
+        self.folder_button.clicked.connect(self.on_folder_clicked)
+        buttons.addWidget(self.open_button)
+        buttons.addWidget(self.folder_button)
         buttons.addWidget(self.close_button)
         column = QVBoxLayout(self)
         column.addLayout(top, 1)

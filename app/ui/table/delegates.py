@@ -128,6 +128,7 @@ class RecordDelegate(QStyledItemDelegate):
             self._choices[target] = self._choices_for(target)
         picker = ReferencePicker(field, self._choices[target], parent)
         picker.setAutoFillBackground(True)
+        picker.open_button.hide()  # in a cell, Ctrl+click opens the record (grid_keys.py)
         picker.setFocusProxy(picker.combo)
         # Focus leaves from the picker's combo, not from the picker the view knows as its
         # editor: watch the combo and its line, and judge their focus-out as the picker's.

@@ -30,9 +30,11 @@ from PySide6.QtWidgets import (
 
 from app.sync.edit_undo import DeleteStep
 from app.ui.common.references import title_of
+from app.ui.table.grid_keys import GRID_COMMANDS, GridKeys
 from app.ui.table.replace_dialog import ReplaceDialog, Replacement, replaced
 from app.ui.table.table_model import RecordTableModel
 from app.ui.table.undo_commands import Outcome, UndoableEdits, refused_text
+from app.words import count
 
 Ask = Callable[[str], bool]
 Prompt = Callable[[Sequence[str]], tuple[str, str] | None]  # fields → (field, value) or None
@@ -97,6 +99,7 @@ class GridGestures(QObject):
         self.prompt: Prompt = prompt or self._prompt_user
         self.replace_dialog: ReplaceDialog | None = None
         self.actions = self._install_actions()
+        self.keys = GridKeys(table, model)  # Enter moves down, Ctrl+click follows a reference
 
     # ------------------------------------------------------------------------------ gestures
 
@@ -126,7 +129,7 @@ class GridGestures(QObject):
             return None
         if len(block) == 1 and len(block[0]) == 1 and len(cells) > 1:
             values = [(r, c, block[0][0]) for r, c in cells]
-            return self._apply(values, f"Paste into {len(cells):,} cells")
+            return self._apply(values, f"Paste into {count(len(cells), 'cell')}")
         return self._paste_block(block, cells)
 
     def fill_down(self) -> Outcome | None:
@@ -136,7 +139,7 @@ class GridGestures(QObject):
         for r, c in cells:
             top[c] = min(top.get(c, r), r)
         values = [(r, c, self.model.value(top[c], c)) for r, c in cells if r != top[c]]
-        return self._apply(values, f"Fill down {len(values):,} cells")
+        return self._apply(values, f"Fill down {count(len(values), 'cell')}")
 
     def fill_right(self) -> Outcome | None:
         """Every selected cell takes the value of the leftmost selected cell of its row."""
@@ -146,11 +149,11 @@ class GridGestures(QObject):
         for r, c in cells:
             left[r] = c if r not in left or order[c] < order[left[r]] else left[r]
         values = [(r, c, self.model.value(r, left[r])) for r, c in cells if c != left[r]]
-        return self._apply(values, f"Fill right {len(values):,} cells")
+        return self._apply(values, f"Fill right {count(len(values), 'cell')}")
 
     def clear(self) -> Outcome | None:
         cells = self.selected_cells()
-        return self._apply([(r, c, None) for r, c in cells], f"Clear {len(cells):,} cells")
+        return self._apply([(r, c, None) for r, c in cells], f"Clear {count(len(cells), 'cell')}")
 
     def set_field(self, all_rows: bool = False) -> Outcome | None:
         """Ask for a field and a value; set it on the selected rows (or every filtered row)."""
@@ -165,8 +168,8 @@ class GridGestures(QObject):
             if all_rows
             else sorted({r for r, _ in self.selected_cells()})
         )
-        what = "all filtered rows" if all_rows else f"{len(rows):,} rows"
-        return self._apply([(r, column, value) for r in rows], f"Set {field} on {what}")
+        what = "all filtered rows" if all_rows else count(len(rows), "row")
+        return self._apply([(r, column, value) for r in rows], f"Set {title_of(field)} on {what}")
 
     def replace(self, what: Replacement) -> tuple[int, int]:
         """Replace in one column, as one undo step; answer (cells replaced, cells refused)."""
@@ -185,7 +188,8 @@ class GridGestures(QObject):
             if new is not None and new != old:
                 values.append((row, column, new))
         where = "all filtered rows" if what.all_rows else "the selected rows"
-        text = f"Replace “{what.find}” in {title_of(what.field)} ({where}): {len(values):,} cells"
+        cells = count(len(values), "cell")
+        text = f"Replace “{what.find}” in {title_of(what.field)} ({where}): {cells}"
         outcome = self._apply(values, text)
         if outcome is None:
             self.message.emit(f"{text}: nothing to replace")
@@ -271,12 +275,13 @@ class GridGestures(QObject):
         ]
         creates = self._new_rows(block[max(rows - top, 0) :], columns[start:])
         if clipped:
-            self.message.emit(f"{clipped:,} cell(s) beyond the last column were not pasted")
-        return self._apply(values, f"Paste {len(values):,} cells", creates)
+            were = "was" if clipped == 1 else "were"
+            self.message.emit(f"{count(clipped, 'cell')} beyond the last column {were} not pasted")
+        return self._apply(values, f"Paste {count(len(values), 'cell')}", creates)
 
     def _new_rows(self, extra: list[list[str]], columns: list[int]) -> list[dict[str, str]]:
         if not extra or not self.ask(
-            f"Create {len(extra):,} new record(s) for the rows past the end?"
+            f"Create {count(len(extra), 'new record')} for the rows past the end?"
         ):
             return []
         fields = [self.model.field(c) for c in columns if self.model.kind_at(c) is not None]
@@ -305,17 +310,20 @@ class GridGestures(QObject):
         return outcome
 
     def _install_actions(self) -> dict[str, QAction]:
-        specs: list[tuple[str, str, QKeySequence.StandardKey | str, Callable[[], object]]] = [
-            ("copy", "Copy", QKeySequence.StandardKey.Copy, self.copy),
-            ("paste", "Paste", QKeySequence.StandardKey.Paste, self.paste),
-            ("fill_down", "Fill down", "Ctrl+D", self.fill_down),
-            ("fill_right", "Fill right", "Ctrl+R", self.fill_right),
-            ("clear", "Clear", QKeySequence.StandardKey.Delete, self.clear),
-            ("set_field", "Set field on selected rows…", "Ctrl+Shift+E", self.set_field),
-            ("set_field_all", "Set field on all filtered rows…", "", lambda: self.set_field(True)),
-            ("replace", "Find and replace in a column…", "Ctrl+H", self.find_replace),
-            ("delete_rows", "Delete rows…", "Ctrl+-", self.delete_rows),
-        ]
+        """The table's own actions (its context menu and keys while it has focus), from
+        `GRID_COMMANDS`: the window's Edit menu lists the same commands from the same data."""
+        slots: dict[str, Callable[[], object]] = {
+            "copy": self.copy,
+            "paste": self.paste,
+            "fill_down": self.fill_down,
+            "fill_right": self.fill_right,
+            "clear": self.clear,
+            "set_field": self.set_field,
+            "set_field_all": lambda: self.set_field(True),
+            "replace": self.find_replace,
+            "delete_rows": self.delete_rows,
+        }
+        specs = [(c.name, c.text, c.key, slots[c.name]) for c in GRID_COMMANDS]
         actions: dict[str, QAction] = {}
         for name, text, key, slot in specs:
             action = QAction(text, self.table)
@@ -329,15 +337,19 @@ class GridGestures(QObject):
         return actions
 
     def _ask_user(self, question: str) -> bool:
-        answer = QMessageBox.question(self._window(), "Paste", question)
+        # The title says what is being confirmed: the question starts with its verb.
+        title = "Delete rows" if question.startswith("Delete") else "Paste past the last row"
+        answer = QMessageBox.question(self._window(), title, question)
         return answer == QMessageBox.StandardButton.Yes
 
     def _prompt_user(self, fields: Sequence[str]) -> tuple[str, str] | None:
         window = self._window()
-        field, ok = QInputDialog.getItem(window, "Set field", "Field:", list(fields), 0, False)
+        titles = [title_of(f) for f in fields]  # what the user reads; the API name stays inside
+        title, ok = QInputDialog.getItem(window, "Set field", "Field:", titles, 0, False)
         if not ok:
             return None
-        value, ok = QInputDialog.getText(window, "Set field", f"New value of {title_of(field)}:")
+        field = fields[titles.index(title)]
+        value, ok = QInputDialog.getText(window, "Set field", f"New value of {title}:")
         return (field, value) if ok else None
 
     def _window(self) -> QWidget:

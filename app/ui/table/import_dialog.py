@@ -1,13 +1,15 @@
 """Import a CSV or XLSX file into a resource's table, as pending changes to review.
 
-`ImportDialog` reads the file and shows one row per column of the file: its header, an example
-value and the field it goes to — guessed from the header (app/sync/import_names.py), after the
-mapping saved for this resource last time (QSettings `tables/<slug>/import-mapping`). Reference
-columns may hold names ("North depot" for `warehouseID`), looked up in the cache; a name that
-matches nothing, or several records, is reported at its row and that row is left out. Every
-change of mapping runs the importer's dry run again (`plan_table`: the same matching and
-coercion as `showdesk import`); Import hands the planned creates and changed cells to
-`UndoableEdits.edit_cells` — ONE undo step, nothing sent until the user pushes.
+`ImportDialog` reads the file and shows one row per column of the file, all of them at once:
+its header, an example value and the field it goes to (by its title) — guessed from the header
+(app/sync/import_names.py), after the mapping saved for this resource last time (QSettings
+`tables/<slug>/import-mapping`). Reference columns may hold names ("North depot" for
+`warehouseID`), looked up in the cache; a name that matches nothing, or several records, is
+reported at its row and that row is left out. Every change of mapping runs the importer's dry
+run again (`plan_table`: the same matching and coercion as `showdesk import`), listed row by
+row (app/sync/import_lines.py: "row 2 · CU00001: Customer name “A” → “B”") before anything
+lands; Import hands the planned creates and changed cells to `UndoableEdits.edit_cells` — ONE
+undo step, nothing sent until the user pushes.
 
 `GridImport` is the table's "Import from a file…" action (the file chooser is replaceable).
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +29,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QLabel,
     QListWidget,
     QPushButton,
@@ -42,9 +44,11 @@ from app.api.models import MODELS
 from app.api.registry import Resource
 from app.store.cache import Cache
 from app.sync.import_names import NameResolver, guess_mapping
+from app.ui.common.files import ask_open_path
 from app.ui.common.references import title_of
 from app.ui.table.table_model import RecordTableModel
 from app.ui.table.undo_commands import Outcome, UndoableEdits
+from app.words import count
 
 if TYPE_CHECKING:  # the importer loads openpyxl, slow to import: only when a file is opened
     from app.sync.importer import ImportPlan
@@ -52,6 +56,8 @@ if TYPE_CHECKING:  # the importer loads openpyxl, slow to import: only when a fi
 Mapping_ = dict[str, str | None]  # column of the file → field (None: ignored)
 ChooseFile = Callable[[], Path | None]
 SHOWN_ERRORS = 500  # error lines listed in the dialog (the summary counts them all)
+SHOWN_CHANGES = 2_000  # rows of the dry run listed (the summary counts them all)
+MAPPING_ROWS_SHOWN = 14  # file columns shown at once before the mapping scrolls
 
 
 def mapping_key(slug: str) -> str:
@@ -104,7 +110,7 @@ def summary_text(plan: ImportPlan) -> str:
         f"{len(plan.updates):,} changed",
         f"{len(plan.unchanged):,} unchanged",
         f"{failing:,} with errors (left out)",
-    ]
+    ]  # "Rows: 1 new · 2 changed": the counts qualify "rows", no plural to agree
     return "Rows: " + " · ".join(parts)
 
 
@@ -142,6 +148,8 @@ class ImportDialog(QDialog):
         )
         self.names_box.setChecked(True)
         self.summary = QLabel(self)
+        self.changes = QListWidget(self)  # the dry run, row by row: what each row will change
+        self.changes.setObjectName("import-changes")
         self.errors = QListWidget(self)
         self.import_button = QPushButton("Import", self)
         self._fill_mapping()
@@ -167,9 +175,11 @@ class ImportDialog(QDialog):
 
     def check(self) -> ImportPlan | None:
         """The dry run with the current mapping: counts and row errors shown."""
+        from app.sync.import_lines import iter_changes
         from app.sync.importer import iter_errors, plan_table
 
         self.errors.clear()
+        self.changes.clear()
         try:
             plan = plan_table(
                 self.cache,
@@ -186,6 +196,7 @@ class ImportDialog(QDialog):
             return None
         self.plan = plan
         self.summary.setText(summary_text(plan))
+        self.changes.addItems(list(islice(iter_changes(plan), SHOWN_CHANGES)))
         self.errors.addItems(list(iter_errors(plan))[:SHOWN_ERRORS])
         self.import_button.setEnabled(bool(plan.creates or plan.updates))
         return plan
@@ -218,6 +229,7 @@ class ImportDialog(QDialog):
         table.setHorizontalHeaderLabels(["Column in the file", "Example", "Goes to field"])
         table.verticalHeader().hide()
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table.setTabKeyNavigation(False)  # Tab goes on to the next field's combo
         for row, column in enumerate(columns):
             example = next((r.cells[column] for r in self.source.rows if r.cells[column]), "")
             table.setItem(row, 0, QTableWidgetItem(column))
@@ -225,13 +237,17 @@ class ImportDialog(QDialog):
             table.setCellWidget(row, 2, self._field_combo(guessed.get(column)))
         table.resizeColumnsToContents()
         table.horizontalHeader().setStretchLastSection(True)
+        rows = min(len(columns), MAPPING_ROWS_SHOWN)  # every column and its target at once
+        height = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
+        table.setMinimumHeight(height + sum(table.rowHeight(r) for r in range(rows)))
 
     def _field_combo(self, field: str | None) -> QComboBox:
         combo = QComboBox(self.mapping_table)
         combo.addItem("(ignore this column)", None)
-        for name in self.fields:
+        for name in self.fields:  # the field's title; the API's name is in the tooltip
             shown = "ID (matches the records)" if name == "id" else title_of(name)
-            combo.addItem(f"{shown} — {name}" if shown != name else name, name)
+            combo.addItem(shown, name)
+            combo.setItemData(combo.count() - 1, name, Qt.ItemDataRole.ToolTipRole)
         combo.setCurrentIndex(max(combo.findData(field), 0))
         combo.currentIndexChanged.connect(self.on_mapping_changed)
         return combo
@@ -239,8 +255,9 @@ class ImportDialog(QDialog):
     def _lay_out(self) -> None:
         key = self.resource.key
         intro = QLabel(
-            f"Rows are matched to records by id, else by {title_of(key)} ({key}); the others "
-            "become new records. Empty cells change nothing.",
+            f"Rows are matched to records by ID, else by {title_of(key)}; the others become new "
+            "records. Empty cells change nothing. Below: what each row will change — nothing "
+            "is queued until you press Import.",
             self,
         )
         intro.setWordWrap(True)
@@ -250,10 +267,14 @@ class ImportDialog(QDialog):
         self.import_button.clicked.connect(self.on_import_button_clicked)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        for widget in (intro, self.mapping_table, self.names_box, self.summary, self.errors):
+        for widget in (intro, self.mapping_table, self.names_box, self.summary):
             layout.addWidget(widget)
+        layout.addWidget(QLabel("Changes, row by row:", self))
+        layout.addWidget(self.changes, 2)
+        layout.addWidget(QLabel("Rows left out:", self))
+        layout.addWidget(self.errors, 1)
         layout.addWidget(buttons)
-        self.resize(760, 560)
+        self.resize(860, 760)
 
 
 class GridImport(QObject):
@@ -317,14 +338,9 @@ class GridImport(QObject):
 
     def on_dialog_imported(self, outcome: Outcome) -> None:
         created, refused = len(outcome.created), len(outcome.refused)
-        problems = f" ({refused + created:,} value(s) refused)" if refused or created else ""
+        problems = f" ({count(refused + created, 'value')} refused)" if refused or created else ""
         self.message.emit(f"Imported as pending changes{problems}: review them, then push")
 
     def _choose(self) -> Path | None:
-        name, _ = QFileDialog.getOpenFileName(
-            self.table.window(),
-            f"Import into {self.model.resource.title}",
-            "",
-            "Tables (*.csv *.xlsx)",
-        )
-        return Path(name) if name else None
+        title = f"Import a file into {self.model.resource.title}"
+        return ask_open_path(self.table.window(), title, "Tables (*.csv *.xlsx)")

@@ -17,7 +17,7 @@ Pending changes come from the outbox through the one overlay (app/sync/overlay.p
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Literal, get_args
@@ -47,8 +47,14 @@ class RowLook:
 class CellPresenter:
     """Text, tooltips and tints of one resource's cells (plain values in, plain values out)."""
 
-    def __init__(self, resource: Resource, names: ReferenceNames) -> None:
+    def __init__(
+        self,
+        resource: Resource,
+        names: ReferenceNames,
+        when: Callable[[str], str] = show_date,
+    ) -> None:
         self.resource, self.names = resource, names
+        self.when = when  # how a date reads: the table passes the user's locale (issue 14)
         self.dates = date_fields(resource)
         self.pending = PendingOverlay()
         self.cells: set[Cell] = set()  # highlighted; field WHOLE_RECORD marks the whole row
@@ -114,7 +120,7 @@ class CellPresenter:
             keys = value if isinstance(value, list) else [value]
             return ", ".join(self.names.labels(target, keys))
         if field in self.dates and isinstance(value, str):
-            return show_date(value)
+            return self.when(value)
         return readable(value)
 
     def problem(self, record_id: str, field: str) -> str | None:
@@ -155,7 +161,8 @@ def fields_of(known: Iterable[str], resource: Resource) -> list[str]:
 
 
 def date_fields(resource: Resource) -> frozenset[str]:
-    """Fields typed as dates (shown as `YYYY-MM-DD hh:mm:ss`)."""
+    """Fields typed as dates (shown by the presenter's `when`: the table's is the user's locale,
+    app/ui/common/when.py)."""
     found = _model(resource).model_fields.items()
     return frozenset(name for name, info in found if _mentions_date(info.annotation))
 

@@ -38,6 +38,7 @@ from app.store.record_window import QueryRunner, RecordWindow
 from app.sync.edits import can_edit
 from app.ui.common.palette import Hue, background_brush, text_brush
 from app.ui.common.references import ReferenceNames, is_number
+from app.ui.common.when import local_when
 from app.ui.table.delegates import FieldKind, field_kind
 from app.ui.table.presenter import CellPresenter, fields_of
 
@@ -82,7 +83,7 @@ class RecordTableModel(QAbstractTableModel):
         super().__init__(owner)
         self._cache, self._resource, self._names = cache, resource, references
         self._outbox, self.edits = outbox, edits
-        self._look = CellPresenter(resource, references)
+        self._look = CellPresenter(resource, references, when=local_when)  # the user's locale
         self.pending_count = 0
         self._kinds: dict[str, FieldKind | None] = {}
         self._fields = fields_of(cache.fields(resource.slug), resource)

@@ -10,11 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import qVersion
+from PySide6.QtWidgets import QWidget
 
 from app import APP_NAME, __version__
 from app.logs import log_path
 from app.settings import config_dir, data_dir
+from app.ui.common.files import ExportResult, Opener
 from app.ui.session.session import ShowSession
+from app.words import count
 
 Say = Callable[..., None]  # the status bar's show_message(text[, timeout])
 
@@ -31,12 +34,25 @@ def about_text(session: ShowSession | None) -> str:
 
 
 async def export_to_file(
-    session: ShowSession, slug: str, path: Path, options: dict[str, Any], say: Say
-) -> None:
-    """Stream resource `slug` (or a view of it: `options`) from the cache into `path`."""
+    session: ShowSession,
+    slug: str,
+    path: Path,
+    options: dict[str, Any],
+    say: Say,
+    *,
+    owner: QWidget | None = None,
+    opener: Opener | None = None,
+) -> ExportResult | None:
+    """Stream resource `slug` (or a view of it: `options`) from the cache into `path`; then,
+    given an `owner` window, say how many rows went where with Open and Show in folder."""
     from app.sync import resource_export  # openpyxl is slow to import: only when needed
 
     title = session.registry[slug].title
     say(f"Exporting {title} to {path.name}…", 0)
     result = await asyncio.to_thread(resource_export.export, session.cache, slug, path, **options)
-    say(f"{result.rows:,} {title} written to {result.path}")
+    say(f"{count(result.rows, 'row')} of {title} written to {result.path}")
+    if owner is None:
+        return None
+    box = ExportResult(owner, title, result.rows, Path(result.path), opener)
+    box.show()
+    return box

@@ -22,12 +22,13 @@ from pathlib import Path
 
 from PySide6.QtCore import QMetaObject, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QUndoStack
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, QTabWidget
+from PySide6.QtWidgets import QMainWindow, QMessageBox, QSplitter, QTabWidget
 
 from app import APP_NAME
 from app.settings import ProfileStore
 from app.sync.puller import SyncReport
 from app.sync.pusher import PushReport
+from app.ui.common.files import ask_save_path
 from app.ui.common.references import ReferenceNames
 from app.ui.form.record_form import RecordForm
 from app.ui.outbox.outbox_view import OutboxView
@@ -38,7 +39,7 @@ from app.ui.session.tasks import TaskRunner
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.undo_commands import UNDO_LIMIT, Outcome, UndoableEdits
 from app.ui.table.view_export import view_options
-from app.ui.window import actions, layout_memory, show_lists, show_tabs
+from app.ui.window import actions, layout_memory, navigation, show_lists, show_tabs
 from app.ui.window.about_export import about_text, export_to_file
 from app.ui.window.centre import ShowCentre
 from app.ui.window.profile_manager import ProfileManager
@@ -90,7 +91,7 @@ class MainWindow(QMainWindow):
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(UNDO_LIMIT)
         self.undoable_edits: UndoableEdits | None = None
-        self.actions_ = actions.render(self, self._handlers())
+        self.actions_ = actions.render(self, {**self._handlers(), **navigation.install(self)})
         self._wire_undo()
         tasks.on_error = self.on_tasks_error
         self.setWindowTitle(APP_NAME)
@@ -202,6 +203,7 @@ class MainWindow(QMainWindow):
         tab.review_requested.connect(self.show_outbox)
         session.watch_outbox(slug, tab).changed.connect(tab.model.refresh_pending)
         self._attach_form(tab, session)
+        navigation.follow_references(self, tab)  # Ctrl+click on a reference opens its record
         self.tabs.setCurrentIndex(self.tabs.addTab(tab, res.title))
         return tab
 
@@ -395,7 +397,8 @@ class MainWindow(QMainWindow):
         options = view_options(view, session.outbox) if view is not None else {}
         path = self._ask_path(f"Export {session.registry[slug].title}", f"{slug}.csv")
         if path is not None:
-            work = export_to_file(session, slug, path, options, self.status.show_message)
+            say = self.status.show_message
+            work = export_to_file(session, slug, path, options, say, owner=self)
             self.tasks.start(work, what="Export")
 
     # -------------------------------------------------------------------------- start page
@@ -421,10 +424,7 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.StandardButton.Yes
 
     def _ask_save_path(self, title: str, suggested: str) -> Path | None:
-        name, _ = QFileDialog.getSaveFileName(
-            self, title, suggested, "CSV (*.csv);;Excel (*.xlsx);;JSON (*.json)"
-        )
-        return Path(name) if name else None
+        return ask_save_path(self, title, suggested, "CSV (*.csv);;Excel (*.xlsx);;JSON (*.json)")
 
     # --------------------------------------------------------------------------- persistence
 

@@ -24,9 +24,12 @@ ICONS_DIR = RESOURCES_DIR / "icons"
 class ResourceTree(QTreeView):
     """Every resource of the registry, grouped.
 
-    Signals: `open_requested(str slug, bool new_tab)` (activation: False; "Open in new tab":
-    True), `sync_requested(str slug)` ("Sync this" in its menu), `export_requested(str slug)`
-    ("Export…" in its menu).
+    A single click on a resource opens it (as does Enter); a click never collapses the
+    branch it lands on (double-click does not toggle either; the arrows do).
+
+    Signals: `open_requested(str slug, bool new_tab)` (a click or activation: False; "Open in
+    new tab": True), `sync_requested(str slug)` ("Sync this" in its menu),
+    `export_requested(str slug)` ("Export…" in its menu).
     """
 
     open_requested = Signal(str, bool)
@@ -51,10 +54,12 @@ class ResourceTree(QTreeView):
         self.setHeaderHidden(True)
         self.setUniformRowHeights(True)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setExpandsOnDoubleClick(False)  # opening a resource must not fold its branch
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.expandAll()
         self.set_counts(counts or {})
         self.activated.connect(self.on_self_activated)
+        self.clicked.connect(self.on_self_activated)  # one click opens, whatever the platform
         self.customContextMenuRequested.connect(self.on_self_context_menu_requested)
 
     # ------------------------------------------------------------------------------ public

@@ -56,7 +56,7 @@ def test_a_phone_typed_in_the_grid_is_the_same_in_the_form_the_outbox_and_the_ex
     assert line is not None
     line.selectAll()
     qtbot.keyClicks(line, NEW_PHONE)
-    qtbot.keyClick(line, Qt.Key.Key_Return)
+    qtbot.keyClick(line, Qt.Key.Key_Tab)  # commits, same row (Enter moves down: issue 14)
     qtbot.waitUntil(lambda: model.value(row, column) == NEW_PHONE)
 
     # 1. the grid, 2. the form of the same record (still selected: no row change re-reads it)

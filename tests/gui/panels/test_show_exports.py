@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtWidgets import QComboBox, QDateEdit, QLineEdit
+from PySide6.QtWidgets import QComboBox, QLineEdit
 
 from app.sim import SimServer, generate_show
+from app.ui.common.date_field import DateField
 from app.ui.panels.show_exports import ShowExportsDialog, ShowExportsPanel
 from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
 
@@ -92,7 +93,7 @@ def test_dates_are_given_as_the_export_takes_them(
 ) -> None:
     dialog = open_dialog(loop, open_window, server, "Orders by vendor")
     since = dialog.inputs["from"]
-    assert isinstance(since.widget, QDateEdit) and since.value() is None  # empty: not sent
+    assert isinstance(since.widget, DateField) and since.value() is None  # empty: not sent
     lines = server.show.records("orders")
     vendor = lines[0]["vendor"]["id"]
     first = sorted(str(o["deliveryDate"]) for o in lines if o["vendor"]["id"] == vendor)[-1][:10]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QDate, QDateTime, QLocale, QModelIndex, Qt, QTime
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -181,7 +181,10 @@ def test_roles_of_plain_cells(cache: Cache) -> None:
     assert alignment == Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
     assert cell(model, 3, "city", Role.TextAlignmentRole) is None
     assert cell(model, 3, "city", Role.UserRole) == "c00003"
-    assert cell(model, 3, "modifiedDate") == "2025-05-04 10:03:00"
+    moment = QDateTime(QDate(2025, 5, 4), QTime(10, 3))  # issue 14: in the user's locale
+    assert cell(model, 3, "modifiedDate") == QLocale().toString(
+        moment, QLocale.FormatType.ShortFormat
+    )
     assert cell(model, 3, "email") is None
 
 
@@ -213,7 +216,8 @@ def test_nested_objects_show_their_readable_part_with_the_id_in_the_tooltip(cach
     assert cell(model, 1, "purchaseOrder") == "Rush"
     assert cell(model, 1, "allowances") == "Show deal, Freight"
     assert cell(model, 1, "customer", Role.EditRole) == {"id": "c00001", "name": "Customer 1"}
-    assert cell(model, 1, "deliveryDate") == "2025-06-01"
+    day = QLocale().toString(QDate(2025, 6, 1), QLocale.FormatType.ShortFormat)
+    assert cell(model, 1, "deliveryDate") == day  # issue 14: in the user's locale
     customers = make_model(cache, "customers")
     assert cell(customers, 0, "orderingGroups") == "Valley group"
     assert cell(customers, 0, "orderingGroups", Role.ToolTipRole) == "id: og1"

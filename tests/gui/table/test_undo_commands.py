@@ -127,7 +127,7 @@ def test_the_window_edit_menu_undoes_and_redoes(
         window = opened.window
         undo, redo = window.actions_["undo"], window.actions_["redo"]
         assert undo.shortcut().toString() == "Ctrl+Z"
-        assert redo.shortcut().toString() == "Ctrl+Shift+Z"
+        assert [k.toString() for k in redo.shortcuts()] == ["Ctrl+Y", "Ctrl+Shift+Z"]  # issue 14
         assert not undo.isEnabled()
         tab = window.open_resource("customers")
         assert tab is not None and tab.grid is not None
@@ -136,7 +136,7 @@ def test_the_window_edit_menu_undoes_and_redoes(
         tab.table.setCurrentIndex(model.index(0, model.column_of("city")))
         tab.grid.paste("Lyon")
         outbox = opened.session.outbox
-        assert undo.isEnabled() and undo.text() == "&Undo Paste 1 cells"
+        assert undo.isEnabled() and undo.text() == "&Undo Paste 1 cell"
         assert outbox.counts()["pending"] == 1
         assert window.status.outbox_buttons["pending"].text() == "1 pending"
         undo.trigger()

@@ -1,0 +1,78 @@
+"""Human words for what the API names: field titles and counts, for the window and the CLI alike.
+
+The API speaks `priceZone`, `vendorIDs`, `poNumber`; a show administrator reads "Price zone",
+"Vendor IDs", "PO number". Counts read "1 change", "2 changes", never "2 change(s)". Qt-free,
+so `showdesk` prints the same words the window shows.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Abbreviations the API (and the trade) writes in capitals: kept upper-case in a title.
+ACRONYMS = frozenset(
+    {
+        "id",
+        "po",
+        "upc",
+        "ean",
+        "sku",
+        "gst",
+        "vat",
+        "abn",
+        "url",
+        "api",
+        "vip",
+        "uom",
+        "csv",
+        "gtin",
+    }
+)
+_WORD_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2,})|_+")
+# Plurals that do not just add an "s".
+_IRREGULAR = {
+    "entry": "entries",
+    "category": "categories",
+    "delivery": "deliveries",
+    "history": "histories",
+    "match": "matches",
+    "box": "boxes",
+    "person": "people",
+}
+
+
+def _word(word: str, first: bool) -> str:
+    lower = word.lower()
+    if lower in ACRONYMS:
+        return lower.upper()
+    if lower.endswith("s") and lower[:-1] in ACRONYMS:  # "IDs", "POs", "UPCs"
+        return lower[:-1].upper() + "s"
+    if word.isupper() and len(word) > 1:
+        return word  # an acronym we do not know yet: as the API wrote it
+    return lower.capitalize() if first else lower
+
+
+def title_of(field: str) -> str:
+    """`customerName` → "Customer name", `vendorIDs` → "Vendor IDs", `poNumber` → "PO number"."""
+    words = [w for w in _WORD_BREAK.split(field) if w]
+    if not words:
+        return field
+    return " ".join(_word(w, i == 0) for i, w in enumerate(words))
+
+
+def plural(word: str) -> str:
+    """The plural of an English noun as the window uses them ("change" → "changes")."""
+    lower = word.lower()
+    for singular, many in _IRREGULAR.items():
+        if lower.endswith(singular):
+            return word[: len(word) - len(singular)] + many
+    if lower.endswith(("s", "x", "ch", "sh")):
+        return word + "es"
+    if lower.endswith("y") and lower[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def count(n: int, word: str, many: str | None = None) -> str:
+    """`count(1, "change")` → "1 change", `count(2_000, "row")` → "2,000 rows"."""
+    return f"{n:,} {word if n == 1 else (many or plural(word))}"

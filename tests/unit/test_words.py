@@ -1,0 +1,60 @@
+"""Human words (app/words.py): field titles with the API's acronyms kept, counts that agree."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.api.registry import default_registry
+from app.cli import _gui_parser, _headless_parser
+from app.ui.common.references import title_of as ui_title_of
+from app.words import count, plural, title_of
+
+
+@pytest.mark.parametrize(
+    ("field", "title"),
+    [
+        ("priceZone", "Price zone"),
+        ("vendorIDs", "Vendor IDs"),
+        ("poNumber", "PO number"),
+        ("customerID", "Customer ID"),
+        ("id", "ID"),
+        ("upc", "UPC"),
+        ("productUPC", "Product UPC"),
+        ("orderHistoryIDs", "Order history IDs"),
+        ("UPCCode", "UPC code"),
+        ("price_zone", "Price zone"),
+        ("primarySalesRep", "Primary sales rep"),
+        ("vipUserID", "VIP user ID"),
+    ],
+)
+def test_field_titles_read_as_words_with_acronyms_upper_case(field: str, title: str) -> None:
+    assert title_of(field) == title
+    assert ui_title_of(field) == title  # the window's titles are the same words
+
+
+def test_counts_agree_with_their_number() -> None:
+    assert count(1, "change") == "1 change"
+    assert count(0, "change") == "0 changes"
+    assert count(2_000, "row") == "2,000 rows"
+    assert count(3, "category") == "3 categories"
+    assert count(2, "entry") == "2 entries"
+    assert count(2, "box") == "2 boxes"
+    assert count(2, "day") == "2 days"
+    assert count(2, "person", "people") == "2 people"
+    assert plural("new record") == "new records"
+
+
+def test_showdesk_help_lists_every_slug_next_to_its_title() -> None:
+    text = _gui_parser().format_help()
+    for resource in default_registry():
+        line = next(ln for ln in text.splitlines() if ln.split()[:1] == [resource.slug])
+        assert line.split(None, 1)[1] == resource.title
+    assert "vip-users" in text and "VIP users" in text
+
+
+def test_the_commands_taking_a_slug_list_them_in_their_help() -> None:
+    parser = _headless_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for name in ("sync", "push", "export", "import"):
+        helped = sub.choices[name].format_help()  # type: ignore[index]
+        assert "customers" in helped and "Product pricing" in helped
