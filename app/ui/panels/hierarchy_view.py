@@ -94,6 +94,7 @@ class HierarchyView(RecordPanel):
         super().__init__(context, resource, owner)
         self.setObjectName("hierarchy")
         self.ask_levels = ask
+        self._drawing = False  # load() rebuilding the tree
         self.model = QStandardItemModel(self)
         self.tree = GroupTree(self)
         self.tree.setModel(self.model)
@@ -181,6 +182,18 @@ class HierarchyView(RecordPanel):
             self.tree.setCurrentIndex(item.index())
 
     def load(self) -> None:
+        """Redraw the tree; the group followed stays chosen (the rebuild's own current-row
+        changes are not the user's choice)."""
+        self._drawing = True
+        try:
+            self._draw()
+        finally:
+            self._drawing = False
+        if self.record_id:
+            self.show_record(self.record_id)
+        self._update_buttons()
+
+    def _draw(self) -> None:
         self.groups = self._groups()
         self._keys = {g.get("salesRepGroupID") for g in self.groups.values()}
         self._children = {}
@@ -205,9 +218,6 @@ class HierarchyView(RecordPanel):
         add(root, None)
         self.tree.expandAll()
         self.tree.resizeColumnToContents(0)
-        if self.record_id:
-            self.show_record(self.record_id)
-        self._update_buttons()
 
     def after_push(self, changes: Sequence[Change]) -> None:
         failed = [c for c in changes if c.state == "failed"]
@@ -231,6 +241,8 @@ class HierarchyView(RecordPanel):
         current = self.tree.currentIndex()
         record_id = current.siblingAtColumn(0).data(ID_ROLE) if current.isValid() else None
         self._update_buttons()
+        if self._drawing:
+            return
         if record_id and record_id != self.record_id:
             self.record_id = str(record_id)
             self.record_chosen.emit(str(record_id))

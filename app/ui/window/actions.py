@@ -47,6 +47,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("quit", "&Quit", "&File", QKeySequence.StandardKey.Quit, "Quit ShowDesk"),
     ActionSpec("undo", "&Undo", "&Edit", "Ctrl+Z", "Undo the last edit (before it is pushed)"),
     ActionSpec("redo", "&Redo", "&Edit", "Ctrl+Shift+Z", "Redo the edit just undone"),
+    ActionSpec(
+        "revert_on_show",
+        "Re&vert on the show",
+        "&Edit",
+        None,
+        "Queue the old values of a pushed edit (whose undo was refused) as a new change",
+    ),
     ActionSpec("find", "&Filter…", "&Edit", QKeySequence.StandardKey.Find, "Filter the table"),
     ActionSpec("sync", "&Sync", "&Show", "F5", "Fetch what changed on the server", True),
     ActionSpec("full_sync", "&Full sync", "&Show", "Shift+F5", "Fetch everything again"),

@@ -49,6 +49,7 @@ def test_associate_two_products_and_remove_one(
     assert many.op == "associate-many" and many.payload["body"] == new
 
     async def pushed(count: int) -> None:
+        session.push()  # issue 14: a panel's changes wait for Push like a cell edit
         await until(lambda: session.outbox.counts()["done"] == count)
         await until(lambda: not session.tasks.busy and not session.syncing)
 
