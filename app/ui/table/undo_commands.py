@@ -157,10 +157,12 @@ class UndoableEdits(QObject):
         values: Sequence[tuple[str, str, Any]],
         text: str,
         creates: Sequence[Mapping[str, Any]] = (),
+        name: str | None = None,
     ) -> Outcome:
-        """Set (record id, field, value) cells as one undo step; answer what went in."""
+        """Set (record id, field, value) cells as one undo step; answer what went in. The step
+        is called `name`, else after `text`, the cells and the resource (`step_name`)."""
         cells, keys = self._with_old_values(slug, values)
-        name = step_name(self.editor.registry[slug], cells, keys, text)
+        name = name or step_name(self.editor.registry[slug], cells, keys, text)
         command = EditCellsCommand(self, slug, cells, name, creates)
         self.stack.push(command)  # runs redo()
         return command.outcome
@@ -169,6 +171,23 @@ class UndoableEdits(QObject):
         """A panel queued `seqs` (its gesture, named `text`): one undo step until pushed."""
         if seqs:
             self.stack.push(QueuedChangesCommand(self, slugs, seqs, text))
+
+    def saved(self, slug: str, seqs: Sequence[int]) -> None:
+        """A record form's Save (or Delete) queued `seqs`: one undo step, named for what and
+        where ("phone on C10010 in Customers")."""
+        changes = [c for seq in seqs if (c := self.editor.outbox.get(seq)) is not None]
+        if not changes:
+            return
+        title = self.editor.registry[slug].title
+        first = changes[0]
+        key = first.key_value or first.record_id
+        if first.op == "delete":
+            name = f"deletion of {key} in {title}"
+        else:
+            fields = [field_words(f) for f in first.changed_fields[:3]] or ["record"]
+            more = "…" if len(first.changed_fields) > 3 else ""
+            name = f"{', '.join(fields)}{more} on {key} in {title}"
+        self.queued([slug], seqs, name)
 
     def revert_on_show(self) -> Outcome | None:
         """Queue the old values of the pushed edit whose undo was refused, as a new change (an
@@ -179,7 +198,7 @@ class UndoableEdits(QObject):
         self.revertible = None
         self.revertible_changed.emit(False)
         values = [(e.record_id, e.field, e.value) for e in step.undo]
-        return self.edit_cells(step.slug, values, f"Revert {name} on the show")
+        return self.edit_cells(step.slug, values, "Revert", name=f"revert of {name}")
 
     def refuse(self, command: QUndoCommand, exc: AlreadyPushed, step: EditStep | None) -> None:
         """An undo reached changes already pushed: say so; an edit becomes revertible."""

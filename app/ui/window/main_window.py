@@ -212,6 +212,8 @@ class MainWindow(QMainWindow):
             push_on_save=session.profile.push_on_save,
         )
         form.saved.connect(session.changes_written)
+        if self.undoable_edits is not None:  # issue 14 (k6): a Save is an undo step until pushed
+            form.saved.connect(lambda seqs, s=tab.resource.slug: self._form_saved(s, seqs))
         form.push_requested.connect(self.on_form_push_requested)
         form.message.connect(self.status.show_message)
         session.data_changed.connect(form.on_session_data_changed)
@@ -373,6 +375,10 @@ class MainWindow(QMainWindow):
         self.undo_stack.canRedoChanged.connect(redo.setEnabled)
         self.undo_stack.undoTextChanged.connect(lambda t: undo.setText(f"&Undo {t}".strip()))
         self.undo_stack.redoTextChanged.connect(lambda t: redo.setText(f"&Redo {t}".strip()))
+
+    def _form_saved(self, slug: str, seqs: list[int]) -> None:
+        if self.undoable_edits is not None:
+            self.undoable_edits.saved(slug, seqs)
 
     def on_revert_on_show_triggered(self) -> None:
         """Queue the old values of the pushed edit whose undo was refused (a new change)."""
