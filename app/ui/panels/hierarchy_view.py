@@ -5,7 +5,8 @@ Groups name their parent by `parentID` (the parent's `salesRepGroupID`) and thei
 siblings by `position`. The tree shows the cached groups with the changes still queued laid
 over them, so a drag shows its result at once; each gesture is queued through
 `Editor.special` (`move`, `reorder`, `define-levels`) in one queue for the whole hierarchy
-(they depend on each other's order) and pushed at once when online. The server renumbers the
+(they depend on each other's order), one undo step each, and sent with the next Push like a
+cell edit. The server renumbers the
 siblings a move or reorder touches, so after the push the panel re-syncs the groups.
 """
 
