@@ -44,14 +44,11 @@ ON_THE_SHOW = ("sending", "done")  # a record change in these states has reached
 class AlreadyPushed(ValueError):
     """An undo would reach changes already pushed to the show: refused, nothing written.
 
-    `seqs` are the changes on the show; the message says what to do instead."""
+    `seqs` are the changes sent; the window adds what to do instead."""
 
     def __init__(self, seqs: Sequence[int]) -> None:
         self.seqs = list(seqs)
-        super().__init__(
-            "already pushed to the show: undo cannot take it back. "
-            "Use Edit ▸ Revert on the show to queue the old values as a new change."
-        )
+        super().__init__("already pushed to the show: undo cannot take it back")
 
 
 @dataclass
@@ -192,9 +189,13 @@ class UndoSteps:
 
     def withdraw(self: _Staging, step: QueuedStep) -> None:
         """Undo a queued step: discard its changes. Raises `AlreadyPushed`, writing nothing,
-        when any of them was sent (a special change that failed may be partly on the show)."""
+        when any of them was ever sent (a special change that failed may be partly on the show;
+        a refused change fixed in place by a form Save holds the user's earlier edit too)."""
         _refuse_pushed(self.outbox, step.seqs, (*ON_THE_SHOW, "failed", "conflict"))
         found = [self.outbox.get(seq) for seq in step.seqs]
+        sent = [c.seq for c in found if c is not None and c.attempts > 0]
+        if sent:  # a refused change the gesture fixed in place: the user's earlier edit is in it
+            raise AlreadyPushed(sent)
         step.withdrawn = [c for c in found if c is not None and c.state == "pending"]
         self.outbox.discard_many(c.seq for c in step.withdrawn)
 

@@ -157,7 +157,7 @@ def test_undo_of_a_pushed_edit_is_refused_and_writes_nothing(editor: Editor) -> 
     push(editor, step.written())
     with pytest.raises(AlreadyPushed) as refused:
         editor.take_back(step)
-    assert refused.value.seqs == [step.seqs["a1"]] and "Revert on the show" in str(refused.value)
+    assert refused.value.seqs == [step.seqs["a1"]] and "already pushed" in str(refused.value)
     assert active(editor) == []  # no revert queued silently (the audit would call it applied)
 
 
@@ -219,3 +219,15 @@ def test_clearing_a_required_field_is_refused_with_the_reason(editor: Editor) ->
     assert set(refused) == {"customerName", "customerID"}
     assert refused["customerName"] == "is required: it cannot be left empty"
     assert shown(editor, "a1", "customerName") == "Acme" and shown(editor, "a1", "city") is None
+
+
+def test_a_form_save_that_fixed_a_refused_change_is_not_withdrawn(editor: Editor) -> None:
+    first = editor.stage("customers", [FieldEdit("a1", "city", "Lyon")])
+    (seq,) = first.seqs
+    editor.outbox.mark_sending([seq])
+    editor.outbox.mark_failed(seq, "server said no")
+    fix = editor.stage("customers", [FieldEdit("a1", "city", "Nice")])  # a form's Save
+    assert fix.seqs == [seq]
+    with pytest.raises(AlreadyPushed):
+        editor.withdraw(editor.queued_step(fix.seqs))
+    assert shown(editor, "a1", "city") == "Nice"  # nothing lost

@@ -139,8 +139,9 @@ class RecordPanel(QWidget):
             return
         outbox = self.editor.outbox
         changes = [c for seq in sorted(self._awaited) if (c := outbox.get(seq)) is not None]
-        settled = [c for c in changes if c.state in ("done", "failed", "conflict", "discarded")]
-        self._awaited -= {c.seq for c in settled}
+        gone = {c.seq for c in changes if c.state == "discarded"}  # withdrawn: no outcome
+        settled = [c for c in changes if c.state in ("done", "failed", "conflict")]
+        self._awaited -= {c.seq for c in settled} | gone
         if settled:
             self.after_push(settled)
 

@@ -204,8 +204,11 @@ class UndoableEdits(QObject):
         """An undo reached changes already pushed: say so; an edit becomes revertible."""
         if step is not None and step.undo:
             self.revertible = (command.text(), step)
+            advice = "Edit ▸ Revert on the show queues the old values as a new change."
+        else:
+            advice = "Change it again to put it back; the change goes with the next Push."
         self.revertible_changed.emit(self.revertible is not None)
-        self.refused.emit(f"Cannot undo {command.text()}: {exc}")
+        self.refused.emit(f"Cannot undo {command.text()}: {exc}. {advice}")
 
     def notify(self, outcome: Outcome) -> None:
         self.applied.emit(outcome)

@@ -135,7 +135,9 @@ def test_a_hierarchy_move_waits_for_push_and_is_an_undo_step(
     assert moved is not None and moved["position"] == 1
     undo.trigger()  # pushed: refused, nothing queued
     assert session.outbox.changes(ACTIVE) == []
-    assert window.status.currentMessage().startswith("Cannot undo")
+    message = window.status.currentMessage()
+    assert message.startswith(f"Cannot undo {second['name']} moved up") and "Push" in message
+    assert not window.actions_["revert_on_show"].isEnabled()  # a move is reverted by moving
 
 
 def test_level_names_wait_for_push_like_a_cell_edit(
