@@ -200,13 +200,17 @@ class UndoableEdits(QObject):
         values = [(e.record_id, e.field, e.value) for e in step.undo]
         return self.edit_cells(step.slug, values, "Revert", name=f"revert of {name}")
 
-    def refuse(self, command: QUndoCommand, exc: AlreadyPushed, step: EditStep | None) -> None:
+    def refuse(
+        self,
+        command: QUndoCommand,
+        exc: AlreadyPushed,
+        step: EditStep | None,
+        advice: str = "Change it again to put it back; the change goes with the next Push.",
+    ) -> None:
         """An undo reached changes already pushed: say so; an edit becomes revertible."""
         if step is not None and step.undo:
             self.revertible = (command.text(), step)
             advice = "Edit ▸ Revert on the show queues the old values as a new change."
-        else:
-            advice = "Change it again to put it back; the change goes with the next Push."
         self.revertible_changed.emit(self.revertible is not None)
         self.refused.emit(f"Cannot undo {command.text()}: {exc}. {advice}")
 

@@ -205,3 +205,23 @@ def test_clearing_a_customer_name_is_refused_at_the_cell_with_the_reason(
     assert model.value(row, column) == name
     tip = model.index(row, column).data(Qt.ItemDataRole.ToolTipRole)
     assert tip is not None and "required" in str(tip)
+
+
+def test_undo_of_a_deletion_already_pushed_is_refused_and_says_so(
+    loop: qasync.QEventLoop, opened: Opened, server: SimServer
+) -> None:
+    window, session = opened.window, opened.session
+    tab = window.open_resource("customers")
+    assert tab is not None and tab.grid is not None
+    rid = tab.model.record_id(0)
+    key = tab.model.value(0, tab.model.column_of("customerID"))
+    tab.table.setCurrentIndex(tab.model.index(0, 0))
+    tab.grid.ask = lambda _question: True  # "Delete this record?" — yes
+    assert tab.grid.delete_rows() == 1
+    undo = window.actions_["undo"]
+    assert undo.text() == f"&Undo Delete {key} in Customers"
+    push_all(loop, session)
+    assert server.show.get("customers", rid) is None
+    undo.trigger()
+    assert session.outbox.changes(ACTIVE) == [] and not undo.isEnabled()
+    assert "Deleted on the show" in window.status.currentMessage()
