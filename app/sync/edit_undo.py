@@ -9,9 +9,16 @@ nothing the user did since or the server already has:
   reworked failure is never discarded: the user's earlier edit the server refused comes back;
 - the records an edit step created are deleted again (`Editor.delete`: never pushed, so simply
   discarded);
-- a delete step's deletions are discarded while still pending (one already pushed stays done);
-  a record created here and never pushed, which the deletion discarded outright, gets its
-  changes queued again under the same local id, so the step that created it can still undo it.
+- a delete step's deletions are discarded while still pending; a record created here and never
+  pushed, which the deletion discarded outright, gets its changes queued again under the same
+  local id, so the step that created it can still undo it;
+- a queued step (a panel's gesture: a hierarchy move, level names, booth products, order lines,
+  inventory) is withdrawn — its changes discarded — and queued again on redo.
+
+An undo NEVER silently reaches a change already on the show (or on its way there): a step any
+of whose changes was pushed raises `AlreadyPushed` and leaves the outbox as it was. Reverting
+such a change is an explicit, separate gesture (`revert_step`): the old values queued as a NEW
+change, pending until the next push like any edit.
 
 `UndoSteps` is a base of `Editor` (app/sync/edits.py): `edit_step`/`take_back` and
 `delete_step`/`undelete` are its methods. The window's undo commands
@@ -30,6 +37,19 @@ from app.store.outbox import Outbox
 if TYPE_CHECKING:
     from app.sync.edits import FieldEdit, Rejected, Staged
 
+ON_THE_SHOW = ("sending", "done")  # a record change in these states has reached (or is reaching)
+# the show; a special change that failed may have been partly applied (a refused line of many)
+
+
+class AlreadyPushed(ValueError):
+    """An undo would reach changes already pushed to the show: refused, nothing written.
+
+    `seqs` are the changes sent; the window adds what to do instead."""
+
+    def __init__(self, seqs: Sequence[int]) -> None:
+        self.seqs = list(seqs)
+        super().__init__("already pushed to the show: undo cannot take it back")
+
 
 @dataclass
 class EditStep:
@@ -37,6 +57,7 @@ class EditStep:
 
     slug: str
     undo: list[FieldEdit]  # the old values, staged again where a change cannot just go
+    edits: list[FieldEdit] = field(default_factory=list)  # the new values the step asked for
     seqs: dict[str, int] = field(default_factory=dict)  # record id → the change written
     reworked: set[int] = field(default_factory=set)  # of those, failed changes fixed in place
     created: dict[str, int] = field(default_factory=dict)  # new record's local id → its create
@@ -47,6 +68,19 @@ class EditStep:
     def wrote(self) -> bool:
         """Whether the step put anything in the outbox (else it is no undo step)."""
         return bool(self.seqs or self.created)
+
+    def written(self) -> list[int]:
+        """Every outbox change the step wrote."""
+        return [*self.seqs.values(), *self.created.values()]
+
+
+@dataclass
+class QueuedStep:
+    """A panel's gesture queued as special changes (`Editor.special`): withdrawn on undo,
+    queued again on redo (`seqs` follow: a change queued again gets a new seq)."""
+
+    seqs: list[int]
+    withdrawn: list[Change] = field(default_factory=list)  # what the last undo discarded
 
 
 @dataclass
@@ -82,7 +116,7 @@ class UndoSteps:
     ) -> EditStep:
         """Stage `edits` and create the `creates` records, as one step that `take_back` undoes
         (`undo`: the same cells with the values the user saw before)."""
-        step = EditStep(slug, list(undo))
+        step = EditStep(slug, list(undo), list(edits))
         if edits:
             staged = self.stage(slug, edits)
             step.seqs = dict(zip(staged.records, staged.seqs, strict=True))
@@ -98,7 +132,9 @@ class UndoSteps:
 
     def take_back(self: _Staging, step: EditStep) -> None:
         """Undo an edit step: discard its changes still pending and latest, stage the old
-        values of the others, delete the records it created."""
+        values of the others, delete the records it created. Raises `AlreadyPushed`, writing
+        nothing, when any of its changes reached the show."""
+        _refuse_pushed(self.outbox, step.written(), ON_THE_SHOW)
         latest: dict[str, int] = {}
         states: dict[int, str] = {}
         for change in self.outbox.changes(ACTIVE, resource=step.slug):
@@ -134,11 +170,54 @@ class UndoSteps:
 
     def undelete(self: _Staging, step: DeleteStep) -> None:
         """Undo a delete step: its deletions still pending are discarded, the never-pushed
-        records it discarded are queued again under their ids."""
+        records it discarded are queued again under their ids. Raises `AlreadyPushed` when a
+        deletion was pushed (the record is gone from the show: nothing is written)."""
+        _refuse_pushed(self.outbox, step.seqs, ON_THE_SHOW)
         for seq in step.seqs:
             if _state(self.outbox.get(seq)) == "pending":
                 self.outbox.discard(seq)
         self.outbox.add_many(_again(c) for c in step.dropped)
+
+    def revert_step(self: _Staging, step: EditStep) -> EditStep:
+        """Revert on the show: queue the old values of a pushed edit step as a NEW step (its own
+        undo puts the pushed values back), pending until the next push like any edit."""
+        return UndoSteps.edit_step(self, step.slug, step.undo, step.edits)
+
+    def queued_step(self: _Staging, seqs: Sequence[int]) -> QueuedStep:
+        """A panel's gesture (changes it queued through `Editor.special`/`stage`) as one step."""
+        return QueuedStep(list(seqs))
+
+    def withdraw(self: _Staging, step: QueuedStep) -> None:
+        """Undo a queued step: discard its changes. Raises `AlreadyPushed`, writing nothing,
+        when any of them was ever sent (a special change that failed may be partly on the show;
+        a refused change fixed in place by a form Save holds the user's earlier edit too)."""
+        _refuse_pushed(self.outbox, step.seqs, (*ON_THE_SHOW, "failed", "conflict"))
+        found = [self.outbox.get(seq) for seq in step.seqs]
+        sent = [c.seq for c in found if c is not None and c.attempts > 0]
+        if sent:  # a refused change the gesture fixed in place: the user's earlier edit is in it
+            raise AlreadyPushed(sent)
+        step.withdrawn = [c for c in found if c is not None and c.state == "pending"]
+        self.outbox.discard_many(c.seq for c in step.withdrawn)
+
+    def requeue(self: _Staging, step: QueuedStep) -> None:
+        """Redo a withdrawn queued step: its changes queued again, as they were."""
+        if step.withdrawn:
+            step.seqs = self.outbox.add_many(_again(c) for c in step.withdrawn)
+            step.withdrawn = []
+
+
+def pushed_of(
+    outbox: Outbox, seqs: Iterable[int], states: Sequence[str] = ON_THE_SHOW
+) -> list[int]:
+    """The changes among `seqs` that reached the show (or are on their way)."""
+    found = (outbox.get(seq) for seq in seqs)
+    return [c.seq for c in found if c is not None and c.state in states]
+
+
+def _refuse_pushed(outbox: Outbox, seqs: Iterable[int], states: Sequence[str]) -> None:
+    pushed = pushed_of(outbox, seqs, states)
+    if pushed:
+        raise AlreadyPushed(pushed)
 
 
 def _state(change: Change | None) -> str | None:

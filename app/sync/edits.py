@@ -2,7 +2,9 @@
 
 The grid, the record form, paste, fill, "Set field…" and import all describe what the user did as
 `FieldEdit`s (record, field, new value). `Editor.stage` coerces every value through the record's
-model, rejects the invalid ones with a reason at their field, and writes the rest to the outbox
+model, rejects the invalid ones with a reason at their field (a required field — the record's key
+or its name, `required_fields` — cannot be cleared: the cell, the form and the import all hear
+why), and writes the rest to the outbox
 in ONE committed transaction — one change per record, carrying the whole record as it will be
 PUT, and the server's version it was made on (for conflict detection). Only then does it answer;
 the caller updates its view afterwards.
@@ -49,6 +51,7 @@ __all__ = [
     "UnknownOperation",
     "can_edit",
     "is_record_change",
+    "required_fields",
     "write_op",
 ]
 
@@ -68,6 +71,12 @@ def write_op(res: Resource, single: str) -> str | None:
         return single
     bulk = f"bulk-{single}"
     return bulk if res.can(bulk) else None
+
+
+def required_fields(res: Resource) -> tuple[str, ...]:
+    """The fields a record of `res` cannot be left without: its business key (what a person
+    reads it by) and its name (the registry's `label`). Clearing one is refused at the cell."""
+    return tuple(dict.fromkeys(f for f in (res.key, res.label) if f and f != "id"))
 
 
 def can_edit(res: Resource, name: str) -> bool:
@@ -312,7 +321,9 @@ def _coerced(
     (the usual case: one validation per record), else one field at a time to find the bad."""
     model = MODELS[res.model]
     record = dict(view)
-    rejected: list[Rejected] = []
+    rejected = _clearing_required(res, view, edits)
+    refused = {id(r.edit) for r in rejected}
+    edits = [e for e in edits if id(e) not in refused]
     if len(edits) > 1:
         trial = {**record, **{e.field: _blank_to_none(e.value) for e in edits}}
         try:
@@ -333,6 +344,20 @@ def _coerced(
             continue
         record[edit.field] = coerced.get(edit.field)
     return record, rejected
+
+
+def _clearing_required(
+    res: Resource, view: Mapping[str, Any], edits: Sequence[FieldEdit]
+) -> list[Rejected]:
+    """Edits that would empty a required field the record has a value in."""
+    required = required_fields(res)
+    return [
+        Rejected(e, "is required: it cannot be left empty")
+        for e in edits
+        if e.field in required
+        and _blank_to_none(e.value) is None
+        and _blank_to_none(view.get(e.field)) is not None
+    ]
 
 
 def _blank_to_none(value: Any) -> Any:

@@ -7,6 +7,7 @@ import pytest
 
 from app.api.client import ShowClient
 from app.sim import SimServer
+from app.store.changes import NewChange
 from app.sync.edits import Editor, FieldEdit
 from app.sync.puller import Puller
 from app.sync.pusher import Pusher
@@ -21,12 +22,17 @@ async def test_a_fixed_update_is_sent_once_and_the_failed_row_clears(
 ) -> None:
     await Puller(client, editor.cache).sync(["customers"], full=True)
     bad, good = (r["id"] for r in server.show.records("customers")[:2])
-    first = editor.stage(
-        "customers", [FieldEdit(bad, "customerID", ""), FieldEdit(good, "city", "Lyon")]
-    )
+    # The Editor refuses to clear a key (issue 14): the change comes as another client could
+    # have queued it, and the server refuses it.
+    blank = {**(editor.current("customers", bad) or {}), "customerID": None}
+    base = editor.cache.get("customers", bad)
+    fields = ("customerID",)
+    refused = NewChange("customers", "update", bad, blank, changed_fields=fields, base=base)
+    first = editor.outbox.add(refused)
+    editor.stage("customers", [FieldEdit(good, "city", "Lyon")])
     report = await Pusher(client, editor.cache, editor.outbox).push()
     assert (report.done, report.failed) == (1, 1)
-    failed = editor.outbox.get(first.seqs[0])
+    failed = editor.outbox.get(first)
     assert failed is not None and failed.state == "failed"
     assert failed.response["fields"] == {"customerID": ["must not be empty"]}
     view = editor.current("customers", bad)

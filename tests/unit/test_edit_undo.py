@@ -15,6 +15,7 @@ from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.changes import ACTIVE, Change
 from app.store.outbox import Outbox
+from app.sync.edit_undo import AlreadyPushed
 from app.sync.edits import Editor, FieldEdit
 
 REGISTRY = default_registry()
@@ -116,13 +117,16 @@ def test_undelete_discards_the_pending_deletions(editor: Editor) -> None:
     assert active(editor) == [] and shown(editor, "a1", "city") == "Paris"
 
 
-def test_a_deletion_already_pushed_stays_done(editor: Editor) -> None:
+def test_a_deletion_already_pushed_stays_done_and_its_undo_is_refused(editor: Editor) -> None:
     step = editor.delete_step("customers", ["a1"])
     (seq,) = step.seqs
     editor.outbox.mark_sending([seq])
     editor.outbox.mark_done(seq, None)
-    editor.undelete(step)
+    with pytest.raises(AlreadyPushed) as refused:
+        editor.undelete(step)
+    assert refused.value.seqs == [seq]
     assert editor.outbox.get(seq).state == "done"  # type: ignore[union-attr]
+    assert active(editor) == []  # nothing queued behind the user's back
 
 
 def test_a_record_created_here_comes_back_under_its_id_and_its_create_still_undoes(
@@ -139,3 +143,91 @@ def test_a_record_created_here_comes_back_under_its_id_and_its_create_still_undo
     editor.take_back(edited)
     editor.take_back(created)
     assert active(editor) == [] and editor.current("customers", local_id) is None
+
+
+def push(editor: Editor, seqs: list[int]) -> None:
+    """As the Pusher leaves changes the show accepted."""
+    editor.outbox.mark_sending(seqs)
+    for seq in seqs:
+        editor.outbox.mark_done(seq, None)
+
+
+def test_undo_of_a_pushed_edit_is_refused_and_writes_nothing(editor: Editor) -> None:
+    step = editor.edit_step("customers", *cells("city", a1=("Paris", "Lyon")))
+    push(editor, step.written())
+    with pytest.raises(AlreadyPushed) as refused:
+        editor.take_back(step)
+    assert refused.value.seqs == [step.seqs["a1"]] and "already pushed" in str(refused.value)
+    assert active(editor) == []  # no revert queued silently (the audit would call it applied)
+
+
+def test_undo_of_an_edit_being_sent_is_refused(editor: Editor) -> None:
+    step = editor.edit_step("customers", *cells("city", a1=("Paris", "Lyon")))
+    editor.outbox.mark_sending(step.written())
+    with pytest.raises(AlreadyPushed):
+        editor.take_back(step)
+    assert [c.state for c in active(editor)] == ["sending"]
+
+
+def test_revert_on_the_show_queues_the_old_values_as_a_new_undoable_change(editor: Editor) -> None:
+    step = editor.edit_step("customers", *cells("city", a1=("Paris", "Lyon")))
+    push(editor, step.written())
+    editor.cache.upsert("customers", [{**RECORDS[0], "city": "Lyon"}])  # what the push answered
+    revert = editor.revert_step(step)
+    [change] = active(editor)
+    assert change.state == "pending" and change.payload["city"] == "Paris"
+    assert change.seq not in step.written() and revert.seqs == {"a1": change.seq}
+    editor.take_back(revert)  # the revert is an undo step like any edit until it is pushed
+    assert active(editor) == [] and shown(editor, "a1", "city") == "Lyon"
+
+
+def test_a_queued_step_is_withdrawn_and_queued_again(editor: Editor) -> None:
+    seq = editor.special("sales-rep-groups", "move", params={"id": "g1"}, body={"parentID": "P"})
+    step = editor.queued_step([seq])
+    editor.withdraw(step)
+    assert editor.outbox.get(seq).state == "discarded"  # type: ignore[union-attr]
+    assert editor.outbox.changes(ACTIVE) == []
+    editor.requeue(step)
+    [again] = editor.outbox.changes(ACTIVE)
+    assert again.op == "move" and again.payload == {"body": {"parentID": "P"}}
+    assert step.seqs == [again.seq] and again.params["id"] == "g1"
+
+
+@pytest.mark.parametrize("state", ["done", "failed"])
+def test_a_queued_step_already_sent_is_not_withdrawn(editor: Editor, state: str) -> None:
+    seq = editor.special("sales-rep-groups", "move", params={"id": "g1"}, body={"parentID": "P"})
+    step = editor.queued_step([seq])
+    editor.outbox.mark_sending([seq])
+    if state == "done":
+        editor.outbox.mark_done(seq, None)
+    else:
+        editor.outbox.mark_failed(seq, "line 2 refused")  # the other lines may be on the show
+    with pytest.raises(AlreadyPushed):
+        editor.withdraw(step)
+    assert editor.outbox.get(seq).state == state  # type: ignore[union-attr]
+
+
+def test_clearing_a_required_field_is_refused_with_the_reason(editor: Editor) -> None:
+    editor.cache.upsert("customers", [{**RECORDS[0], "customerName": "Acme"}])
+    step = editor.edit_step(
+        "customers",
+        [FieldEdit("a1", "customerName", ""), FieldEdit("a1", "customerID", " "),
+         FieldEdit("a1", "city", "")],
+        [],
+    )  # fmt: skip
+    refused = {r.edit.field: r.reason for r in step.rejected}
+    assert set(refused) == {"customerName", "customerID"}
+    assert refused["customerName"] == "is required: it cannot be left empty"
+    assert shown(editor, "a1", "customerName") == "Acme" and shown(editor, "a1", "city") is None
+
+
+def test_a_form_save_that_fixed_a_refused_change_is_not_withdrawn(editor: Editor) -> None:
+    first = editor.stage("customers", [FieldEdit("a1", "city", "Lyon")])
+    (seq,) = first.seqs
+    editor.outbox.mark_sending([seq])
+    editor.outbox.mark_failed(seq, "server said no")
+    fix = editor.stage("customers", [FieldEdit("a1", "city", "Nice")])  # a form's Save
+    assert fix.seqs == [seq]
+    with pytest.raises(AlreadyPushed):
+        editor.withdraw(editor.queued_step(fix.seqs))
+    assert shown(editor, "a1", "city") == "Nice"  # nothing lost

@@ -7,7 +7,7 @@ that is not cached (yet) can still be typed: the cache may be incomplete, the se
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,6 +74,12 @@ def key_labels(cache: Cache, target: str, limit: int = PICKER_LIMIT) -> list[tup
         if key not in (None, "") and str(key) not in pairs:
             pairs[str(key)] = str(record.get(res.label) or "")
     return list(pairs.items())
+
+
+def unit_text(product: Mapping[str, Any]) -> str:
+    """A Product record's order unit as a person reads it: "CS Case" (or just "CS")."""
+    unit, name = product.get("orderUnit") or "", product.get("orderUnitDescription") or ""
+    return f"{unit} {name}".strip() if name != unit else str(unit)
 
 
 def product_units(cache: Cache, product_id: Any) -> list[tuple[str, str]]:

@@ -4,13 +4,16 @@ Left, every cached product (vendor) not at the booth, with a filter box; right, 
 own, as last synced with the changes still queued laid over them (shown in italics). "Add →"
 associates the selection — one record through `associate`, several at once through
 `associate-many` — and "← Remove" removes each selected one; all go through `Editor.special`
-and are pushed at once when online. After the push the Pusher lists that booth's records again,
-and the panel redraws from the cache.
+and wait for Push like a cell edit (one undo step each). After the push the Pusher lists that
+booth's records again, and the panel redraws from the cache.
+
+Products are listed per order unit ("P100 — Widget · CS Case"): a Product record (its `id`) is
+one unit of a `productID` (API.md), so Add associates exactly the unit(s) picked, by record id.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt
@@ -29,6 +32,7 @@ from PySide6.QtWidgets import (
 from app.api.registry import Resource
 from app.store.changes import Change
 from app.store.listing import Listing
+from app.ui.form.pickers import unit_text
 from app.ui.panels.record_panel import PanelContext, RecordPanel, failure_text
 
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -48,6 +52,7 @@ class BoothLinks(RecordPanel):
         self.child = context.session.registry[child]  # booth-products
         assert self.child.parent_param is not None
         self.target = context.session.registry[_target_of(self.child)]  # products
+        self.by_unit = self.target.slug == "products"  # one row per order unit, by record id
         self.title = self.child.title.removeprefix("Booth ").capitalize()
         self.setObjectName(child)
         self.available_model = QStandardItemModel(self)
@@ -61,6 +66,7 @@ class BoothLinks(RecordPanel):
         self.add_button = QPushButton("Add →", self)
         self.remove_button = QPushButton("← Remove", self)
         self._labels: dict[str, str] = {}
+        self._units: dict[str, list[str]] = {}  # productID → its units' record ids
         self._build()
 
     # ------------------------------------------------------------------------------ public
@@ -70,9 +76,9 @@ class BoothLinks(RecordPanel):
         booth = self.key
         if booth is None:
             return []
-        keys = list(dict.fromkeys(str(r.get(self.target.key)) for r in self._cached(booth)))
+        keys = list(dict.fromkeys(self._key_of(r) for r in self._cached(booth)))
         for change in self._queued(booth):
-            for key in _keys_of(change, self.target.key):
+            for key in self._rows_of(_keys_of(change, self.target.key)):
                 if change.op == "remove" and key in keys:
                     keys.remove(key)
                 elif change.op != "remove" and key not in keys:
@@ -135,7 +141,9 @@ class BoothLinks(RecordPanel):
     def load(self) -> None:
         self._labels = self._target_labels()
         chosen = self.associated()
-        queued = {k for c in self._queued(self.key or "") for k in _keys_of(c, self.target.key)}
+        queued = set(self._rows_of(
+            k for c in self._queued(self.key or "") for k in _keys_of(c, self.target.key)
+        ))  # fmt: skip
         _fill(self.chosen_model, [(k, self._labels.get(k, k), k in queued) for k in chosen])
         taken = set(chosen)
         rest = [(k, text, False) for k, text in self._labels.items() if k not in taken]
@@ -173,16 +181,33 @@ class BoothLinks(RecordPanel):
         changes = self.editor.outbox.changes(("pending", "sending"), self.child.slug)
         return [c for c in changes if str(c.params.get(parent)) == booth]
 
+    def _key_of(self, record: dict[str, Any]) -> str:
+        """A row's key: a product unit's record id, else the business key."""
+        return str(record.get("id") if self.by_unit else record.get(self.target.key))
+
+    def _rows_of(self, keys: Iterable[str]) -> list[str]:
+        """The rows queued keys stand for: a productID (every unit) or a unit's record id."""
+        rows: list[str] = []
+        for key in keys:
+            units = self._units.get(key) if self.by_unit else None
+            rows += units or [key]
+        return rows
+
     def _target_labels(self) -> dict[str, str]:
-        """Every cached record of the target, once per key (a product has several units)."""
+        """Every cached record of the target: once per key, or per order unit for products
+        ("P100 — Widget · CS Case": the unit picked is the unit added)."""
         labels: dict[str, str] = {}
+        self._units = {}
         key, label = self.target.key, self.target.label
         for record in self.editor.cache.records(self.target.slug, Listing(order_by=key)):
-            value = record.get(key)
-            if value in (None, "") or str(value) in labels:
+            value, row = record.get(key), self._key_of(record)
+            if value in (None, "") or row in labels:
                 continue
             name = record.get(label)
-            labels[str(value)] = f"{value} — {name}" if name else str(value)
+            labels[row] = f"{value} — {name}" if name else str(value)
+            if self.by_unit:
+                self._units.setdefault(str(value), []).append(row)
+                labels[row] += f" · {unit_text(record)}"
         return labels
 
     def _build(self) -> None:

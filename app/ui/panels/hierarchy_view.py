@@ -5,7 +5,8 @@ Groups name their parent by `parentID` (the parent's `salesRepGroupID`) and thei
 siblings by `position`. The tree shows the cached groups with the changes still queued laid
 over them, so a drag shows its result at once; each gesture is queued through
 `Editor.special` (`move`, `reorder`, `define-levels`) in one queue for the whole hierarchy
-(they depend on each other's order) and pushed at once when online. The server renumbers the
+(they depend on each other's order), one undo step each, and sent with the next Push like a
+cell edit. The server renumbers the
 siblings a move or reorder touches, so after the push the panel re-syncs the groups.
 """
 
@@ -94,6 +95,7 @@ class HierarchyView(RecordPanel):
         super().__init__(context, resource, owner)
         self.setObjectName("hierarchy")
         self.ask_levels = ask
+        self._drawing = False  # load() rebuilding the tree
         self.model = QStandardItemModel(self)
         self.tree = GroupTree(self)
         self.tree.setModel(self.model)
@@ -181,6 +183,18 @@ class HierarchyView(RecordPanel):
             self.tree.setCurrentIndex(item.index())
 
     def load(self) -> None:
+        """Redraw the tree; the group followed stays chosen (the rebuild's own current-row
+        changes are not the user's choice)."""
+        self._drawing = True
+        try:
+            self._draw()
+        finally:
+            self._drawing = False
+        if self.record_id:
+            self.show_record(self.record_id)
+        self._update_buttons()
+
+    def _draw(self) -> None:
         self.groups = self._groups()
         self._keys = {g.get("salesRepGroupID") for g in self.groups.values()}
         self._children = {}
@@ -205,9 +219,6 @@ class HierarchyView(RecordPanel):
         add(root, None)
         self.tree.expandAll()
         self.tree.resizeColumnToContents(0)
-        if self.record_id:
-            self.show_record(self.record_id)
-        self._update_buttons()
 
     def after_push(self, changes: Sequence[Change]) -> None:
         failed = [c for c in changes if c.state == "failed"]
@@ -231,6 +242,8 @@ class HierarchyView(RecordPanel):
         current = self.tree.currentIndex()
         record_id = current.siblingAtColumn(0).data(ID_ROLE) if current.isValid() else None
         self._update_buttons()
+        if self._drawing:
+            return
         if record_id and record_id != self.record_id:
             self.record_id = str(record_id)
             self.record_chosen.emit(str(record_id))

@@ -1,10 +1,11 @@
 """Panels under a record form for what the API edits through special operations: a booth's
 products, a product's price lists and inventory, an order's lines, the sales-rep hierarchy…
 
-A `RecordPanel` follows the record the form shows (`show_record`), queues the user's gesture
-through the window's `Editor` (the one path into the outbox) and, when the show is online,
-pushes those changes at once: such a gesture has no Save step of its own, and the panel can
-only show the server's outcome once it is there. The Pusher does not refresh the cache after
+A `RecordPanel` follows the record the form shows (`show_record`) and queues the user's gesture
+through the window's `Editor` (the one path into the outbox) like any cell edit: the gesture is
+ONE undo step on the window's stack (`UndoableEdits.queued`: "Undo Patch 7 moved under North in
+Sales rep groups") and reaches the show only with the next Push, whose outcome the panel then
+shows (`after_push`). The Pusher does not refresh the cache after
 a special operation, so a panel asks the session to re-sync what the operation changed
 (`resync`) and redraws when the new data arrives (`on_session_data_changed`).
 """
@@ -34,18 +35,21 @@ from app.sync.overlay import PendingOverlay
 from app.sync.pusher import PushReport
 from app.ui.common.references import ReferenceNames
 from app.ui.session.session import ShowSession
+from app.ui.table.undo_commands import UndoableEdits
 
 Confirm = Callable[[str], bool]
 
 
 @dataclass(frozen=True)
 class PanelContext:
-    """What a panel works with: the window's Editor, the open show, labels of references."""
+    """What a panel works with: the window's Editor, the open show, labels of references, and
+    the window's undo steps (`edits`: None only where there is no window stack)."""
 
     editor: Editor
     session: ShowSession
     references: ReferenceNames
     confirm: Confirm
+    edits: UndoableEdits | None = None
 
 
 class RecordPanel(QWidget):
@@ -78,6 +82,7 @@ class RecordPanel(QWidget):
         self._resync_after_sync: set[str] = set()
         self.session.push_finished.connect(self.on_session_push_finished)
         self.session.sync_finished.connect(self.on_session_sync_finished)
+        self.session.outbox_changed.connect(self.on_session_outbox_changed)
 
     # ------------------------------------------------------------------------------ public
 
@@ -124,13 +129,19 @@ class RecordPanel(QWidget):
                 self.record = self.editor.current(self.resource.slug, self.record_id)
             self.reload()
 
+    def on_session_outbox_changed(self, slugs: list[str]) -> None:
+        """An undo or redo (or the outbox view) changed what is queued: redraw."""
+        if set(slugs) & set(self.watched()):
+            self.reload()
+
     def on_session_push_finished(self, _report: PushReport) -> None:
         if not self._awaited:
             return
         outbox = self.editor.outbox
         changes = [c for seq in sorted(self._awaited) if (c := outbox.get(seq)) is not None]
-        settled = [c for c in changes if c.state in ("done", "failed", "conflict", "discarded")]
-        self._awaited -= {c.seq for c in settled}
+        gone = {c.seq for c in changes if c.state == "discarded"}  # withdrawn: no outcome
+        settled = [c for c in changes if c.state in ("done", "failed", "conflict")]
+        self._awaited -= {c.seq for c in settled} | gone
         if settled:
             self.after_push(settled)
 
@@ -142,16 +153,16 @@ class RecordPanel(QWidget):
     # ----------------------------------------------------------------------------- helpers
 
     def queue(self, seqs: Sequence[int], what: str) -> None:
-        """Announce changes written to the outbox and push them at once when online."""
+        """Announce changes written to the outbox as one undo step; they wait for Push like a
+        cell edit (the panel hears their outcome after the push that sends them)."""
         if not seqs:
             return
+        if self.context.edits is not None:
+            slugs = {c.resource for s in seqs if (c := self.editor.outbox.get(s)) is not None}
+            self.context.edits.queued(sorted(slugs), seqs, f"{what} in {self.resource.title}")
+        self._awaited.update(seqs)
         self.queued.emit(list(seqs))
-        if self.session.online:
-            self._awaited.update(seqs)
-            self.session.push(list(seqs))
-            self.say(f"{what}: sending…")
-        else:
-            self.say(f"{what}: queued in the outbox (offline: sent with the next push).")
+        self.say(f"{what}: queued — sent to the show with the next Push (Ctrl+Z takes it back).")
         self.load()
 
     def special(self, slug: str, op: str, **given: Any) -> int | None:

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.sync.edit_undo import DeleteStep
+from app.sync.edit_undo import AlreadyPushed, DeleteStep
 from app.ui.common.references import title_of
 from app.ui.table.grid_keys import GRID_COMMANDS, GridKeys
 from app.ui.table.replace_dialog import ReplaceDialog, Replacement, replaced
@@ -233,7 +233,8 @@ class GridGestures(QObject):
             "the show at the next push (Undo brings them back until then)."
         ):
             return 0
-        text = f"Delete {n:,} {res.title.lower() if n > 1 else 'record'}"
+        one = (self.editing.editor.current(res.slug, ids[0]) or {}).get(res.key) if n == 1 else None
+        text = f"Delete {one or ids[0]} in {res.title}" if n == 1 else f"Delete {n:,} {res.title}"
         self.editing.stack.push(DeleteRowsCommand(self.editing, res.slug, ids, text))
         self.message.emit(text)
         return n
@@ -359,7 +360,8 @@ class GridGestures(QObject):
 class DeleteRowsCommand(QUndoCommand):
     """Delete records (by id) in one undo step: redo is `Editor.delete_step`, undo
     `Editor.undelete` (app/sync/edit_undo.py: pending deletions discarded, records created here
-    and never pushed queued again under the same id; a deletion already pushed stays done)."""
+    and never pushed queued again under the same id). A deletion already pushed stays done: its
+    undo is refused, said through `UndoableEdits.refused`, and the command leaves the stack."""
 
     def __init__(self, editing: UndoableEdits, slug: str, record_ids: Sequence[str], text: str):
         super().__init__(text)
@@ -372,6 +374,12 @@ class DeleteRowsCommand(QUndoCommand):
 
     def undo(self) -> None:
         if self.step is not None:
-            self.editing.editor.undelete(self.step)
+            try:
+                self.editing.editor.undelete(self.step)
+            except AlreadyPushed as exc:
+                self.setObsolete(True)
+                gone = "Deleted on the show: create the record again to have it back."
+                self.editing.refuse(self, exc, None, gone)
+                return
         self.step = None
         self.editing.notify(Outcome(self.slug))

@@ -5,7 +5,15 @@ pushed on the window's `QUndoStack`. A command holds (resource, record id, field
 for rows created by a paste, the new records' values: never a `QModelIndex`, so undo after a sort
 or filter changes the right cells. Its redo is `Editor.edit_step` (the outbox transaction first),
 its undo `Editor.take_back` (discard while pending and latest, else stage the old values back:
-app/sync/edit_undo.py); each then tells the views.
+app/sync/edit_undo.py); each then tells the views. A panel's gesture (a hierarchy move, level
+names, booth products, order lines, inventory) is ONE `QueuedChangesCommand`: undo withdraws its
+queued changes, redo queues them again.
+
+A command is named for what and where ("phone on C10010 in Customers": the stack's action reads
+"Undo phone on C10010 in Customers"). An undo that would reach a change already pushed is refused
+(`AlreadyPushed`): nothing is written, the command leaves the stack, `refused` says why, and the
+step becomes the one "Revert on the show" (`revert_on_show`) queues the old values of as a new,
+undoable change.
 """
 
 from __future__ import annotations
@@ -17,10 +25,12 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
+from app.api.registry import Resource
 from app.store.changes import ACTIVE, is_local_id
-from app.sync.edit_undo import EditStep
+from app.sync.edit_undo import AlreadyPushed, EditStep, QueuedStep
 from app.sync.edits import Editor, FieldEdit, Rejected
 from app.sync.overlay import PendingOverlay
+from app.ui.common.references import title_of
 
 UNDO_LIMIT = 200
 Cell = tuple[str, str]  # (record id, field)
@@ -77,21 +87,59 @@ class EditCellsCommand(QUndoCommand):
 
     def undo(self) -> None:
         if self.step is not None:
-            self.editing.editor.take_back(self.step)
+            try:
+                self.editing.editor.take_back(self.step)
+            except AlreadyPushed as exc:
+                self.setObsolete(True)  # refused: the command leaves the stack, nothing written
+                self.editing.refuse(self, exc, self.step)
+                return
         self.step = None
         self.editing.notify(
             Outcome(self.slug, cleared={(c.record_id, c.field) for c in self.cells})
         )
 
 
+class QueuedChangesCommand(QUndoCommand):
+    """A panel's gesture, already queued through the Editor, as one undo step: undo withdraws
+    its changes (`Editor.withdraw`), redo queues them again (`Editor.requeue`)."""
+
+    def __init__(
+        self, editing: UndoableEdits, slugs: Sequence[str], seqs: Sequence[int], text: str
+    ) -> None:
+        super().__init__(text)
+        self.editing, self.slugs = editing, list(slugs)
+        self.step: QueuedStep = editing.editor.queued_step(seqs)
+        self._queued = True  # the panel queued the changes before pushing the command
+
+    def redo(self) -> None:
+        if not self._queued:
+            self.editing.editor.requeue(self.step)
+            self._queued = True
+            self.editing.notify_written(self.slugs)
+
+    def undo(self) -> None:
+        try:
+            self.editing.editor.withdraw(self.step)
+        except AlreadyPushed as exc:
+            self.setObsolete(True)
+            self.editing.refuse(self, exc, None)
+            return
+        self._queued = False
+        self.editing.notify_written(self.slugs)
+
+
 class UndoableEdits(QObject):
     """The tables' edit sink: builds commands from cell edits and pushes them on the stack.
 
     Signals: `applied(Outcome)` — after a command's redo or undo wrote the outbox (views re-read
-    their pending cells and mark refused values).
+    their pending cells and mark refused values); `refused(str)` — an undo was refused because
+    its changes are on the show already (what and what to do instead);
+    `revertible_changed(bool)` — whether "Revert on the show" has a pushed edit to revert.
     """
 
     applied = Signal(object)
+    refused = Signal(str)
+    revertible_changed = Signal(bool)
 
     def __init__(
         self, editor: Editor, stack: QUndoStack | None = None, parent: QObject | None = None
@@ -101,6 +149,7 @@ class UndoableEdits(QObject):
         self.stack = stack if stack is not None else QUndoStack(self)
         if self.stack.undoLimit() == 0 and self.stack.count() == 0:
             self.stack.setUndoLimit(UNDO_LIMIT)
+        self.revertible: tuple[str, EditStep] | None = None  # (name, step) of a refused undo
 
     def edit_cells(
         self,
@@ -108,24 +157,102 @@ class UndoableEdits(QObject):
         values: Sequence[tuple[str, str, Any]],
         text: str,
         creates: Sequence[Mapping[str, Any]] = (),
+        name: str | None = None,
     ) -> Outcome:
-        """Set (record id, field, value) cells as one undo step; answer what went in."""
-        cells = self._with_old_values(slug, values)
-        command = EditCellsCommand(self, slug, cells, text, creates)
+        """Set (record id, field, value) cells as one undo step; answer what went in. The step
+        is called `name`, else after `text`, the cells and the resource (`step_name`)."""
+        cells, keys = self._with_old_values(slug, values)
+        name = name or step_name(self.editor.registry[slug], cells, keys, text)
+        command = EditCellsCommand(self, slug, cells, name, creates)
         self.stack.push(command)  # runs redo()
         return command.outcome
+
+    def queued(self, slugs: Sequence[str], seqs: Sequence[int], text: str) -> None:
+        """A panel queued `seqs` (its gesture, named `text`): one undo step until pushed."""
+        if seqs:
+            self.stack.push(QueuedChangesCommand(self, slugs, seqs, text))
+
+    def saved(self, slug: str, seqs: Sequence[int]) -> None:
+        """A record form's Save (or Delete) queued `seqs`: one undo step, named for what and
+        where ("phone on C10010 in Customers")."""
+        changes = [c for seq in seqs if (c := self.editor.outbox.get(seq)) is not None]
+        if not changes:
+            return
+        title = self.editor.registry[slug].title
+        first = changes[0]
+        key = first.key_value or first.record_id
+        if first.op == "delete":
+            name = f"deletion of {key} in {title}"
+        else:
+            fields = [field_words(f) for f in first.changed_fields[:3]] or ["record"]
+            more = "…" if len(first.changed_fields) > 3 else ""
+            name = f"{', '.join(fields)}{more} on {key} in {title}"
+        self.queued([slug], seqs, name)
+
+    def revert_on_show(self) -> Outcome | None:
+        """Queue the old values of the pushed edit whose undo was refused, as a new change (an
+        undo step itself); None when there is nothing to revert."""
+        if self.revertible is None:
+            return None
+        name, step = self.revertible
+        self.revertible = None
+        self.revertible_changed.emit(False)
+        values = [(e.record_id, e.field, e.value) for e in step.undo]
+        return self.edit_cells(step.slug, values, "Revert", name=f"revert of {name}")
+
+    def refuse(
+        self,
+        command: QUndoCommand,
+        exc: AlreadyPushed,
+        step: EditStep | None,
+        advice: str = "Change it again to put it back; the change goes with the next Push.",
+    ) -> None:
+        """An undo reached changes already pushed: say so; an edit becomes revertible."""
+        if step is not None and step.undo:
+            self.revertible = (command.text(), step)
+            advice = "Edit ▸ Revert on the show queues the old values as a new change."
+        self.revertible_changed.emit(self.revertible is not None)
+        self.refused.emit(f"Cannot undo {command.text()}: {exc}. {advice}")
 
     def notify(self, outcome: Outcome) -> None:
         self.applied.emit(outcome)
 
-    def _with_old_values(self, slug: str, values: Sequence[tuple[str, str, Any]]) -> list[CellEdit]:
+    def notify_written(self, slugs: Sequence[str]) -> None:
+        for slug in slugs:
+            self.applied.emit(Outcome(slug))
+
+    def _with_old_values(
+        self, slug: str, values: Sequence[tuple[str, str, Any]]
+    ) -> tuple[list[CellEdit], dict[str, str]]:
         """The cells with their values as the user sees them now: `Editor.current` in bulk
-        (one cache read and one outbox read for the whole batch, not two queries per record)."""
+        (one cache read and one outbox read for the whole batch, not two queries per record),
+        and the records' business keys (to name the step)."""
         ids = list(dict.fromkeys(rid for rid, _, _ in values))
         cached = self.editor.cache.get_many(slug, [i for i in ids if not is_local_id(i)])
         pending = PendingOverlay.of(self.editor.outbox.changes(ACTIVE, resource=slug))
         shown = {rid: pending.laid_over(rid, cached.get(rid, {})) for rid in ids}
-        return [CellEdit(rid, name, shown[rid].get(name), new) for rid, name, new in values]
+        key = self.editor.registry[slug].key
+        keys = {rid: str(shown[rid].get(key) or rid) for rid in ids}
+        cells = [CellEdit(rid, name, shown[rid].get(name), new) for rid, name, new in values]
+        return cells, keys
+
+
+def step_name(res: Resource, cells: Sequence[CellEdit], keys: Mapping[str, str], text: str) -> str:
+    """What an undo step is called: "phone on C10010 in Customers" for one cell, "Paste … on
+    C10010 in Customers" for one record, "Paste … in Customers" for several."""
+    records = list(dict.fromkeys(c.record_id for c in cells))
+    fields = list(dict.fromkeys(c.field for c in cells))
+    where = f" in {res.title}"
+    if len(records) == 1:
+        what = field_words(fields[0]) if len(fields) == 1 and len(cells) == 1 else text
+        return f"{what} on {keys.get(records[0], records[0])}{where}"
+    return f"{text}{where}"
+
+
+def field_words(field: str) -> str:
+    """A field's title as it reads mid-sentence: "phone", "customer name", "ID"."""
+    title = title_of(field)
+    return title if title[1:2].isupper() else title[:1].lower() + title[1:]
 
 
 def refused_text(rejected: Sequence[Rejected]) -> str:

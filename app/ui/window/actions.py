@@ -56,6 +56,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("quit", "&Quit", "&File", QKeySequence.StandardKey.Quit, "Quit ShowDesk"),
     ActionSpec("undo", "&Undo", "&Edit", "Ctrl+Z", "Undo the last edit (before it is pushed)"),
     ActionSpec("redo", "&Redo", "&Edit", ("Ctrl+Y", "Ctrl+Shift+Z"), "Redo the edit just undone"),
+    ActionSpec(
+        "revert_on_show",
+        "Re&vert on the show",
+        "&Edit",
+        None,
+        "Queue the old values of a pushed edit (whose undo was refused) as a new change",
+    ),
     ActionSpec("find", "&Filter…", "&Edit", QKeySequence.StandardKey.Find, "Filter the table"),
     ActionSpec("next_tab", "&Next tab", "&View", ("Ctrl+Tab", "Ctrl+PgDown"), "Show the next tab"),
     ActionSpec(

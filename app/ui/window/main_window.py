@@ -107,6 +107,8 @@ class MainWindow(QMainWindow):
         self.undo_stack.clear()
         self.undoable_edits = UndoableEdits(session.editor, self.undo_stack, self)
         self.undoable_edits.applied.connect(self.on_edits_applied)
+        self.undoable_edits.refused.connect(self.status.show_message)  # issue 14 (k6): undo
+        self.undoable_edits.revertible_changed.connect(self.actions_["revert_on_show"].setEnabled)
         self.tree = ResourceTree(session.registry, counts=session.cache.counts(), owner=self)
         self.tree.set_not_offered(session.cache.not_offered())
         self.tree.open_requested.connect(self.open_resource)
@@ -221,12 +223,16 @@ class MainWindow(QMainWindow):
             push_on_save=session.profile.push_on_save,
         )
         form.saved.connect(session.changes_written)
+        if self.undoable_edits is not None:  # issue 14 (k6): a Save is an undo step until pushed
+            form.saved.connect(lambda seqs, s=tab.resource.slug: self._form_saved(s, seqs))
         form.push_requested.connect(self.on_form_push_requested)
         form.message.connect(self.status.show_message)
         session.data_changed.connect(form.on_session_data_changed)
         session.push_finished.connect(form.refresh)  # follow what the push settled
         tab.attach_form(form)
-        context = PanelContext(session.editor, session, self.references, self._ask)
+        context = PanelContext(
+            session.editor, session, self.references, self._ask, self.undoable_edits
+        )
         for panel in attach_panels(tab, form, context):  # per resource: app/ui/panels/attach.py
             panel.queued.connect(session.changes_written)
             panel.message.connect(self.status.show_message)
@@ -338,6 +344,7 @@ class MainWindow(QMainWindow):
             "quit": self.on_quit_triggered,
             "undo": self.undo_stack.undo,
             "redo": self.undo_stack.redo,
+            "revert_on_show": self.on_revert_on_show_triggered,
             "find": self.on_find_triggered,
             "sync": lambda: self.session.sync() if self.session else None,
             "full_sync": lambda: self.session.sync(full=True) if self.session else None,
@@ -351,10 +358,20 @@ class MainWindow(QMainWindow):
         undo, redo = self.actions_["undo"], self.actions_["redo"]
         undo.setEnabled(False)
         redo.setEnabled(False)
+        self.actions_["revert_on_show"].setEnabled(False)
         self.undo_stack.canUndoChanged.connect(undo.setEnabled)
         self.undo_stack.canRedoChanged.connect(redo.setEnabled)
         self.undo_stack.undoTextChanged.connect(lambda t: undo.setText(f"&Undo {t}".strip()))
         self.undo_stack.redoTextChanged.connect(lambda t: redo.setText(f"&Redo {t}".strip()))
+
+    def _form_saved(self, slug: str, seqs: list[int]) -> None:
+        if self.undoable_edits is not None:
+            self.undoable_edits.saved(slug, seqs)
+
+    def on_revert_on_show_triggered(self) -> None:
+        """Queue the old values of the pushed edit whose undo was refused (a new change)."""
+        if self.undoable_edits is not None and self.undoable_edits.revert_on_show() is not None:
+            self.status.show_message(f"Queued: {self.undo_stack.undoText()} (pending until Push)")
 
     def on_quit_triggered(self) -> None:
         self.close()

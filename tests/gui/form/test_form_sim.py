@@ -11,7 +11,8 @@ import qasync
 from PySide6.QtCore import Qt
 
 from app.sim import SimServer, generate_show
-from app.sync.edits import FieldEdit
+from app.store.changes import NewChange
+from app.sync.edits import Editor
 from app.ui.form.inputs import BoolInput, TextInput
 from app.ui.form.pickers import MultiPicker, ReferencePicker
 from app.ui.form.record_form import RecordForm
@@ -151,9 +152,9 @@ def test_a_server_400_is_shown_at_the_field_it_names(
     _tab, form = customer_form(opened, 1)
     record_id = form.record_id
     assert record_id is not None
-    # The grid lets a key be blanked (it checks types, not required keys); the server refuses.
-    staged = form.editor.stage("customers", [FieldEdit(record_id, "customerID", "")])
-    opened.session.push(staged.seqs)
+    # The window refuses a blank key (issue 14), so the change comes as another client could
+    # have queued it; the server refuses it.
+    opened.session.push([queue_blank_key(form.editor, record_id)])
 
     async def scenario() -> None:
         await until(lambda: opened.session.outbox.counts()["failed"] == 1)
@@ -210,3 +211,18 @@ def test_an_order_line_form_saves_through_the_bulk_update(
     loop.run_until_complete(scenario())
     line = server.show.get("orders", record_id)
     assert line is not None and (line["quantity"], line["deliveryDate"]) == (17, "2031-05-06")
+
+
+def queue_blank_key(editor: Editor, record_id: str) -> int:
+    """Queue a customer update with its key blanked, past the Editor (which refuses it since
+    issue 14): a change the server refuses at one field, as a change queued elsewhere could be."""
+    record = {**(editor.current("customers", record_id) or {}), "customerID": ""}
+    change = NewChange(
+        "customers",
+        "update",
+        record_id,
+        payload=record,
+        changed_fields=("customerID",),
+        base=editor.cache.get("customers", record_id),
+    )
+    return editor.outbox.add(change)

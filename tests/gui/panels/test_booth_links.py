@@ -1,5 +1,5 @@
-"""A booth's products on a simulated show: two associated at once (associate-many), one
-removed, pushed, and the booth on the show holds what the dual list shows."""
+"""A booth's products on a simulated show: two order units associated at once (associate-many),
+one removed, pushed, and the booth on the show holds exactly the units the dual list shows."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 import qasync
+from PySide6.QtCore import Qt
 
 from app.sim import SimServer, generate_show
 from app.ui.panels.booth_links import BoothLinks
@@ -27,21 +28,32 @@ def test_associate_two_products_and_remove_one(
     wait_synced(loop, session)
     tab = opened.window.open_resource("booths")
     assert tab is not None and tab.form is not None
-    tab.table.setCurrentIndex(tab.model.index(0, 0))
-    booth_id = tab.model.record_id(0)
+    row = next(r for r in range(tab.model.rowCount()) if "P100001" not in
+               server.show.booth_products.get(tab.model.record_id(r), []))  # fmt: skip
+    tab.table.setCurrentIndex(tab.model.index(row, 0))  # a booth without P100001 (two units)
+    booth_id = tab.model.record_id(row)
     booth = server.show.get("booths", booth_id)
     assert booth is not None
     links = tab.findChild(BoothLinks, "booth-products")
     assert isinstance(links, BoothLinks) and links.key == booth["boothID"]
-    before = list(server.show.booth_products.get(booth_id, []))
-    # each product once, in the order the cache holds them (the show lists them sorted on their key)
-    assert sorted(links.associated()) == sorted(dict.fromkeys(before))
+    before = units_at(server, booth_id)
+    # one row per order unit, each the record id of that unit
+    assert sorted(links.associated()) == sorted(before)
 
     everything = links.available_keys()
-    new = [k for k in everything if k not in before][:2]
-    assert len(new) == 2
-    links.filter_edit.setText(new[1])  # the filter box narrows the left list
-    assert new[1] in links.available_keys() and len(links.available_keys()) < len(everything)
+    product = next(
+        p
+        for p in server.show.records("products")
+        if len(server.show.find("products", "productID", p["productID"])) > 1
+        and str(p["id"]) in everything
+    )  # fmt: skip — a product sold in several units: only the unit picked goes to the booth
+    other = next(k for k in everything if k not in before and server.show.get("products", k)
+                 and server.show.get("products", k)["productID"] != product["productID"])  # type: ignore[index]  # fmt: skip
+    new = [str(product["id"]), other]
+    label = links.available_model.findItems(f"{product['productID']}", Qt.MatchFlag.MatchStartsWith)
+    assert any(product["orderUnit"] in item.text() for item in label)  # the picker shows units
+    links.filter_edit.setText(product["productID"])  # the filter box narrows the left list
+    assert new[0] in links.available_keys() and len(links.available_keys()) < len(everything)
     links.filter_edit.setText("")
     links.select(links.available, new)
     links.add_button.click()
@@ -49,17 +61,26 @@ def test_associate_two_products_and_remove_one(
     assert many.op == "associate-many" and many.payload["body"] == new
 
     async def pushed(count: int) -> None:
+        session.push()  # issue 14: a panel's changes wait for Push like a cell edit
         await until(lambda: session.outbox.counts()["done"] == count)
         await until(lambda: not session.tasks.busy and not session.syncing)
 
     loop.run_until_complete(pushed(1))
-    assert server.show.booth_products[booth_id] == before + new
-    assert sorted(links.associated()) == sorted(dict.fromkeys(before + new))  # listed again
+    assert sorted(units_at(server, booth_id)) == sorted(before + new)  # exactly those units
+    assert sorted(links.associated()) == sorted(before + new)  # listed again
 
     links.select(links.chosen, [new[0]])
     links.remove_button.click()
     assert new[0] not in links.associated()  # shown at once, before the push
     loop.run_until_complete(pushed(2))
-    assert server.show.booth_products[booth_id] == [*before, new[1]]
-    assert sorted(links.associated()) == sorted(dict.fromkeys([*before, new[1]]))
+    assert sorted(units_at(server, booth_id)) == sorted([*before, new[1]])
+    assert sorted(links.associated()) == sorted([*before, new[1]])
     assert new[0] in links.available_keys()
+
+
+def units_at(server: SimServer, booth_id: str) -> list[str]:
+    """The record ids of the product units the booth holds on the show."""
+    show = server.show
+    refs = show.booth_products.get(booth_id, [])
+    by_key = [str(p["id"]) for ref in refs for p in show.find("products", "productID", ref)]
+    return by_key + [ref for ref in refs if show.get("products", ref) is not None]

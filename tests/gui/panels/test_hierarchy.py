@@ -46,6 +46,8 @@ def group(server: SimServer, key: str) -> dict[str, object]:
 
 
 def pushed(loop: qasync.QEventLoop, session: ShowSession, count: int) -> None:
+    session.push()  # issue 14: a panel's changes wait for Push like a cell edit
+
     async def settled() -> None:
         await until(lambda: session.outbox.counts()["done"] == count)
         await until(lambda: not session.tasks.busy and not session.syncing)

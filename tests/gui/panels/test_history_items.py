@@ -22,6 +22,8 @@ def server() -> Iterator[SimServer]:
 
 
 def settled(loop: qasync.QEventLoop, session: ShowSession, state: State, count: int) -> None:
+    session.push()  # issue 14: a panel's changes wait for Push like a cell edit
+
     async def wait() -> None:
         await until(lambda: session.outbox.counts()[state] == count)
         await until(lambda: not session.tasks.busy and not session.syncing)

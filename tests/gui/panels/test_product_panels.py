@@ -41,6 +41,8 @@ def select(tab: ResourceTab, record_id: str) -> None:
 
 
 def settle(loop: qasync.QEventLoop, session: ShowSession, done: int) -> None:
+    session.push()  # issue 14: a panel's changes wait for Push like a cell edit
+
     async def settled() -> None:
         await until(lambda: session.outbox.counts()["done"] == done)
         await until(lambda: not session.tasks.busy and not session.syncing)

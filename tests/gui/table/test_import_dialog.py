@@ -104,7 +104,7 @@ def test_import_lands_as_pending_changes_in_one_undo_step(
         ("create", "new"),
     }
     assert depots.editing.stack.count() == 1
-    assert depots.editing.stack.undoText() == "Import in.csv"
+    assert depots.editing.stack.undoText() == "Import in.csv in Customers"  # issue 14: where
     assert depots.tab.pending_label.text() == "3 unsaved changes"
     depots.editing.stack.undo()
     assert depots.pending() == [] and model.rowCount() == 50

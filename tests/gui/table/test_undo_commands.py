@@ -97,7 +97,7 @@ def test_commands_hold_ids_and_values_and_a_paste_is_one_step(grid: Grid) -> Non
     assert isinstance(command, EditCellsCommand)
     assert len(command.cells) == 60
     assert all(isinstance(c.record_id, str) for c in command.cells)
-    assert command.text() == "Paste into 60 cells"
+    assert command.text() == "Paste into 60 cells in Customers"  # issue 14: names where
 
 
 def test_no_change_is_no_undo_step(grid: Grid) -> None:
@@ -136,7 +136,8 @@ def test_the_window_edit_menu_undoes_and_redoes(
         tab.table.setCurrentIndex(model.index(0, model.column_of("city")))
         tab.grid.paste("Lyon")
         outbox = opened.session.outbox
-        assert undo.isEnabled() and undo.text() == "&Undo Paste 1 cell"
+        key = opened.session.cache.get("customers", rid)["customerID"]  # type: ignore[index]
+        assert undo.isEnabled() and undo.text() == f"&Undo city on {key} in Customers"  # issue 14
         assert outbox.counts()["pending"] == 1
         assert window.status.outbox_buttons["pending"].text() == "1 pending"
         undo.trigger()
