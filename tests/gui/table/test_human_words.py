@@ -39,7 +39,9 @@ def test_set_field_offers_titles_and_names_the_field_in_its_undo_step(
     assert not any(name in offered[0] for name in ("priceZone", "warehouseID"))
     assert asked == ["Set field: New value of Price zone:"]
     assert str(model.value(0, model.column_of("priceZone"))) == "7"
-    assert grid.editing.stack.undoText() == "Set Price zone on 1 row"
+    assert (
+        grid.editing.stack.undoText() == "price zone on CU00000 in Customers"
+    )  # one cell: what and where
 
 
 def test_columns_and_headers_read_as_titles(grid: Grid) -> None:

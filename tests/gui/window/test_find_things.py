@@ -56,7 +56,7 @@ def test_an_edit_menu_entry_runs_the_gesture_on_the_current_table(opened: Opened
     )
     window.actions_[grid_entry("fill_down")].trigger()
     assert tab.model.value(1, column) == first and tab.model.value(2, column) == first
-    assert window.undo_stack.undoText() == "Fill down 2 cells"
+    assert window.undo_stack.undoText() == "Fill down 2 cells in Customers"
 
 
 def test_keyboard_shortcuts_lists_every_command_from_the_same_data(opened: Opened) -> None:
