@@ -16,14 +16,18 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	@touch $(STAMP)
 
+# --window: the suite opens a real X11 window under Xvfb (tests/gui/launch/test_click_during_sync.py).
 sysdeps:
-	@./packaging/system-deps.sh
+	@./packaging/system-deps.sh --window
 
 # A machine without a display gets a virtual one, so the window still opens (and can be grabbed).
 sysdeps-window:
 	@if [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ]; then ./packaging/system-deps.sh --window; fi
 
+# A display is not enough: Qt's X11 plugin needs its libraries (libxcb-icccm4…). They are
+# checked on the plugin itself (ldd), installed when missing, and named when they cannot be.
 run: $(STAMP) sysdeps-window
+	@$(BIN)/python packaging/x11_libs.py --install
 	@if [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
 	  echo "No display: running under Xvfb."; xvfb-run -a -s "-screen 0 1600x1000x24" $(BIN)/showdesk --demo; \
 	else $(BIN)/showdesk --demo; fi

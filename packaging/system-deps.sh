@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Qt needs to run without a display (and, with --window, under Xvfb),
-# when they are missing. Called by the Makefile before anything runs Qt. Skips gracefully where
-# apt-get is not available or we are not root: it then prints what to install by hand.
+# Installs the Debian packages Qt needs to run without a display (and, with --window, under Xvfb,
+# which the suite's click-during-sync test uses too), when they are missing. Called by the
+# Makefile before anything runs Qt. Skips gracefully where apt-get is not available or we are not
+# root: it then prints what to install by hand.
 set -euo pipefail
 
 # The offscreen platform plugin needs these plus a font, or text is empty boxes.
@@ -10,7 +11,11 @@ packages=(libegl1 libgl1 libx11-6 libbrotli1 libdbus-1-3 libfontconfig1 libfreet
 # A real window under Xvfb (make run on a machine without a display, screenshots).
 window_packages=(xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1
                  libxcb-render-util0 libxcb-shape0 libxkbcommon-x11-0)
-[[ "${1:-}" == "--window" ]] && packages+=("${window_packages[@]}")
+# Arguments: --window for those, any other word a package to install too (packaging/x11_libs.py
+# names the ones Qt's X11 plugin lacks).
+for arg in "$@"; do
+  if [[ "$arg" == "--window" ]]; then packages+=("${window_packages[@]}"); else packages+=("$arg"); fi
+done
 # A bare Debian python3 cannot create virtual environments without python3-venv.
 python3 -c 'import ensurepip' 2>/dev/null || packages+=(python3-venv)
 

@@ -15,11 +15,10 @@ import functools
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
-import qasync
-from PySide6.QtCore import QSettings, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QFontDatabase, QIcon
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
@@ -38,7 +37,7 @@ from app.ui.launch.draft_rescue import collect_drafts, offer_drafts
 from app.ui.launch.first_run import FirstRunDialog
 from app.ui.launch.single_instance import ProfileInUse, ProfileLock, in_use_elsewhere
 from app.ui.session.session import ShowSession
-from app.ui.session.tasks import TaskRunner
+from app.ui.session.tasks import ShowLoop, TaskRunner
 from app.ui.window.main_window import MainWindow
 from app.ui.window.profile_dialog import ProfileDialog
 
@@ -307,8 +306,10 @@ def run(demo: bool = False, profile_name: str | None = None) -> int:
 
 def _run(app: QApplication, demo: bool, profile_name: str | None) -> int:
     collector = GuiThreadCollector(app)
-    loop = qasync.QEventLoop(app)
+    loop = ShowLoop(app)
     asyncio.set_event_loop(loop)
+    # Only closing the window ends the day: not a dialog, menu or drag image closing after it.
+    app.setQuitOnLastWindowClosed(False)
     tasks = TaskRunner()
     window = MainWindow(window_settings(), tasks)
     desk = ShowDesk(window, tasks)
@@ -329,10 +330,7 @@ def _run(app: QApplication, demo: bool, profile_name: str | None) -> int:
             window.close()
             return EXIT_REFUSED if desk.refused or desk.failed else EXIT_NOTHING_OPENED
         window.show()
-        closed = asyncio.Event()
-        app.lastWindowClosed.connect(closed.set)
-        loop.run_until_complete(closed.wait())
-        loop.run_until_complete(desk.close())
+        run_until_window_closed(loop, window, desk.close)
     finally:
         reporter.uninstall()
         collector.stop()
@@ -341,3 +339,49 @@ def _run(app: QApplication, demo: bool, profile_name: str | None) -> int:
         if not loop.is_running():
             loop.close()
     return EXIT_CRASHED if reporter.quit_requested else 0
+
+
+class WindowClosed(QObject):
+    """Sets `closed` (an asyncio.Event) once the window was closed: a close it accepted."""
+
+    def __init__(self, window: QWidget) -> None:
+        super().__init__(window)
+        self.window = window
+        self.closed = asyncio.Event()
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.window and event.type() == QEvent.Type.Close:
+            QTimer.singleShot(0, self, self.check)  # once the window has handled it
+        return False
+
+    def check(self) -> None:
+        if not self.window.isVisible():
+            self.closed.set()
+
+
+def run_until_window_closed(
+    loop: asyncio.AbstractEventLoop, window: QWidget, close: Callable[[], Awaitable[None]]
+) -> None:
+    """Turn the event loop until the window is closed, then `close()` the show *inside* it.
+
+    The show's tasks (a sync in the middle of a request) are cancelled while the loop still
+    runs, never left to events processed after it stopped. Should Qt's loop end while the window
+    is still open (someone quit it), the window stays and the loop turns again.
+    """
+    closed = WindowClosed(window)
+
+    async def day() -> None:
+        await closed.closed.wait()
+        await close()
+
+    work = asyncio.ensure_future(day())
+    while True:
+        try:
+            loop.run_until_complete(work)
+            return
+        except RuntimeError as stopped:  # qasync: "Event loop stopped before Future completed."
+            if work.done() or "stopped before" not in str(stopped):
+                raise
+            log.warning("Qt's event loop ended while the window was open: carrying on")
+            closed.check()

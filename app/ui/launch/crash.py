@@ -81,6 +81,9 @@ class CrashDialog(QMessageBox):
         self.keep_button = self.addButton("Keep working", QMessageBox.ButtonRole.AcceptRole)
         self.quit_button = self.addButton(f"Quit {APP_NAME}", QMessageBox.ButtonRole.RejectRole)
         self.setDefaultButton(self.keep_button)
+        # Escape, or the title bar's close button, keeps the window: only a click on "Quit"
+        # quits (issue 14: a stray click must never quit).
+        self.setEscapeButton(self.keep_button)
 
     @property
     def quit_chosen(self) -> bool:

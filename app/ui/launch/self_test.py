@@ -72,20 +72,19 @@ def _report(timeout: float, home: Path) -> int:
 
 
 def _run(timeout: float, home: Path) -> None:
-    import qasync
     import shiboken6
     from PySide6.QtCore import QSettings
 
     from app import __version__
     from app.ui.launch.app import ShowDesk, application
     from app.ui.launch.crash import install_qt_log
-    from app.ui.session.tasks import TaskRunner
+    from app.ui.session.tasks import ShowLoop, TaskRunner
     from app.ui.window.main_window import MainWindow
 
     print(f"self-test: ShowDesk {__version__}, Python {sys.version.split()[0]}", flush=True)
     app = application()
     install_qt_log()
-    loop = qasync.QEventLoop(app)
+    loop = ShowLoop(app)
     asyncio.set_event_loop(loop)
     problems: list[str] = []
     tasks = TaskRunner(on_error=lambda what, exc: problems.append(f"{what} failed: {exc}"))

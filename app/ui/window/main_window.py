@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QMetaObject, QObject, QSettings, Qt, Signal
+from PySide6.QtCore import QMetaObject, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QUndoStack
 from PySide6.QtWidgets import QMainWindow, QMessageBox, QSplitter, QTabWidget
 
@@ -302,7 +302,13 @@ class MainWindow(QMainWindow):
         self._update_title()
 
     def on_session_reconnected(self) -> None:
-        assert self.session is not None
+        # Asked from the event loop, not inside the task that signed in: a question's nested
+        # event loop inside a task's step would hold that task until it is answered.
+        QTimer.singleShot(0, self, self._offer_push)
+
+    def _offer_push(self) -> None:
+        if self.session is None:
+            return
         pending = self.session.outbox.counts()["pending"]
         if pending and self._ask(f"The show answers again. Push {pending} pending change(s) now?"):
             self.session.push()
