@@ -79,6 +79,11 @@ def diff_text(change: Change, separator: str = "; ") -> str:
     return separator.join(parts)
 
 
+def did_not_go_through(change: Change) -> bool:
+    """Failed, in conflict, or kept pending because the show could not be reached."""
+    return change.state in ("failed", "conflict") or bool(change.last_error)
+
+
 class OutboxModel(QAbstractTableModel):
     """The outbox's unsettled changes, oldest first. Signals: only the model's own."""
 
@@ -88,15 +93,19 @@ class OutboxModel(QAbstractTableModel):
         self._registry = registry
         self._changes: list[Change] = []
         self.scope: str | None = None  # one resource's changes, or None for all
+        self.failures_only = False  # only what did not go through (a push summary's click)
         self.refresh()
 
     def refresh(self) -> None:
         self.beginResetModel()
         self._changes = self._outbox.changes(ACTIVE, resource=self.scope)
+        if self.failures_only:
+            self._changes = [c for c in self._changes if did_not_go_through(c)]
         self.endResetModel()
 
     def set_scope(self, resource: str | None) -> None:
         self.scope = resource
+        self.failures_only = False
         self.refresh()
 
     def changes(self) -> list[Change]:
@@ -231,6 +240,15 @@ class OutboxView(QWidget):
         self.scope_label.setText(f"Changes of {res.title if res else resource}" if resource else "")
         self.scope_label.setVisible(resource is not None)
         self.show_all_button.setVisible(resource is not None)
+        self.refresh()
+
+    def show_failures(self) -> None:
+        """Only the changes that did not go through, every resource's (the push summary)."""
+        self.set_scope(None)
+        self.model.failures_only = True
+        self.scope_label.setText("Changes that did not go through")
+        self.scope_label.setVisible(True)
+        self.show_all_button.setVisible(True)
         self.refresh()
 
     def on_governor_changed(self, state: GovernorState) -> None:

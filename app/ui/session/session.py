@@ -80,7 +80,10 @@ class ShowSession(QObject):
         self.client = client_for(profile, secret, registry)
         self.governor = GovernorBridge(self.client.governor, self)
         self.online: bool | None = None  # None until the first check
+        # Changes this window pushed: a record they come back on is not "changed on the server"
+        self.pushed_from_here: set[int] = set()
         self._cancel_sync: asyncio.Event | None = None
+        self._pushing = asyncio.Lock()
         self._progress = ProgressBridge(self)
         self._progress.progress.connect(self.sync_progress)
         self._push_progress = ProgressBridge(self)
@@ -187,27 +190,42 @@ class ShowSession(QObject):
         self.tasks.start(self._push(seqs), what="Push")
 
     async def _push(self, seqs: Sequence[int] | None) -> PushReport:
+        """One push at a time: a push asked for while one runs (a second Save) waits for it,
+        so the two never take each other's changes in flight for ones a crash left."""
+        async with self._pushing:
+            return await self._push_now(seqs)
+
+    async def _push_now(self, seqs: Sequence[int] | None) -> PushReport:
+        """Push, then say what happened ONCE: a show that cannot be reached turns the window
+        offline and leaves every change pending (its attempt counted, the reason kept)."""
         pusher = Pusher(self.client, self.cache, self.outbox, on_progress=self._push_progress)
         report = PushReport()
-        unreachable = None
         touched: set[str] | None = None  # the resources whose changes the push may settle
         try:
             chosen = None if seqs is None else set(seqs)
-            sent = self.outbox.changes(("pending", "sending"))
-            touched = {c.resource for c in sent if chosen is None or c.seq in chosen}
+            sent = [
+                c for c in self.outbox.changes(("pending", "sending"))
+                if chosen is None or c.seq in chosen
+            ]  # fmt: skip
+            touched = {c.resource for c in sent}
+            self.pushed_from_here.update(c.seq for c in sent)
             unreachable = await self._sign_in_problem()
             if unreachable is None:
                 report = await pusher.push(seqs=seqs)
-            for error in report.errors:
-                self.problem.emit(error)
+            else:
+                pusher.unreachable(unreachable, [c.seq for c in sent])
+                report = pusher.report
+            if report.unreachable is not None:
+                self._set_online(False)
+            else:
+                for error in report.errors:
+                    self.problem.emit(error)
         finally:
             self.outbox_written(touched)
             self.data_changed.emit(sorted({c.resource for c in self.outbox.changes(("done",))}))
             self.push_finished.emit(report)
-        if unreachable is not None:  # after "Pushed: 0 applied", so that it is what stays
-            self.problem.emit(
-                f"Nothing was pushed: {unreachable}. Your changes stay in the outbox."
-            )
+        if report.unreachable is not None:  # after the summary, so that it is what stays
+            self.problem.emit(unreachable_text(report))
         return report
 
     async def _sign_in_problem(self) -> str | None:
@@ -216,7 +234,6 @@ class ShowSession(QObject):
         try:
             await self.client.auth.token()
         except (EnvironmentProblem, ServerProblem) as exc:
-            self._set_online(False)
             return exc.message
         return None
 
@@ -224,6 +241,16 @@ class ShowSession(QObject):
         self._retry.stop()
         self.governor.detach()
         await self.client.aclose()
+
+
+def unreachable_text(report: PushReport) -> str:
+    """The one message of a push that could not reach the show."""
+    n = report.kept
+    what = f"{n:,} change{'' if n == 1 else 's'} stay{'s' if n == 1 else ''} pending"
+    return (
+        f"The show cannot be reached: {report.unreachable}. Nothing was lost: {what} in the "
+        "outbox and will be pushed when the show answers again."
+    )
 
 
 class OutboxWatch(QObject):

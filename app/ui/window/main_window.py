@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QSplitter, 
 from app import APP_NAME
 from app.settings import ProfileStore
 from app.sync.puller import SyncReport
+from app.sync.push_review import summarize
 from app.sync.pusher import PushReport
 from app.ui.common.references import ReferenceNames
 from app.ui.form.record_form import RecordForm
@@ -42,6 +43,7 @@ from app.ui.table.view_export import view_options
 from app.ui.window import actions
 from app.ui.window.about_export import about_text, export_to_file
 from app.ui.window.profile_manager import ProfileManager
+from app.ui.window.push_review import PushGate
 from app.ui.window.resource_tree import ResourceTree
 from app.ui.window.status_bar import ShowStatusBar
 
@@ -86,6 +88,7 @@ class MainWindow(QMainWindow):
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(UNDO_LIMIT)
         self.undoable_edits: UndoableEdits | None = None
+        self.push_gate: PushGate | None = None  # every push: reviewed first when large
         self.actions_ = actions.render(self, self._handlers())
         self._wire_undo()
         tasks.on_error = self.on_tasks_error
@@ -102,6 +105,7 @@ class MainWindow(QMainWindow):
         self.undo_stack.clear()
         self.undoable_edits = UndoableEdits(session.editor, self.undo_stack, self)
         self.undoable_edits.applied.connect(self.on_edits_applied)
+        self.push_gate = PushGate(session, self)
         self.tree = ResourceTree(session.registry, counts=session.cache.counts(), owner=self)
         self.tree.set_not_offered(session.cache.not_offered())
         self.tree.open_requested.connect(self.open_resource)
@@ -123,6 +127,7 @@ class MainWindow(QMainWindow):
         links = [
             (self.status.cancel_sync_requested, session.cancel_sync),
             (self.status.outbox_requested, self.show_outbox),
+            (self.status.failures_requested, self.show_failures),
             (session.governor.changed, self.status.on_governor_changed),
             (session.sync_progress, self.status.on_sync_progress),
             (session.sync_finished, self.on_session_sync_finished),
@@ -149,6 +154,9 @@ class MainWindow(QMainWindow):
             if widget is not None:
                 widget.deleteLater()
         self.outbox_view = None
+        if self.push_gate is not None:
+            self.push_gate.deleteLater()
+            self.push_gate = None
         self.undo_stack.clear()
         if self.undoable_edits is not None:
             self.undoable_edits.deleteLater()
@@ -221,8 +229,8 @@ class MainWindow(QMainWindow):
             panel.message.connect(self.status.show_message)
 
     def on_form_push_requested(self, seqs: list[int]) -> None:
-        if self.session is not None and self.session.online:
-            self.session.push(seqs)
+        if self.push_gate is not None and self.session is not None and self.session.online:
+            self.push_gate.request(seqs)
 
     def _in_background(
         self, work: Callable[[], list[str]], done: Callable[[list[str]], None]
@@ -257,7 +265,7 @@ class MainWindow(QMainWindow):
             self.outbox_view = OutboxView(
                 session.outbox, session.registry, reserve=session.profile.interactive_reserve
             )
-            self.outbox_view.push_requested.connect(session.push)
+            self.outbox_view.push_requested.connect(self.request_push)
             self.outbox_view.changed.connect(session.outbox_written)
             self.outbox_view.on_governor_changed(session.client.governor.state())
             self._links += [
@@ -269,6 +277,17 @@ class MainWindow(QMainWindow):
         self.outbox_view.set_scope(slug)
         self.tabs.setCurrentWidget(self.outbox_view)
         return self.outbox_view
+
+    def show_failures(self) -> None:
+        """The outbox on the changes the last push did not get through (the push summary)."""
+        view = self.show_outbox()
+        if view is not None:
+            view.show_failures()
+
+    def request_push(self, seqs: list[int] | None = None) -> None:
+        """Push (these changes only, when given): through the review when it is large."""
+        if self.push_gate is not None:
+            self.push_gate.request(seqs)
 
     def on_tabs_tab_close_requested(self, index: int) -> None:
         widget = self.tabs.widget(index)
@@ -292,11 +311,7 @@ class MainWindow(QMainWindow):
             self.status.show_message(f"Not offered by this show (skipped, greyed): {titles}")
 
     def on_session_push_finished(self, report: PushReport) -> None:
-        self.status.push_finished()
-        text = f"Pushed: {report.done} applied"
-        if report.failed or report.conflicts:
-            text += f", {report.failed} failed, {report.conflicts} in conflict (see the outbox)"
-        self.status.show_message(text)
+        self.status.push_finished(summarize(report))
 
     def on_session_online_changed(self, online: bool) -> None:
         assert self.session is not None
@@ -354,7 +369,7 @@ class MainWindow(QMainWindow):
             "find": self.on_find_triggered,
             "sync": lambda: self.session.sync() if self.session else None,
             "full_sync": lambda: self.session.sync(full=True) if self.session else None,
-            "push": lambda: self.session.push() if self.session else None,
+            "push": lambda: self.request_push(),
             "outbox": self.on_outbox_triggered,
             "about": self.on_about_triggered,
         }
