@@ -247,10 +247,7 @@ def unreachable_text(report: PushReport) -> str:
     """The one message of a push that could not reach the show."""
     n = report.kept
     what = f"{n:,} change{'' if n == 1 else 's'} stay{'s' if n == 1 else ''} pending"
-    return (
-        f"The show cannot be reached: {report.unreachable}. Nothing was lost: {what} in the "
-        "outbox and will be pushed when the show answers again."
-    )
+    return f"The show cannot be reached: {what}, nothing lost ({report.unreachable})."
 
 
 class OutboxWatch(QObject):

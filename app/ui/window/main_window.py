@@ -243,7 +243,7 @@ class MainWindow(QMainWindow):
         self.tasks.start(run(), what="Sorting and filtering")
 
     def on_model_query_running(self, running: bool) -> None:
-        self.status.show_message("Sorting and filtering…" if running else "", 0)
+        self.status.show_busy("Sorting and filtering…" if running else None)
 
     def tab_for(self, slug: str) -> ResourceTab | None:
         for index in range(self.tabs.count()):

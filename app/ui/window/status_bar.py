@@ -86,6 +86,7 @@ class ShowStatusBar(QStatusBar):
         super().__init__(parent)
         self._clock = clock
         self._governor: GovernorState | None = None
+        self._busy: str | None = None  # the message of work under way (`show_busy`)
         self.selection = QLabel(self)
         self.profile = QLabel(self)
         self.connection = QLabel(self)
@@ -220,6 +221,17 @@ class ShowStatusBar(QStatusBar):
 
     def set_selection_summary(self, text: str) -> None:
         self.selection.setText(text)
+
+    def show_busy(self, text: str | None) -> None:
+        """ "Sorting and filtering…" while work runs; None clears it — only it: a message said
+        meanwhile (a push that could not reach the show) stays for its time."""
+        if text:
+            self._busy = text
+            self.showMessage(text, 0)
+        elif self._busy is not None and self.currentMessage() == self._busy:
+            self.clearMessage()
+        if not text:
+            self._busy = None
 
     def show_message(self, text: str, timeout_ms: int = MESSAGE_MS) -> None:
         """A transient message (an error, "Pushed 3 changes"), over the selection summary."""
