@@ -10,6 +10,7 @@ import pytest
 
 from app.api.governor import GovernorState
 from app.api.rate_meter import counting_down, rate_meter
+from app.sync.push_review import needs_review
 from tests.unit.test_governor import VirtualTime, governor
 
 
@@ -58,3 +59,7 @@ async def test_the_count_decays_as_requests_leave_the_window() -> None:
     assert gov.state().used == 3
     vt.now += 11.0  # idle: nothing was sent or answered since
     assert rate_meter(gov.state(), vt.now).used == "0/10 per 10 s"
+
+
+def test_a_push_is_reviewed_over_the_profiles_threshold_only() -> None:
+    assert not needs_review(5, 5) and needs_review(6, 5) and needs_review(1, 0)
