@@ -16,7 +16,7 @@ write the outbox themselves and redraw as they do, follow a push's results (`pus
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -80,8 +80,9 @@ class ShowSession(QObject):
         self.client = client_for(profile, secret, registry)
         self.governor = GovernorBridge(self.client.governor, self)
         self.online: bool | None = None  # None until the first check
-        # Changes this window pushed: a record they come back on is not "changed on the server"
-        self.pushed_from_here: set[int] = set()
+        # Where a push the user asks for goes first (the window's review, app/ui/window/
+        # push_review.py `PushGate`); None: straight to `push`.
+        self.push_requester: Callable[[list[int] | None], bool] | None = None
         self._cancel_sync: asyncio.Event | None = None
         self._pushing = asyncio.Lock()
         self._progress = ProgressBridge(self)
@@ -186,6 +187,13 @@ class ShowSession(QObject):
         if self._cancel_sync is not None:
             self._cancel_sync.set()
 
+    def request_push(self, seqs: Sequence[int] | None = None) -> None:
+        """A push the user asked for (Ctrl+S, a form's Save): through the window's review when
+        it has one, with the same rules wherever it is asked from."""
+        chosen = None if seqs is None else list(seqs)
+        if self.push_requester is None or not self.push_requester(chosen):
+            self.push(chosen)
+
     def push(self, seqs: Sequence[int] | None = None) -> None:
         self.tasks.start(self._push(seqs), what="Push")
 
@@ -208,7 +216,6 @@ class ShowSession(QObject):
                 if chosen is None or c.seq in chosen
             ]  # fmt: skip
             touched = {c.resource for c in sent}
-            self.pushed_from_here.update(c.seq for c in sent)
             unreachable = await self._sign_in_problem()
             if unreachable is None:
                 report = await pusher.push(seqs=seqs)

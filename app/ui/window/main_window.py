@@ -155,6 +155,7 @@ class MainWindow(QMainWindow):
                 widget.deleteLater()
         self.outbox_view = None
         if self.push_gate is not None:
+            self.push_gate.session.push_requester = None
             self.push_gate.deleteLater()
             self.push_gate = None
         self.undo_stack.clear()
@@ -229,8 +230,8 @@ class MainWindow(QMainWindow):
             panel.message.connect(self.status.show_message)
 
     def on_form_push_requested(self, seqs: list[int]) -> None:
-        if self.push_gate is not None and self.session is not None and self.session.online:
-            self.push_gate.request(seqs)
+        if self.session is not None and self.session.online:
+            self.session.request_push(seqs)
 
     def _in_background(
         self, work: Callable[[], list[str]], done: Callable[[list[str]], None]

@@ -11,7 +11,8 @@ nested event loop — and the push starts when it is accepted.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
@@ -132,6 +133,7 @@ class PushGate(QObject):
         self.session = session
         self._parent = parent
         self.dialog: PushReviewDialog | None = None
+        session.push_requester = _requester(weakref.ref(self))  # panels' forms: same rules
 
     def request(self, seqs: Sequence[int] | None = None) -> None:
         """Push the pending changes (these `seqs` only, when given), reviewed first when there
@@ -179,3 +181,17 @@ class PushGate(QObject):
         store = ProfileStore()
         if store.get(profile.name) is not None:
             store.save(profile)
+
+
+def _requester(gate: weakref.ref[PushGate]) -> Callable[[list[int] | None], bool]:
+    """The session's way to this gate, holding it weakly (no reference cycle between two
+    QObjects for another thread's garbage collection to break); False once the gate is gone."""
+
+    def request(seqs: list[int] | None) -> bool:
+        found = gate()
+        if found is None:
+            return False
+        found.request(seqs)
+        return True
+
+    return request
