@@ -12,6 +12,9 @@ One push:
 4. A `modifiedAfter` listing checks that every pushed field held: one undone by another
    writer's PUT is sent again, a bounded number of times (app/sync/verify.py).
 Every settled change is written to the audit log; the cache takes the server's answer.
+A show that cannot be reached (the connection refused or dropped, with nothing half-done) fails
+no change: the push stops, and each change it was to send stays pending with one more attempt
+and the reason (`PushReport.unreachable`, `kept`), to go with the next push.
 """
 
 from __future__ import annotations
