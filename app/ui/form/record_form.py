@@ -319,15 +319,8 @@ class RecordForm(QWidget):
         fresh = [c for c in self._pushed() if c.seq not in self._pushed_at_base]
         if not fresh:
             return False
-        ours = {name for c in fresh for name, _, _ in c.diff()} | {f for c in fresh
-                for f in c.changed_fields}  # fmt: skip
-        moved = {
-            k
-            for k in set(before) | set(now)
-            if k not in READ_ONLY_FIELDS
-            and not same_value(_without_ids(before.get(k)), _without_ids(now.get(k)))
-        }
-        return not before or moved <= ours
+        ours = {name for c in fresh for name, _, _ in c.diff()}
+        return not before or _moved_fields(before, now) <= ours
 
     def _created_as(self, local_id: str) -> str | None:
         done = self.editor.outbox.for_record(self.resource.slug, local_id, ("done",))
@@ -391,8 +384,13 @@ def _pending_moved(record: dict[str, Any] | None, loaded: dict[str, Any]) -> boo
 def _same_record(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Equal but for server-owned parts: `modifiedDate` and the ids of nested elements (a push
     of our own edit comes back like this)."""
+    return not _moved_fields(a, b)
+
+
+def _moved_fields(a: dict[str, Any], b: dict[str, Any]) -> set[str]:
+    """The fields in which two versions of a record differ (server-owned parts aside)."""
     keys = (set(a) | set(b)) - set(READ_ONLY_FIELDS)
-    return all(same_value(_without_ids(a.get(k)), _without_ids(b.get(k))) for k in keys)
+    return {k for k in keys if not same_value(_without_ids(a.get(k)), _without_ids(b.get(k)))}
 
 
 def _without_ids(value: Any) -> Any:
