@@ -224,6 +224,13 @@ def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
         )
         for error in report.errors:
             print(error, file=sys.stderr)
+        if report.unreachable is not None:  # every change not sent stays pending, said once
+            print(
+                f"The show cannot be reached ({report.unreachable}): {report.kept} change(s) "
+                "stay pending, each with its attempt and the reason in the outbox.",
+                file=sys.stderr,
+            )
+            return SOME_FAILED
         return USAGE if report.errors else (OK if report.clean else SOME_FAILED)
 
     return asyncio.run(_with_client(ws, work))

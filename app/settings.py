@@ -66,7 +66,8 @@ class Profile:
     interactive_reserve: float = 0.1
     api_version: str = "v1"
     ca_bundle: str | None = None
-    push_on_save: bool = False
+    push_on_save: bool = False  # "Push a record when I save it" (the form's Save, then Push)
+    review_push_over: int = 5  # a push of more changes opens the review first
     demo: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -77,6 +77,11 @@ class GovernorState:
     max_attempts: int
     allowed: int | None = None
     waiting: int = 0
+    budget_at: float | None = None  # when pacing lets the first waiting request go (its clock)
+
+    def budget_in(self, now: float) -> float:
+        """Seconds a request is held back for budget (0: none waits for it); its clock."""
+        return 0.0 if self.budget_at is None else max(0.0, self.budget_at - now)
 
     def resume_in(self, now: float) -> float:
         """Seconds until requests resume (0 when not paused); `now` on the governor's clock."""
@@ -137,6 +142,7 @@ class RateGovernor:
         self._probe_out = False
         self._seq = 0
         self._waiting = 0
+        self._budget_at: float | None = None  # pacing holds a request back until then
         self._answered_at: float | None = None  # the last answer that was not a 403
         self._cut_at: float | None = None  # the last throttling 403 that cut the allowance
         self._changed = asyncio.Event()
@@ -163,6 +169,7 @@ class RateGovernor:
             max_attempts=self.backoff.max_attempts,
             allowed=math.floor(allowance) if self.adaptive.active else None,
             waiting=self._waiting,
+            budget_at=self._budget_at if self._waiting else None,
         )
 
     def subscribe(self, callback: Observer) -> Callable[[], None]:
@@ -201,11 +208,24 @@ class RateGovernor:
                     return taken
                 wait = _RACE_WAIT
             self._waiting += 1
+            self._hold_for_budget(now, interactive)
             self._publish()
             try:
                 await self._wait(changed, wait)
             finally:
                 self._waiting -= 1
+                if not self._waiting:
+                    self._budget_at = None
+
+    def _hold_for_budget(self, now: float, interactive: bool) -> None:
+        """When the window lets the next request go ("waiting for budget: 12 s"), while it is
+        pacing and not paused by a 403 (the countdown says that)."""
+        if self._paused_until is not None and now < self._paused_until:
+            self._budget_at = None
+            return
+        wait = self._window.wait_time(now, self._allowed(now, interactive))
+        if wait:
+            self._budget_at = now + wait
 
     def release(self, slot: Slot, counted: bool = True) -> None:
         """The request was answered (or failed): its slot now ages out of the window.

@@ -223,6 +223,19 @@ class Outbox:
         cols = {"last_error": error, "response": dumps(response)}
         self._transition(seq, "failed", ("sending",), cols)
 
+    def note_unreachable(self, seqs: Iterable[int], reason: str) -> None:
+        """The show could not be reached for these changes: each stays pending (sent again by
+        the next push), its attempt counted and the reason kept for the outbox view (ONE
+        transaction). A change caught in `sending` was counted when it was marked."""
+        with self._db.write() as conn:
+            for seq in seqs:
+                row = conn.execute("SELECT state FROM changes WHERE seq = ?", (seq,)).fetchone()
+                if row is None or row[0] not in ("pending", "sending"):
+                    continue
+                bump = row[0] == "pending"
+                self._move(conn, seq, "pending", ("pending", "sending"), {"last_error": reason},
+                           bump=bump)  # fmt: skip
+
     def mark_conflict(self, seq: int, theirs: dict[str, Any]) -> None:
         self._transition(seq, "conflict", ("pending", "sending"), {"theirs": dumps(theirs)})
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.api.client import ShowClient
-from app.api.errors import ShowDeskError, UserInputProblem
+from app.api.errors import ShowDeskError, TransportError, UserInputProblem
 from app.api.paging import lookup
 from app.api.registry import Resource
 from app.store.changes import Change, is_local_id
@@ -46,6 +46,7 @@ class Settling(Protocol):
     def fail(self, change: Change, message: str, response: Any) -> None: ...
     def server_id(self, change: Change) -> str: ...
     def explain(self, exc: ShowDeskError, change: Change) -> str: ...
+    def unreachable(self, reason: str, seqs: Sequence[int]) -> None: ...
 
 
 @dataclass
@@ -148,6 +149,10 @@ class BulkPush:
         """Fail the unit's changes, or add them to `done` (settled together afterwards)."""
         change = unit[-1]
         before = sent_lines(change)
+        if isinstance(out.error, TransportError) and not out.error.outcome_unknown:
+            # never sent, or sent again safely: not the changes' fault, they stay pending
+            self.settling.unreachable(out.error.message, [c.seq for c in unit])
+            return False
         if out.error is not None:
             if op_name == "associate-many" and isinstance(out.error, UserInputProblem):
                 return await self._alone(unit, marked=True)  # only the bad one should fail

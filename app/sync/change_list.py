@@ -57,6 +57,11 @@ def diff_text(change: Change, separator: str = "; ") -> str:
     return separator.join(parts)
 
 
+def did_not_go_through(change: Change) -> bool:
+    """Failed, in conflict, or kept pending because the show could not be reached."""
+    return change.state in ("failed", "conflict") or bool(change.last_error)
+
+
 @dataclass(frozen=True)
 class RecordChanges:
     """One record's unsettled changes, oldest first."""

@@ -24,7 +24,7 @@ from datetime import date, timedelta
 from typing import Any, Protocol
 
 from app.api.client import ShowClient
-from app.api.errors import ShowDeskError
+from app.api.errors import ShowDeskError, TransportError
 from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.changes import Change
@@ -72,6 +72,8 @@ class ServerCheck:
         for slug, changes in by_resource.items():
             try:
                 await self._reconcile(self.client.registry[slug], changes)
+            except TransportError:
+                raise  # the show cannot be reached: the push says so once (Pusher.push)
             except ShowDeskError as exc:
                 self.outcomes.problem(f"{slug}: {exc.message}")
                 return False
@@ -111,7 +113,8 @@ class ServerCheck:
             # Changed since the last sync: in this pull. Changed before it: the cache has it.
             server = theirs.get(record_id) or self.cache.get(res.slug, record_id)
             if server is not None:
-                self._judge_chain(chain, server)
+                ours = self.outbox.for_record(res.slug, record_id, states=("done",))
+                self._judge_chain(chain, server, ours)
 
     def _needs_server_view(self, change: Change) -> bool:
         if creates(change):  # it was sent before: did it arrive? (not if the server refused it)
@@ -142,7 +145,9 @@ class ServerCheck:
             self.outbox.mark_sending([change.seq])
             self.outcomes.fail(change, UNKNOWN_OUTCOME, None)
 
-    def _judge_chain(self, chain: list[Change], server: dict[str, Any]) -> None:
+    def _judge_chain(
+        self, chain: list[Change], server: dict[str, Any], ours: Sequence[Change] = ()
+    ) -> None:
         """One record's pending changes against the server's current version.
 
         If the server already holds one of our updates, that update and the ones before it are
@@ -164,7 +169,7 @@ class ServerCheck:
         if applied >= 0:
             return
         for change in chain:
-            if conflicting_fields(change, server):
+            if conflicting_fields(change, server, ours):
                 self.outbox.mark_conflict(change.seq, server)
                 self.outbox.audit(change, "conflict")
                 self.outcomes.counted("conflicts")

@@ -12,6 +12,9 @@ One push:
 4. A `modifiedAfter` listing checks that every pushed field held: one undone by another
    writer's PUT is sent again, a bounded number of times (app/sync/verify.py).
 Every settled change is written to the audit log; the cache takes the server's answer.
+A show that cannot be reached (the connection refused or dropped, with nothing half-done) fails
+no change: the push stops, and each change it was to send stays pending with one more attempt
+and the reason (`PushReport.unreachable`, `kept`), to go with the next push.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.api.client import ShowClient
-from app.api.errors import NotFound, ShowDeskError
+from app.api.errors import NotFound, ShowDeskError, TransportError
 from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.changes import Change, is_local_id
@@ -52,6 +55,8 @@ class PushReport:
     conflicts: int = 0
     found_on_server: int = 0
     errors: list[str] = field(default_factory=list)
+    unreachable: str | None = None  # why the show could not be reached: the rest stays pending
+    kept: int = 0  # changes left pending because the show could not be reached
 
     @property
     def clean(self) -> bool:
@@ -87,6 +92,7 @@ class Pusher:
         self._report = PushReport()
         self._total = 0
         self._only: set[int] | None = None
+        self._noted: set[int] = set()  # changes already noted as not reaching the show
         self._unknown: set[int] = set()  # changes a crash left in `sending`: outcome unknown
         self._stale: set[tuple[str, str | None]] = set()  # (slug, parent) to list again after
         self._verifier = self._new_verifier()
@@ -102,6 +108,7 @@ class Pusher:
     ) -> PushReport:
         """Push the pending changes (of these resources, or only the changes `seqs`)."""
         self._report = PushReport()
+        self._noted = set()
         self._stale = set()
         self._verifier = self._new_verifier()
         wanted = set(resources) if resources is not None else None
@@ -113,15 +120,35 @@ class Pusher:
         for change in queue:
             by_resource[change.resource].append(change)
         self._total = len(queue)
-        if not await self._check.check(by_resource):
-            return self._report  # nothing was sent; everything stays pending
-        started = time.monotonic()
-        await self._send_all(self._pending(wanted))
+        try:
+            if not await self._check.check(by_resource):
+                return self._report  # nothing was sent; everything stays pending
+            started = time.monotonic()
+            await self._send_all(self._pending(wanted))
+        except TransportError as exc:  # the check (or a later one) could not reach the show
+            self._report.unreachable = exc.message
+        if self._report.unreachable is not None:
+            rest = [c.seq for c in self._pending(wanted) if c.seq not in self._noted]
+            self.unreachable(self._report.unreachable, rest)
+            return self._report
         self._verifier.pause = min(max(time.monotonic() - started, 0.5), 5.0)
         await self._verifier.verify()
         self._report.errors += self._verifier.errors
         await self._refresh()
         return self._report
+
+    @property
+    def report(self) -> PushReport:
+        """The report of the push under way (or the last one)."""
+        return self._report
+
+    def unreachable(self, reason: str, seqs: Sequence[int]) -> None:
+        """The show could not be reached: these changes stay pending, each with one more
+        attempt and the reason (the ones a request already tried were noted as it failed)."""
+        self._report.unreachable = self._report.unreachable or reason
+        self.outbox.note_unreachable(seqs, reason)
+        self._noted.update(seqs)
+        self._report.kept = len(self._noted)
 
     def _new_check(self) -> ServerCheck:
         return ServerCheck(
@@ -186,6 +213,8 @@ class Pusher:
         every = list(chains.values())
         step = max(self.client.connection.rate_limit, 1)
         for start in range(0, len(every), step):
+            if self._report.unreachable is not None:
+                return  # the show is gone: the rest stays pending, nothing more is tried
             heads = every[start : start + step]
             if start:
                 heads = await self._check.again(heads)
@@ -197,7 +226,7 @@ class Pusher:
         """By rounds: every round sends the next run of each record, the runs that share a bulk
         operation gathered into it (app/sync/bulk_push.py), the others one request each, all
         concurrently under one gate."""
-        while heads:
+        while heads and self._report.unreachable is None:
             alone: list[tuple[list[Change], list[Change]]] = []  # (run, chain)
             groups: dict[BatchKey, list[tuple[list[Change], list[Change]]]] = defaultdict(list)
             for chain in heads:
@@ -228,6 +257,9 @@ class Pusher:
         try:
             response, server_id = await self._request(res, change, user_values(run))
         except ShowDeskError as exc:
+            if isinstance(exc, TransportError) and not exc.outcome_unknown:
+                self.unreachable(exc.message, [c.seq for c in run])  # not the change's fault
+                return False
             for c in run:
                 self._fail(c, explain(exc, change), refusal(exc))
             return False

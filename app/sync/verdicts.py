@@ -62,21 +62,27 @@ def user_fields(change: Change) -> list[str]:
     return [name for name, _, _ in change.diff()]
 
 
-def conflicting_fields(change: Change, server: dict[str, Any]) -> list[str]:
+def conflicting_fields(
+    change: Change, server: dict[str, Any], ours: Sequence[Change] = ()
+) -> list[str]:
     """The fields the user changed that the server changed too since the edit was made (their
     current value is neither the base value nor the user's): a conflict for the user to settle.
     A change the server made to other fields is no conflict; it is merged into the PUT. A delete
-    conflicts with any change the server made to the record since."""
+    conflicts with any change the server made to the record since. `ours`: the record's changes
+    this user already pushed — a value one of them set is the user's own, never a conflict."""
     if not change.base:
         return []
+    pushed = [(n, after) for c in ours if c.seq < change.seq for n, _, after in c.diff()]
+
+    def moved(name: str, *values: Any) -> bool:
+        theirs = server.get(name)
+        mine = (after for n, after in pushed if n == name)
+        return not any(same_value(theirs, v) for v in (*values, *mine))
+
     if change.op == "delete":  # deleting what someone changed since: every field counts
         names = (set(change.base) | set(server)) - set(SERVER_OWNED)
-        return sorted(n for n in names if not same_value(server.get(n), change.base.get(n)))
-    return [
-        name
-        for name, before, after in change.diff()
-        if not same_value(server.get(name), before) and not same_value(server.get(name), after)
-    ]
+        return sorted(n for n in names if moved(n, change.base.get(n)))
+    return [name for name, before, after in change.diff() if moved(name, before, after)]
 
 
 def user_values(run: Sequence[Change]) -> dict[str, Any]:

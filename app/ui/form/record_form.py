@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from app.api.models import MODELS
 from app.api.registry import Resource
-from app.store.changes import is_local_id
+from app.store.changes import Change, is_local_id
 from app.sync.batches import sendable_fields
 from app.sync.edits import Editor, FieldEdit, Rejected, write_op
 from app.sync.overlay import PendingOverlay
@@ -70,6 +70,7 @@ class RecordForm(QWidget):
         self.is_new = False
         self._loaded: dict[str, Any] = {}
         self._base_version: Any = None
+        self._pushed_at_base: set[int] = set()  # the record's changes pushed when it was read
         self.title = QLabel(self)
         self.messages = FormMessages(self)
         self.fields = FormFields(self.model, resource, editor.cache, references, self)
@@ -86,7 +87,7 @@ class RecordForm(QWidget):
         self.record_id, self.is_new = record_id, False
         record = self.editor.current(self.resource.slug, record_id) if record_id else None
         self._load(record or {})
-        self._base_version = self._cached_version()
+        self._mark_base()
         if record_id and record is None:
             self.messages.show_error("This record no longer exists.")
         self._show_failures()
@@ -163,11 +164,12 @@ class RecordForm(QWidget):
         if is_local_id(self.record_id) and (server_id := self._created_as(self.record_id)):
             self.record_id = server_id
         moved = self._cached_version() != self._base_version
+        theirs = moved and not self._moved_by_own_push()
         record = self.editor.current(self.resource.slug, self.record_id)
-        if moved and record is not None and not _same_record(record, self._loaded):
+        if theirs and record is not None and not _same_record(record, self._loaded):
             if self.dirty:
                 self.messages.show_banner("Changed on the server since you opened it.")
-                self._base_version = self._cached_version()
+                self._mark_base()
                 return
             self.show_record(self.record_id)
             self.messages.show_banner("Changed on the server since you opened it: reloaded.")
@@ -175,7 +177,10 @@ class RecordForm(QWidget):
             self.show_record(self.record_id)  # our own push came back: take the server's ids
             return
         elif moved:
-            self._base_version = self._cached_version()
+            self._mark_base()
+            if record is not None and not _same_record(record, self._loaded):
+                self._follow_pending(record)  # our push came back: keep what is being typed
+                return
         elif _pending_moved(record, self._loaded):
             self._follow_pending(record)
             return
@@ -296,6 +301,27 @@ class RecordForm(QWidget):
         cached = self.editor.cache.get(self.resource.slug, self.record_id)
         return None if cached is None else {k: v for k, v in cached.items() if k != "modifiedDate"}
 
+    def _mark_base(self) -> None:
+        """The server's version the form was read on, and the record's changes already pushed
+        then (what moves the version later is the user's own push or someone else)."""
+        self._base_version = self._cached_version()
+        self._pushed_at_base = {c.seq for c in self._pushed()}
+
+    def _pushed(self) -> list[Change]:
+        if self.record_id is None:
+            return []
+        return self.editor.outbox.for_record(self.resource.slug, self.record_id, ("done",))
+
+    def _moved_by_own_push(self) -> bool:
+        """Whether every field in which the server's version moved since the form read it was
+        set by this user's own changes pushed since then: that is no "changed on the server"."""
+        before, now = self._base_version or {}, self._cached_version() or {}
+        fresh = [c for c in self._pushed() if c.seq not in self._pushed_at_base]
+        if not fresh:
+            return False
+        ours = {name for c in fresh for name, _, _ in c.diff()}
+        return not before or _moved_fields(before, now) <= ours
+
     def _created_as(self, local_id: str) -> str | None:
         done = self.editor.outbox.for_record(self.resource.slug, local_id, ("done",))
         creates = ("create", "bulk-create")
@@ -358,8 +384,13 @@ def _pending_moved(record: dict[str, Any] | None, loaded: dict[str, Any]) -> boo
 def _same_record(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Equal but for server-owned parts: `modifiedDate` and the ids of nested elements (a push
     of our own edit comes back like this)."""
+    return not _moved_fields(a, b)
+
+
+def _moved_fields(a: dict[str, Any], b: dict[str, Any]) -> set[str]:
+    """The fields in which two versions of a record differ (server-owned parts aside)."""
     keys = (set(a) | set(b)) - set(READ_ONLY_FIELDS)
-    return all(same_value(_without_ids(a.get(k)), _without_ids(b.get(k))) for k in keys)
+    return {k for k in keys if not same_value(_without_ids(a.get(k)), _without_ids(b.get(k)))}
 
 
 def _without_ids(value: Any) -> Any:

@@ -15,7 +15,13 @@ from PySide6.QtWidgets import QWidget
 from app.api.registry import Registry
 from app.store.changes import ACTIVE, Change
 from app.store.outbox import Outbox
-from app.sync.change_list import RecordChanges, any_errors, diff_text, group_by_record
+from app.sync.change_list import (
+    RecordChanges,
+    any_errors,
+    did_not_go_through,
+    diff_text,
+    group_by_record,
+)
 from app.ui.common.list_model import column_title
 from app.ui.common.palette import Hue, text
 
@@ -44,15 +50,20 @@ class OutboxModel(QAbstractItemModel):
         self._registry = registry
         self._records: list[RecordChanges] = []
         self.scope: str | None = None  # one resource's changes, or None for all
+        self.failures_only = False  # only what did not go through (a push summary's click)
         self.refresh()
 
     def refresh(self) -> None:
         self.beginResetModel()
-        self._records = group_by_record(self._outbox.changes(ACTIVE, resource=self.scope))
+        changes = self._outbox.changes(ACTIVE, resource=self.scope)
+        if self.failures_only:
+            changes = [c for c in changes if did_not_go_through(c)]
+        self._records = group_by_record(changes)
         self.endResetModel()
 
     def set_scope(self, resource: str | None) -> None:
         self.scope = resource
+        self.failures_only = False
         self.refresh()
 
     def records(self) -> list[RecordChanges]:

@@ -138,6 +138,15 @@ class OutboxView(QWidget):
         self.show_all_button.setVisible(resource is not None)
         self.refresh()
 
+    def show_failures(self) -> None:
+        """Only the changes that did not go through, every resource's (the push summary)."""
+        self.set_scope(None)
+        self.model.failures_only = True
+        self.scope_label.setText("Changes that did not go through")
+        self.scope_label.setVisible(True)
+        self.show_all_button.setVisible(True)
+        self.refresh()
+
     def on_governor_changed(self, state: GovernorState) -> None:
         """The rate budget moved: the push's time is told anew."""
         self.rate = state

@@ -105,7 +105,7 @@ class PricingPanel(RecordPanel):
 
     def on_form_push_requested(self, seqs: list[int]) -> None:
         if self.session.online:
-            self.session.push(seqs)
+            self.session.request_push(seqs)  # reviewed like Ctrl+S when large
 
     def on_new_button_clicked(self) -> None:
         self.new_price_list()

@@ -10,29 +10,55 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.api.governor import GovernorState, RateGovernor
 
+TICK_MS = 1000  # the rate meter reads the governor again this often
+
 
 class GovernorBridge(QObject):
-    """Re-emits a RateGovernor's state.
+    """Re-emits a RateGovernor's state, and reads it again every second (`TICK_MS`) so the
+    meter decays while idle and shows requests other processes of the profile made (the shared
+    request history): the same state for every view, said only when it changed.
 
     Signals: `changed(GovernorState)` — on every change of the governor's state (a request sent
-    or answered, a backoff begun or over), for the status bar's pacing.
+    or answered, a backoff begun or over, a request leaving the window), for the rate meter.
     """
 
     changed = Signal(object)
 
     def __init__(self, governor: RateGovernor, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self._governor: RateGovernor | None = governor
+        self._last: GovernorState | None = None
         self._unsubscribe: Callable[[], None] | None = governor.subscribe(self._on_state)
-        self.destroyed.connect(lambda: self.detach())
+        self._tick = QTimer(self, interval=TICK_MS)
+        self._tick.timeout.connect(self.on_tick_timeout)
+        self._tick.start()
+        self.destroyed.connect(lambda: self._let_go())
+
+    def state(self) -> GovernorState | None:
+        """The state last said (the governor's own now, when nothing was said yet)."""
+        if self._last is None and self._governor is not None:
+            self._last = self._governor.state()
+        return self._last
 
     def _on_state(self, state: GovernorState) -> None:
-        self.changed.emit(state)
+        if state != self._last:
+            self._last = state
+            self.changed.emit(state)
+
+    def on_tick_timeout(self) -> None:
+        if self._governor is not None:
+            self._on_state(self._governor.state())
 
     def detach(self) -> None:
+        self._tick.stop()
+        self._let_go()
+
+    def _let_go(self) -> None:
+        self._governor = None
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None

@@ -16,7 +16,7 @@ write the outbox themselves and redraw as they do, follow a push's results (`pus
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -80,7 +80,11 @@ class ShowSession(QObject):
         self.client = client_for(profile, secret, registry)
         self.governor = GovernorBridge(self.client.governor, self)
         self.online: bool | None = None  # None until the first check
+        # Where a push the user asks for goes first (the window's review, app/ui/window/
+        # push_review.py `PushGate`); None: straight to `push`.
+        self.push_requester: Callable[[list[int] | None], bool] | None = None
         self._cancel_sync: asyncio.Event | None = None
+        self._pushing = asyncio.Lock()
         self._progress = ProgressBridge(self)
         self._progress.progress.connect(self.sync_progress)
         self._push_progress = ProgressBridge(self)
@@ -183,31 +187,52 @@ class ShowSession(QObject):
         if self._cancel_sync is not None:
             self._cancel_sync.set()
 
+    def request_push(self, seqs: Sequence[int] | None = None) -> None:
+        """A push the user asked for (Ctrl+S, a form's Save): through the window's review when
+        it has one, with the same rules wherever it is asked from."""
+        chosen = None if seqs is None else list(seqs)
+        if self.push_requester is None or not self.push_requester(chosen):
+            self.push(chosen)
+
     def push(self, seqs: Sequence[int] | None = None) -> None:
         self.tasks.start(self._push(seqs), what="Push")
 
     async def _push(self, seqs: Sequence[int] | None) -> PushReport:
+        """One push at a time: a push asked for while one runs (a second Save) waits for it,
+        so the two never take each other's changes in flight for ones a crash left."""
+        async with self._pushing:
+            return await self._push_now(seqs)
+
+    async def _push_now(self, seqs: Sequence[int] | None) -> PushReport:
+        """Push, then say what happened ONCE: a show that cannot be reached turns the window
+        offline and leaves every change pending (its attempt counted, the reason kept)."""
         pusher = Pusher(self.client, self.cache, self.outbox, on_progress=self._push_progress)
         report = PushReport()
-        unreachable = None
         touched: set[str] | None = None  # the resources whose changes the push may settle
         try:
             chosen = None if seqs is None else set(seqs)
-            sent = self.outbox.changes(("pending", "sending"))
-            touched = {c.resource for c in sent if chosen is None or c.seq in chosen}
+            sent = [
+                c for c in self.outbox.changes(("pending", "sending"))
+                if chosen is None or c.seq in chosen
+            ]  # fmt: skip
+            touched = {c.resource for c in sent}
             unreachable = await self._sign_in_problem()
             if unreachable is None:
                 report = await pusher.push(seqs=seqs)
-            for error in report.errors:
-                self.problem.emit(error)
+            else:
+                pusher.unreachable(unreachable, [c.seq for c in sent])
+                report = pusher.report
+            if report.unreachable is not None:
+                self._set_online(False)
+            else:
+                for error in report.errors:
+                    self.problem.emit(error)
         finally:
             self.outbox_written(touched)
             self.data_changed.emit(sorted({c.resource for c in self.outbox.changes(("done",))}))
             self.push_finished.emit(report)
-        if unreachable is not None:  # after "Pushed: 0 applied", so that it is what stays
-            self.problem.emit(
-                f"Nothing was pushed: {unreachable}. Your changes stay in the outbox."
-            )
+        if report.unreachable is not None:  # after the summary, so that it is what stays
+            self.problem.emit(unreachable_text(report))
         return report
 
     async def _sign_in_problem(self) -> str | None:
@@ -216,7 +241,6 @@ class ShowSession(QObject):
         try:
             await self.client.auth.token()
         except (EnvironmentProblem, ServerProblem) as exc:
-            self._set_online(False)
             return exc.message
         return None
 
@@ -224,6 +248,13 @@ class ShowSession(QObject):
         self._retry.stop()
         self.governor.detach()
         await self.client.aclose()
+
+
+def unreachable_text(report: PushReport) -> str:
+    """The one message of a push that could not reach the show."""
+    n = report.kept
+    what = f"{n:,} change{'' if n == 1 else 's'} stay{'s' if n == 1 else ''} pending"
+    return f"The show cannot be reached: {what}, nothing lost ({report.unreachable})."
 
 
 class OutboxWatch(QObject):

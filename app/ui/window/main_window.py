@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QMainWindow, QMessageBox, QSplitter, QTabWidget
 from app import APP_NAME
 from app.settings import ProfileStore
 from app.sync.puller import SyncReport
+from app.sync.push_review import summarize
 from app.sync.pusher import PushReport
 from app.ui.common.files import ask_save_path
 from app.ui.common.references import ReferenceNames
@@ -43,6 +44,7 @@ from app.ui.window import actions, layout_memory, navigation, show_lists, show_t
 from app.ui.window.about_export import about_text, export_to_file
 from app.ui.window.centre import ShowCentre
 from app.ui.window.profile_manager import ProfileManager
+from app.ui.window.push_review import PushGate
 from app.ui.window.resource_tree import ResourceTree
 from app.ui.window.status_bar import ShowStatusBar
 
@@ -91,6 +93,7 @@ class MainWindow(QMainWindow):
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(UNDO_LIMIT)
         self.undoable_edits: UndoableEdits | None = None
+        self.push_gate: PushGate | None = None  # every push: reviewed first when large
         self.actions_ = actions.render(self, {**self._handlers(), **navigation.install(self)})
         self._wire_undo()
         tasks.on_error = self.on_tasks_error
@@ -109,6 +112,7 @@ class MainWindow(QMainWindow):
         self.undoable_edits.applied.connect(self.on_edits_applied)
         self.undoable_edits.refused.connect(self.status.show_message)  # issue 14 (k6): undo
         self.undoable_edits.revertible_changed.connect(self.actions_["revert_on_show"].setEnabled)
+        self.push_gate = PushGate(session, self)
         self.tree = ResourceTree(session.registry, counts=session.cache.counts(), owner=self)
         self.tree.set_not_offered(session.cache.not_offered())
         self.tree.open_requested.connect(self.open_resource)
@@ -131,6 +135,7 @@ class MainWindow(QMainWindow):
         links = [
             (self.status.cancel_sync_requested, session.cancel_sync),
             (self.status.outbox_requested, self.show_outbox),
+            (self.status.failures_requested, self.show_failures),
             (session.governor.changed, self.status.on_governor_changed),
             (session.sync_progress, self.status.on_sync_progress),
             (session.sync_finished, self.on_session_sync_finished),
@@ -157,6 +162,10 @@ class MainWindow(QMainWindow):
             if widget is not None:
                 widget.deleteLater()
         self.outbox_view = None
+        if self.push_gate is not None:
+            self.push_gate.session.push_requester = None
+            self.push_gate.deleteLater()
+            self.push_gate = None
         self.undo_stack.clear()
         if self.undoable_edits is not None:
             self.undoable_edits.deleteLater()
@@ -239,10 +248,10 @@ class MainWindow(QMainWindow):
 
     def on_form_push_requested(self, seqs: list[int]) -> None:
         if self.session is not None and self.session.online:
-            self.session.push(seqs)
+            self.session.request_push(seqs)
 
     def on_model_query_running(self, running: bool) -> None:
-        self.status.show_message("Sorting and filtering…" if running else "", 0)
+        self.status.show_busy("Sorting and filtering…" if running else None)
 
     def tab_for(self, slug: str) -> ResourceTab | None:
         return show_tabs.tab_for(self.tabs, slug)
@@ -259,7 +268,7 @@ class MainWindow(QMainWindow):
             self.outbox_view = OutboxView(
                 session.outbox, session.registry, reserve=session.profile.interactive_reserve
             )
-            self.outbox_view.push_requested.connect(session.push)
+            self.outbox_view.push_requested.connect(self.request_push)
             self.outbox_view.changed.connect(session.outbox_written)
             self.outbox_view.on_governor_changed(session.client.governor.state())
             self._links += [
@@ -271,6 +280,17 @@ class MainWindow(QMainWindow):
         self.outbox_view.set_scope(slug)
         self.tabs.setCurrentWidget(self.outbox_view)
         return self.outbox_view
+
+    def show_failures(self) -> None:
+        """The outbox on the changes the last push did not get through (the push summary)."""
+        view = self.show_outbox()
+        if view is not None:
+            view.show_failures()
+
+    def request_push(self, seqs: list[int] | None = None) -> None:
+        """Push (these changes only, when given): through the review when it is large."""
+        if self.push_gate is not None:
+            self.push_gate.request(seqs)
 
     def on_tabs_tab_close_requested(self, index: int) -> None:
         show_tabs.close_tab(self.tabs, index)
@@ -290,11 +310,7 @@ class MainWindow(QMainWindow):
             self.status.show_message(f"Not offered by this show (skipped, greyed): {titles}")
 
     def on_session_push_finished(self, report: PushReport) -> None:
-        self.status.push_finished()
-        text = f"Pushed: {report.done} applied"
-        if report.failed or report.conflicts:
-            text += f", {report.failed} failed, {report.conflicts} in conflict (see the outbox)"
-        self.status.show_message(text)
+        self.status.push_finished(summarize(report))
 
     def on_session_online_changed(self, online: bool) -> None:
         assert self.session is not None
@@ -354,7 +370,7 @@ class MainWindow(QMainWindow):
             "find": self.on_find_triggered,
             "sync": lambda: self.session.sync() if self.session else None,
             "full_sync": lambda: self.session.sync(full=True) if self.session else None,
-            "push": lambda: self.session.push() if self.session else None,
+            "push": lambda: self.request_push(),
             "outbox": self.on_outbox_triggered,
             **show_lists.handlers(self),  # Show ▸ Orders, Show ▸ History of pushes
             "about": self.on_about_triggered,

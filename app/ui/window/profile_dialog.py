@@ -106,6 +106,7 @@ class ProfileDialog(QDialog):
             "interactive_reserve": self.reserve.value() / 100,
             "ca_bundle": self.ca_bundle.text().strip() or None,
             "push_on_save": self.push_on_save.isChecked(),
+            "review_push_over": self.review_push_over.value(),
         }
         if self._original is None:
             return Profile(**values)
@@ -244,7 +245,13 @@ class ProfileDialog(QDialog):
         self.reserve = QSpinBox(self, minimum=0, maximum=90, suffix=" %")
         self.credential_style = QComboBox(self)
         self.credential_style.addItems(list(STYLES))
-        self.push_on_save = QCheckBox("Send a saved record at once when online", self)
+        self.push_on_save = QCheckBox("Push a record when I save it", self)
+        self.push_on_save.setToolTip(
+            "Save in a form queues the record's changes, then pushes them as Push does "
+            "(when online; a larger push is reviewed first)"
+        )
+        self.review_push_over = QSpinBox(self, minimum=0, maximum=100_000, suffix=" changes")
+        self.review_push_over.setToolTip("0: always review a push first")
         self.secret_note = self._error_label()
         self.test_result = QLabel(self, wordWrap=True)
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -272,6 +279,7 @@ class ProfileDialog(QDialog):
         self.reserve.setValue(round(p.interactive_reserve * 100))
         self.credential_style.setCurrentIndex(list(STYLES.values()).index(p.credential_style))
         self.push_on_save.setChecked(p.push_on_save)
+        self.review_push_over.setValue(p.review_push_over)
         if profile is not None:
             self.client_secret.setPlaceholderText("Stored — leave empty to keep it")
         for label in (*self.errors.values(), self.secret_note):
@@ -290,6 +298,7 @@ class ProfileDialog(QDialog):
         form.addRow("Interactive reserve", self.reserve)
         form.addRow("Credentials", self.credential_style)
         form.addRow("Saving", self.push_on_save)
+        form.addRow("Review a push of more than", self.review_push_over)
         buttons = self._row(self.test_button, None, self.cancel_button, self.save_button)
         layout = QVBoxLayout(self)
         layout.addLayout(form)

@@ -8,7 +8,6 @@ RateGovernor pauses, a one-second timer counts down on an injectable clock — t
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -18,6 +17,8 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
 
 from app.api.governor import GovernorState
+from app.api.rate_meter import budget_text, counting_down, rate_meter
+from app.sync.push_review import PushSummary
 from app.ui.common.palette import Hue, text_style
 
 Clock = Callable[[], float]
@@ -41,24 +42,6 @@ class SyncProgressLike(Protocol):
     def total(self) -> int | None: ...
     @property
     def finished(self) -> bool: ...
-
-
-def budget_text(state: GovernorState) -> str:
-    """ "182/300 this minute" (or "per 5 s" for other windows)."""
-    spans = {60.0: "this minute", 3600.0: "this hour"}
-    span = spans.get(state.window, f"per {state.window:g} s")
-    return f"{state.used:,}/{state.limit:,} {span}"
-
-
-def pause_text(state: GovernorState, now: float) -> str | None:
-    """ "Rate limited — resuming in 23 s, attempt 3/8", or None when not paused."""
-    left = state.resume_in(now)
-    if left <= 0:
-        return None
-    return (
-        f"Rate limited — resuming in {math.ceil(left)} s, "
-        f"attempt {state.attempt}/{state.max_attempts}"
-    )
 
 
 def offline_text(as_of: datetime | None) -> str:
@@ -91,16 +74,19 @@ class ShowStatusBar(QStatusBar):
     """The bottom of the window.
 
     Signals: `cancel_sync_requested()` (the sync's Cancel button), `outbox_requested()` (one of
-    the pending / failed / conflicts buttons).
+    the pending / failed / conflicts buttons), `failures_requested()` (the last push's summary,
+    clicked: the outbox on its failures).
     """
 
     cancel_sync_requested = Signal()
     outbox_requested = Signal()
+    failures_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None, *, clock: Clock = time.monotonic) -> None:
         super().__init__(parent)
         self._clock = clock
         self._governor: GovernorState | None = None
+        self._busy: str | None = None  # the message of work under way (`show_busy`)
         self.selection = QLabel(self)
         self.profile = QLabel(self)
         self.connection = QLabel(self)
@@ -110,7 +96,10 @@ class ShowStatusBar(QStatusBar):
         self.push_label = QLabel(self)
         self.push_bar = QProgressBar(self, textVisible=False)
         self.budget = QLabel(self)
+        self.pacing = QLabel(self)
         self.pause = QLabel(self)
+        self.push_summary = QPushButton(self, flat=True)
+        self.push_summary.setObjectName("push-summary")
         self.outbox_buttons = {state: QPushButton(self, flat=True) for state in OUTBOX_BUTTONS}
         self.countdown = QTimer(self, interval=1000)
         self._lay_out()
@@ -119,11 +108,13 @@ class ShowStatusBar(QStatusBar):
     def _lay_out(self) -> None:
         self.addWidget(self.selection, 1)
         permanent: list[QWidget] = [self.sync_label, self.sync_bar, self.cancel_sync]
-        permanent += [self.push_label, self.push_bar, self.pause]
-        permanent += [*self.outbox_buttons.values(), self.budget, self.connection, self.profile]
+        permanent += [self.push_label, self.push_bar, self.push_summary, self.pause]
+        permanent += [*self.outbox_buttons.values(), self.budget, self.pacing]
+        permanent += [self.connection, self.profile]
         for widget in permanent:
             self.addPermanentWidget(widget)
-        for widget in (self.sync_label, self.sync_bar, self.cancel_sync, self.pause, self.budget):
+        hidden = (self.sync_label, self.sync_bar, self.cancel_sync, self.pause, self.budget)
+        for widget in (*hidden, self.pacing, self.push_summary):
             widget.hide()
         self.push_label.hide()
         self.push_bar.hide()
@@ -137,6 +128,7 @@ class ShowStatusBar(QStatusBar):
         self.countdown.timeout.connect(self.on_countdown_timeout)
         for button in self.outbox_buttons.values():
             button.clicked.connect(self.outbox_requested)
+        self.push_summary.clicked.connect(self.on_push_summary_clicked)
 
     # ------------------------------------------------------------------------------- slots
 
@@ -148,20 +140,27 @@ class ShowStatusBar(QStatusBar):
         self.connection.setStyleSheet("" if online else text_style(Hue.ERROR))
 
     def on_governor_changed(self, state: GovernorState) -> None:
+        """The rate meter: the requests in the window, pacing, the 403 countdown
+        (app/api/rate_meter.py decides the words)."""
         self._governor = state
         self.budget.setText(budget_text(state))
         self.budget.show()
         self.on_countdown_timeout()
-        if state.resume_in(self._clock()) > 0 and not self.countdown.isActive():
+        if counting_down(state, self._clock()) and not self.countdown.isActive():
             self.countdown.start()
 
     def on_countdown_timeout(self) -> None:
-        """Every second while paused: the countdown's new text, or the pause is over."""
-        text = None if self._governor is None else pause_text(self._governor, self._clock())
-        self.pause.setText(text or "")
+        """Every second while the meter moves: the countdowns' new words, or they are over."""
+        if self._governor is None:
+            return
+        meter = rate_meter(self._governor, self._clock())
+        self.pause.setText(meter.pause or "")
         self.pause.setStyleSheet(text_style(Hue.WARNING, bold=True))
-        self.pause.setVisible(text is not None)
-        if text is None:
+        self.pause.setVisible(meter.pause is not None)
+        self.pacing.setText(meter.pacing or "")
+        self.pacing.setStyleSheet(text_style(Hue.WARNING))
+        self.pacing.setVisible(meter.pacing is not None)
+        if not counting_down(self._governor, self._clock()):
             self.countdown.stop()
 
     def on_sync_progress(self, progress: SyncProgressLike) -> None:
@@ -187,9 +186,23 @@ class ShowStatusBar(QStatusBar):
         self.push_label.show()
         self.push_bar.show()
 
-    def push_finished(self) -> None:
+    def push_finished(self, summary: PushSummary | None = None) -> None:
+        """The push is over: its summary stays in the bar ("47 pushed, 2 failed — Show"), the
+        failures one click away."""
         self.push_label.hide()
         self.push_bar.hide()
+        if summary is None:
+            return
+        self.push_summary.setText(summary.text + (" — Show" if summary.failures else ""))
+        self.push_summary.setToolTip(
+            "Open the outbox on the changes that did not go through" if summary.failures else ""
+        )
+        hue = Hue.ERROR if summary.failures or summary.unreachable else None
+        self.push_summary.setStyleSheet(text_style(hue) if hue is not None else "")
+        self.push_summary.show()
+
+    def on_push_summary_clicked(self) -> None:
+        self.failures_requested.emit()
 
     def on_cancel_sync_clicked(self) -> None:
         self.cancel_sync.setEnabled(False)
@@ -208,6 +221,17 @@ class ShowStatusBar(QStatusBar):
 
     def set_selection_summary(self, text: str) -> None:
         self.selection.setText(text)
+
+    def show_busy(self, text: str | None) -> None:
+        """ "Sorting and filtering…" while work runs; None clears it — only it: a message said
+        meanwhile (a push that could not reach the show) stays for its time."""
+        if text:
+            self._busy = text
+            self.showMessage(text, 0)
+        elif self._busy is not None and self.currentMessage() == self._busy:
+            self.clearMessage()
+        if not text:
+            self._busy = None
 
     def show_message(self, text: str, timeout_ms: int = MESSAGE_MS) -> None:
         """A transient message (an error, "Pushed 3 changes"), over the selection summary."""

@@ -309,3 +309,20 @@ def test_push_on_save_is_a_profile_setting(
     assert dialog.profile().push_on_save is False
     fresh = make()
     assert not fresh.push_on_save.isChecked()
+
+
+def test_push_on_save_and_the_review_threshold_are_named_for_what_they_do_and_saved(
+    qtbot: QtBot, make: Callable[..., ProfileDialog], store: ProfileStore
+) -> None:
+    dialog = make()
+    fill(dialog, a_profile("Spring show", "SPRING-1"))
+    assert dialog.push_on_save.text() == "Push a record when I save it"
+    assert dialog.review_push_over.value() == 5  # the default: more than a handful is reviewed
+    dialog.push_on_save.setChecked(True)
+    dialog.review_push_over.setValue(20)
+    with qtbot.waitSignal(dialog.saved, timeout=1000):
+        dialog.save_button.click()
+    saved = store.get("Spring show")
+    assert saved is not None and (saved.push_on_save, saved.review_push_over) == (True, 20)
+    again = make(saved)
+    assert again.push_on_save.isChecked() and again.review_push_over.value() == 20

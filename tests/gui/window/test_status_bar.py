@@ -10,6 +10,8 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.api.governor import GovernorState
+from app.sync.push_review import summarize
+from app.sync.pusher import PushReport
 from app.ui.window.status_bar import ShowStatusBar
 
 
@@ -155,3 +157,29 @@ def test_selection_summary_and_transient_messages(bar: ShowStatusBar) -> None:
     assert bar.currentMessage() == "Push failed: Cannot reach the show"
     bar.clearMessage()
     assert bar.selection.text() == "3 rows · sum 1,204"
+
+
+def test_the_push_summary_stays_and_its_failures_are_one_click_away(
+    bar: ShowStatusBar, qtbot: QtBot
+) -> None:
+    bar.push_finished(summarize(PushReport(done=47, failed=2)))
+    assert shown(bar.push_summary) and bar.push_summary.text() == "47 pushed, 2 failed — Show"
+    with qtbot.waitSignal(bar.failures_requested):
+        bar.push_summary.click()
+    bar.push_finished(summarize(PushReport(done=3)))
+    assert bar.push_summary.text() == "3 pushed"
+
+
+def test_the_meter_says_a_cut_rate_and_a_wait_for_budget(
+    bar: ShowStatusBar, clock: FakeClock
+) -> None:
+    cut = GovernorState(
+        120, 300, 60.0, None, 0, 8, allowed=120, waiting=1, budget_at=clock.now + 12
+    )
+    bar.on_governor_changed(cut)
+    assert shown(bar.pacing)
+    assert bar.pacing.text() == "waiting for budget: 12 s · rate cut to 120 this minute"
+    assert bar.countdown.isActive()
+    clock.now += 13
+    bar.on_countdown_timeout()
+    assert bar.pacing.text() == "rate cut to 120 this minute" and not bar.countdown.isActive()
