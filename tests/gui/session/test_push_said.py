@@ -10,9 +10,9 @@ import pytest
 import qasync
 
 from app.sim import SimServer, generate_show
-from app.sync.edits import FieldEdit
 from app.ui.outbox.outbox_view import OutboxView
 from tests.gui.conftest import Opened, Opener, config, profile_for, until, wait_synced
+from tests.gui.form.test_form_sim import queue_blank_key
 
 
 @pytest.fixture
@@ -120,8 +120,9 @@ def test_the_summary_counts_what_was_pushed_and_failed_and_opens_the_failures(
     wait_synced(loop, session)
     ids = edit_cities(opened, ["One", "Two"])
     records = list(session.cache.records("customers", limit=3))
-    # A key blanked (the grid checks types, not required keys): the server refuses it.
-    session.editor.stage("customers", [FieldEdit(records[2]["id"], "customerID", "")])
+    # A key blanked past the Editor (which refuses it, issue 14), as another client could queue
+    # it: the server refuses it.
+    queue_blank_key(session.editor, records[2]["id"])
 
     push_and_wait(loop, opened)
 
