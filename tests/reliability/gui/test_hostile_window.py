@@ -204,7 +204,9 @@ def test_an_unreachable_show_opens_offline_says_why_and_keeps_every_edit(
         window.undoable_edits.edit_cells("customers", [(record["id"], "city", "Offline")], "Edit")
         session.push()
         await until(lambda: not session.tasks.busy)
-        assert said[-1].startswith("Nothing was pushed: Could not reach the sign-in server")
+        # One message (issue 14): the show is unreachable, the changes stay pending.
+        assert said[-1].startswith("The show cannot be reached: 2 changes stay pending")
+        assert "Could not reach the sign-in server" in said[-1]
         assert window.status.currentMessage() == said[-1]
 
     loop.run_until_complete(scenario())
