@@ -17,8 +17,10 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 # --window: the suite opens a real X11 window under Xvfb (tests/gui/launch/test_click_during_sync.py).
+# --postgres: team mode's tests start a throwaway PostgreSQL server (tests/pg_server.py); only its
+# binaries are installed, no system cluster is left running, and `make run` never installs it.
 sysdeps:
-	@./packaging/system-deps.sh --window
+	@./packaging/system-deps.sh --window --postgres
 
 # A machine without a display gets a virtual one, so the window still opens (and can be grabbed).
 sysdeps-window:

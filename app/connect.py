@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from app.api.client import ShowClient
 from app.api.connection import Connection
 from app.api.registry import Registry, load_registry
 from app.settings import Profile
 from app.store.request_history import shared_window
+
+if TYPE_CHECKING:  # a solo profile never imports the database driver
+    from app.team.team import Team
+
+TEAM_URL_ENV = "SHOWDESK_TEAM_URL"
+TEAM_MEMBER_ENV = "SHOWDESK_TEAM_MEMBER"
 
 
 def connection_for(profile: Profile, secret: str) -> Connection:
@@ -32,3 +40,24 @@ def registry_for(profile: Profile) -> Registry:
 
 def client_for(profile: Profile, secret: str, registry: Registry) -> ShowClient:
     return ShowClient(connection_for(profile, secret), registry, open_window=shared_window)
+
+
+def open_team_for(profile: Profile, password: str | None = None) -> Team | None:
+    """The profile's team, opened (schema upgraded, member registered), or None when solo.
+
+    The password: `password` when given, else the keyring's entry for the profile's team, else
+    libpq's own (a pgpass file, `PGPASSWORD`). Raises app.team.database.TeamError with a message
+    saying what to do when the database cannot be used.
+    """
+    if not profile.team_url:
+        return None
+    from app.settings import secrets
+    from app.team.database import TeamDatabase, default_member
+    from app.team.team import open_team
+
+    database = TeamDatabase(
+        profile.team_url,
+        member=profile.team_member or default_member(),
+        password=password or secrets.get(profile, "team"),
+    )
+    return open_team(database, profile.base_url, profile.show_id)

@@ -17,12 +17,12 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from app.api.client import ShowClient
 from app.api.errors import InvalidValue, ShowDeskError
 from app.api.registry import Registry
-from app.connect import client_for, registry_for
+from app.connect import TEAM_MEMBER_ENV, TEAM_URL_ENV, client_for, open_team_for, registry_for
 from app.push_lines import outcome_lines
 from app.settings import SECRET_ENV, Profile, ProfileStore, secrets
 from app.store.cache import Cache
@@ -36,6 +36,9 @@ from app.sync.push_plan import plan_push, plan_text
 from app.sync.pusher import Pusher, PushProgress
 from app.sync.show_summary import data_line, push_line, summarize, summary_json
 from app.words import count
+
+if TYPE_CHECKING:
+    from app.team.team import Team
 
 OK, SOME_FAILED, USAGE = 0, 1, 2
 
@@ -52,6 +55,7 @@ class Workspace:
     registry: Registry
     cache: Cache
     outbox: Outbox
+    team: Team | None = None  # the team's database, when the profile works in a team
 
     def client(self) -> ShowClient:
         secret = os.environ.get(SECRET_ENV) or secrets.get(self.profile)
@@ -76,6 +80,15 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--show-id", help="the show ID (instead of a profile)")
     group.add_argument("--cache", type=Path, help="use this cache file (outbox beside it)")
     group.add_argument("--rate", help="pacing as REQUESTS/SECONDS, e.g. 300/60")
+    group.add_argument(
+        "--team",
+        metavar="URL",
+        help=f"work in the team whose PostgreSQL database is URL (or ${TEAM_URL_ENV}); "
+        "its password from the keyring or a pgpass file, never in the URL",
+    )
+    group.add_argument(
+        "--member", help=f"who you are to the team (or ${TEAM_MEMBER_ENV}; default user@host)"
+    )
 
 
 def resolve_profile(args: argparse.Namespace) -> Profile:
@@ -97,6 +110,12 @@ def resolve_profile(args: argparse.Namespace) -> Profile:
         profile = found
     if args.rate:
         profile = replace(profile, **_rate(args.rate))
+    team_url = args.team or os.environ.get(TEAM_URL_ENV)
+    member = args.member or os.environ.get(TEAM_MEMBER_ENV)
+    if team_url:
+        profile = replace(profile, team_url=team_url)
+    if member:
+        profile = replace(profile, team_member=member)
     return profile
 
 
@@ -117,8 +136,24 @@ def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
     registry = registry_for(profile)
     cache_path = args.cache or profile.cache_path
     outbox_path = profile.outbox_path if args.cache is None else _outbox_beside(args.cache)
-    with Cache(cache_path, registry) as cache, Outbox(outbox_path) as outbox:
-        yield Workspace(profile, registry, cache, outbox)
+    team = _open_team(profile)
+    try:
+        with Cache(cache_path, registry) as cache, Outbox(outbox_path) as outbox:
+            yield Workspace(profile, registry, cache, outbox, team)
+    finally:
+        if team is not None:
+            team.close()
+
+
+def _open_team(profile: Profile) -> Team | None:
+    if not profile.team_url:
+        return None
+    from app.team.database import TeamError
+
+    try:
+        return open_team_for(profile)
+    except TeamError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _outbox_beside(cache: Path) -> Path:

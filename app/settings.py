@@ -69,6 +69,10 @@ class Profile:
     push_on_save: bool = False  # "Push a record when I save it" (the form's Save, then Push)
     review_push_over: int = 5  # a push of more changes opens the review first
     demo: bool = False
+    # Team mode (docs/decisions/0012): the team's PostgreSQL database, without its password
+    # (keyring or pgpass), and who this administrator is to the team ("" = user@host).
+    team_url: str | None = None
+    team_member: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -179,11 +183,12 @@ class SecretStore:
         self.failure: str | None = None  # the keyring's error, when it failed
 
     @staticmethod
-    def _account(profile: Profile) -> str:
-        return f"{profile.name}:{profile.show_id}"
+    def _account(profile: Profile, what: str = "") -> str:
+        """The keyring entry: the client secret, or (`what="team"`) the team database password."""
+        return f"{profile.name}:{profile.show_id}" + (f":{what}" if what else "")
 
-    def get(self, profile: Profile) -> str | None:
-        account = self._account(profile)
+    def get(self, profile: Profile, what: str = "") -> str | None:
+        account = self._account(profile, what)
         if account in self._session:
             return self._session[account]
         try:
@@ -193,9 +198,9 @@ class SecretStore:
             self._note(exc)
             return None
 
-    def set(self, profile: Profile, secret: str) -> bool:
+    def set(self, profile: Profile, secret: str, what: str = "") -> bool:
         """Store the secret; False when it could only be kept for this session."""
-        account = self._account(profile)
+        account = self._account(profile, what)
         try:
             keyring.set_password(KEYRING_SERVICE, account, secret)
             self._session.pop(account, None)
@@ -205,8 +210,8 @@ class SecretStore:
             self._session[account] = secret
             return False
 
-    def forget(self, profile: Profile) -> None:
-        account = self._account(profile)
+    def forget(self, profile: Profile, what: str = "") -> None:
+        account = self._account(profile, what)
         self._session.pop(account, None)
         try:
             keyring.delete_password(KEYRING_SERVICE, account)

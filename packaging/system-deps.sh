@@ -11,10 +11,17 @@ packages=(libegl1 libgl1 libx11-6 libbrotli1 libdbus-1-3 libfontconfig1 libfreet
 # A real window under Xvfb (make run on a machine without a display, screenshots).
 window_packages=(xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1
                  libxcb-render-util0 libxcb-shape0 libxkbcommon-x11-0)
-# Arguments: --window for those, any other word a package to install too (packaging/x11_libs.py
-# names the ones Qt's X11 plugin lacks).
+# Test-only: PostgreSQL's server binaries, for the throwaway servers of team mode's tests.
+postgres_packages=(postgresql)
+# Arguments: --window for those, --postgres for the test database server, any other word a
+# package to install too (packaging/x11_libs.py names the ones Qt's X11 plugin lacks).
+postgres=""
 for arg in "$@"; do
-  if [[ "$arg" == "--window" ]]; then packages+=("${window_packages[@]}"); else packages+=("$arg"); fi
+  case "$arg" in
+    --window) packages+=("${window_packages[@]}") ;;
+    --postgres) packages+=("${postgres_packages[@]}"); postgres=1 ;;
+    *) packages+=("$arg") ;;
+  esac
 done
 # A bare Debian python3 cannot create virtual environments without python3-venv.
 python3 -c 'import ensurepip' 2>/dev/null || packages+=(python3-venv)
@@ -39,3 +46,10 @@ echo "system-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Debian's package creates and starts a system cluster: the tests never use it (they start their
+# own in a temporary folder), so none is left running.
+if [[ -n "$postgres" ]] && command -v pg_lsclusters >/dev/null 2>&1; then
+  pg_lsclusters -h 2>/dev/null | while read -r version name _ status _; do
+    if [[ "$status" == online* ]]; then $sudo pg_ctlcluster "$version" "$name" stop || true; fi
+  done
+fi

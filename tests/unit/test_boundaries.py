@@ -14,6 +14,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "store": QT | {"httpx"},
     "sync": QT,
     "sim": QT,
+    "team": QT,
     "settings.py": QT,
 }
 

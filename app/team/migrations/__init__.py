@@ -1,0 +1,11 @@
+"""The team database's schema, as numbered migrations (app/team/schema.py applies them).
+
+A migration, once released, is never edited: a change to the schema is a new one at the end.
+Each is one module with `SQL`, listed here in order; the number is its position (1-based).
+"""
+
+from app.team.migrations import m0001_members
+
+MIGRATIONS = [
+    m0001_members,
+]
