@@ -136,7 +136,7 @@ def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
     registry = registry_for(profile)
     cache_path = args.cache or profile.cache_path
     outbox_path = profile.outbox_path if args.cache is None else _outbox_beside(args.cache)
-    team = _open_team(profile)
+    team = _open_team(profile, alone_if_down=getattr(args, "command", None) == "sync")
     try:
         with Cache(cache_path, registry) as cache, Outbox(outbox_path) as outbox:
             yield Workspace(profile, registry, cache, outbox, team)
@@ -145,13 +145,18 @@ def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
             team.close()
 
 
-def _open_team(profile: Profile) -> Team | None:
+def _open_team(profile: Profile, alone_if_down: bool = False) -> Team | None:
     if not profile.team_url:
         return None
-    from app.team.database import TeamError
+    from app.team.database import TeamError, TeamUnreachable
 
     try:
         return open_team_for(profile)
+    except TeamUnreachable as exc:  # issue 15: a sync goes on alone, and says so
+        if not alone_if_down:
+            raise UsageError(str(exc)) from None
+        print(f"{exc}: working alone on this machine's cache.", file=sys.stderr)
+        return None
     except TeamError as exc:
         raise UsageError(str(exc)) from None
 
@@ -200,22 +205,32 @@ async def _with_client(ws: Workspace, work: Callable[[ShowClient], Awaitable[int
 def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
     progress = Progress()
 
-    async def work(client: ShowClient) -> int:
-        puller = Puller(client, ws.cache, on_progress=_on_sync(progress))
-        report = await puller.sync(args.resource or None, full=args.full)
+    async def pull(cancel: asyncio.Event | None = None) -> SyncReport:
+        async with ws.client() as client:
+            puller = Puller(client, ws.cache, on_progress=_on_sync(progress))
+            report = await puller.sync(args.resource or None, full=args.full, cancel=cancel)
         progress.done()
-        for r in report.resources:
-            kind = "full" if r.full else "incremental"
-            print(f"{r.resource}: {r.fetched} fetched, {r.removed} removed ({kind})")
-        # issue 12: paging — what was learned, and every listing that could not be proved whole
-        for notice in report.notices:
-            print(notice, file=sys.stderr)
-        for slug, message in report.failed:
-            print(f"{slug}: sync failed, cached records kept: {message}", file=sys.stderr)
-        offered = _warn_not_offered(ws, report)
-        return SOME_FAILED if report.failed else offered
+        return report
 
-    return asyncio.run(_with_client(ws, work))
+    if ws.team is None:
+        report = asyncio.run(pull())
+    else:  # one sync for the team, or a teammate's taken (issue 15)
+        from app.team.shared_sync import sync_for_team
+
+        led, code = sync_for_team(ws.team, ws.cache, pull)
+        if led is None:
+            return code
+        report = led
+    for r in report.resources:
+        kind = "full" if r.full else "incremental"
+        print(f"{r.resource}: {r.fetched} fetched, {r.removed} removed ({kind})")
+    # issue 12: paging — what was learned, and every listing that could not be proved whole
+    for notice in report.notices:
+        print(notice, file=sys.stderr)
+    for slug, message in report.failed:
+        print(f"{slug}: sync failed, cached records kept: {message}", file=sys.stderr)
+    offered = _warn_not_offered(ws, report)
+    return SOME_FAILED if report.failed else offered
 
 
 def _warn_not_offered(ws: Workspace, report: SyncReport) -> int:

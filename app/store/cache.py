@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 from app.api.errors import InvalidValue
 from app.api.registry import Registry
@@ -34,7 +34,7 @@ from app.store.query import FieldFilter, Where
 from app.store.schema import CACHE_MIGRATIONS
 from app.store.sync_state import SyncState, SyncStateTable
 
-__all__ = ["Cache", "SyncState"]
+__all__ = ["Cache", "CacheWrites", "SyncState"]
 
 _UPSERT = """INSERT INTO records (resource, parent, id, key_value, modified, fetched_at, json)
 VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -49,13 +49,33 @@ def _scalar_text(value: Any) -> str | None:
     return str(value)
 
 
+class CacheWrites(Protocol):
+    """Hears what a cache wrote, after it is written (team mode publishes a sync lead's writes to
+    its teammates, app/team/shared_sync.py). `parent` None means "any parent"."""
+
+    def upserted(self, slug: str, parent: str, rows: Sequence[tuple[str, str]]) -> None:
+        """Records written: (id, JSON text) each."""
+
+    def deleted(self, slug: str, parent: str | None, ids: Sequence[str]) -> None: ...
+
+    def retained(self, slug: str, parent: str | None, seen: Sequence[str]) -> None:
+        """A full listing: every record of `slug` (under `parent`) not in `seen` was removed."""
+
+    def cleared(self, slug: str | None) -> None: ...
+
+    def state_written(self, slug: str, state: SyncState | None) -> None: ...
+
+
 class Cache:
-    """Records and sync state of one profile; plain synchronous calls, safe to use from a thread."""
+    """Records and sync state of one profile; plain synchronous calls, safe to use from a thread.
+
+    `writes`, when set, hears every write (none in a solo profile)."""
 
     def __init__(self, path: Path, registry: Registry) -> None:
         self.registry = registry
         self._db = Database(path, CACHE_MIGRATIONS, sync="NORMAL", what="cache")
         self._sync = SyncStateTable(self._db)
+        self.writes: CacheWrites | None = None
 
     @property
     def path(self) -> Path:
@@ -95,35 +115,44 @@ class Cache:
                 written += 1
                 yield _row(slug, key, parent or "", fetched, rec)
 
+        listener = self.writes
+        batch: Iterable[tuple[Any, ...]] = rows() if listener is None else list(rows())
         with self._db.write() as conn:
-            conn.executemany(_UPSERT, rows())
+            conn.executemany(_UPSERT, batch)
             conn.executemany(
                 "INSERT OR IGNORE INTO record_fields VALUES (?, ?)",
                 ((slug, name) for name in sorted(seen_fields)),
             )
+        if listener is not None:
+            listener.upserted(slug, parent or "", [(row[2], row[6]) for row in batch])
         return written
 
     def delete(self, slug: str, ids: Iterable[str], *, parent: str | None = None) -> int:
         """Remove these records; answer how many were removed."""
-        where = self._where(slug, parent)
+        where, wanted = self._where(slug, parent), list(ids)
         with self._db.write() as conn:
             total = 0
-            for chunk in query.chunks(list(ids)):
+            for chunk in query.chunks(wanted):
                 marks = ",".join("?" * len(chunk))
                 sql = f"DELETE FROM records WHERE {where.sql} AND id IN ({marks})"
                 total += conn.execute(sql, [*where.params, *chunk]).rowcount
+        if self.writes is not None:
+            self.writes.deleted(slug, self._heard_parent(slug, parent), wanted)
         return total
 
     def retain_only(self, slug: str, seen_ids: Iterable[str], *, parent: str | None = None) -> int:
         """After a full sync: remove every record of `slug` (under `parent`) not seen."""
         where = self._where(slug, parent)
+        seen = seen_ids if self.writes is None else list(seen_ids)
         with self._db.write() as conn:
             conn.execute("CREATE TEMP TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY)")
             conn.execute("DELETE FROM temp.seen")
-            conn.executemany("INSERT OR IGNORE INTO temp.seen VALUES (?)", ((i,) for i in seen_ids))
+            conn.executemany("INSERT OR IGNORE INTO temp.seen VALUES (?)", ((i,) for i in seen))
             sql = f"DELETE FROM records WHERE {where.sql} AND id NOT IN (SELECT id FROM temp.seen)"
             removed = conn.execute(sql, where.params).rowcount
             conn.execute("DELETE FROM temp.seen")
+        if self.writes is not None:
+            self.writes.retained(slug, self._heard_parent(slug, parent), list(seen))
         return int(removed)
 
     def clear(self, slug: str | None = None) -> None:
@@ -135,6 +164,8 @@ class Cache:
             else:
                 for table in ("records", "record_fields", "sync_state"):
                     conn.execute(f"DELETE FROM {table} WHERE resource = ?", (slug,))
+        if self.writes is not None:
+            self.writes.cleared(slug)
 
     # ------------------------------------------------------------------------------- reading
 
@@ -240,14 +271,17 @@ class Cache:
 
     def begin_sync(self, slug: str, started: datetime) -> None:
         self._sync.begin(slug, started)
+        self._state_written(slug)
 
     def complete_sync(self, slug: str, started: datetime, full: bool) -> None:
         """Advance the resource's watermark to `started` (the sync that began then completed)."""
         self._sync.complete(slug, started, full, self.count(slug))
+        self._state_written(slug)
 
     def mark_not_offered(self, slug: str, why: str, at: datetime) -> None:
         """This show does not offer the resource (its list answered 404); cleared by a sync."""
         self._sync.mark_not_offered(slug, why, at)
+        self._state_written(slug)
 
     def not_offered(self) -> dict[str, str]:
         """The resources this show does not offer, with why (slug → reason)."""
@@ -255,6 +289,20 @@ class Cache:
 
     def note_sync(self, slug: str, *, cursor: str | None = None, notes: str | None = None) -> None:
         self._sync.note(slug, cursor, notes)
+        self._state_written(slug)
+
+    def adopt_sync_state(self, slug: str, state: SyncState | None) -> None:
+        """Take a resource's sync state as a teammate's sync left it (None: never synced), so
+        this cache's next sync continues from the team's cursor (not heard by `writes`)."""
+        self._sync.put(slug, state)
+
+    def _state_written(self, slug: str) -> None:
+        if self.writes is not None:
+            self.writes.state_written(slug, self._sync.get(slug))
+
+    def _heard_parent(self, slug: str, parent: str | None) -> str | None:
+        """The parent a write applied to as `writes` hears it: None (any) only when nested."""
+        return parent if parent is not None or self.registry[slug].nested_by_param else ""
 
     # ------------------------------------------------------------------------------- helpers
 

@@ -108,6 +108,18 @@ class SyncStateTable:
                 (slug, cursor, notes),
             )
 
+    def put(self, slug: str, state: SyncState | None) -> None:
+        """Replace the resource's row with `state` (None: remove it) — a teammate's sync state."""
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM sync_state WHERE resource = ?", (slug,))
+            if state is not None:
+                conn.execute(
+                    f"INSERT INTO sync_state ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (slug, _iso(state.last_started), _iso(state.last_completed),
+                     _iso(state.last_full), state.count, state.cursor, state.notes,
+                     state.not_offered, _iso(state.not_offered_at)),
+                )  # fmt: skip
+
     def mark_not_offered(self, slug: str, why: str, at: datetime) -> None:
         """The resource's list answered 404 (`why`): not offered by this show, as of `at`."""
         with self._db.write() as conn:

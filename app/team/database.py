@@ -27,6 +27,10 @@ class TeamError(Exception):
     """The team database cannot be used as configured; the message says what to do."""
 
 
+class TeamUnreachable(TeamError):
+    """The team database does not answer (down, or the network): a member can work alone."""
+
+
 def default_member() -> str:
     """Who this administrator is to the team when the profile names nobody: user@host."""
     return f"{getpass.getuser()}@{socket.gethostname()}"
@@ -77,7 +81,9 @@ class TeamDatabase:
         try:
             return psycopg.connect(self.url, autocommit=autocommit, **self._options())
         except psycopg.OperationalError as exc:
-            raise TeamError(f"The team database cannot be reached: {_first_line(exc)}") from None
+            raise TeamUnreachable(
+                f"The team database cannot be reached: {_first_line(exc)}"
+            ) from None
 
     async def connect_async(self, *, autocommit: bool = True) -> psycopg.AsyncConnection[Any]:
         """The same, for asyncio code (LISTEN/NOTIFY)."""
@@ -86,7 +92,9 @@ class TeamDatabase:
                 self.url, autocommit=autocommit, **self._options()
             )
         except psycopg.OperationalError as exc:
-            raise TeamError(f"The team database cannot be reached: {_first_line(exc)}") from None
+            raise TeamUnreachable(
+                f"The team database cannot be reached: {_first_line(exc)}"
+            ) from None
 
 
 def _first_line(exc: Exception) -> str:

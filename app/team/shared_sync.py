@@ -1,0 +1,274 @@
+"""One sync for the team (issue 15, point 3): one member pulls, every member's cache follows.
+
+`TeamSync(team, cache)` is the Qt-free core the window and `showdesk sync` share:
+
+- `await sync(pull)`: if the sync lead is free (or its holder's lease ran out: a crashed member),
+  take it, catch up from the team, adopt the team's sync state (so the pull continues from the
+  team's `modifiedAfter` cursor), run `pull` — the ordinary Puller into this member's cache —
+  while a `Publisher` publishes every write to the team, then release. If a teammate holds the
+  lead, wait for it to release and catch up instead: the team's sync costs one sync's requests
+  and this member sends none. Returns a `TeamSyncResult` saying which of the two happened.
+- `await follow(on_new)`: keep the cache caught up until cancelled (`LISTEN`, a catch-up on
+  every `NOTIFY`, and a poll now and then); `on_new(CatchUp)` after each catch-up that changed
+  something (the window refreshes its views there).
+- `catch_up()`: the same catch-up, blocking; `holder()`: who syncs for the team right now.
+
+Each uses its own connections to the team database (never `Team.conn`, which other parts share).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+
+from app.store.cache import Cache
+from app.sync.puller import SyncReport
+from app.team.database import TeamError
+from app.team.publisher import Publisher
+from app.team.replica import CatchUp, Replica
+from app.team.sync_lead import CHANNEL, SyncLead, read_lead, release, sync_holder, take
+from app.team.team import Team
+
+__all__ = ["CatchUp", "TeamSync", "TeamSyncResult", "sync_for_team", "sync_holder"]
+
+Pull = Callable[[asyncio.Event], Awaitable[SyncReport]]
+POLL = 1.0  # seconds between looks at the lead row while waiting (NOTIFY usually comes first)
+FOLLOW_POLL = 30.0  # a follower catches up at least this often, NOTIFY or not
+RETRY = 5.0  # seconds before a follower tries an unreachable database again
+
+
+@dataclass
+class TeamSyncResult:
+    """How a member's `sync` ended: it synced for the team (`report`), or a teammate did."""
+
+    lead: str  # who synced the show for the team
+    led: bool  # this member pulled from the show
+    report: SyncReport | None = None  # this member's own pull, when it led
+    caught_up: CatchUp = field(default_factory=CatchUp)
+    outcome: str = "ok"  # how the lead's sync ended ("ok" or why not)
+    problem: str | None = None  # why teammates were not (all) updated by this member's pull
+    took_over: bool = False  # the lead was taken from a member whose lease ran out
+
+
+class TeamSync:
+    """One sync for the team, seen from one member (see the module docstring)."""
+
+    def __init__(self, team: Team, cache: Cache, say: Callable[[str], None] | None = None) -> None:
+        self.database = team.database
+        self.member = team.member
+        self.cache = cache
+        self.say = say or (lambda text: None)
+        self.replica = Replica(team.database, cache)
+        self._conn: psycopg.Connection[Any] | None = None
+        self._leading = False
+        self._lost = False  # the last lead of this member was taken over
+
+    def close(self) -> None:
+        self.replica.close()
+        if self._conn is not None:
+            self._conn.close()
+
+    def __enter__(self) -> TeamSync:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def conn(self) -> psycopg.Connection[Any]:
+        if self._conn is None or self._conn.closed:
+            self._conn = self.database.connect()
+        return self._conn
+
+    def holder(self) -> str | None:
+        """The member syncing the show for the team right now (None: nobody)."""
+        return sync_holder(self.conn())
+
+    def catch_up(self) -> CatchUp:
+        """Bring this cache up to the team's records (blocking; nothing while this member leads:
+        its cache is the source then)."""
+        with self.replica.lock:
+            if self._leading:
+                return CatchUp()
+            return self.replica.catch_up()
+
+    # ------------------------------------------------------------------------------- sync
+
+    async def sync(self, pull: Pull) -> TeamSyncResult:
+        """Sync for the team, or wait for the teammate who does and take their data."""
+        waited_on: int | None = None
+        async with _Listener(self.database) as listener:
+            while True:
+                lead = read_lead(self.conn())
+                if waited_on is not None and lead.released_generation >= waited_on:
+                    caught = await asyncio.to_thread(self.catch_up)
+                    who = lead.released_by or "a teammate"
+                    return TeamSyncResult(who, False, caught_up=caught, outcome=lead.outcome or "")
+                if not lead.held:
+                    generation = take(self.conn(), self.member, lead.generation)
+                    if generation is None:
+                        continue  # a teammate took it first: look again
+                    result = await self._lead(generation, pull, took_over=lead.member is not None)
+                    if not self._lost:
+                        return result
+                    lead = read_lead(self.conn())  # taken over: wait for the new lead's data
+                    waited_on = lead.generation
+                if waited_on is None:
+                    waited_on = lead.generation
+                    self.say(f"{lead.member} is syncing the show for the team: waiting to take "
+                             "their data (no request to the show)")  # fmt: skip
+                await listener.wait(min(POLL, max(lead.expires_in, 0.05)))
+
+    async def _lead(self, generation: int, pull: Pull, *, took_over: bool) -> TeamSyncResult:
+        cancel = asyncio.Event()
+        publisher = Publisher(self.conn(), self.member, generation, on_lost=cancel.set)
+        self._lost = False
+        await asyncio.to_thread(self._start_leading)
+        outcome = "the sync stopped"
+        try:
+            caught = await asyncio.to_thread(self._prepare)
+            self.cache.writes = publisher
+            renewing = asyncio.create_task(self._renew(publisher, read_lead(self.conn())))
+            try:
+                report = await pull(cancel)
+            finally:
+                self.cache.writes = None
+                renewing.cancel()
+            outcome = _outcome(report)
+        finally:
+            released = self._release(generation, publisher, outcome)
+            self._leading = False
+        self._lost = publisher.lost
+        if released and publisher.problem is None and publisher.last_revision:
+            self.replica.skip_to(publisher.last_revision)  # it holds what it published
+        caught.add(await asyncio.to_thread(self._catch_up_quietly))
+        return TeamSyncResult(self.member, True, report, caught, outcome, publisher.problem,
+                              took_over)  # fmt: skip
+
+    def _prepare(self) -> CatchUp:
+        """The lead's cache as the team's: every shared record, and the team's sync state."""
+        caught = self.replica.catch_up()
+        self.replica.adopt_team_states()
+        return caught
+
+    def _start_leading(self) -> None:
+        with self.replica.lock:  # a catch-up under way finishes first
+            self._leading = True
+
+    def _release(self, generation: int, publisher: Publisher, outcome: str) -> bool:
+        try:
+            return release(self.conn(), self.member, generation, outcome)
+        except (psycopg.Error, TeamError) as exc:  # the lease runs out by itself
+            publisher.problem = publisher.problem or f"the team database stopped answering ({exc})"
+            return False
+
+    def _catch_up_quietly(self) -> CatchUp:
+        try:
+            return self.catch_up()
+        except TeamError:
+            return CatchUp()
+
+    async def _renew(self, publisher: Publisher, lead: SyncLead) -> None:
+        """Renew the lease between writes (a long pause for the show's budget keeps the lead)."""
+        pause = max(lead.lease_seconds / 3, 0.1)
+        while True:
+            await asyncio.sleep(pause)
+            if not publisher.renew():
+                return
+
+    # ----------------------------------------------------------------------------- follow
+
+    async def follow(self, on_new: Callable[[CatchUp], None]) -> None:
+        """Keep the cache caught up until cancelled: on every NOTIFY, and every FOLLOW_POLL s.
+        A database that stops answering is tried again every RETRY s (the cache stays usable)."""
+        while True:
+            try:
+                async with _Listener(self.database) as listener:
+                    while True:
+                        caught = await asyncio.to_thread(self.catch_up)
+                        if caught.changed:
+                            on_new(caught)
+                        await listener.wait(FOLLOW_POLL)
+            except (TeamError, psycopg.OperationalError):
+                await asyncio.sleep(RETRY)
+
+
+class _Listener:
+    """A LISTEN connection: `wait(seconds)` returns at the next NOTIFY (a burst counts once)."""
+
+    def __init__(self, database: Any) -> None:
+        self.database = database
+        self.conn: psycopg.AsyncConnection[Any] | None = None
+
+    async def __aenter__(self) -> _Listener:
+        self.conn = await self.database.connect_async()
+        await self.conn.execute(f"LISTEN {CHANNEL}")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.conn is not None:
+            with contextlib.suppress(psycopg.Error):
+                await self.conn.close()
+
+    async def wait(self, seconds: float) -> None:
+        assert self.conn is not None
+        async for _ in self.conn.notifies(timeout=seconds, stop_after=1):
+            pass
+        async for _ in self.conn.notifies(timeout=0.05):  # the rest of a burst
+            pass
+
+
+def _outcome(report: SyncReport) -> str:
+    if report.cancelled:
+        return "the sync was stopped before the end"
+    if report.failed:
+        return "incomplete: " + ", ".join(slug for slug, _ in report.failed)
+    return "ok"
+
+
+# ------------------------------------------------------------------------- showdesk sync
+
+
+def sync_for_team(team: Team, cache: Cache, pull: Pull) -> tuple[SyncReport | None, int]:
+    """`showdesk sync` in a team: this member's report when it synced for the team (the caller
+    prints it as solo), else None with the exit code, after saying what happened."""
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr)
+
+    with TeamSync(team, cache, say=say) as shared:
+        try:
+            result = asyncio.run(shared.sync(pull))
+        except (TeamError, psycopg.OperationalError) as exc:
+            say(f"The team database stopped answering ({_first_line(exc)}): syncing alone; "
+                "your teammates are not updated by this sync.")  # fmt: skip
+            return asyncio.run(_pull_alone(pull)), 0
+    caught = result.caught_up
+    if result.led:
+        if result.problem:
+            say(f"Your cache is synced, but your teammates were not all updated: {result.problem}.")
+        else:
+            say("Synced the show for the team: your teammates' caches follow.")
+        return result.report, 0
+    print(
+        f"{result.lead} synced the show for the team; your cache caught up: "
+        f"{caught.written} written, {caught.deleted} removed (no request to the show)"
+    )
+    if result.outcome != "ok":
+        say(f"{result.lead}'s sync did not complete ({result.outcome}): run `showdesk sync` again.")
+        return None, 1
+    return None, 0
+
+
+async def _pull_alone(pull: Pull) -> SyncReport:
+    return await pull(asyncio.Event())
+
+
+def _first_line(exc: Exception) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
