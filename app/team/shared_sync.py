@@ -53,7 +53,7 @@ class TeamSyncResult:
     caught_up: CatchUp = field(default_factory=CatchUp)
     outcome: str = "ok"  # how the lead's sync ended ("ok" or why not)
     problem: str | None = None  # why teammates were not (all) updated by this member's pull
-    took_over: bool = False  # the lead was taken from a member whose lease ran out
+    took_over: str | None = None  # the member whose lease ran out, when the lead was taken over
 
 
 class TeamSync:
@@ -113,7 +113,10 @@ class TeamSync:
                     generation = take(self.conn(), self.member, lead.generation)
                     if generation is None:
                         continue  # a teammate took it first: look again
-                    result = await self._lead(generation, pull, took_over=lead.member is not None)
+                    if lead.member is not None:
+                        self.say(f"{lead.member} stopped syncing for the team (its lease ran "
+                                 "out): taking the sync over")  # fmt: skip
+                    result = await self._lead(generation, pull, took_over=lead.member)
                     if not self._lost:
                         return result
                     lead = read_lead(self.conn())  # taken over: wait for the new lead's data
@@ -124,7 +127,7 @@ class TeamSync:
                              "their data (no request to the show)")  # fmt: skip
                 await listener.wait(min(POLL, max(lead.expires_in, 0.05)))
 
-    async def _lead(self, generation: int, pull: Pull, *, took_over: bool) -> TeamSyncResult:
+    async def _lead(self, generation: int, pull: Pull, *, took_over: str | None) -> TeamSyncResult:
         cancel = asyncio.Event()
         publisher = Publisher(self.conn(), self.member, generation, on_lost=cancel.set)
         self._lost = False

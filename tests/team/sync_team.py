@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from app.api.client import ShowClient
 from app.api.connection import Connection
 from app.api.registry import Registry, default_registry
-from app.sim import SimServer
+from app.sim import SimConfig, SimServer
+from app.sim.show import Show
 from app.store.cache import Cache
 from app.sync.puller import Puller, SyncReport
 from app.team.database import TeamDatabase
@@ -80,3 +82,24 @@ def differences(server: SimServer, cache_path: Path) -> list[str]:
             and res.slug in server.show.slugs
             and set(cache.ids(res.slug)) != {str(r["id"]) for r in server.show.records(res.slug)}
         ]
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    """Poll `predicate` until it holds; AssertionError naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout:g} s: {what}")
+        time.sleep(0.05)
+
+
+def one_sync_requests(show: Show, config: SimConfig, folder: Path) -> tuple[int, int]:
+    """(API requests, token requests) of one solo sync of `show`, on a server of its own."""
+    with SimServer(show, config) as alone, Cache(folder / "alone.sqlite", REGISTRY) as cache:
+
+        async def sync() -> None:
+            async with client_for(alone) as client:
+                await Puller(client, cache).sync()
+
+        asyncio.run(sync())
+        return alone.stats.requests, alone.stats.token_requests

@@ -153,7 +153,7 @@ def test_a_lead_whose_lease_ran_out_is_taken_over_and_fenced_off(
     ghost = take(conn, "ghost", read_lead(conn).generation)  # crashed: never renews or releases
     assert ghost is not None
     result = asyncio.run(ben.shared.sync(pull_of(server, ben.cache)))
-    assert result.led and result.took_over and result.outcome == "ok"
+    assert result.led and result.took_over == "ghost" and result.outcome == "ok"
     stale = Publisher(conn, "ghost", ghost)
     stale.upserted("customers", "", [("zzz", '{"id": "zzz"}')])
     assert stale.lost and stale.published == 0  # the old lead can no longer write
