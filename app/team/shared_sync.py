@@ -197,7 +197,7 @@ class TeamSync:
                         if caught.changed:
                             on_new(caught)
                         await listener.wait(FOLLOW_POLL)
-            except (TeamError, psycopg.OperationalError):
+            except (TeamError, psycopg.Error):
                 await asyncio.sleep(RETRY)
 
 
