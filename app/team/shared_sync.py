@@ -99,12 +99,16 @@ class TeamSync:
 
     # ------------------------------------------------------------------------------- sync
 
-    async def sync(self, pull: Pull) -> TeamSyncResult:
-        """Sync for the team, or wait for the teammate who does and take their data."""
+    async def sync(self, pull: Pull, cancel: asyncio.Event | None = None) -> TeamSyncResult:
+        """Sync for the team, or wait for the teammate who does and take their data. `cancel`
+        (the user's Cancel) stops this member's pull, or its wait, and is handed to `pull`."""
+        cancel = cancel or asyncio.Event()
         waited_on: int | None = None
         async with _Listener(self.database) as listener:
             while True:
                 lead = read_lead(self.conn())
+                if cancel.is_set():
+                    return TeamSyncResult(lead.member or "", False, outcome="cancelled")
                 if waited_on is not None and lead.released_generation >= waited_on:
                     caught = await asyncio.to_thread(self.catch_up)
                     who = lead.released_by or "a teammate"
@@ -116,7 +120,7 @@ class TeamSync:
                     if lead.member is not None:
                         self.say(f"{lead.member} stopped syncing for the team (its lease ran "
                                  "out): taking the sync over")  # fmt: skip
-                    result = await self._lead(generation, pull, took_over=lead.member)
+                    result = await self._lead(generation, pull, cancel, took_over=lead.member)
                     if not self._lost:
                         return result
                     lead = read_lead(self.conn())  # taken over: wait for the new lead's data
@@ -127,9 +131,11 @@ class TeamSync:
                              "their data (no request to the show)")  # fmt: skip
                 await listener.wait(min(POLL, max(lead.expires_in, 0.05)))
 
-    async def _lead(self, generation: int, pull: Pull, *, took_over: str | None) -> TeamSyncResult:
-        cancel = asyncio.Event()
-        publisher = Publisher(self.conn(), self.member, generation, on_lost=cancel.set)
+    async def _lead(
+        self, generation: int, pull: Pull, cancel: asyncio.Event, *, took_over: str | None
+    ) -> TeamSyncResult:
+        stop = asyncio.Event()  # the user's cancel, or another member took the lead over
+        publisher = Publisher(self.conn(), self.member, generation, on_lost=stop.set)
         self._lost = False
         await asyncio.to_thread(self._start_leading)
         outcome = "the sync stopped"
@@ -137,11 +143,13 @@ class TeamSync:
             caught = await asyncio.to_thread(self._prepare)
             self.cache.writes = publisher
             renewing = asyncio.create_task(self._renew(publisher, read_lead(self.conn())))
+            relaying = asyncio.create_task(_relay(cancel, stop))
             try:
-                report = await pull(cancel)
+                report = await pull(stop)
             finally:
                 self.cache.writes = None
                 renewing.cancel()
+                relaying.cancel()
             outcome = _outcome(report)
         finally:
             released = self._release(generation, publisher, outcome)
@@ -224,6 +232,11 @@ class _Listener:
             pass
         async for _ in self.conn.notifies(timeout=0.05):  # the rest of a burst
             pass
+
+
+async def _relay(cancel: asyncio.Event, stop: asyncio.Event) -> None:
+    await cancel.wait()
+    stop.set()
 
 
 def _outcome(report: SyncReport) -> str:

@@ -160,3 +160,56 @@ def test_a_lead_whose_lease_ran_out_is_taken_over_and_fenced_off(
     ann.shared.catch_up()
     assert ann.cache.get("customers", "zzz") is None
     assert contents(ann.cache.path) == contents(ben.cache.path)
+
+
+def test_a_first_lead_synced_alone_before_pulls_in_full_for_the_team(
+    server: SimServer, team: dict[str, Member]
+) -> None:
+    ann, ben = team["ann"], team["ben"]
+    asyncio.run(pull_of(server, ann.cache)(asyncio.Event()))  # solo days: a cursor of her own
+    result = asyncio.run(ann.shared.sync(pull_of(server, ann.cache)))
+    assert result.report is not None
+    assert all(r.full for r in result.report.resources)  # the team had no cursor yet
+    ben.shared.catch_up()
+    assert contents(ben.cache.path) == contents(ann.cache.path)
+    assert differences(server, ben.cache.path) == []
+
+
+def test_a_cache_cleared_while_leading_is_cleared_for_the_team(
+    server: SimServer, team: dict[str, Member]
+) -> None:
+    ann, ben = team["ann"], team["ben"]
+
+    async def pull_then_clear(cancel: asyncio.Event) -> SyncReport:
+        report = await pull_of(server, ann.cache)(cancel)
+        ann.cache.clear("customers")
+        return report
+
+    asyncio.run(ann.shared.sync(pull_then_clear))
+    caught = ben.shared.catch_up()
+    assert ben.cache.count("customers") == 0 and ben.cache.count("vendors") > 0
+    assert ben.cache.sync_state("customers") is None  # the next lead pulls them in full
+    assert "customers" in caught.resources
+
+
+def test_a_lead_taken_over_while_it_syncs_stops_and_takes_the_new_leads_data(
+    server: SimServer, team: dict[str, Member]
+) -> None:
+    ann, ben = team["ann"], team["ben"]
+    ben_sent: list[int] = []
+
+    async def ann_pull(stop: asyncio.Event) -> SyncReport:
+        # ann's machine froze past her lease: ben takes the sync over and completes it.
+        ben.shared.conn().execute(
+            "UPDATE team_sync_lead SET expires = clock_timestamp() - interval '1 s'"
+        )
+        before = server.stats.requests
+        taken = await ben.shared.sync(pull_of(server, ben.cache))
+        assert taken.led and taken.took_over == "ann"
+        ben_sent.append(server.stats.requests - before)
+        return await pull_of(server, ann.cache)(stop)  # her first write finds the lead gone
+
+    result = asyncio.run(ann.shared.sync(ann_pull))
+    assert not result.led and result.lead == "ben" and result.outcome == "ok"
+    assert server.stats.requests - ben_sent[0] <= 2  # ann's pull stopped at its first page
+    assert contents(ann.cache.path) == contents(ben.cache.path)
