@@ -140,7 +140,7 @@ class Replica:
         self.applied.close()
 
     def connection(self) -> psycopg.Connection[Any]:
-        if self._conn is None or self._conn.closed:
+        if self._conn is None or self._conn.closed or self._conn.broken:
             self._conn = self.database.connect()
         return self._conn
 

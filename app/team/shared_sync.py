@@ -81,7 +81,7 @@ class TeamSync:
         self.close()
 
     def conn(self) -> psycopg.Connection[Any]:
-        if self._conn is None or self._conn.closed:
+        if self._conn is None or self._conn.closed or self._conn.broken:
             self._conn = self.database.connect()
         return self._conn
 
