@@ -184,7 +184,9 @@ class Replica:
 
     def skip_to(self, revision: int) -> None:
         """This cache already holds every shared row up to `revision` (it wrote them itself)."""
-        self.applied.set(self.origin(), revision)
+        with self.lock:
+            origin = self.origin()
+            self.applied.set(origin, max(revision, self.applied.get(origin)))
 
     def adopt_team_states(self) -> None:
         """Make every sync state of the cache the team's (a resource the team never synced has

@@ -139,19 +139,19 @@ class TeamSync:
         self._lost = False
         await asyncio.to_thread(self._start_leading)
         outcome = "the sync stopped"
+        renewing = asyncio.create_task(self._renew(publisher, read_lead(self.conn())))
+        relaying = asyncio.create_task(_relay(cancel, stop))
         try:
             caught = await asyncio.to_thread(self._prepare)
             self.cache.writes = publisher
-            renewing = asyncio.create_task(self._renew(publisher, read_lead(self.conn())))
-            relaying = asyncio.create_task(_relay(cancel, stop))
             try:
                 report = await pull(stop)
             finally:
                 self.cache.writes = None
-                renewing.cancel()
-                relaying.cancel()
             outcome = _outcome(report)
         finally:
+            renewing.cancel()
+            relaying.cancel()
             released = self._release(generation, publisher, outcome)
             self._leading = False
         self._lost = publisher.lost
