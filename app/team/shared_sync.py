@@ -14,6 +14,11 @@
 - `catch_up()`: the same catch-up, blocking; `holder()`: who syncs for the team right now.
 
 Each uses its own connections to the team database (never `Team.conn`, which other parts share).
+
+The window wires it so: one `TeamSync(team, cache, say=...)` per session; `follow(on_new)` as a
+task for the session's life (`on_new` → refresh the views of `caught.resources`); its Sync
+action awaits `sync(lambda stop: puller.sync(slugs, full=..., cancel=stop), cancel=its_cancel)`;
+the status line shows `holder()` (or `sync_holder(conn)` on a connection of its own).
 """
 
 from __future__ import annotations
