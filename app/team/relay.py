@@ -31,8 +31,8 @@ Pending = dict[str, list[tuple[str, str | None, Any, datetime]]]
 
 _INSERT = """
 INSERT INTO team_changes (member, local_seq, local_version, resource, record_key, op, params,
-    payload, changed_fields, base, key_value, made_at)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+    payload, changed_fields, base, key_value, made_at, attempts)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
 ON CONFLICT (member, local_seq) DO UPDATE SET
     local_version = excluded.local_version, payload = excluded.payload,
     changed_fields = excluded.changed_fields, base = excluded.base,
@@ -96,6 +96,7 @@ def _row(member: str, c: Change) -> tuple[Any, ...]:
         None if c.base is None else Jsonb(c.base),
         c.key_value,
         c.created_at,
+        c.attempts,  # sent before (a solo push): a create is looked up before it is resent
     )
 
 
