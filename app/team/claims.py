@@ -1,7 +1,8 @@
 """Who pushes which record: claims on records' chains of changes in the team outbox.
 
 A pusher claims whole chains (every pending change of one record, whoever made it) with
-`FOR UPDATE SKIP LOCKED`, so two members never take the same record, and holds them by a lease on
+`FOR UPDATE SKIP LOCKED`, so two members never take the same record — members' records in turn
+(each member's oldest first), so equal queues are served alike — and holds them by a lease on
 the database server's clock, renewed while it pushes (`keeping`). A member that crashes stops
 renewing: its chains are free again when the lease runs out — at once when the same member
 restarts on the same machine and its old process is gone (`free_my_dead`). Settling writes each
@@ -30,14 +31,18 @@ from app.team.team import Team
 LEASE = 30.0  # seconds a claim holds without renewal
 
 _CLAIM = """
-WITH ready AS (
+WITH firsts AS (
     SELECT resource, record_key, min(id) AS first FROM team_changes
     WHERE state = 'pending' GROUP BY resource, record_key
+), ready AS (
+    SELECT f.resource, f.record_key, f.first,
+           row_number() OVER (PARTITION BY t.member ORDER BY f.first) AS turn
+    FROM firsts f JOIN team_changes t ON t.id = f.first
 ), picked AS (
     SELECT ch.resource, ch.record_key FROM team_chains ch
     JOIN ready r ON r.resource = ch.resource AND r.record_key = ch.record_key
     WHERE ch.lease_until IS NULL OR ch.lease_until < clock_timestamp()
-    ORDER BY r.first LIMIT %(limit)s FOR UPDATE OF ch SKIP LOCKED
+    ORDER BY r.turn, r.first LIMIT %(limit)s FOR UPDATE OF ch SKIP LOCKED
 )
 UPDATE team_chains ch SET claimed_by = %(member)s, claim_host = %(host)s, claim_pid = %(pid)s,
     token = %(token)s, lease_until = clock_timestamp() + %(lease)s * interval '1 s'

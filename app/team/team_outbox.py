@@ -30,7 +30,7 @@ from app.api.client import ShowClient
 from app.store.cache import Cache
 from app.store.changes import Change, NewChange, is_local_id
 from app.store.outbox import Outbox
-from app.sync.pusher import Pusher, PushProgress
+from app.sync.pusher import Pusher, PushProgress, PushReport
 from app.team.claims import LEASE, Claim, Claims, Result, TeamChange
 from app.team.relay import Followed, follow, hand_over
 from app.team.team import Team
@@ -80,6 +80,22 @@ async def push_team(
             break  # nothing moves now: the rest stays in the team outbox for the next push
     report.mine = follow(team.conn, team.member, outbox, cache)
     return report
+
+
+async def push_team_as_report(
+    team: Team,
+    client: ShowClient,
+    cache: Cache,
+    outbox: Outbox,
+    on_progress: Callable[[PushProgress], None] | None = None,
+) -> PushReport:
+    """`push_team` answering as a solo push does (this member's own changes), for a caller that
+    reads a `PushReport` — the window's session pushes with this in place of `Pusher.push`."""
+    team_report = await push_team(team, client, cache, outbox, on_progress=on_progress)
+    mine = team_report.mine
+    return PushReport(done=mine.done, failed=mine.failed, conflicts=mine.conflicts,
+                      errors=team_report.errors, unreachable=team_report.unreachable,
+                      kept=team_report.kept)  # fmt: skip
 
 
 async def _push_claim(
