@@ -58,7 +58,8 @@ RETURNING t.id, t.member, t.local_seq, t.resource, t.record_key, t.op, t.params,
 """
 _SETTLE = """
 UPDATE team_changes SET state = %s, message = %s, response = %s, theirs = %s,
-    server_id = coalesce(%s, server_id), pushed_by = %s, settled = clock_timestamp(), claim = NULL
+    server_id = coalesce(%s, server_id), conflict_with = %s, pushed_by = %s,
+    settled = clock_timestamp(), claim = NULL
 WHERE id = %s AND claim = %s AND state = 'pending'
 """
 _AUDIT = """
@@ -109,6 +110,7 @@ class Result:
     theirs: dict[str, Any] | None = None
     server_id: str | None = None
     record_id: str | None = None  # the record's server id when known
+    conflict_with: str | None = None  # the teammate(s) whose value for a field clashed
 
 
 @dataclass(frozen=True)
@@ -178,7 +180,8 @@ class Claims:
                         (r.change.id, claim.token),
                     )
                     continue
-                values = (r.state, r.message, _json(r.response), _json(r.theirs), r.server_id)
+                values = (r.state, r.message, _json(r.response), _json(r.theirs), r.server_id,
+                          r.conflict_with)  # fmt: skip
                 cur.execute(_SETTLE, (*values, self.member, r.change.id, claim.token))
                 if cur.rowcount == 1:
                     settled += 1

@@ -5,10 +5,12 @@ the database down, nothing changes for the user). `hand_over` relays the local p
 into `team_changes`, keyed by (member, local seq): relaying twice — a member that reconnects, a
 push killed half-way — inserts nothing twice. A local change reworked since it was relayed
 (retried, a conflict resolved: its `updated_at` moved) is relayed again when the team had
-settled it as failed or in conflict; one the user discarded (undo) is withdrawn from the team
-while nobody holds its record. `follow` brings the team's results for this member's own changes
-back into the local outbox (done, failed, conflict), so `showdesk status`, the outbox view and
-the undo rules work as solo. `teammates_pending` is what the window tints.
+settled it as failed or in conflict (a conflict with a teammate's value keeps its first base:
+that value never reached the show, so the show's is still the base); one the user discarded
+(undo) is withdrawn from the team while nobody holds its record. `follow` brings the team's
+results for this member's own changes back into the local outbox (done, failed, conflict), so
+`showdesk status`, the outbox view and the undo rules work as solo. `teammates_pending` is
+what the window tints.
 """
 
 from __future__ import annotations
@@ -35,9 +37,11 @@ INSERT INTO team_changes (member, local_seq, local_version, resource, record_key
 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
 ON CONFLICT (member, local_seq) DO UPDATE SET
     local_version = excluded.local_version, payload = excluded.payload,
-    changed_fields = excluded.changed_fields, base = excluded.base,
-    key_value = excluded.key_value, params = excluded.params, state = 'pending',
-    message = NULL, theirs = NULL, response = NULL, settled = NULL, followed = false
+    changed_fields = excluded.changed_fields, key_value = excluded.key_value,
+    base = CASE WHEN team_changes.conflict_with IS NULL THEN excluded.base
+                ELSE team_changes.base END,
+    params = excluded.params, state = 'pending', message = NULL, theirs = NULL,
+    conflict_with = NULL, response = NULL, settled = NULL, followed = false
 WHERE team_changes.state IN ('failed', 'conflict', 'discarded')
   AND team_changes.local_version <> excluded.local_version
 """

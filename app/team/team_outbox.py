@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import psycopg
+
 from app.api.client import ShowClient
 from app.store.cache import Cache
 from app.store.changes import Change, NewChange, is_local_id
@@ -197,8 +199,9 @@ def member_conflicts(changes: list[TeamChange]) -> dict[int, Result]:
         change = by_id[change_id]
         theirs = {**(change.base or {}), **{f: v for f, (_, v) in fields.items()}}
         said = "; ".join(f"{who} set {f} to {v!r}" for f, (who, v) in fields.items())
-        results[change_id] = Result(change, "conflict", f"A teammate changed it too: {said}.",
-                                    None, theirs)  # fmt: skip
+        who = ", ".join(sorted({w for w, _ in fields.values()}))
+        message = f"A teammate changed it too: {said}."
+        results[change_id] = Result(change, "conflict", message, None, theirs, conflict_with=who)
     return results
 
 
@@ -257,7 +260,14 @@ def cmd_team_push(args: Any, ws: Any) -> int:
                 on_progress=lambda p: progress.say(f"Pushed {p.done}/{p.total} for the team"),
             )  # fmt: skip
 
-    report = asyncio.run(work())
+    try:
+        report = asyncio.run(work())
+    except psycopg.Error as exc:  # the database went away mid-push: nothing is lost
+        progress.done()
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        print(f"showdesk push: the team database stopped answering ({first}): your changes "
+              "stay in your outbox and the team's; push again.", file=sys.stderr)  # fmt: skip
+        return USAGE
     progress.done()
     mine = report.mine
     settled = ws.outbox.changes(("failed", "conflict"))

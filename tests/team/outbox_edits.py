@@ -12,6 +12,7 @@ import psycopg
 from app.api.registry import default_registry
 from app.sim import SimServer
 from app.store.cache import Cache
+from app.store.changes import Change
 from app.store.outbox import Outbox
 from app.sync.edits import Editor, FieldEdit
 from app.team.database import TeamDatabase
@@ -62,6 +63,11 @@ def query(url: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
 def local_states(member: TeamMember) -> dict[str, int]:
     with Outbox(member.outbox) as outbox:
         return {k: v for k, v in outbox.counts().items() if v}
+
+
+def changes(member: TeamMember, state: str) -> list[Change]:
+    with Outbox(member.outbox) as outbox:
+        return outbox.changes((state,))  # type: ignore[arg-type]
 
 
 def customer(server: SimServer, record_id: str) -> dict[str, Any]:

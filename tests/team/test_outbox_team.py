@@ -19,6 +19,7 @@ from tests.team.outbox_edits import (
     POST_CUSTOMER,
     PUT_CUSTOMER,
     by_key,
+    changes,
     customer,
     local_states,
     query,
@@ -125,6 +126,13 @@ def test_the_same_field_set_by_two_members_is_a_conflict_shown_to_both(
         assert local_states(member) == {"conflict": 1}
         shown = member.run("conflicts").stdout
         assert f"theirs {theirs!r}" in shown, shown
+    # ann keeps hers: it goes out on the show's version; ben's stays in conflict until he decides
+    (seq,) = [c.seq for c in changes(ann, "conflict")]
+    assert ann.run("resolve", str(seq), "--mine").returncode == 0
+    assert ann.run("push").returncode == 0
+    assert customer(server, rid)["city"] == "Annville"
+    assert states(team_url) == {"conflict": 1, "applied": 1}
+    assert server.stats.by_operation[PUT_CUSTOMER] == 1
 
 
 def test_an_offline_members_changes_are_relayed_on_reconnect_exactly_once(

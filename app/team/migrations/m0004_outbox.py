@@ -6,7 +6,9 @@ local seq) so relaying again sends nothing twice; `local_version` is the local c
 is relayed again, anything else is not). `team_chains` is one row per record (resource and the
 record's key: its server id, or the local `new-…` id of a create): a pusher claims a record's
 chain with `FOR UPDATE SKIP LOCKED` and holds it by a lease the database's clock measures.
-`team_audit` names who made each change and who pushed it.
+`team_audit` names who made each change and who pushed it. `conflict_with` names the teammate
+whose value for the same field clashed (their value is the "theirs" of the conflict, not the
+show's: a change resolved by keeping mine is sent on its first base again).
 """
 
 NAME = "outbox"
@@ -33,6 +35,7 @@ CREATE TABLE team_changes (
     message text,
     response jsonb,
     theirs jsonb,
+    conflict_with text,
     server_id text,
     pushed_by text,
     settled timestamptz,
