@@ -26,7 +26,7 @@ from psycopg.types.json import Jsonb
 
 from app.store.cache import Cache
 from app.store.changes import Change
-from app.store.outbox import Outbox
+from app.store.outbox import Outbox, OutboxError
 
 Connection = psycopg.Connection[Any]
 Pending = dict[str, list[tuple[str, str | None, Any, datetime]]]
@@ -144,7 +144,10 @@ def follow(conn: Connection, member: str, outbox: Outbox, cache: Cache | None = 
             continue  # settled (or discarded) here already
         if state != "applied" and local.updated_at != version:
             continue  # reworked since the team tried it: the new version is relayed anew
-        outbox.mark_sending([local.seq])
+        try:
+            outbox.mark_sending([local.seq])
+        except OutboxError:
+            continue  # this member's other window or command followed it just now
         result.seqs.append(local.seq)
         if state == "applied":
             done.append((local, response, server_id))

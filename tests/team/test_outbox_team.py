@@ -73,6 +73,7 @@ def test_three_members_pushing_at_once_apply_every_change_once_merged_per_record
     # Everyone's changes reach the team outbox before anyone can push (the show refuses them all)
     refused = push(team, secret="not-the-secret")
     assert [code for code, _, _ in refused] == [2, 2, 2], refused
+    assert not any("Traceback" in err for _, _, err in refused), refused
     assert states(team_url) == {"pending": 90}
     assert server.stats.by_operation[PUT_CUSTOMER] == 0
 
