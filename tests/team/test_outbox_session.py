@@ -1,5 +1,6 @@
 """The window's way into the team outbox: `push_team_as_report` answers a solo push's report
-for this member's own changes, with teammates' changes of the same records merged into one PUT."""
+for this member's own changes, with teammates' changes of the same records merged into one PUT;
+a create a crashed pusher had sent is found on the show by its key, never sent twice."""
 
 from __future__ import annotations
 
@@ -15,11 +16,12 @@ from app.store.outbox import Outbox
 from app.sync.edits import Editor, FieldEdit
 from app.sync.puller import Puller
 from app.sync.pusher import PushReport
+from app.team.claims import Claims
 from app.team.database import TeamDatabase
 from app.team.relay import hand_over
 from app.team.team import open_team
 from app.team.team_outbox import push_team_as_report
-from tests.team.outbox_edits import PUT_CUSTOMER
+from tests.team.outbox_edits import POST_CUSTOMER, PUT_CUSTOMER
 
 REGISTRY = default_registry()
 
@@ -70,3 +72,38 @@ def test_the_windows_push_in_a_team_reports_this_members_changes(
             team.close()
             cache.close()
             outbox.close()
+
+
+def test_a_create_taken_over_from_a_crashed_pusher_is_looked_up_by_its_key_not_sent_again(
+    team_url: str, tmp_path: Path
+) -> None:
+    config = SimConfig(show_id="TEAM-WINDOW", client_secret="s", throttle=False)
+    with (
+        SimServer(generate_show(10, seed=2), config) as server,
+        Cache(tmp_path / "ann.sqlite", REGISTRY) as cache,
+        Outbox(tmp_path / "ann.outbox.sqlite") as outbox,
+        open_team(TeamDatabase(team_url, member="ann"), server.base_url, "TEAM-WINDOW") as team,
+    ):
+        asyncio.run(sync(server, cache))
+        seq, _ = Editor(cache, outbox, REGISTRY).create(
+            "customers", {"customerID": "LOST-1", "city": "Nowhere"}
+        )
+        hand_over(team.conn, "ann", outbox)
+        assert Claims(team).claim(10) is not None  # a pusher claims it, sends it, and dies:
+        with server.show.lock:
+            landed = server.show.add("customers", {"customerID": "LOST-1", "city": "Nowhere"})
+        team.conn.execute("UPDATE team_chains SET lease_until = clock_timestamp()")
+
+        async def push() -> PushReport:
+            async with client_for(server) as client:
+                return await push_team_as_report(team, client, cache, outbox)
+
+        report = asyncio.run(push())
+
+        assert report.done == 1
+        assert server.stats.by_operation[POST_CUSTOMER] == 0
+        row = team.conn.execute("SELECT state, server_id FROM team_changes").fetchone()
+        assert row == ("applied", str(landed["id"]))
+        assert seq is not None
+        mine = outbox.get(seq)
+        assert mine is not None and (mine.state, mine.server_id) == ("done", str(landed["id"]))
