@@ -201,7 +201,7 @@ class Claims:
             "AND lease_until > clock_timestamp() AND claim_pid <> %s",
             (self.member, self.host, os.getpid()),
         ).fetchall()
-        dead = [int(pid) for (pid,) in rows if not _alive(int(pid))]
+        dead = [int(pid) for (pid,) in rows if not alive(int(pid))]
         if not dead:
             return 0
         cur = self.conn.execute(
@@ -258,7 +258,8 @@ def _json(value: Any) -> Jsonb | None:
     return None if value is None else Jsonb(value)
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether a process of this machine still runs (a claim's holder, a batch's owner)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

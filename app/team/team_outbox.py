@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import getpass
 import json
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable
@@ -33,10 +35,11 @@ from app.store.cache import Cache
 from app.store.changes import Change, NewChange, is_local_id
 from app.store.outbox import Outbox
 from app.sync.pusher import Pusher, PushProgress, PushReport
-from app.team.claims import LEASE, Claim, Claims, Result, TeamChange
+from app.team.claims import LEASE, Claim, Claims, Result, TeamChange, alive
 from app.team.relay import Followed, follow, hand_over
 from app.team.team import Team
 
+BATCH_PREFIX = "showdesk-team-batch-"  # + pid: a claimed batch's throwaway outbox folder
 CHAINS_PER_CLAIM = 25  # records per batch: small enough that teammates share the work
 WAIT = 0.5  # seconds between two looks while teammates hold this member's records
 AUDIT_COLUMNS = ("at", "member", "pushed_by", "resource", "record_id", "op", "field", "before",
@@ -68,6 +71,7 @@ async def push_team(
 ) -> TeamPushReport:
     """Relay, push claimed chains until none is free, then follow the results (see above)."""
     report = TeamPushReport(relayed=hand_over(team.conn, team.member, outbox))
+    _sweep_batches()
     claims = Claims(team, lease)
     while True:
         claims.free_my_dead()
@@ -82,6 +86,15 @@ async def push_team(
             break  # nothing moves now: the rest stays in the team outbox for the next push
     report.mine = follow(team.conn, team.member, outbox, cache)
     return report
+
+
+def _sweep_batches() -> None:
+    """Remove the batch folders of pushes killed on this machine (the team outbox holds their
+    changes: the folders hold only copies)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{BATCH_PREFIX}*-*"):
+        pid = folder.name.removeprefix(BATCH_PREFIX).split("-")[0]
+        if pid.isdigit() and not alive(int(pid)) and folder.owner() == getpass.getuser():
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 async def push_team_as_report(
@@ -114,7 +127,8 @@ async def _push_claim(
     created = claims.created_ids(
         [(c.resource, c.record_key) for c in sendable if is_local_id(c.record_key)]
     )
-    with claims.keeping(claim), tempfile.TemporaryDirectory(prefix="showdesk-team-") as folder:
+    batch_folder = tempfile.TemporaryDirectory(prefix=f"{BATCH_PREFIX}{os.getpid()}-")
+    with claims.keeping(claim), batch_folder as folder:
         results = list(clashes.values())
         try:
             if sendable:

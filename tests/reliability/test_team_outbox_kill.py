@@ -34,7 +34,8 @@ from tests.team.outbox_edits import (
 
 SECRET = "kill-secret"
 FIELDS = {"ann": "city", "ben": "phone", "cy": "extra1"}
-RATE = ("--rate", "600/60")  # slow enough that a push is caught mid-way
+RATE = ("--rate", "600/60")
+SLOW = ("--rate", "120/60")  # the victim's: a batch of 25 records takes it about 12 s
 
 
 def sizes(strength: Level) -> tuple[int, int, int]:
@@ -65,8 +66,8 @@ def held_by(url: str, member: str) -> int:
     return int(rows[0][0])
 
 
-def pushed_by(url: str, member: str) -> int:
-    return int(query(url, "SELECT count(*) FROM team_changes WHERE pushed_by = %s", member)[0][0])
+def writes(server: SimServer) -> int:
+    return server.stats.by_operation[PUT_CUSTOMER] + server.stats.by_operation[POST_CUSTOMER]
 
 
 def test_a_member_killed_mid_push_and_restarted_loses_and_repeats_nothing(
@@ -94,13 +95,18 @@ def test_a_member_killed_mid_push_and_restarted_loses_and_repeats_nothing(
         queue(member, edits, creates)
     per_member = shared_n + own_n + creates_n
 
-    pushes = [m.start("push", *RATE) for m in team]
-    victim: TeamMember = team[1]
+    victim: TeamMember = team[1]  # slower than the others, so it is caught holding records
+    pushes = [m.start("push", *(SLOW if m is victim else RATE)) for m in team]
     deadline = time.monotonic() + 120
-    while not (pushed_by(url, victim.name) and held_by(url, victim.name)):
-        assert pushes[1].poll() is None, "the push ended before it could be killed"
-        assert time.monotonic() < deadline, "the victim never pushed"
+    while not held_by(url, victim.name):
+        assert pushes[1].poll() is None, "the push ended before it claimed anything"
+        assert time.monotonic() < deadline, "the victim never claimed a record"
         time.sleep(0.02)  # another process's progress: there is no event to wait on
+    sent = writes(server)
+    while writes(server) < sent + 3:
+        assert time.monotonic() < deadline, "nothing was sent"
+        time.sleep(0.02)
+    assert held_by(url, victim.name), "the victim's batch ended before it could be killed"
     pushes[1].send_signal(signal.SIGKILL)
     pushes[1].communicate()  # its pipes closed
     restarted = victim.start("push", *RATE)
