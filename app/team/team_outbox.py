@@ -93,8 +93,11 @@ def _sweep_batches() -> None:
     changes: the folders hold only copies)."""
     for folder in Path(tempfile.gettempdir()).glob(f"{BATCH_PREFIX}*-*"):
         pid = folder.name.removeprefix(BATCH_PREFIX).split("-")[0]
-        if pid.isdigit() and not alive(int(pid)) and folder.owner() == getpass.getuser():
-            shutil.rmtree(folder, ignore_errors=True)
+        try:
+            if pid.isdigit() and not alive(int(pid)) and folder.owner() == getpass.getuser():
+                shutil.rmtree(folder, ignore_errors=True)
+        except (OSError, KeyError):  # gone meanwhile (another push swept it), or no owner name
+            continue
 
 
 async def push_team_as_report(
