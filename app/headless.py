@@ -253,6 +253,10 @@ def _warn_not_offered(ws: Workspace, report: SyncReport) -> int:
 def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
     if args.dry_run:
         return _push_estimate(args, ws)
+    if ws.team is not None:  # relay, push the team's claimed chains, follow (issue 15)
+        from app.team.team_outbox import cmd_team_push
+
+        return cmd_team_push(args, ws)
     progress = Progress()
 
     async def work(client: ShowClient) -> int:
@@ -425,7 +429,12 @@ def cmd_resolve(args: argparse.Namespace, ws: Workspace) -> int:
 
 def cmd_audit(args: argparse.Namespace, ws: Workspace) -> int:
     path: Path = args.output
-    count = ws.outbox.export_audit(path, "json" if path.suffix == ".json" else "csv")
+    if ws.team is not None:  # the team's shared audit, with who made each change (issue 15)
+        from app.team.team_outbox import export_audit
+
+        count = export_audit(ws.team, path, "json" if path.suffix == ".json" else "csv")
+    else:
+        count = ws.outbox.export_audit(path, "json" if path.suffix == ".json" else "csv")
     print(f"{count} audit rows written to {path}")
     return OK
 

@@ -1,0 +1,269 @@
+"""Who pushes which record: claims on records' chains of changes in the team outbox.
+
+A pusher claims whole chains (every pending change of one record, whoever made it) with
+`FOR UPDATE SKIP LOCKED`, so two members never take the same record — members' records in turn
+(each member's oldest first), so equal queues are served alike — and holds them by a lease on
+the database server's clock, renewed while it pushes (`keeping`). A member that crashes stops
+renewing: its chains are free again when the lease runs out — at once when the same member
+restarts on the same machine and its old process is gone (`free_my_dead`). Settling writes each
+change's result and the shared audit rows (naming who made the change and who pushed it) and
+releases the chains in ONE transaction, and only for the changes this claim still holds: a
+pusher whose lease was taken over settles nothing twice.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from app.store.changes import Change
+from app.team.team import Team
+
+LEASE = 30.0  # seconds a claim holds without renewal
+
+_CLAIM = """
+WITH firsts AS (
+    SELECT resource, record_key, min(id) AS first FROM team_changes
+    WHERE state = 'pending' GROUP BY resource, record_key
+), ready AS (
+    SELECT f.resource, f.record_key, f.first,
+           row_number() OVER (PARTITION BY t.member ORDER BY f.first) AS turn
+    FROM firsts f JOIN team_changes t ON t.id = f.first
+), picked AS (
+    SELECT ch.resource, ch.record_key FROM team_chains ch
+    JOIN ready r ON r.resource = ch.resource AND r.record_key = ch.record_key
+    WHERE ch.lease_until IS NULL OR ch.lease_until < clock_timestamp()
+    ORDER BY r.turn, r.first LIMIT %(limit)s FOR UPDATE OF ch SKIP LOCKED
+)
+UPDATE team_chains ch SET claimed_by = %(member)s, claim_host = %(host)s, claim_pid = %(pid)s,
+    token = %(token)s, lease_until = clock_timestamp() + %(lease)s * interval '1 s'
+FROM picked WHERE ch.resource = picked.resource AND ch.record_key = picked.record_key
+"""
+_TAKE = """
+UPDATE team_changes t SET claim = %(token)s, attempts = t.attempts + 1
+FROM team_chains ch
+WHERE ch.token = %(token)s AND t.resource = ch.resource AND t.record_key = ch.record_key
+  AND t.state = 'pending'
+RETURNING t.id, t.member, t.local_seq, t.resource, t.record_key, t.op, t.params, t.payload,
+    t.changed_fields, t.base, t.key_value, t.attempts - 1, t.made_at
+"""
+_SETTLE = """
+UPDATE team_changes SET state = %s, message = %s, response = %s, theirs = %s,
+    server_id = coalesce(%s, server_id), conflict_with = %s, pushed_by = %s,
+    settled = clock_timestamp(), claim = NULL
+WHERE id = %s AND claim = %s AND state = 'pending'
+"""
+_AUDIT = """
+INSERT INTO team_audit (member, pushed_by, change_id, resource, record_id, op, field, before,
+    after, result) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+"""
+
+
+@dataclass(frozen=True)
+class TeamChange:
+    """One change of the team outbox, as a pusher claimed it (`tried`: claims before this one,
+    so a create among them is looked up on the show before it is sent again)."""
+
+    id: int
+    member: str
+    local_seq: int
+    resource: str
+    record_key: str
+    op: str
+    params: dict[str, Any]
+    payload: dict[str, Any]
+    changed_fields: tuple[str, ...]
+    base: dict[str, Any] | None
+    key_value: str | None
+    tried: int
+    made_at: str
+
+    def as_change(self, record_id: str | None = None) -> Change:
+        """The change as the local outbox's `Change` (its `diff`, `user_values`…)."""
+        return Change(
+            seq=self.id, resource=self.resource, record_id=record_id or self.record_key,
+            op=self.op, params=self.params, payload=self.payload,
+            changed_fields=self.changed_fields, base=self.base, key_value=self.key_value,
+            state="pending", attempts=self.tried, last_error=None, response=None,
+            server_id=None, theirs=None, created_at=self.made_at, updated_at=self.made_at,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Result:
+    """What became of one claimed change: applied, failed, conflict — or pending (not sent:
+    the show could not be reached, or it waits behind a failed change of its record)."""
+
+    change: TeamChange
+    state: str
+    message: str | None = None
+    response: Any = None
+    theirs: dict[str, Any] | None = None
+    server_id: str | None = None
+    record_id: str | None = None  # the record's server id when known
+    conflict_with: str | None = None  # the teammate(s) whose value for a field clashed
+
+
+@dataclass(frozen=True)
+class Claim:
+    token: str
+    changes: list[TeamChange]  # in the order they were relayed (per record: the order to send)
+
+
+class Claims:
+    """This member's claims on the team outbox (through the team's connection)."""
+
+    def __init__(self, team: Team, lease: float = LEASE) -> None:
+        self.team = team
+        self.conn = team.conn
+        self.member = team.member
+        self.lease = lease
+        self.host = socket.gethostname()
+
+    def claim(self, limit: int) -> Claim | None:
+        """Up to `limit` records' chains nobody holds, oldest change first (None: none free)."""
+        token = f"{self.member}:{self.host}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+        args = {"limit": limit, "member": self.member, "host": self.host, "pid": os.getpid(),
+                "token": token, "lease": self.lease}  # fmt: skip
+        with self.conn.transaction():
+            self.conn.execute(_CLAIM, args)
+            rows = self.conn.execute(_TAKE, args).fetchall()
+        if not rows:
+            return None
+        return Claim(token, sorted((_team_change(r) for r in rows), key=lambda c: c.id))
+
+    @contextmanager
+    def keeping(self, claim: Claim) -> Iterator[None]:
+        """Renew the claim's lease (its own connection, a third of the lease apart) while the
+        block runs: a push longer than the lease keeps its records."""
+        stop = threading.Event()
+        conn = self.team.database.connect()
+
+        def renew() -> None:
+            while not stop.wait(self.lease / 3):
+                try:
+                    conn.execute(
+                        "UPDATE team_chains SET lease_until = clock_timestamp() + "
+                        "%s * interval '1 s' WHERE token = %s",
+                        (self.lease, claim.token),
+                    )
+                except psycopg.Error:
+                    return  # the lease runs out: a teammate takes the records over
+
+        thread = threading.Thread(target=renew, name="team-lease", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+            conn.close()
+
+    def settle(self, claim: Claim, results: Sequence[Result]) -> int:
+        """Record the results and the audit rows; release the claim. Answers how many changes
+        this claim settled (a result already settled by a taker-over is not written again)."""
+        settled = 0
+        with self.conn.transaction(), self.conn.cursor() as cur:
+            for r in results:
+                if r.state == "pending":
+                    cur.execute(
+                        "UPDATE team_changes SET claim = NULL WHERE id = %s AND claim = %s",
+                        (r.change.id, claim.token),
+                    )
+                    continue
+                values = (r.state, r.message, _json(r.response), _json(r.theirs), r.server_id,
+                          r.conflict_with)  # fmt: skip
+                cur.execute(_SETTLE, (*values, self.member, r.change.id, claim.token))
+                if cur.rowcount == 1:
+                    settled += 1
+                    cur.executemany(_AUDIT, _audit_rows(r, self.member))
+            cur.execute(
+                "UPDATE team_chains SET claimed_by = NULL, claim_host = NULL, claim_pid = NULL, "
+                "token = NULL, lease_until = NULL WHERE token = %s",
+                (claim.token,),
+            )
+        return settled
+
+    def free_my_dead(self) -> int:
+        """Chains held by this member's earlier process on this machine that is gone (killed,
+        crashed): free now rather than at the end of their lease."""
+        rows = self.conn.execute(
+            "SELECT DISTINCT claim_pid FROM team_chains WHERE claimed_by = %s AND claim_host = %s "
+            "AND lease_until > clock_timestamp() AND claim_pid <> %s",
+            (self.member, self.host, os.getpid()),
+        ).fetchall()
+        dead = [int(pid) for (pid,) in rows if not alive(int(pid))]
+        if not dead:
+            return 0
+        cur = self.conn.execute(
+            "UPDATE team_chains SET lease_until = NULL WHERE claimed_by = %s AND claim_host = %s "
+            "AND claim_pid = ANY(%s)",
+            (self.member, self.host, dead),
+        )
+        return cur.rowcount
+
+    def mine_held_elsewhere(self) -> int:
+        """This member's pending changes whose records a teammate holds right now."""
+        row = self.conn.execute(
+            "SELECT count(*) FROM team_changes t JOIN team_chains ch ON ch.resource = t.resource "
+            "AND ch.record_key = t.record_key WHERE t.member = %s AND t.state = 'pending' "
+            "AND ch.lease_until > clock_timestamp()",
+            (self.member,),
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def created_ids(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        """The server ids of records created through the team outbox, by (resource, local id)."""
+        if not keys:
+            return {}
+        rows = self.conn.execute(
+            "SELECT resource, record_key, server_id FROM team_changes WHERE op = 'create' "
+            "AND state = 'applied' AND server_id IS NOT NULL AND record_key = ANY(%s)",
+            ([k for _, k in keys],),
+        ).fetchall()
+        return {(r, k): str(s) for r, k, s in rows if (r, k) in set(keys)}
+
+
+def _team_change(row: tuple[Any, ...]) -> TeamChange:
+    (id_, member, seq, resource, key, op, params, payload, fields, base, key_value, tried,
+     made_at) = row  # fmt: skip
+    return TeamChange(int(id_), member, int(seq), resource, key, op, params or {}, payload or {},
+                      tuple(fields or ()), base, key_value, int(tried), made_at)  # fmt: skip
+
+
+def _audit_rows(r: Result, pusher: str) -> list[tuple[Any, ...]]:
+    change = r.change.as_change()
+    result = "applied" if r.state == "applied" else r.state
+    if r.state == "failed":
+        result = f"failed: {r.message}"
+    record_id = r.server_id or r.record_id or r.change.record_key
+    fields: list[tuple[str | None, Any, Any]] = [*change.diff()] or [(None, None, None)]
+    return [
+        (r.change.member, pusher, r.change.id, r.change.resource, record_id, r.change.op, name,
+         _json(before), _json(after), result)
+        for name, before, after in fields
+    ]  # fmt: skip
+
+
+def _json(value: Any) -> Jsonb | None:
+    return None if value is None else Jsonb(value)
+
+
+def alive(pid: int) -> bool:
+    """Whether a process of this machine still runs (a claim's holder, a batch's owner)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

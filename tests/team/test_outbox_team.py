@@ -1,0 +1,158 @@
+"""One outbox for the team (issue 15, point 4) with real `showdesk` processes, one simulator and
+one PostgreSQL database: three members' changes applied exactly once, merged per record, the
+same field set by two members a conflict for both, an offline member's changes relayed once."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from app.sim import SimConfig, SimServer, generate_show
+from app.sync.edits import FieldEdit
+from tests.pg_server import ThrowawayPostgres
+from tests.team.members import TeamMember, finish, members
+from tests.team.outbox_edits import (
+    POST_CUSTOMER,
+    PUT_CUSTOMER,
+    by_key,
+    changes,
+    customer,
+    local_states,
+    query,
+    queue,
+    relay,
+    states,
+)
+
+SECRET = "team-secret"
+FIELDS = {"ann": "city", "ben": "phone", "cy": "extra1"}
+
+
+@pytest.fixture
+def server() -> Iterator[SimServer]:
+    config = SimConfig(show_id="TEAM-OUTBOX", client_secret=SECRET, throttle=False)
+    with SimServer(generate_show(80, seed=5), config) as running:
+        yield running
+
+
+@pytest.fixture
+def team(
+    server: SimServer, team_url: str, pg_server: ThrowawayPostgres, tmp_path: Path
+) -> list[TeamMember]:
+    """Three members, each with the customers synced into its own cache."""
+    names = list(FIELDS)
+    team = members(names, tmp_path, server, team_url, SECRET, pg_server.pgpass)
+    results = finish([m.start("sync", "--resource", "customers", "--rate", "3000/60")
+                      for m in team])  # fmt: skip
+    assert [code for code, _, _ in results] == [0, 0, 0], results
+    return team
+
+
+def push(team: list[TeamMember], secret: str = SECRET) -> list[tuple[int, str, str]]:
+    """Every member's `showdesk push` at once (`secret`: a wrong one and the show refuses)."""
+    return finish([replace(m, secret=secret).start("push", "--rate", "3000/60") for m in team])
+
+
+def test_three_members_pushing_at_once_apply_every_change_once_merged_per_record(
+    server: SimServer, team: list[TeamMember], team_url: str
+) -> None:
+    ids = [str(r["id"]) for r in server.show.records("customers")]
+    shared, own = ids[:5], ids[5:]
+    expected: dict[tuple[str, str], str] = {}
+    for n, member in enumerate(team):
+        name = FIELDS[member.name]
+        mine = own[n * 20 : n * 20 + 20]
+        edits = [FieldEdit(rid, name, f"{member.name} {rid}") for rid in shared + mine]
+        expected.update(((e.record_id, name), str(e.value)) for e in edits)
+        creates = [{"customerID": f"T-{member.name}-{i}", "city": "Newtown"} for i in range(5)]
+        assert len(queue(member, edits, creates)) == 30
+    # Everyone's changes reach the team outbox before anyone can push (the show refuses them all)
+    refused = push(team, secret="not-the-secret")
+    assert [code for code, _, _ in refused] == [2, 2, 2], refused
+    assert not any("Traceback" in err for _, _, err in refused), refused
+    assert states(team_url) == {"pending": 90}
+    assert server.stats.by_operation[PUT_CUSTOMER] == 0
+
+    results = push(team)
+
+    assert [code for code, _, _ in results] == [0, 0, 0], results
+    assert states(team_url) == {"applied": 90}
+    for (rid, name), value in expected.items():
+        assert customer(server, rid)[name] == value, (rid, name)
+    # one PUT per record: the three members' fields of a shared record went out merged
+    assert server.stats.by_operation[PUT_CUSTOMER] == 5 + 60
+    assert server.stats.by_operation[POST_CUSTOMER] == 15
+    keys = [f"T-{m.name}-{i}" for m in team for i in range(5)]
+    assert all(len(by_key(server, key)) == 1 for key in keys)
+    assert all(server.stats.creates[("customers", key)] == 1 for key in keys)
+    audit = query(team_url, "SELECT member, field, result FROM team_audit")
+    assert len(audit) == 90 + 15  # a create logs its two fields
+    assert {m for m, _, _ in audit} == set(FIELDS)
+    assert {r for _, _, r in audit} == {"applied"}
+    for member in team:
+        assert local_states(member) == {"done": 30}
+    # A second push has nothing to send and relays nothing again
+    again = push(team)
+    assert [code for code, _, _ in again] == [0, 0, 0], again
+    assert server.stats.by_operation[PUT_CUSTOMER] == 65
+    assert states(team_url) == {"applied": 90}
+    # The shared audit names the member
+    out = team[0].home / "audit.json"
+    assert team[0].run("audit", "-o", str(out)).returncode == 0
+    rows = json.loads(out.read_text())
+    assert len(rows) == 105 and {r["member"] for r in rows} == set(FIELDS)
+
+
+def test_the_same_field_set_by_two_members_is_a_conflict_shown_to_both(
+    server: SimServer, team: list[TeamMember], team_url: str
+) -> None:
+    ann, ben, _ = team
+    rid = str(server.show.records("customers")[0]["id"])
+    before = customer(server, rid)["city"]
+    queue(ann, [FieldEdit(rid, "city", "Annville")])
+    queue(ben, [FieldEdit(rid, "city", "Benton")])
+    assert relay(ann) == 1 and relay(ben) == 1
+
+    assert ann.run("push").returncode == 1
+    assert ben.run("push").returncode == 1
+
+    assert states(team_url) == {"conflict": 2}
+    assert customer(server, rid)["city"] == before
+    assert server.stats.by_operation[PUT_CUSTOMER] == 0
+    for member, theirs in ((ann, "Benton"), (ben, "Annville")):
+        assert local_states(member) == {"conflict": 1}
+        shown = member.run("conflicts").stdout
+        assert f"theirs {theirs!r}" in shown, shown
+    # ann keeps hers: it goes out on the show's version; ben's stays in conflict until he decides
+    (seq,) = [c.seq for c in changes(ann, "conflict")]
+    assert ann.run("resolve", str(seq), "--mine").returncode == 0
+    assert ann.run("push").returncode == 0
+    assert customer(server, rid)["city"] == "Annville"
+    assert states(team_url) == {"conflict": 1, "applied": 1}
+    assert server.stats.by_operation[PUT_CUSTOMER] == 1
+
+
+def test_an_offline_members_changes_are_relayed_on_reconnect_exactly_once(
+    server: SimServer, team: list[TeamMember], team_url: str, pg_server: ThrowawayPostgres
+) -> None:
+    cy = team[2]
+    ids = [str(r["id"]) for r in server.show.records("customers")][:6]
+    queue(cy, [FieldEdit(rid, "extra1", f"offline {rid}") for rid in ids])
+    offline = replace(cy, team_url=pg_server.url("nowhere").replace(f":{pg_server.port}/", ":1/"))
+    gone = offline.run("push")
+    assert gone.returncode == 2 and "cannot be reached" in gone.stderr, gone.stderr
+    assert local_states(cy) == {"pending": 6}
+    assert states(team_url) == {}
+
+    assert cy.run("push").returncode == 0
+    assert cy.run("push").returncode == 0
+
+    assert states(team_url) == {"applied": 6}
+    assert len(query(team_url, "SELECT 1 FROM team_changes WHERE member = 'cy'")) == 6
+    assert server.stats.by_operation[PUT_CUSTOMER] == 6
+    assert all(customer(server, rid)["extra1"] == f"offline {rid}" for rid in ids)
+    assert local_states(cy) == {"done": 6}
