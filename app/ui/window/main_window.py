@@ -47,6 +47,7 @@ from app.ui.window.profile_manager import ProfileManager
 from app.ui.window.push_review import PushGate
 from app.ui.window.resource_tree import ResourceTree
 from app.ui.window.status_bar import ShowStatusBar
+from app.words import count
 
 Ask = Callable[[str], bool]
 AskPath = Callable[[str, str], Path | None]
@@ -326,8 +327,10 @@ class MainWindow(QMainWindow):
         if self.session is None:
             return
         pending = self.session.outbox.counts()["pending"]
-        if pending and self._ask(f"The show answers again. Push {pending} pending change(s) now?"):
-            self.session.push()
+        if pending and self._ask(
+            f"The show answers again. Push {count(pending, 'pending change')} now?"
+        ):
+            self.request_push()  # the same door as Ctrl+S: reviewed first when it is large
 
     def on_session_data_changed(self, slugs: list[str]) -> None:
         if self.session is None:
@@ -447,7 +450,7 @@ class MainWindow(QMainWindow):
         page.open_requested.connect(self.open_resource)
         page.import_requested.connect(self.import_into)
         page.sync_requested.connect(lambda: self.session.sync() if self.session else None)
-        page.push_requested.connect(lambda: self.session.push() if self.session else None)
+        page.push_requested.connect(self.request_push)  # reviewed first when large, as Ctrl+S
         page.outbox_requested.connect(self.show_outbox)
 
     def import_into(self, slug: str) -> None:
