@@ -371,7 +371,9 @@ class RecordForm(QWidget):
         self.delete()
 
     def _ask(self, question: str) -> bool:
-        answer = QMessageBox.question(self, self.resource.title, question)
+        # Titled with what is asked ("Delete customer “Acme”?"), not a bare resource name.
+        title = question.partition("?")[0].strip()[:60] + "?"
+        answer = QMessageBox.question(self, title, question)
         return answer == QMessageBox.StandardButton.Yes
 
 

@@ -42,6 +42,7 @@ from app.ui.table.undo_commands import UNDO_LIMIT, Outcome, UndoableEdits
 from app.ui.table.view_export import view_options
 from app.ui.window import actions, layout_memory, navigation, show_lists, show_tabs
 from app.ui.window.about_export import about_text, export_to_file
+from app.ui.window.asking import ask_user
 from app.ui.window.centre import ShowCentre
 from app.ui.window.profile_manager import ProfileManager
 from app.ui.window.push_review import PushGate
@@ -462,8 +463,7 @@ class MainWindow(QMainWindow):
     # ---------------------------------------------------------------------- asking the user
 
     def _ask_user(self, question: str) -> bool:
-        answer = QMessageBox.question(self, APP_NAME, question)
-        return answer == QMessageBox.StandardButton.Yes
+        return ask_user(self, question)  # titled with the question, never a bare "ShowDesk"
 
     def _ask_save_path(self, title: str, suggested: str) -> Path | None:
         return ask_save_path(self, title, suggested, "CSV (*.csv);;Excel (*.xlsx);;JSON (*.json)")
