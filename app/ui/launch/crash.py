@@ -41,6 +41,7 @@ from app.api.errors import StoreUnavailable
 from app.logs import file_handler, log_path, redact
 from app.ui.session.tasks import is_unexpected
 from app.ui.window.asking import warning_box
+from app.words import count
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +68,11 @@ class CrashDialog(QMessageBox):
         self.setIcon(QMessageBox.Icon.Critical)
         self.setWindowTitle(f"{APP_NAME} — unexpected error")
         self.setText(f"{APP_NAME} ran into an unexpected error ({report.where}).")
+        forms = count(report.rescued, "form")
         kept = (
-            f"\n\nThe {report.rescued} form(s) you had not saved were kept: keep working with "
-            "them, or quit and they will be offered back when you open this show again."
+            f"\n\nThe {forms} you had not saved {'was' if report.rescued == 1 else 'were'} kept: "
+            "keep working with them, or quit and they will be offered back when you open this "
+            "show again."
             if report.rescued
             else ""
         )
