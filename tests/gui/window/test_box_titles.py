@@ -58,8 +58,8 @@ def test_the_windows_questions_are_titled_with_the_question(
     settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings, TaskRunner())
     qtbot.addWidget(window)
-    assert window._ask("The show answers again. Push 3 pending changes now?") is False
-    assert window._ask("Delete customer “Acme”?") is False
+    assert window.ask("The show answers again. Push 3 pending changes now?") is False
+    assert window.ask("Delete customer “Acme”?") is False
     assert asked.titles == ["Push 3 pending changes now?", "Delete customer “Acme”?"]
     assert APP_NAME not in asked.titles
 
