@@ -31,6 +31,7 @@ from app.sync.edit_undo import AlreadyPushed, EditStep, QueuedStep
 from app.sync.edits import Editor, FieldEdit, Rejected
 from app.sync.overlay import PendingOverlay
 from app.ui.common.references import title_of
+from app.words import count
 
 UNDO_LIMIT = 200
 Cell = tuple[str, str]  # (record id, field)
@@ -261,4 +262,4 @@ def refused_text(rejected: Sequence[Rejected]) -> str:
         return ""
     shown = "; ".join(f"{r.edit.field}: {r.reason}" for r in rejected[:3])
     more = f" (and {len(rejected) - 3} more)" if len(rejected) > 3 else ""
-    return f"{len(rejected)} value(s) refused: {shown}{more}"
+    return f"{count(len(rejected), 'value')} refused: {shown}{more}"
