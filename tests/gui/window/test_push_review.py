@@ -61,7 +61,7 @@ def test_a_large_push_is_reviewed_first_and_dont_ask_again_is_kept(
     assert tree.topLevelItemCount() == 3  # one per record, its changes inside
     first = tree.topLevelItem(0)
     assert first is not None and first.text(0).startswith("Customers · ")
-    assert " → Alpha" in first.child(0).text(1) and first.child(0).text(1).startswith("city: ")
+    assert " → Alpha" in first.child(0).text(1) and first.child(0).text(1).startswith("City: ")
     # requests and time at the current budget (app/sync/push_plan.py)
     assert "4 requests (3 sends, 1 listing)" in dialog.cost.text()
     assert "/300 per 60 s" in dialog.cost.text()
