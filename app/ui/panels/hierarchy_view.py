@@ -132,8 +132,9 @@ class HierarchyView(RecordPanel):
         if position is not None:
             body["position"] = position
         fields = ("parentID", "position")
+        before = {"parentID": self.parent_of(group), "position": group.get("position")}
         seq = self.special(SLUG, "move", params={"id": record_id}, body=body, record_id=QUEUE,
-                           changed_fields=fields)  # fmt: skip
+                           changed_fields=fields, before=before)  # fmt: skip
         where = self._name_of(parent_key) or "the top"
         self.queue([] if seq is None else [seq], f"{group.get('name')} moved under {where}")
         return seq
@@ -149,9 +150,11 @@ class HierarchyView(RecordPanel):
         there = here + step
         if not 0 <= there < len(order):
             return None
+        before = {"parentID": parent, "order": list(order)}
         order[here], order[there] = order[there], order[here]
-        seq = self.special(SLUG, "reorder", body={"parentID": parent, "order": order},
-                           record_id=QUEUE, changed_fields=("position",))  # fmt: skip
+        body = {"parentID": parent, "order": order}
+        seq = self.special(SLUG, "reorder", body=body, record_id=QUEUE,
+                           changed_fields=("position",), before=before)  # fmt: skip
         where = "up" if step < 0 else "down"
         self.queue([] if seq is None else [seq], f"{group.get('name')} moved {where}")
         return seq
@@ -163,7 +166,8 @@ class HierarchyView(RecordPanel):
         if levels is None:
             return None
         body = [{"level": lv.level, "name": lv.name} for lv in levels]
-        seq = self.special(SLUG, "define-levels", body=body, record_id=QUEUE)
+        before = [{"level": lv.level, "name": lv.name} for lv in self.levels] or None
+        seq = self.special(SLUG, "define-levels", body=body, record_id=QUEUE, before=before)
         self.queue([] if seq is None else [seq], f"{len(levels)} hierarchy level(s) defined")
         return seq
 

@@ -194,10 +194,19 @@ class InventoryPanel(RecordPanel):
                 self.say("Not saved: correct the lines marked.")
             return []
         seq = self.special(INVENTORY, "bulk-update", body=changed,
-                           record_id=f"productID={self.key}")  # fmt: skip
+                           record_id=f"productID={self.key}", before=self._before())  # fmt: skip
         seqs = [] if seq is None else [seq]
         self.queue(seqs, f"Inventory of {self.key}: {len(changed)} line(s)")
         return seqs
+
+    def _before(self) -> list[dict[str, Any]] | None:
+        """The changed lines as the show had them, for "Revert on the show"; None when a line
+        is new (the API cannot remove an inventory line, so that save cannot be put back)."""
+        loaded = [self._line(ln) for ln in self._loaded]
+        changed = [i for i, ln in enumerate(self.rows()) if i >= len(loaded) or ln != loaded[i]]
+        if any(i >= len(loaded) for i in changed):
+            return None
+        return [{"productID": self.key, **loaded[i]} for i in changed]
 
     # ---------------------------------------------------------------------------- drawing
 
