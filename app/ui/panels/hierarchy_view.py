@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.api.registry import Resource
 from app.store.changes import Change
-from app.sync.edits import is_record_change
+from app.sync.overlay import PendingOverlay
 from app.ui.panels.levels_dialog import AskLevels, Level, ask_levels
 from app.ui.panels.record_panel import PanelContext, RecordPanel, failure_text
 
@@ -279,18 +279,10 @@ class HierarchyView(RecordPanel):
         return str(found[0].get("name")) if found and key is not None else None
 
     def _groups(self) -> dict[str, Group]:
-        """The cached groups with the queued changes laid over them, in queue order."""
-        groups = {str(g["id"]): dict(g) for g in self.editor.cache.records(SLUG) if g.get("id")}
-        for change in self.editor.outbox.changes(("pending", "sending"), SLUG):
-            if change.op == "delete":
-                groups.pop(change.record_id, None)
-            elif is_record_change(change):
-                groups[change.record_id] = {
-                    **groups.get(change.record_id, {}), **change.payload, "id": change.record_id,
-                }  # fmt: skip
-            elif change.op in ("move", "reorder"):
-                _apply(groups, change.op, change.params, change.payload.get("body") or {})
-        return groups
+        """The cached groups with the unsettled changes laid over them, moves in queue order:
+        the one overlay (app/sync/overlay.py `PendingOverlay.arranged`)."""
+        overlay = PendingOverlay.read(self.editor.outbox, SLUG)
+        return overlay.arranged(self.editor.cache.records(SLUG), self.editor.registry[SLUG].key)
 
     def _levels(self) -> list[Level]:
         """The level names last defined here (the API publishes no way to read them)."""
@@ -320,32 +312,6 @@ def _under(groups: dict[str, Group], key: str | None, ancestor: Any) -> bool:
         seen.add(key)
         key = by_key.get(key, {}).get("parentID")
     return False
-
-
-def _apply(groups: dict[str, Group], op: str, params: dict[str, Any], body: Any) -> None:
-    """Lay a queued move or reorder over the groups, as the server will do it."""
-    if not isinstance(body, dict):
-        return
-    parent = body.get("parentID")
-
-    def siblings(without: str | None = None) -> list[Group]:
-        kids = [g for g in groups.values() if g.get("parentID") == parent and g["id"] != without]
-        return sorted(kids, key=lambda g: g.get("position") or 0)
-
-    if op == "move":
-        group = groups.get(str(params.get("id")))
-        if group is None:
-            return
-        others = siblings(group["id"])
-        position = body.get("position") or len(others) + 1
-        others.insert(min(int(position), len(others) + 1) - 1, group)
-        group["parentID"] = parent
-        ordered = others
-    else:
-        by_key = {g.get("salesRepGroupID"): g for g in siblings()}
-        ordered = [by_key[k] for k in body.get("order") or () if k in by_key]
-    for position, group in enumerate(ordered, start=1):
-        group["position"] = position
 
 
 def _row(group: Group, level_names: dict[int, str], queued: bool) -> list[QStandardItem]:
