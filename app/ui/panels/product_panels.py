@@ -114,6 +114,13 @@ class PricingPanel(RecordPanel):
         super().on_session_data_changed(slugs)
         self.form.on_session_data_changed(slugs)
 
+    def on_session_outbox_changed(self, slugs: list[str]) -> None:
+        """What is queued for price lists changed (a push settled it, an undo, the outbox
+        view): the list and the price list's form show it."""
+        super().on_session_outbox_changed(slugs)
+        if PRICING in slugs:
+            self.form.refresh()
+
     def _build(self) -> None:
         top = QWidget(self)
         column = QVBoxLayout(top)
@@ -132,7 +139,6 @@ class PricingPanel(RecordPanel):
         self.form.saved.connect(self.on_form_saved)
         self.form.push_requested.connect(self.on_form_push_requested)
         self.form.message.connect(self.message)
-        self.session.push_finished.connect(self.form.refresh)
 
 
 class InventoryPanel(RecordPanel):
