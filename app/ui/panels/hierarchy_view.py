@@ -3,7 +3,8 @@ Move down to reorder siblings, "Define levels…" to name the levels.
 
 Groups name their parent by `parentID` (the parent's `salesRepGroupID`) and their place among
 siblings by `position`. The tree shows the cached groups with the changes still queued laid
-over them, so a drag shows its result at once; each gesture is queued through
+over them by the one overlay (app/sync/overlay.py `PendingOverlay.arranged`: moves and reorders
+in queue order), so a drag shows its result at once; each gesture is queued through
 `Editor.special` (`move`, `reorder`, `define-levels`) in one queue for the whole hierarchy
 (they depend on each other's order), one undo step each, and sent with the next Push like a
 cell edit. The server renumbers the
@@ -199,7 +200,10 @@ class HierarchyView(RecordPanel):
         self._update_buttons()
 
     def _draw(self) -> None:
-        self.groups = self._groups()
+        overlay = PendingOverlay.read(self.editor.outbox, SLUG)  # the one overlay, moves in order
+        self.groups = overlay.arranged(
+            self.editor.cache.records(SLUG), self.editor.registry[SLUG].key
+        )
         self._keys = {g.get("salesRepGroupID") for g in self.groups.values()}
         self._children = {}
         for group in self.groups.values():
@@ -210,7 +214,7 @@ class HierarchyView(RecordPanel):
         names = {lv.level: lv.name for lv in self.levels}
         self.model.clear()
         self.model.setHorizontalHeaderLabels(["Group", "ID", "Level"])
-        queued = {c.params.get("id") for c in self.pending(record_id=QUEUE)}
+        queued = {str(c.params.get("id")) for c in overlay.placements}
 
         def add(parent: QStandardItem, key: str | None) -> None:
             for group in self.groups_under(key):
@@ -277,12 +281,6 @@ class HierarchyView(RecordPanel):
     def _name_of(self, key: str | None) -> str | None:
         found = [g for g in self.groups.values() if g.get("salesRepGroupID") == key]
         return str(found[0].get("name")) if found and key is not None else None
-
-    def _groups(self) -> dict[str, Group]:
-        """The cached groups with the unsettled changes laid over them, moves in queue order:
-        the one overlay (app/sync/overlay.py `PendingOverlay.arranged`)."""
-        overlay = PendingOverlay.read(self.editor.outbox, SLUG)
-        return overlay.arranged(self.editor.cache.records(SLUG), self.editor.registry[SLUG].key)
 
     def _levels(self) -> list[Level]:
         """The level names last defined here (the API publishes no way to read them)."""
