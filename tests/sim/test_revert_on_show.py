@@ -10,11 +10,11 @@ from app.api.client import ShowClient
 from app.sim import SimServer
 from app.store.changes import ACTIVE
 from app.store.listing import Listing
-from app.sync.edits import Editor
+from app.sync.edits import Editor, FieldEdit
 from app.sync.puller import Puller
 from app.sync.pusher import Pusher
 from app.sync.revert import CannotRevert
-from tests.sim.test_bulk_push import client, editor, server, show
+from tests.sim.test_bulk_push import client, editor, orderable, server, show
 
 __all__ = ["client", "editor", "server", "show"]  # fixtures
 
@@ -84,3 +84,40 @@ def _inventory(server: SimServer, line: dict[str, object]) -> object:
     rows = server.show.records("product-inventory")
     found = [r for r in rows if all(r.get(k) == v for k, v in line.items())]
     return found[0]["inventory"]
+
+
+@pytest.mark.asyncio
+async def test_a_pushed_order_line_save_is_taken_back_by_pushing_its_revert(
+    server: SimServer, client: ShowClient, editor: Editor
+) -> None:
+    """An order's Save (a quantity changed, a line added), pushed, then reverted: the quantity
+    goes back and the added line is deleted from the show."""
+    await Puller(client, editor.cache).sync(["orders"], full=True)
+    line = next(iter(editor.cache.records("orders")))
+    quantity = int(line["quantity"])
+    staged = editor.stage("orders", [FieldEdit(line["id"], "quantity", quantity + 4)])
+    product = orderable(server.show)
+    added, rejected = editor.create(
+        "orders",
+        {
+            "product": {"id": product["productID"]},
+            "orderUnit": product["orderUnit"],
+            "customer": {"id": server.show.records("customers")[0]["customerID"]},
+            "quantity": 9,
+        },
+    )
+    assert added is not None and not rejected
+    step = editor.queued_step([*staged.seqs, added])
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert (report.done, report.failed) == (2, 0)
+    made = editor.outbox.get(added)
+    assert made is not None and made.server_id
+    assert server.show.get("orders", line["id"])["quantity"] == quantity + 4  # type: ignore[index]
+
+    editor.revert_queued(step)
+    assert {c.op for c in editor.outbox.changes(ACTIVE)} == {"bulk-update", "delete"}
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+
+    assert (report.done, report.failed) == (2, 0)
+    assert server.show.get("orders", line["id"])["quantity"] == quantity  # type: ignore[index]
+    assert server.show.get("orders", made.server_id) is None
