@@ -279,9 +279,10 @@ def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
         for error in report.errors:
             print(error, file=sys.stderr)
         if report.unreachable is not None:  # every change not sent stays pending, said once
+            kept = f"{count(report.kept, 'change')} {'stays' if report.kept == 1 else 'stay'}"
             print(
-                f"The show cannot be reached ({report.unreachable}): {report.kept} change(s) "
-                "stay pending, each with its attempt and the reason in the outbox.",
+                f"The show cannot be reached ({report.unreachable}): {kept} pending, each with "
+                "its attempt and the reason in the outbox.",
                 file=sys.stderr,
             )
             return SOME_FAILED

@@ -17,6 +17,7 @@ from typing import Any
 
 from app.api.registry import Registry
 from app.store.changes import Change, is_local_id
+from app.words import title_of
 
 # Which state of a record's changes the record row shows: what needs the user first.
 ATTENTION = ("conflict", "failed", "sending", "pending", "done", "discarded")
@@ -45,15 +46,18 @@ def record_text(change: Change, key_field: str | None) -> str:
 
 
 def diff_text(change: Change, separator: str = "; ") -> str:
-    """ "city: Paris → Lyon; priceZone: 2 → 3" (a create lists its values, a delete nothing)."""
+    """ "City: Paris → Lyon; Price zone: 2 → 3": fields by their titles (a create lists its
+    values, a delete nothing)."""
     if change.op == "delete":
         return ""
     if change.is_create:
-        parts = [f"{f}: {format_value(after)}" for f, _, after in change.diff()]
+        parts = [f"{title_of(f)}: {format_value(after)}" for f, _, after in change.diff()]
     else:
-        parts = [f"{f}: {format_value(a)} → {format_value(b)}" for f, a, b in change.diff()]
+        parts = [
+            f"{title_of(f)}: {format_value(a)} → {format_value(b)}" for f, a, b in change.diff()
+        ]
     if not parts and change.params:
-        parts = [f"{k}: {format_value(v)}" for k, v in change.params.items()]
+        parts = [f"{title_of(k)}: {format_value(v)}" for k, v in change.params.items()]
     return separator.join(parts)
 
 
@@ -101,7 +105,7 @@ class RecordChanges:
         return record_text(first, key_field)
 
     def summary(self) -> str:
-        """The fields changed, net over the changes: "city: Paris → Nice; priceZone: 2 → 3"."""
+        """The fields changed, net over the changes: "City: Paris → Nice; Price zone: 2 → 3"."""
         if len(self.changes) == 1:
             return diff_text(self.changes[0])
         if any(c.op == "delete" for c in self.changes):
@@ -113,7 +117,9 @@ class RecordChanges:
                 fields[name] = (first, after)
         created = self.changes[0].is_create
         parts = [
-            f"{n}: {format_value(b)}" if created else f"{n}: {format_value(a)} → {format_value(b)}"
+            f"{title_of(n)}: {format_value(b)}"
+            if created
+            else f"{title_of(n)}: {format_value(a)} → {format_value(b)}"
             for n, (a, b) in fields.items()
         ]
         return "; ".join(parts) or diff_text(self.changes[-1])

@@ -17,8 +17,9 @@ nothing the user did since or the server already has:
 
 An undo NEVER silently reaches a change already on the show (or on its way there): a step any
 of whose changes was pushed raises `AlreadyPushed` and leaves the outbox as it was. Reverting
-such a change is an explicit, separate gesture (`revert_step`): the old values queued as a NEW
-change, pending until the next push like any edit.
+such a change is an explicit, separate gesture (`revert_step` for an edit, `revert_queued` for a
+panel's gesture: its inverse from app/sync/revert.py): queued as NEW changes, pending until the
+next push like any edit.
 
 `UndoSteps` is a base of `Editor` (app/sync/edits.py): `edit_step`/`take_back` and
 `delete_step`/`undelete` are its methods. The window's undo commands
@@ -33,8 +34,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from app.store.changes import ACTIVE, Change, NewChange, is_local_id
 from app.store.outbox import Outbox
+from app.sync.revert import CannotRevert, inverse_changes
 
 if TYPE_CHECKING:
+    from app.api.registry import Registry
+    from app.store.cache import Cache
     from app.sync.edits import FieldEdit, Rejected, Staged
 
 ON_THE_SHOW = ("sending", "done")  # a record change in these states has reached (or is reaching)
@@ -96,6 +100,8 @@ class _Staging(Protocol):
     """What the undo steps use of the `Editor`."""
 
     outbox: Outbox
+    cache: Cache
+    registry: Registry
 
     def stage(self, slug: str, edits: Sequence[FieldEdit]) -> Staged: ...
 
@@ -182,6 +188,17 @@ class UndoSteps:
         """Revert on the show: queue the old values of a pushed edit step as a NEW step (its own
         undo puts the pushed values back), pending until the next push like any edit."""
         return UndoSteps.edit_step(self, step.slug, step.undo, step.edits)
+
+    def revert_queued(self: _Staging, step: QueuedStep) -> QueuedStep:
+        """Revert on the show for a panel's pushed gesture: its inverse (app/sync/revert.py)
+        queued as NEW changes in one transaction, a step of its own (undo withdraws them).
+        Raises `CannotRevert` with the reason, writing nothing, when the API cannot express
+        the inverse of one of them (or one is not on the show)."""
+        found = [c for seq in step.seqs if (c := self.outbox.get(seq)) is not None]
+        if not found:
+            raise CannotRevert("nothing of it is left in the outbox to revert")
+        inverses = inverse_changes(self.registry, self.cache, found)
+        return QueuedStep(self.outbox.add_many(inverses))
 
     def queued_step(self: _Staging, seqs: Sequence[int]) -> QueuedStep:
         """A panel's gesture (changes it queued through `Editor.special`/`stage`) as one step."""

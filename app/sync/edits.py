@@ -41,6 +41,7 @@ from app.store.outbox import Outbox
 from app.sync.batches import is_record_change, sendable_fields
 from app.sync.edit_undo import UndoSteps
 from app.sync.overlay import UNSETTLED, PendingOverlay
+from app.sync.revert import BEFORE
 from app.sync.verdicts import creates
 
 __all__ = [
@@ -205,10 +206,15 @@ class Editor(UndoSteps):
         body: Any = None,
         record_id: str | None = None,
         changed_fields: Sequence[str] = (),
+        before: Any = None,
     ) -> int:
         """Queue one special operation of the registry (associate, move, bulk-create…) as ONE
         outbox change; answer its seq. The Pusher sends it as `client.call(res, op, params=…,
         body=…)` (bulk ones gathered with others of their kind).
+
+        `before` is what the change replaces on the show, when the panel knows it (a group's
+        parent and place before a move, the old order, level names or inventory lines): kept
+        beside the body so "Revert on the show" can put it back (app/sync/revert.py).
 
         `params` fill the path template and query (`boothID`, `productID`, `id`…); `record_id`
         names what the change is about, so a record's changes go in order (default: `params["id"]`,
@@ -233,6 +239,8 @@ class Editor(UndoSteps):
         except RegistryError as exc:
             raise UnknownOperation(f"{res.title} {op}: {exc.message}") from None
         payload = _special_body(res.title, op, operation.body, body)
+        if before is not None:
+            payload[BEFORE] = _jsonable(before)
         change = NewChange(
             slug,
             op,

@@ -23,6 +23,7 @@ from openpyxl.utils.exceptions import InvalidFileException
 
 from app.api.errors import InvalidValue
 from app.api.models import ShowRecord
+from app.sync.cell_text import cell_text
 
 # What openpyxl raises for a file that is not a workbook (or a damaged one).
 _NOT_A_WORKBOOK = (
@@ -107,7 +108,7 @@ def _cell_text(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return cell_text(value)
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, datetime):

@@ -13,6 +13,9 @@ first, as the outbox answers them):
   record, later changes over earlier ones — a refused (`failed`) change too: it is what the user
   asked for and will send again;
 - a special operation (associate, move…, payload `{"body": …}`) changes no field of the record;
+  a `move` or `reorder` of a hierarchy (sales-rep groups: `parentID`, `position`) is kept in
+  `placements`, in queue order, and `arranged` lays them over every record at once, as the
+  server will do them (a move renumbers the siblings it touches);
 - a delete marks the record `deleted` (the table strikes it out with its values; the form and
   `Editor.current` answer None: it is about to go);
 - a change counts under the id it was made on AND, once the server gave one, the server's id
@@ -53,6 +56,7 @@ __all__ = [
 
 RowKind = Literal["new", "deleted"]
 WHOLE_RECORD = "*"  # a pending create/delete marks every cell of its row
+PLACEMENTS = ("move", "reorder")  # a hierarchy's special changes that move records in it
 UNSETTLED = ACTIVE  # the states whose changes the user still sees laid over the server's records
 
 
@@ -68,6 +72,7 @@ class PendingOverlay:
     row_errors: dict[str, str] = field(default_factory=dict)  # id → why its change failed
     named: dict[tuple[str, str], str] = field(default_factory=dict)  # cells the refusal names
     conflicts: set[str] = field(default_factory=set)  # ids with a change in conflict
+    placements: list[Change] = field(default_factory=list)  # moves and reorders, queue order
 
     @classmethod
     def of(cls, changes: Iterable[Change]) -> PendingOverlay:
@@ -121,6 +126,23 @@ class PendingOverlay:
             "extra": [self.laid_over(rid, {}) for rid in self.created] if created else [],
         }
 
+    def arranged(self, records: Iterable[Mapping[str, Any]], key: str) -> dict[str, dict[str, Any]]:
+        """Every record as the user sees it, by id (found by its id, else its business key
+        `key`): pending values laid over, deleted ones left out, created ones added, then the
+        queued moves and reorders in their order. A hierarchy (the sales-rep groups' tree)
+        reads its groups from here."""
+        out: dict[str, dict[str, Any]] = {}
+        for record in records:
+            rid = record_id_of(record, key)
+            if self.kinds.get(rid) != "deleted":
+                out[rid] = {**self.laid_over(rid, dict(record)), "id": rid}
+        for rid in self.created:
+            if self.kinds.get(rid) != "deleted":
+                out[rid] = {**self.values.get(rid, {}), "id": rid}
+        for change in self.placements:
+            _place(out, change.op, change.params, change.payload.get("body"), key)
+        return out
+
     def failure_at(self, record_id: str, name: str) -> str | None:
         """The server's reason for a refused change at this cell (or its row), else None."""
         found = self.failed.get((record_id, name)) or self.failed.get((record_id, WHOLE_RECORD))
@@ -147,6 +169,8 @@ class PendingOverlay:
             self._add_failure(change, ids)
         elif change.state == "conflict":
             self.conflicts.update(ids)
+        if change.op in PLACEMENTS:
+            self.placements.append(change)
         if change.op in ("create", "bulk-create") and is_record_change(change):
             self.kinds.setdefault(change.record_id, "new")
             if is_local_id(change.record_id) and change.record_id not in self.created:
@@ -175,6 +199,35 @@ def pending_cells(change: Change) -> list[tuple[str, str]]:
     if change.op not in ("update", "bulk-update") or not is_record_change(change):
         return [(rid, WHOLE_RECORD) for rid in ids]
     return [(rid, name) for rid in ids for name, _, _ in change.diff()]
+
+
+def _place(
+    records: dict[str, dict[str, Any]], op: str, params: Mapping[str, Any], body: Any, key: str
+) -> None:
+    """Lay a queued move or reorder over a hierarchy's records (by `parentID` and `position`),
+    as the server will do it: the siblings it touches are renumbered from 1."""
+    if not isinstance(body, Mapping):
+        return
+    parent = body.get("parentID")
+
+    def siblings(without: str | None = None) -> list[dict[str, Any]]:
+        kids = [r for r in records.values() if r.get("parentID") == parent and r["id"] != without]
+        return sorted(kids, key=lambda r: r.get("position") or 0)
+
+    if op == "move":
+        moved = records.get(str(params.get("id")))
+        if moved is None:
+            return
+        others = siblings(moved["id"])
+        position = body.get("position") or len(others) + 1
+        others.insert(min(int(position), len(others) + 1) - 1, moved)
+        moved["parentID"] = parent
+        ordered = others
+    else:
+        by_key = {r.get(key): r for r in siblings()}
+        ordered = [by_key[k] for k in body.get("order") or () if k in by_key]
+    for position, record in enumerate(ordered, start=1):
+        record["position"] = position
 
 
 def _named_fields(response: Any) -> dict[str, str]:

@@ -1,8 +1,8 @@
 """The history of pushed changes, as a show administrator reads it: when, who, what, result.
 
 The audit log (app/store/audit.py) keeps one row per changed field of every settled change.
-Here those rows become one entry per change and push ("14:02 · Customers CU1 · city: Paris →
-Lyon; priceZone: 2 → 3 · applied"), newest first, with a filter by text and by result. The
+Here those rows become one entry per change and push ("14:02 · Customers CU1 · City: Paris →
+Lyon; Price zone: 2 → 3 · applied"), newest first, with a filter by text and by result. The
 window's history view (app/ui/outbox/history_view.py) shows it; an export writes the shown
 entries' audit rows through the one audit export (`audit.export`). "Who" is the profile the
 outbox belongs to: every change in it was pushed through that connection. Qt-free.
@@ -17,6 +17,7 @@ from app.api.registry import Registry
 from app.store.audit import AuditRow
 from app.store.cache import Cache
 from app.sync.change_list import format_value
+from app.words import title_of
 
 Names = Mapping[str, str]  # resource slug → its title
 RecordNames = Mapping[tuple[str, str], str]  # (resource, record id) → "C10003 · ebr3pq"
@@ -41,11 +42,11 @@ class PushedChange:
 
     @property
     def what(self) -> str:
-        """ "city: Paris → Lyon; priceZone: 2 → 3" (a delete: "deleted")."""
+        """ "City: Paris → Lyon; Price zone: 2 → 3" (a delete: "deleted")."""
         if self.op == "delete":
             return "deleted"
         parts = [
-            f"{r.field}: {format_value(r.before)} → {format_value(r.after)}"
+            f"{title_of(r.field)}: {format_value(r.before)} → {format_value(r.after)}"
             for r in self.rows
             if r.field is not None
         ]

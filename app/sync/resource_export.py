@@ -39,6 +39,7 @@ from app.api.errors import InvalidValue
 from app.api.models import MODELS
 from app.store.cache import Cache
 from app.store.listing import EVERY_RECORD, Listing
+from app.sync.cell_text import cell_text
 
 Format = Literal["csv", "xlsx", "json"]
 FORMATS: tuple[Format, ...] = ("csv", "xlsx", "json")
@@ -138,17 +139,6 @@ def _write_json(out: TextIO, records: Iterator[dict[str, Any]]) -> int:
         count += 1
     out.write("\n]\n" if count else "]\n")
     return count
-
-
-def cell_text(value: Any) -> str:
-    """A value as CSV text: JSON for objects and lists, `true`/`false`, empty for None."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict | list):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
 
 
 def _write_csv(out: TextIO, columns: list[str], rows: Iterable[Mapping[str, Any]]) -> int:

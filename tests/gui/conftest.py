@@ -1,9 +1,11 @@
-"""GUI test fixtures: real widgets offscreen, asyncio driven by a qasync loop (ENV-NOTES.md).
+"""GUI test fixtures: real widgets offscreen, asyncio driven by the app's own loop (ENV-NOTES.md).
 
-`loop` is one `qasync.QEventLoop` per test; drive coroutines with `loop.run_until_complete(...)`
-(never the blocking qtbot waits from inside a coroutine: use `until`). Teardown cancels and awaits
-every task left, then fails the test if any was still running, and fails it too if a top-level
-widget was left open.
+`loop` is one `ShowLoop` per test — the qasync loop the app runs on (app/ui/session/tasks.py),
+safe inside Qt's nested event loops — so the tests run on the same loop as the window; drive
+coroutines with `loop.run_until_complete(...)` (one loop per test, the pattern ENV-NOTES.md
+found reliable; never the blocking qtbot waits from inside a coroutine: use `until`). Teardown
+cancels and awaits every task left, then fails the test if any was still running, and fails it
+too if a top-level widget was left open.
 """
 
 from __future__ import annotations
@@ -27,15 +29,15 @@ from app.settings import Profile
 from app.sim import SimConfig, SimServer
 from app.ui.launch.app import open_show
 from app.ui.session.session import ShowSession
-from app.ui.session.tasks import TaskRunner
+from app.ui.session.tasks import ShowLoop, TaskRunner
 from app.ui.window.main_window import MainWindow
 
 SECRET = "gui-secret"
 
 
 @pytest.fixture
-def loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
-    event_loop = qasync.QEventLoop(qapp)
+def loop(qapp: QApplication) -> Iterator[ShowLoop]:
+    event_loop = ShowLoop(qapp)
     asyncio.set_event_loop(event_loop)
     yield event_loop
     leftover = [t for t in asyncio.all_tasks(event_loop) if not t.done()]

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import pytest_asyncio
 
@@ -34,8 +35,11 @@ def server() -> Iterator[SimServer]:
         yield running
 
 
-def connect(server: SimServer, **options: Any) -> ShowClient:
-    """A client of `server`; `options` set the Connection (default: throttling off, no pace)."""
+def connect(
+    server: SimServer, transport: httpx.AsyncBaseTransport | None = None, **options: Any
+) -> ShowClient:
+    """A client of `server` (through `transport` when given); `options` set the Connection
+    (default: throttling off, no pace)."""
     connection = Connection(
         base_url=server.base_url,
         auth_url=server.auth_url,
@@ -43,7 +47,7 @@ def connect(server: SimServer, **options: Any) -> ShowClient:
         secret=server.client_secret,
         **{"rate_limit": 100_000, **options},
     )
-    return ShowClient(connection, REGISTRY)
+    return ShowClient(connection, REGISTRY, transport=transport)
 
 
 @pytest_asyncio.fixture

@@ -37,9 +37,9 @@ def test_one_entry_per_record_with_its_changes_inside(outbox: Outbox) -> None:
     records = group_by_record(outbox.changes(ACTIVE))
     assert [(r.record_id, r.seqs) for r in records] == [("c1", [first, second]), ("c2", [other])]
     c1 = records[0]
-    assert c1.summary() == "city: Paris → Nice; priceZone: 2 → 3"  # net over both changes
+    assert c1.summary() == "City: Paris → Nice; Price zone: 2 → 3"  # net over both changes
     assert c1.ops == "update" and c1.key_text("customerID") == "CU1 · c1"
-    assert records[1].summary() == "city: Paris → Rome"
+    assert records[1].summary() == "City: Paris → Rome"
 
 
 def test_the_record_shows_what_needs_attention_its_tries_and_last_reason(outbox: Outbox) -> None:
@@ -61,7 +61,7 @@ def test_a_create_then_an_edit_reads_as_its_values_and_a_delete_as_deleted(
     outbox.add(edit("c5", city="Oslo"))
     outbox.add(NewChange("customers", "delete", record_id="c5"))
     made, gone = group_by_record(outbox.changes(ACTIVE))
-    assert made.summary() == "customerID: CU9; city: Lyon" and made.ops == "create"
+    assert made.summary() == "Customer ID: CU9; City: Lyon" and made.ops == "create"
     assert gone.summary() == "deleted" and gone.ops == "update, delete"
 
 

@@ -59,7 +59,7 @@ def test_csv_columns_and_cells(cache: Cache, tmp_path: Path) -> None:
         rows = list(csv.DictReader(f))
     assert rows[0]["salesReps"] == '["SR1", "SR2"]'
     assert json.loads(rows[0]["orderingGroups"])[0]["orderingGroupID"] == "G1"
-    assert rows[0]["test"] == "false" and rows[0]["email"] == ""
+    assert rows[0]["test"] == "FALSE" and rows[0]["email"] == ""
     assert rows[7]["zExtra"] == "kept"
 
 

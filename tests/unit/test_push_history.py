@@ -42,7 +42,7 @@ def test_one_entry_per_pushed_change_newest_first_with_its_fields(outbox: Outbox
     gone = settle(outbox, NewChange("customers", "delete", record_id="c3"), "applied")
     entries = pushed_changes(outbox.audit_rows())
     assert [e.seq for e in entries] == [gone, second, first]
-    assert entries[2].what == "city: Paris → Lyon; priceZone: 2 → 3"
+    assert entries[2].what == "City: Paris → Lyon; Price zone: 2 → 3"
     assert entries[0].what == "deleted"
     assert (entries[1].outcome, entries[1].result) == ("failed", "failed: HTTP 400: bad city")
     assert results(entries) == ["applied", "failed"]

@@ -33,6 +33,7 @@ from app.ui.form.banner import FormMessages
 from app.ui.form.field_input import FieldInput, is_empty, same_value
 from app.ui.form.fields import FormFields
 from app.ui.form.layouts import CREATED_ELSEWHERE, READ_ONLY_FIELDS
+from app.words import count
 
 Confirm = Callable[[str], bool]
 
@@ -252,7 +253,7 @@ class RecordForm(QWidget):
         self.saved.emit(seqs)
         if self.push_on_save:
             self.push_requested.emit(seqs)
-        self.message.emit(f"{text}: {len(seqs)} change(s).")
+        self.message.emit(f"{text}: {count(len(seqs), 'change')}.")
 
     def _load(self, record: dict[str, Any]) -> None:
         self._loaded = dict(record)
@@ -371,7 +372,9 @@ class RecordForm(QWidget):
         self.delete()
 
     def _ask(self, question: str) -> bool:
-        answer = QMessageBox.question(self, self.resource.title, question)
+        # Titled with what is asked ("Delete customer “Acme”?"), not a bare resource name.
+        title = question.partition("?")[0].strip()[:60] + "?"
+        answer = QMessageBox.question(self, title, question)
         return answer == QMessageBox.StandardButton.Yes
 
 

@@ -18,9 +18,9 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
-from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSettings, QSize, QTimer
 from PySide6.QtGui import QFontDatabase, QIcon
-from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QDialog, QWidget
 
 from app import APP_NAME, ORG_NAME, __version__
 from app.api.errors import InvalidValue, StoreUnavailable
@@ -38,6 +38,7 @@ from app.ui.launch.first_run import FirstRunDialog
 from app.ui.launch.single_instance import ProfileInUse, ProfileLock, in_use_elsewhere
 from app.ui.session.session import ShowSession
 from app.ui.session.tasks import ShowLoop, TaskRunner
+from app.ui.window.asking import ask_user, warning_box
 from app.ui.window.main_window import MainWindow
 from app.ui.window.profile_dialog import ProfileDialog
 
@@ -50,6 +51,7 @@ EXIT_REFUSED, EXIT_NOTHING_OPENED, EXIT_CRASHED = 1, 2, 70
 
 Ask = Callable[[str], bool]
 Tell = Callable[[str], None]
+NOT_OPENED = "Show not opened"  # the title of what `tell` says (a profile refused or unwritable)
 
 
 def application() -> QApplication:
@@ -274,16 +276,13 @@ class ShowDesk:
 
 
 def _ask_user(parent: QWidget, question: str) -> bool:
-    answer = QMessageBox.question(parent, APP_NAME, question)
-    return answer == QMessageBox.StandardButton.Yes
+    return ask_user(parent, question)  # titled with the question, never a bare "ShowDesk"
 
 
 def _tell_user(parent: QWidget, text: str) -> None:
-    """A warning; modal only when no asyncio loop runs (never a nested loop inside a task)."""
-    box = QMessageBox(
-        QMessageBox.Icon.Warning, APP_NAME, text, QMessageBox.StandardButton.Ok, parent
-    )
-    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    """A warning; modal only when no asyncio loop runs (never a nested loop inside a task).
+    Every message ShowDesk tells here is about a show that was not opened: its title says so."""
+    box = warning_box(parent, NOT_OPENED, text)
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -40,6 +40,8 @@ from app import APP_NAME
 from app.api.errors import StoreUnavailable
 from app.logs import file_handler, log_path, redact
 from app.ui.session.tasks import is_unexpected
+from app.ui.window.asking import warning_box
+from app.words import count
 
 log = logging.getLogger(__name__)
 
@@ -66,9 +68,11 @@ class CrashDialog(QMessageBox):
         self.setIcon(QMessageBox.Icon.Critical)
         self.setWindowTitle(f"{APP_NAME} — unexpected error")
         self.setText(f"{APP_NAME} ran into an unexpected error ({report.where}).")
+        forms = count(report.rescued, "form")
         kept = (
-            f"\n\nThe {report.rescued} form(s) you had not saved were kept: keep working with "
-            "them, or quit and they will be offered back when you open this show again."
+            f"\n\nThe {forms} you had not saved {'was' if report.rescued == 1 else 'were'} kept: "
+            "keep working with them, or quit and they will be offered back when you open this "
+            "show again."
             if report.rescued
             else ""
         )
@@ -196,18 +200,13 @@ class CrashReporter(QObject):
         what was not done and why, in a warning, without the crash dialog's alarm."""
         message = str(getattr(exc, "message", "") or exc)
         log.warning("Not done: %s", message)
-        box = QMessageBox(
-            QMessageBox.Icon.Warning,
-            APP_NAME,
-            f"That could not be done: {_redacted(message)}",
-            QMessageBox.StandardButton.Ok,
-            self.window,
+        box = warning_box(
+            self.window, "Could not be done", f"That could not be done: {_redacted(message)}"
         )
         if isinstance(exc, StoreUnavailable):
             box.setInformativeText(
                 "Nothing of it was saved. The changes you had made before are safe in the outbox."
             )
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.warnings.append(box.text())
         self.warning = box
         if self._loop is not None and self._loop.is_running():

@@ -13,6 +13,7 @@ from app.drafts import Draft, DraftStash
 from app.ui.form.record_form import RecordForm
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.window.main_window import MainWindow
+from app.words import count
 
 
 def collect_drafts(window: MainWindow) -> list[Draft]:
@@ -75,7 +76,9 @@ def offer_drafts(window: MainWindow, stash: DraftStash, ask: Callable[[str], boo
     drafts = stash.load()
     if not drafts:
         return 0
-    names = "\n".join(f"• {d.label or d.resource} ({len(d.values)} field(s))" for d in drafts)
+    names = "\n".join(
+        f"• {d.label or d.resource} ({count(len(d.values), 'field')})" for d in drafts
+    )
     question = (
         f"ShowDesk stopped on an error while these forms had unsaved changes:\n\n{names}\n\n"
         "Put them back in their forms? (You can still check them before saving.)"

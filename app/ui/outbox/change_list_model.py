@@ -24,6 +24,7 @@ from app.sync.change_list import (
 )
 from app.ui.common.list_model import column_title
 from app.ui.common.palette import Hue, text
+from app.words import count
 
 Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("State", "Resource", "Record", "Operation", "Changes", "Attempts", "Last error")
@@ -146,7 +147,7 @@ class OutboxModel(QAbstractItemModel):
                 res.title if res else record.resource,
                 record.key_text(res.key if res else None),
                 record.ops,
-                record.summary() if n == 1 else f"{record.summary()} ({n} changes)",
+                record.summary() if n == 1 else f"{record.summary()} ({count(n, 'change')})",
                 str(record.attempts),
                 record.last_error or "",
             )

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -43,6 +42,7 @@ from app.sync.push_history import (
 from app.ui.common.list_model import Index, ListModel
 from app.ui.common.palette import Hue, text
 from app.ui.common.references import show_date
+from app.ui.common.when_shown import RefreshWhenShown
 
 Start = Callable[[Coroutine[Any, Any, Any]], object]
 AskPath = Callable[[str], Path | None]
@@ -115,7 +115,7 @@ class HistoryView(QWidget):
         self._start = start  # runs a coroutine on the window's loop (TaskRunner.start)
         self._ask_path = ask_path
         self.exporting: asyncio.Task[int] | None = None
-        self._stale = False  # a push settled changes while the history was not on screen
+        self.when_shown = RefreshWhenShown(self, self.refresh)  # pushes while not on screen
         self.model = HistoryModel(registry, who, self)
         self.table = QTableView(self)
         self.filter_edit = QLineEdit(
@@ -144,16 +144,7 @@ class HistoryView(QWidget):
     def on_push_finished(self, _report: object) -> None:
         """A push settled changes: they are in the audit log now (read at once when the history
         is on screen, else when it is shown next)."""
-        if self.isVisible():
-            self.refresh()
-        else:
-            self._stale = True
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._stale:
-            self._stale = False
-            self.refresh()
+        self.when_shown.changed()
 
     def on_filter_changed(self, *_args: object) -> None:
         self._show()

@@ -45,6 +45,7 @@ from app.sync.change_list import diff_text, format_value, record_text
 from app.sync.push_plan import PushPlan, plan_push, plan_text
 from app.ui.outbox.change_list_model import COLUMNS, ERROR_COLUMN, OutboxModel
 from app.ui.outbox.conflict_dialog import ConflictDialog
+from app.words import count
 
 Selection = QItemSelectionModel.SelectionFlag
 Confirm = Callable[[str], bool]
@@ -54,7 +55,7 @@ __all__ = ["COLUMNS", "OutboxModel", "OutboxView", "detail_text", "diff_text", "
 
 def detail_text(change: Change) -> str:
     """Everything known about one change, for the detail pane."""
-    lines = [f"#{change.seq} {change.op} · {change.state} · {change.attempts} attempt(s)"]
+    lines = [f"#{change.seq} {change.op} · {change.state} · {count(change.attempts, 'attempt')}"]
     lines += [f"  {line}" for line in diff_text(change, "\n").splitlines()]
     if change.last_error:
         lines += ["", f"Error: {change.last_error}"]
@@ -249,7 +250,7 @@ class OutboxView(QWidget):
         if not doomed:
             return
         n = len(doomed)
-        what = "this change" if n == 1 else f"these {n} changes"
+        what = "this change" if n == 1 else f"these {count(n, 'change')}"
         if every:
             res = self._registry.resources.get(self.model.scope or "")
             where = res.title if res else "the outbox"

@@ -63,7 +63,6 @@ def attach_panels(tab: ResourceTab, form: RecordForm, context: PanelContext) -> 
         form.record_shown.connect(panel.on_form_record_shown)
         panel.record_chosen.connect(lambda record_id, t=tab: _select(t, record_id))
         context.session.data_changed.connect(panel.on_session_data_changed)
-        context.session.push_finished.connect(panel.reload)
     side.hold(form, holder)
     for panel in panels:
         panel.on_form_record_shown(form.record_id or "")

@@ -3,7 +3,8 @@ Move down to reorder siblings, "Define levels…" to name the levels.
 
 Groups name their parent by `parentID` (the parent's `salesRepGroupID`) and their place among
 siblings by `position`. The tree shows the cached groups with the changes still queued laid
-over them, so a drag shows its result at once; each gesture is queued through
+over them by the one overlay (app/sync/overlay.py `PendingOverlay.arranged`: moves and reorders
+in queue order), so a drag shows its result at once; each gesture is queued through
 `Editor.special` (`move`, `reorder`, `define-levels`) in one queue for the whole hierarchy
 (they depend on each other's order), one undo step each, and sent with the next Push like a
 cell edit. The server renumbers the
@@ -26,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from app.api.registry import Resource
 from app.store.changes import Change
-from app.sync.edits import is_record_change
+from app.sync.overlay import PendingOverlay
 from app.ui.panels.levels_dialog import AskLevels, Level, ask_levels
 from app.ui.panels.record_panel import PanelContext, RecordPanel, failure_text
 
@@ -132,8 +133,9 @@ class HierarchyView(RecordPanel):
         if position is not None:
             body["position"] = position
         fields = ("parentID", "position")
+        before = {"parentID": self.parent_of(group), "position": group.get("position")}
         seq = self.special(SLUG, "move", params={"id": record_id}, body=body, record_id=QUEUE,
-                           changed_fields=fields)  # fmt: skip
+                           changed_fields=fields, before=before)  # fmt: skip
         where = self._name_of(parent_key) or "the top"
         self.queue([] if seq is None else [seq], f"{group.get('name')} moved under {where}")
         return seq
@@ -149,9 +151,11 @@ class HierarchyView(RecordPanel):
         there = here + step
         if not 0 <= there < len(order):
             return None
+        before = {"parentID": parent, "order": list(order)}
         order[here], order[there] = order[there], order[here]
-        seq = self.special(SLUG, "reorder", body={"parentID": parent, "order": order},
-                           record_id=QUEUE, changed_fields=("position",))  # fmt: skip
+        body = {"parentID": parent, "order": order}
+        seq = self.special(SLUG, "reorder", body=body, record_id=QUEUE,
+                           changed_fields=("position",), before=before)  # fmt: skip
         where = "up" if step < 0 else "down"
         self.queue([] if seq is None else [seq], f"{group.get('name')} moved {where}")
         return seq
@@ -163,7 +167,8 @@ class HierarchyView(RecordPanel):
         if levels is None:
             return None
         body = [{"level": lv.level, "name": lv.name} for lv in levels]
-        seq = self.special(SLUG, "define-levels", body=body, record_id=QUEUE)
+        before = [{"level": lv.level, "name": lv.name} for lv in self.levels] or None
+        seq = self.special(SLUG, "define-levels", body=body, record_id=QUEUE, before=before)
         self.queue([] if seq is None else [seq], f"{len(levels)} hierarchy level(s) defined")
         return seq
 
@@ -195,7 +200,10 @@ class HierarchyView(RecordPanel):
         self._update_buttons()
 
     def _draw(self) -> None:
-        self.groups = self._groups()
+        overlay = PendingOverlay.read(self.editor.outbox, SLUG)  # the one overlay, moves in order
+        self.groups = overlay.arranged(
+            self.editor.cache.records(SLUG), self.editor.registry[SLUG].key
+        )
         self._keys = {g.get("salesRepGroupID") for g in self.groups.values()}
         self._children = {}
         for group in self.groups.values():
@@ -206,7 +214,7 @@ class HierarchyView(RecordPanel):
         names = {lv.level: lv.name for lv in self.levels}
         self.model.clear()
         self.model.setHorizontalHeaderLabels(["Group", "ID", "Level"])
-        queued = {c.params.get("id") for c in self.pending(record_id=QUEUE)}
+        queued = {str(c.params.get("id")) for c in overlay.placements}
 
         def add(parent: QStandardItem, key: str | None) -> None:
             for group in self.groups_under(key):
@@ -274,20 +282,6 @@ class HierarchyView(RecordPanel):
         found = [g for g in self.groups.values() if g.get("salesRepGroupID") == key]
         return str(found[0].get("name")) if found and key is not None else None
 
-    def _groups(self) -> dict[str, Group]:
-        """The cached groups with the queued changes laid over them, in queue order."""
-        groups = {str(g["id"]): dict(g) for g in self.editor.cache.records(SLUG) if g.get("id")}
-        for change in self.editor.outbox.changes(("pending", "sending"), SLUG):
-            if change.op == "delete":
-                groups.pop(change.record_id, None)
-            elif is_record_change(change):
-                groups[change.record_id] = {
-                    **groups.get(change.record_id, {}), **change.payload, "id": change.record_id,
-                }  # fmt: skip
-            elif change.op in ("move", "reorder"):
-                _apply(groups, change.op, change.params, change.payload.get("body") or {})
-        return groups
-
     def _levels(self) -> list[Level]:
         """The level names last defined here (the API publishes no way to read them)."""
         changes = self.editor.outbox.changes(("pending", "sending", "done"), SLUG)
@@ -316,32 +310,6 @@ def _under(groups: dict[str, Group], key: str | None, ancestor: Any) -> bool:
         seen.add(key)
         key = by_key.get(key, {}).get("parentID")
     return False
-
-
-def _apply(groups: dict[str, Group], op: str, params: dict[str, Any], body: Any) -> None:
-    """Lay a queued move or reorder over the groups, as the server will do it."""
-    if not isinstance(body, dict):
-        return
-    parent = body.get("parentID")
-
-    def siblings(without: str | None = None) -> list[Group]:
-        kids = [g for g in groups.values() if g.get("parentID") == parent and g["id"] != without]
-        return sorted(kids, key=lambda g: g.get("position") or 0)
-
-    if op == "move":
-        group = groups.get(str(params.get("id")))
-        if group is None:
-            return
-        others = siblings(group["id"])
-        position = body.get("position") or len(others) + 1
-        others.insert(min(int(position), len(others) + 1) - 1, group)
-        group["parentID"] = parent
-        ordered = others
-    else:
-        by_key = {g.get("salesRepGroupID"): g for g in siblings()}
-        ordered = [by_key[k] for k in body.get("order") or () if k in by_key]
-    for position, group in enumerate(ordered, start=1):
-        group["position"] = position
 
 
 def _row(group: Group, level_names: dict[int, str], queued: bool) -> list[QStandardItem]:

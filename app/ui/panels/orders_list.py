@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -29,6 +28,7 @@ from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.sync.orders import ORDER_LINES, Order, read_orders
 from app.ui.common.list_model import Index, ListModel
+from app.ui.common.when_shown import RefreshWhenShown
 
 COLUMNS = ("PO number", "Customer", "Delivery date", "Lines", "Quantity", "Amount")
 NUMERIC = (3, 4, 5)
@@ -122,7 +122,7 @@ class OrdersView(QWidget):
         # Reading 80,000 lines takes a second or two: in a worker thread when one is given.
         self._background = background
         self._reads = 0  # a newer read's orders win over an older one's
-        self._stale = False  # order lines changed while the list was not on screen
+        self.when_shown = RefreshWhenShown(self, self.refresh)  # lines changed while hidden
         self.model = OrdersModel(cache, outbox, self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
@@ -158,16 +158,7 @@ class OrdersView(QWidget):
         (at once when the list is on screen, else when it is shown next)."""
         if slugs and ORDER_LINES not in slugs:
             return
-        if self.isVisible():
-            self.refresh()
-        else:
-            self._stale = True
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._stale:
-            self._stale = False
-            self.refresh()
+        self.when_shown.changed()
 
     def shown_orders(self) -> list[Order]:
         """The orders as listed now (filtered and sorted)."""

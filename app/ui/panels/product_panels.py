@@ -114,6 +114,13 @@ class PricingPanel(RecordPanel):
         super().on_session_data_changed(slugs)
         self.form.on_session_data_changed(slugs)
 
+    def on_session_outbox_changed(self, slugs: list[str]) -> None:
+        """What is queued for price lists changed (a push settled it, an undo, the outbox
+        view): the list and the price list's form show it."""
+        super().on_session_outbox_changed(slugs)
+        if PRICING in slugs:
+            self.form.refresh()
+
     def _build(self) -> None:
         top = QWidget(self)
         column = QVBoxLayout(top)
@@ -132,7 +139,6 @@ class PricingPanel(RecordPanel):
         self.form.saved.connect(self.on_form_saved)
         self.form.push_requested.connect(self.on_form_push_requested)
         self.form.message.connect(self.message)
-        self.session.push_finished.connect(self.form.refresh)
 
 
 class InventoryPanel(RecordPanel):
@@ -194,10 +200,19 @@ class InventoryPanel(RecordPanel):
                 self.say("Not saved: correct the lines marked.")
             return []
         seq = self.special(INVENTORY, "bulk-update", body=changed,
-                           record_id=f"productID={self.key}")  # fmt: skip
+                           record_id=f"productID={self.key}", before=self._before())  # fmt: skip
         seqs = [] if seq is None else [seq]
         self.queue(seqs, f"Inventory of {self.key}: {len(changed)} line(s)")
         return seqs
+
+    def _before(self) -> list[dict[str, Any]] | None:
+        """The changed lines as the show had them, for "Revert on the show"; None when a line
+        is new (the API cannot remove an inventory line, so that save cannot be put back)."""
+        loaded = [self._line(ln) for ln in self._loaded]
+        changed = [i for i, ln in enumerate(self.rows()) if i >= len(loaded) or ln != loaded[i]]
+        if any(i >= len(loaded) for i in changed):
+            return None
+        return [{"productID": self.key, **loaded[i]} for i in changed]
 
     # ---------------------------------------------------------------------------- drawing
 

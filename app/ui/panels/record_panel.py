@@ -5,7 +5,9 @@ A `RecordPanel` follows the record the form shows (`show_record`) and queues the
 through the window's `Editor` (the one path into the outbox) like any cell edit: the gesture is
 ONE undo step on the window's stack (`UndoableEdits.queued`: "Undo Patch 7 moved under North in
 Sales rep groups") and reaches the show only with the next Push, whose outcome the panel then
-shows (`after_push`). The Pusher does not refresh the cache after
+shows (`after_push`). A panel redraws when what is queued for its resources changes
+(`ShowSession.outbox_changed`, the one signal views follow), whoever wrote it. The Pusher does
+not refresh the cache after
 a special operation, so a panel asks the session to re-sync what the operation changed
 (`resync`) and redraws when the new data arrives (`on_session_data_changed`).
 """
@@ -130,7 +132,9 @@ class RecordPanel(QWidget):
             self.reload()
 
     def on_session_outbox_changed(self, slugs: list[str]) -> None:
-        """An undo or redo (or the outbox view) changed what is queued: redraw."""
+        """What is queued for the panel's resources changed (a gesture, an undo or redo, the
+        outbox view, a push settling it): redraw. The one signal views follow; a push's
+        outcome messages come from `push_finished` (`after_push`)."""
         if set(slugs) & set(self.watched()):
             self.reload()
 

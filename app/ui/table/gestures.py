@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.sync.cell_text import cell_text
 from app.sync.edit_undo import AlreadyPushed, DeleteStep
 from app.ui.common.references import title_of
 from app.ui.table.grid_keys import GRID_COMMANDS, GridKeys
@@ -40,17 +40,6 @@ Ask = Callable[[str], bool]
 Prompt = Callable[[Sequence[str]], tuple[str, str] | None]  # fields → (field, value) or None
 Cell = tuple[int, int]  # (row, column) in the model, only while a gesture runs
 Triple = tuple[str, str, Any]  # (record id, field, value)
-
-
-def cell_text(value: Any) -> str:
-    """A value as a spreadsheet cell: blank for none, TRUE/FALSE, JSON for nested values."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, dict | list):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
 
 
 def to_tsv(rows: Sequence[Sequence[str]]) -> str:

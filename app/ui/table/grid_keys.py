@@ -51,7 +51,9 @@ GRID_COMMANDS: tuple[GridCommand, ...] = (
     GridCommand("paste", "Paste", QKeySequence.StandardKey.Paste),
     GridCommand("fill_down", "Fill down", "Ctrl+D"),
     GridCommand("fill_right", "Fill right", "Ctrl+R"),
-    GridCommand("clear", "Clear", QKeySequence.StandardKey.Delete),
+    # Plain Del, not StandardKey.Delete: on X11 that also means Ctrl+D, Fill down's key, and a
+    # key bound to two actions runs neither.
+    GridCommand("clear", "Clear", "Del"),
     GridCommand("set_field", "Set field on selected rows…", "Ctrl+Shift+E"),
     GridCommand("set_field_all", "Set field on all filtered rows…", ""),
     GridCommand("replace", "Find and replace in a column…", "Ctrl+H"),

@@ -30,7 +30,9 @@ from app.store.changes import ACTIVE, is_local_id
 from app.sync.edit_undo import AlreadyPushed, EditStep, QueuedStep
 from app.sync.edits import Editor, FieldEdit, Rejected
 from app.sync.overlay import PendingOverlay
+from app.sync.revert import CannotRevert
 from app.ui.common.references import title_of
+from app.words import count
 
 UNDO_LIMIT = 200
 Cell = tuple[str, str]  # (record id, field)
@@ -122,7 +124,7 @@ class QueuedChangesCommand(QUndoCommand):
             self.editing.editor.withdraw(self.step)
         except AlreadyPushed as exc:
             self.setObsolete(True)
-            self.editing.refuse(self, exc, None)
+            self.editing.refuse(self, exc, self.step)
             return
         self._queued = False
         self.editing.notify_written(self.slugs)
@@ -149,7 +151,7 @@ class UndoableEdits(QObject):
         self.stack = stack if stack is not None else QUndoStack(self)
         if self.stack.undoLimit() == 0 and self.stack.count() == 0:
             self.stack.setUndoLimit(UNDO_LIMIT)
-        self.revertible: tuple[str, EditStep] | None = None  # (name, step) of a refused undo
+        self.revertible: tuple[str, EditStep | QueuedStep] | None = None  # of a refused undo
 
     def edit_cells(
         self,
@@ -197,6 +199,8 @@ class UndoableEdits(QObject):
         name, step = self.revertible
         self.revertible = None
         self.revertible_changed.emit(False)
+        if isinstance(step, QueuedStep):
+            return self._revert_queued(name, step)
         values = [(e.record_id, e.field, e.value) for e in step.undo]
         return self.edit_cells(step.slug, values, "Revert", name=f"revert of {name}")
 
@@ -204,15 +208,30 @@ class UndoableEdits(QObject):
         self,
         command: QUndoCommand,
         exc: AlreadyPushed,
-        step: EditStep | None,
+        step: EditStep | QueuedStep | None,
         advice: str = "Change it again to put it back; the change goes with the next Push.",
     ) -> None:
-        """An undo reached changes already pushed: say so; an edit becomes revertible."""
-        if step is not None and step.undo:
+        """An undo reached changes already pushed: say so; the step becomes revertible."""
+        if step is not None and (isinstance(step, QueuedStep) or step.undo):
             self.revertible = (command.text(), step)
             advice = "Edit ▸ Revert on the show queues the old values as a new change."
+            if isinstance(step, QueuedStep):
+                advice = "Edit ▸ Revert on the show queues the opposite change, pending until Push."
         self.revertible_changed.emit(self.revertible is not None)
         self.refused.emit(f"Cannot undo {command.text()}: {exc}. {advice}")
+
+    def _revert_queued(self, name: str, step: QueuedStep) -> Outcome | None:
+        """A panel's pushed gesture: its inverse queued (`Editor.revert_queued`) as one undo
+        step; refused with the reason when the API cannot express it."""
+        try:
+            reverted = self.editor.revert_queued(step)
+        except CannotRevert as exc:
+            self.refused.emit(f"Cannot revert {name} on the show: {exc}.")
+            return None
+        slugs = sorted({c.resource for s in reverted.seqs if (c := self.editor.outbox.get(s))})
+        self.stack.push(QueuedChangesCommand(self, slugs, reverted.seqs, f"revert of {name}"))
+        self.notify_written(slugs)
+        return Outcome(slugs[0] if slugs else "")
 
     def notify(self, outcome: Outcome) -> None:
         self.applied.emit(outcome)
@@ -261,4 +280,4 @@ def refused_text(rejected: Sequence[Rejected]) -> str:
         return ""
     shown = "; ".join(f"{r.edit.field}: {r.reason}" for r in rejected[:3])
     more = f" (and {len(rejected) - 3} more)" if len(rejected) > 3 else ""
-    return f"{len(rejected)} value(s) refused: {shown}{more}"
+    return f"{count(len(rejected), 'value')} refused: {shown}{more}"

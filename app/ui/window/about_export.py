@@ -1,5 +1,6 @@
 """Two File-menu errands of the window, kept out of its frame: the About text, and writing an
-export file from the cache in a worker thread (the window stays responsive)."""
+export file from the cache in a worker thread (the window stays responsive): the current tab's
+view, or a whole resource."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import asyncio
 import platform
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import qVersion
 from PySide6.QtWidgets import QWidget
@@ -17,7 +18,12 @@ from app.logs import log_path
 from app.settings import config_dir, data_dir
 from app.ui.common.files import ExportResult, Opener
 from app.ui.session.session import ShowSession
+from app.ui.table.resource_tab import ResourceTab
+from app.ui.table.view_export import view_options
 from app.words import count
+
+if TYPE_CHECKING:
+    from app.ui.window.main_window import MainWindow
 
 Say = Callable[..., None]  # the status bar's show_message(text[, timeout])
 
@@ -56,3 +62,21 @@ async def export_to_file(
     box = ExportResult(owner, title, result.rows, Path(result.path), opener)
     box.show()
     return box
+
+
+def export_resource(window: MainWindow, slug: str | None) -> None:
+    """The current tab's view (its filters, sort and shown columns) when `slug` is None
+    (File ▸ Export), else the whole resource `slug` (the tree), to the file the user picks."""
+    session = window.session
+    tab = window.tabs.currentWidget()
+    view = tab if slug is None and isinstance(tab, ResourceTab) else None
+    slug = slug or (view.resource.slug if view is not None else None)
+    if session is None or slug is None:
+        return
+    options = view_options(view, session.outbox) if view is not None else {}
+    path = window.ask_path(f"Export {session.registry[slug].title}", f"{slug}.csv")
+    if path is not None:
+        work = export_to_file(
+            session, slug, path, options, window.status.show_message, owner=window
+        )
+        window.tasks.start(work, what="Export")

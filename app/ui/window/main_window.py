@@ -20,32 +20,34 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QMetaObject, QObject, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QMetaObject, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QUndoStack
 from PySide6.QtWidgets import QMainWindow, QMessageBox, QSplitter, QTabWidget
 
 from app import APP_NAME
 from app.settings import ProfileStore
-from app.sync.puller import SyncReport
-from app.sync.push_review import summarize
-from app.sync.pusher import PushReport
 from app.ui.common.files import ask_save_path
 from app.ui.common.references import ReferenceNames
-from app.ui.form.record_form import RecordForm
 from app.ui.outbox.outbox_view import OutboxView
-from app.ui.panels.attach import attach_panels
-from app.ui.panels.record_panel import PanelContext
 from app.ui.session.session import ShowSession
 from app.ui.session.tasks import TaskRunner
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.undo_commands import UNDO_LIMIT, Outcome, UndoableEdits
-from app.ui.table.view_export import view_options
-from app.ui.window import actions, layout_memory, navigation, show_lists, show_tabs
-from app.ui.window.about_export import about_text, export_to_file
+from app.ui.window import (
+    actions,
+    layout_memory,
+    navigation,
+    record_forms,
+    show_lists,
+    show_tabs,
+)
+from app.ui.window.about_export import about_text, export_resource
+from app.ui.window.asking import ask_user
 from app.ui.window.centre import ShowCentre
 from app.ui.window.profile_manager import ProfileManager
 from app.ui.window.push_review import PushGate
 from app.ui.window.resource_tree import ResourceTree
+from app.ui.window.session_events import SessionEvents
 from app.ui.window.status_bar import ShowStatusBar
 
 Ask = Callable[[str], bool]
@@ -73,8 +75,8 @@ class MainWindow(QMainWindow):
         self.tasks = tasks
         self.session: ShowSession | None = None
         self.references: ReferenceNames | None = None
-        self._ask = ask or self._ask_user
-        self._ask_path = ask_path or self._ask_save_path
+        self.ask: Ask = ask or self._ask_user
+        self.ask_path: AskPath = ask_path or self._ask_save_path
         self.tabs = QTabWidget(self, tabsClosable=True, movable=True, documentMode=True)
         self.tabs.tabCloseRequested.connect(self.on_tabs_tab_close_requested)
         self.tabs.currentChanged.connect(self.on_tabs_current_changed)
@@ -93,7 +95,7 @@ class MainWindow(QMainWindow):
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(UNDO_LIMIT)
         self.undoable_edits: UndoableEdits | None = None
-        self.push_gate: PushGate | None = None  # every push: reviewed first when large
+        self.events: SessionEvents | None = None  # the attached session's signals, its pushes
         self.actions_ = actions.render(self, {**self._handlers(), **navigation.install(self)})
         self._wire_undo()
         tasks.on_error = self.on_tasks_error
@@ -112,7 +114,6 @@ class MainWindow(QMainWindow):
         self.undoable_edits.applied.connect(self.on_edits_applied)
         self.undoable_edits.refused.connect(self.status.show_message)  # issue 14 (k6): undo
         self.undoable_edits.revertible_changed.connect(self.actions_["revert_on_show"].setEnabled)
-        self.push_gate = PushGate(session, self)
         self.tree = ResourceTree(session.registry, counts=session.cache.counts(), owner=self)
         self.tree.set_not_offered(session.cache.not_offered())
         self.tree.open_requested.connect(self.open_resource)
@@ -120,35 +121,18 @@ class MainWindow(QMainWindow):
         self.tree.export_requested.connect(self.export_resource)
         self.splitter.insertWidget(0, self.tree)
         layout_memory.restore_tree_width(self.splitter, self.settings)
-        self._wire_status(session)
-        self._links += self.centre.follow(session)
-        self._update_title()
-        self.on_session_data_changed([])
-        self.on_session_outbox_changed([])
+        self.events = SessionEvents(self, session)  # its signals → status bar, title, pushes
+        self.follow(*self.centre.follow(session))
+        self.update_title()
+        self.events.on_data_changed([])
+        self.events.on_outbox_changed([])
         for slug in layout_memory.saved_tabs(self.settings, session.profile.name):
             if slug in session.registry:
                 self.open_resource(slug, True)
 
-    def _wire_status(self, session: ShowSession) -> None:
-        profile = session.profile
-        self.status.set_profile(profile.name, profile.show_id)
-        links = [
-            (self.status.cancel_sync_requested, session.cancel_sync),
-            (self.status.outbox_requested, self.show_outbox),
-            (self.status.failures_requested, self.show_failures),
-            (session.governor.changed, self.status.on_governor_changed),
-            (session.sync_progress, self.status.on_sync_progress),
-            (session.sync_finished, self.on_session_sync_finished),
-            (session.push_progress, self.status.on_push_progress),
-            (session.push_finished, self.on_session_push_finished),
-            (session.online_changed, self.on_session_online_changed),
-            (session.reconnected, self.on_session_reconnected),
-            (session.data_changed, self.on_session_data_changed),
-            (session.outbox_changed, self.on_session_outbox_changed),
-            (session.problem, self.status.show_message),
-        ]
-        self._links = [signal.connect(slot) for signal, slot in links]
-        self.status.set_online(bool(session.online), session.data_as_of())
+    def follow(self, *links: QMetaObject.Connection) -> None:
+        """Connections of the window's views to the attached session: cut when it is detached."""
+        self._links += links
 
     def detach(self) -> None:
         """Let go of the session: state saved, tabs and tree removed, signals disconnected."""
@@ -162,10 +146,9 @@ class MainWindow(QMainWindow):
             if widget is not None:
                 widget.deleteLater()
         self.outbox_view = None
-        if self.push_gate is not None:
-            self.push_gate.session.push_requester = None
-            self.push_gate.deleteLater()
-            self.push_gate = None
+        if self.events is not None:
+            self.events.close()
+            self.events = None
         self.undo_stack.clear()
         if self.undoable_edits is not None:
             self.undoable_edits.deleteLater()
@@ -178,9 +161,10 @@ class MainWindow(QMainWindow):
         self.session = None
         self.references = None
         self.centre.forget()
-        self._update_title()
+        self.update_title()
 
-    def _update_title(self) -> None:
+    def update_title(self) -> None:
+        """The show's profile, and whether it is offline, in the window's title."""
         if self.session is None:
             self.setWindowTitle(APP_NAME)
             return
@@ -213,42 +197,10 @@ class MainWindow(QMainWindow):
         tab.message.connect(self.status.show_message)
         tab.review_requested.connect(self.show_outbox)
         session.watch_outbox(slug, tab).changed.connect(tab.model.refresh_pending)
-        self._attach_form(tab, session)
+        record_forms.attach_form(self, tab, session)  # the form beside it, and its panels
         navigation.follow_references(self, tab)  # Ctrl+click on a reference opens its record
         self.tabs.setCurrentIndex(self.tabs.addTab(tab, res.title))
         return tab
-
-    # --------------------------------------------------------------- record forms (issue 5)
-
-    def _attach_form(self, tab: ResourceTab, session: ShowSession) -> None:
-        """The record form beside the tab's table: its saves go through the session's Editor."""
-        if self.references is None:
-            return
-        form = RecordForm(
-            session.editor,
-            tab.resource,
-            self.references,
-            confirm=self._ask,
-            push_on_save=session.profile.push_on_save,
-        )
-        form.saved.connect(session.changes_written)
-        if self.undoable_edits is not None:  # issue 14 (k6): a Save is an undo step until pushed
-            form.saved.connect(lambda seqs, s=tab.resource.slug: self._form_saved(s, seqs))
-        form.push_requested.connect(self.on_form_push_requested)
-        form.message.connect(self.status.show_message)
-        session.data_changed.connect(form.on_session_data_changed)
-        session.push_finished.connect(form.refresh)  # follow what the push settled
-        tab.attach_form(form)
-        context = PanelContext(
-            session.editor, session, self.references, self._ask, self.undoable_edits
-        )
-        for panel in attach_panels(tab, form, context):  # per resource: app/ui/panels/attach.py
-            panel.queued.connect(session.changes_written)
-            panel.message.connect(self.status.show_message)
-
-    def on_form_push_requested(self, seqs: list[int]) -> None:
-        if self.session is not None and self.session.online:
-            self.session.request_push(seqs)
 
     def on_model_query_running(self, running: bool) -> None:
         self.status.show_busy("Sorting and filtering…" if running else None)
@@ -261,25 +213,7 @@ class MainWindow(QMainWindow):
 
     def show_outbox(self, slug: str | None = None) -> OutboxView | None:
         """The outbox tab, reviewing every change (or one resource's: a tab's badge)."""
-        session = self.session
-        if session is None:
-            return None
-        if self.outbox_view is None:
-            self.outbox_view = OutboxView(
-                session.outbox, session.registry, reserve=session.profile.interactive_reserve
-            )
-            self.outbox_view.push_requested.connect(self.request_push)
-            self.outbox_view.changed.connect(session.outbox_written)
-            self.outbox_view.on_governor_changed(session.client.governor.state())
-            self._links += [
-                session.governor.changed.connect(self.outbox_view.on_governor_changed),
-                session.outbox_changed.connect(self.outbox_view.refresh),
-            ]
-        if self.tabs.indexOf(self.outbox_view) < 0:
-            self.tabs.addTab(self.outbox_view, "Outbox")
-        self.outbox_view.set_scope(slug)
-        self.tabs.setCurrentWidget(self.outbox_view)
-        return self.outbox_view
+        return show_lists.open_outbox(self, slug)
 
     def show_failures(self) -> None:
         """The outbox on the changes the last push did not get through (the push summary)."""
@@ -287,10 +221,15 @@ class MainWindow(QMainWindow):
         if view is not None:
             view.show_failures()
 
+    @property
+    def push_gate(self) -> PushGate | None:
+        """The door every push of this window goes through (None with no show attached)."""
+        return self.events.gate if self.events is not None else None
+
     def request_push(self, seqs: list[int] | None = None) -> None:
         """Push (these changes only, when given): through the review when it is large."""
-        if self.push_gate is not None:
-            self.push_gate.request(seqs)
+        if self.events is not None:
+            self.events.request_push(seqs)
 
     def on_tabs_tab_close_requested(self, index: int) -> None:
         show_tabs.close_tab(self.tabs, index)
@@ -301,55 +240,10 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------------------ events
 
-    def on_session_sync_finished(self, report: SyncReport) -> None:
-        self.status.sync_finished()
-        if report.cancelled:
-            self.status.show_message("Sync cancelled: what was fetched is kept.")
-        elif report.not_offered and self.session is not None:
-            titles = ", ".join(self.session.registry[slug].title for slug, _ in report.not_offered)
-            self.status.show_message(f"Not offered by this show (skipped, greyed): {titles}")
-
-    def on_session_push_finished(self, report: PushReport) -> None:
-        self.status.push_finished(summarize(report))
-
-    def on_session_online_changed(self, online: bool) -> None:
-        assert self.session is not None
-        self.status.set_online(online, self.session.data_as_of())
-        self._update_title()
-
-    def on_session_reconnected(self) -> None:
-        # Asked from the event loop, not inside the task that signed in: a question's nested
-        # event loop inside a task's step would hold that task until it is answered.
-        QTimer.singleShot(0, self, self._offer_push)
-
-    def _offer_push(self) -> None:
-        if self.session is None:
-            return
-        pending = self.session.outbox.counts()["pending"]
-        if pending and self._ask(f"The show answers again. Push {pending} pending change(s) now?"):
-            self.session.push()
-
-    def on_session_data_changed(self, slugs: list[str]) -> None:
-        if self.session is None:
-            return
-        if self.references is not None:
-            self.references.refresh()
-        show_tabs.refresh_tabs(self.tabs, slugs)
-        if self.tree is not None:
-            counts = self.session.cache.counts()
-            self.tree.set_counts({r.slug: counts.get(r.slug, 0) for r in self.session.registry})
-            self.tree.set_not_offered(self.session.cache.not_offered())
-
     def on_edits_applied(self, outcome: Outcome) -> None:
         """An edit or undo of a table wrote the outbox: the session tells the views."""
         if self.session is not None:
             self.session.outbox_written([outcome.slug])
-
-    def on_session_outbox_changed(self, _slugs: list[str]) -> None:
-        """The status bar's counts of pending, failed and conflicting changes."""
-        if self.session is not None:
-            counts = self.session.outbox.counts()
-            self.status.set_outbox_counts({str(k): n for k, n in counts.items()})
 
     def on_tasks_error(self, what: str, exc: BaseException) -> None:
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
@@ -385,10 +279,6 @@ class MainWindow(QMainWindow):
         self.undo_stack.canRedoChanged.connect(redo.setEnabled)
         self.undo_stack.undoTextChanged.connect(lambda t: undo.setText(f"&Undo {t}".strip()))
         self.undo_stack.redoTextChanged.connect(lambda t: redo.setText(f"&Redo {t}".strip()))
-
-    def _form_saved(self, slug: str, seqs: list[int]) -> None:
-        if self.undoable_edits is not None:
-            self.undoable_edits.saved(slug, seqs)
 
     def on_revert_on_show_triggered(self) -> None:
         """Queue the old values of the pushed edit whose undo was refused (a new change)."""
@@ -427,18 +317,7 @@ class MainWindow(QMainWindow):
     def export_resource(self, slug: str | None) -> None:
         """Export from the cache to a file: the current tab's view (its filters, sort and shown
         columns) when `slug` is None (File ▸ Export), else the whole resource (the tree)."""
-        session = self.session
-        tab = self.tabs.currentWidget()
-        view = tab if slug is None and isinstance(tab, ResourceTab) else None
-        slug = slug or (view.resource.slug if view is not None else None)
-        if session is None or slug is None:
-            return
-        options = view_options(view, session.outbox) if view is not None else {}
-        path = self._ask_path(f"Export {session.registry[slug].title}", f"{slug}.csv")
-        if path is not None:
-            say = self.status.show_message
-            work = export_to_file(session, slug, path, options, say, owner=self)
-            self.tasks.start(work, what="Export")
+        export_resource(self, slug)
 
     # -------------------------------------------------------------------------- start page
 
@@ -447,7 +326,7 @@ class MainWindow(QMainWindow):
         page.open_requested.connect(self.open_resource)
         page.import_requested.connect(self.import_into)
         page.sync_requested.connect(lambda: self.session.sync() if self.session else None)
-        page.push_requested.connect(lambda: self.session.push() if self.session else None)
+        page.push_requested.connect(self.request_push)  # reviewed first when large, as Ctrl+S
         page.outbox_requested.connect(self.show_outbox)
 
     def import_into(self, slug: str) -> None:
@@ -459,8 +338,7 @@ class MainWindow(QMainWindow):
     # ---------------------------------------------------------------------- asking the user
 
     def _ask_user(self, question: str) -> bool:
-        answer = QMessageBox.question(self, APP_NAME, question)
-        return answer == QMessageBox.StandardButton.Yes
+        return ask_user(self, question)  # titled with the question, never a bare "ShowDesk"
 
     def _ask_save_path(self, title: str, suggested: str) -> Path | None:
         return ask_save_path(self, title, suggested, "CSV (*.csv);;Excel (*.xlsx);;JSON (*.json)")

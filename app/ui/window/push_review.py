@@ -35,13 +35,14 @@ from app.sync.push_plan import plan_push, plan_text
 from app.sync.push_review import needs_review, per_record
 from app.ui.outbox.outbox_view import diff_text, record_text
 from app.ui.session.session import ShowSession
+from app.words import count
 
 STEPS = (10, 20, 50, 100, 200, 500, 1000, 5000, 10_000)
 
 
-def suggested_threshold(count: int) -> int:
+def suggested_threshold(size: int) -> int:
     """The "don't ask again under N" offered: the next round number above this push's size."""
-    return next((n for n in STEPS if n > count), count + 1)
+    return next((n for n in STEPS if n > size), size + 1)
 
 
 def change_lines(change: Change) -> list[str]:
@@ -67,9 +68,9 @@ class PushReviewDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        count = len(changes)
-        self.setWindowTitle(f"Review the push — {count:,} changes")
-        self.heading = QLabel(f"<b>Push {count:,} changes to the show?</b>", self)
+        n = len(changes)
+        self.setWindowTitle(f"Review the push — {count(n, 'change')}")
+        self.heading = QLabel(f"<b>Push {count(n, 'change')} to the show?</b>", self)
         self.cost = QLabel(cost, self, wordWrap=True)
         self.cost.setObjectName("push-cost")
         self.tree = QTreeWidget(self)
@@ -77,10 +78,10 @@ class PushReviewDialog(QDialog):
         self._fill(changes, registry)
         self.dont_ask = QCheckBox("Don't ask again under", self)
         self.threshold = QSpinBox(self, minimum=1, maximum=1_000_000, suffix=" changes")
-        self.threshold.setValue(suggested_threshold(count))
+        self.threshold.setValue(suggested_threshold(n))
         self.buttons = QDialogButtonBox(self)
         self.push_button = self.buttons.addButton(
-            f"Push {count:,} changes", QDialogButtonBox.ButtonRole.AcceptRole
+            f"Push {count(n, 'change')}", QDialogButtonBox.ButtonRole.AcceptRole
         )
         self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         self.push_button.setDefault(True)

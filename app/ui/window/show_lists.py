@@ -1,4 +1,8 @@
-"""The window's list tabs beside the resource tabs: the orders list and the history of pushes.
+"""The window's list tabs beside the resource tabs: the outbox, the orders list and the history
+of pushes.
+
+The outbox tab reviews every pending change (or one resource's: a tab's badge); it follows the
+governor and the session's `outbox_changed`, and its Push goes through the window's review.
 
 Show ▸ Orders opens the orders list (app/ui/panels/orders_list.py); an order opened there
 (Enter, double-click) shows its lines: the order lines' tab filtered to the order, at its first
@@ -19,6 +23,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.sync.orders import ORDER_LINES, Order
 from app.ui.outbox.history_view import HistoryView
+from app.ui.outbox.outbox_view import OutboxView
 from app.ui.panels.orders_list import Background, OrdersView
 from app.ui.table.resource_tab import ResourceTab
 
@@ -128,10 +133,35 @@ def open_history(window: MainWindow) -> HistoryView | None:
         session.profile.name,
         cache=session.cache,
         start=lambda coro: session.tasks.start(coro, what="Export the history"),
-        ask_path=lambda suggested: window._ask_path(  # the window's file question
+        ask_path=lambda suggested: window.ask_path(  # the window's file question
             "Export the history of pushed changes", suggested
         ),
     )
     view.message.connect(window.status.show_message)
     session.push_finished.connect(view.on_push_finished)
     return _add(window, view, "push-history", "History of pushes")
+
+
+def open_outbox(window: MainWindow, slug: str | None = None) -> OutboxView | None:
+    """The outbox tab (made once per show, then brought forward) scoped to `slug` or to all."""
+    session = window.session
+    if session is None:
+        return None
+    view = window.outbox_view
+    if view is None:
+        view = OutboxView(
+            session.outbox, session.registry, reserve=session.profile.interactive_reserve
+        )
+        view.push_requested.connect(window.request_push)
+        view.changed.connect(session.outbox_written)
+        view.on_governor_changed(session.client.governor.state())
+        window.follow(
+            session.governor.changed.connect(view.on_governor_changed),
+            session.outbox_changed.connect(view.refresh),
+        )
+        window.outbox_view = view
+    if window.tabs.indexOf(view) < 0:
+        window.tabs.addTab(view, "Outbox")
+    view.set_scope(slug)
+    window.tabs.setCurrentWidget(view)
+    return view

@@ -11,7 +11,7 @@ a hidden page is marked stale and read again when shown).
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QShowEvent
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -33,6 +33,7 @@ from app.sync.show_summary import (
     push_line,
     summarize,
 )
+from app.ui.common.when_shown import RefreshWhenShown
 from app.ui.session.session import ShowSession
 
 FIRST_RESOURCE = "customers"
@@ -56,7 +57,7 @@ class StartPage(QWidget):
         self.setObjectName("start_page")
         self.session: ShowSession | None = None
         self.summary: ShowSummary | None = None
-        self._stale = False
+        self.when_shown = RefreshWhenShown(self, self._read)  # changes while another tab shows
         self.title = QLabel("No show is open", self)
         self.data = QLabel(self)
         self.changes = QLabel(self)
@@ -92,11 +93,14 @@ class StartPage(QWidget):
         self.refresh()
 
     def refresh(self, *_args: object) -> None:
-        """Read the figures again (any signal's arguments are ignored); later if hidden."""
-        if not self.isVisible() and self.summary is not None:
-            self._stale = True
-            return
-        self._stale = False
+        """Read the figures again (any signal's arguments are ignored); later if hidden (the
+        first reading at once)."""
+        if self.summary is None:
+            self._read()
+        else:
+            self.when_shown.changed()
+
+    def _read(self) -> None:
         session = self.session
         if session is None:
             self.summary = None
@@ -111,11 +115,6 @@ class StartPage(QWidget):
 
     def on_governor_changed(self, state: GovernorState) -> None:
         self.budget.setText(budget_line(state))
-
-    def showEvent(self, event: QShowEvent) -> None:
-        if self._stale:
-            self.refresh()
-        super().showEvent(event)
 
     # ------------------------------------------------------------------------------- slots
 

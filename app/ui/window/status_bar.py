@@ -87,6 +87,9 @@ class ShowStatusBar(QStatusBar):
         self._clock = clock
         self._governor: GovernorState | None = None
         self._busy: str | None = None  # the message of work under way (`show_busy`)
+        # A long message ("The show cannot be reached: … (Customers list (GET …): connection
+        # refused)") is cut where the permanent labels begin: all of it on hovering the bar.
+        self.messageChanged.connect(self.setToolTip)
         self.selection = QLabel(self)
         self.profile = QLabel(self)
         self.connection = QLabel(self)

@@ -69,7 +69,7 @@ def test_a_phone_typed_in_the_grid_is_the_same_in_the_form_the_outbox_and_the_ex
     change = view.model.change_at(0)
     assert (change.record_id, change.payload["phone"]) == (record_id, NEW_PHONE)
     shown = view.model.index(0, 4).data(Qt.ItemDataRole.DisplayRole)
-    assert shown == f"phone: {old_phone} → {NEW_PHONE}"
+    assert shown == f"Phone: {old_phone} → {NEW_PHONE}"
     # 4. an export of the view (File ▸ Export: the current tab's rows, columns and pending values)
     window.tabs.setCurrentWidget(tab)
     window.export_resource(None)

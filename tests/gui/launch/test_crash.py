@@ -145,7 +145,7 @@ def test_quit_after_a_crash_keeps_the_unsaved_form_and_offers_it_back(
     crashing.crash_with(lambda: QTimer.singleShot(0, boom))
     dialog = crashing.reporter.dialog
     assert dialog is not None
-    assert "1 form(s) you had not saved were kept" in dialog.informativeText()
+    assert "1 form you had not saved was kept" in dialog.informativeText()
     dialog.quit_button.click()
     assert crashing.quits == [True]
     stash = DraftStash(session.profile.drafts_path)
@@ -161,6 +161,7 @@ def test_quit_after_a_crash_keeps_the_unsaved_form_and_offers_it_back(
     desk = ShowDesk(again.window, again.session.tasks, ask=lambda q: questions.append(q) or True)
     assert desk.offer_drafts(DraftStash(profile.drafts_path)) == 1
     assert "unsaved changes" in questions[0] and "Customers" in questions[0]
+    assert "(1 field)" in questions[0]  # counted in words, never "field(s)"
     restored = again.window.tab_for("customers")
     assert restored is not None and restored.form is not None
     form = restored.form

@@ -65,7 +65,7 @@ def test_pushed_changes_are_listed_with_when_who_what_and_result(
         assert view.model.rowCount() == 2  # followed the push
         first = [view.model.index(0, c).data() for c in range(len(COLUMNS))]
         assert first[1:3] == ["Test show", "Customers"] and first[6] == "applied"
-        assert first[5].endswith("→ Oslo") and first[5].startswith("city: ")
+        assert first[5].endswith("→ Oslo") and first[5].startswith("City: ")
         assert {r[0] for r in rows(view)} == set(keys)
 
         window.open_resource("customers")  # behind another tab: read when shown again
@@ -76,7 +76,7 @@ def test_pushed_changes_are_listed_with_when_who_what_and_result(
         assert view.model.rowCount() == 2
         window.tabs.setCurrentWidget(view)
         assert view.model.rowCount() == 3
-        assert view.model.index(0, 5).data() == "city: Oslo → Bergen"  # newest first
+        assert view.model.index(0, 5).data() == "City: Oslo → Bergen"  # newest first
 
         view.filter_edit.setText(str(edited[1]["customerID"]))  # found by its business key
         assert [r[0] for r in rows(view)] == [keys[1]]
@@ -106,7 +106,7 @@ def test_the_result_filter_offers_the_outcomes_present(qtbot: QtBot, outbox: Out
     ]
     assert [r[0] for r in rows(view)] == ["c3", "c2", "c1"]  # newest first
     box.setCurrentText("failed")
-    assert rows(view) == [["c2", "update", "city: Paris → Oslo", "failed: HTTP 400: bad city"]]
+    assert rows(view) == [["c2", "update", "City: Paris → Oslo", "failed: HTTP 400: bad city"]]
     view.filter_edit.setText("lyon")
     assert rows(view) == [] and not view.export_button.isEnabled()
     box.setCurrentText(EVERY_RESULT)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 import qasync
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QToolBar, QToolButton
 from pytestqt.qtbot import QtBot
 
@@ -191,3 +192,14 @@ def test_ctrl_click_on_an_order_lines_customer_opens_that_customer(
     assert navigation.open_reference(window, "purchase-orders", "PO-1") is None
     assert window.tabs.currentWidget() is lines
     assert said == ["PO-1 is not a record ShowDesk can open"]
+
+
+def test_no_two_grid_commands_share_a_key_on_any_platform() -> None:
+    """A key bound to two actions runs neither: X11's standard Delete is also Ctrl+D (Fill down),
+    so the grid's keys are written out, never a platform's standard binding."""
+    keys = [c.key for c in GRID_COMMANDS if c.key]
+    standard = [c.name for c in GRID_COMMANDS if isinstance(c.key, QKeySequence.StandardKey)]
+    assert set(standard) <= {"copy", "paste"}  # Ctrl+C / Ctrl+V, on every platform
+    written = [QKeySequence(k).toString() for k in keys if isinstance(k, str)]
+    assert len(written) == len(set(written)), written
+    assert "Del" in written and "Ctrl+D" in written

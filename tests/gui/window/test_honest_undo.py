@@ -137,7 +137,19 @@ def test_a_hierarchy_move_waits_for_push_and_is_an_undo_step(
     assert session.outbox.changes(ACTIVE) == []
     message = window.status.currentMessage()
     assert message.startswith(f"Cannot undo {second['name']} moved up") and "Push" in message
-    assert not window.actions_["revert_on_show"].isEnabled()  # a move is reverted by moving
+    revert = window.actions_["revert_on_show"]  # issue 14: a pushed move can be reverted too
+    assert revert.isEnabled() and "Revert on the show" in message
+    revert.trigger()
+    [back] = session.outbox.changes(ACTIVE)
+    assert back.op == "reorder" and back.state == "pending"
+    assert back.payload["body"]["order"][:2] == [
+        first["salesRepGroupID"],
+        second["salesRepGroupID"],
+    ]
+    assert undo.text() == f"&Undo revert of {second['name']} moved up in Sales rep hierarchy"
+    push_all(loop, session)
+    back_home = server.show.get("sales-rep-groups", str(second["id"]))
+    assert back_home is not None and back_home["position"] == 2
 
 
 def test_level_names_wait_for_push_like_a_cell_edit(

@@ -61,7 +61,7 @@ def test_a_large_push_is_reviewed_first_and_dont_ask_again_is_kept(
     assert tree.topLevelItemCount() == 3  # one per record, its changes inside
     first = tree.topLevelItem(0)
     assert first is not None and first.text(0).startswith("Customers · ")
-    assert " → Alpha" in first.child(0).text(1) and first.child(0).text(1).startswith("city: ")
+    assert " → Alpha" in first.child(0).text(1) and first.child(0).text(1).startswith("City: ")
     # requests and time at the current budget (app/sync/push_plan.py)
     assert "4 requests (3 sends, 1 listing)" in dialog.cost.text()
     assert "/300 per 60 s" in dialog.cost.text()
@@ -123,3 +123,31 @@ def test_save_without_the_setting_only_queues(
     tab.form.buttons["Save"].click()
     loop.run_until_complete(until(lambda: not opened.session.tasks.busy))
     assert opened.session.outbox.counts()["pending"] == 1 and puts(server) == before
+
+
+def test_the_offer_to_push_when_the_show_answers_again_goes_through_the_review(
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+) -> None:
+    """ "The show answers again — push N now?" is a push like Ctrl+S: a large one is reviewed
+    first, and nothing reaches the show before the review is answered."""
+    show, port = server.show, server.port
+    opened = opened_with(loop, open_window, server, review_push_over=2)
+    session = opened.session
+    ids = edit_cities(opened, ["Alpha", "Beta", "Gamma"])
+    server.stop()
+    session.on_retry_timeout()  # what the reconnect timer does: the show is down
+    loop.run_until_complete(until(lambda: session.online is False and not session.tasks.busy))
+
+    with SimServer(show, config(rate_limit=300), port=port) as again:
+        session.on_retry_timeout()  # the show answers again: the window offers to push
+        gate = opened.window.push_gate
+        assert gate is not None
+        loop.run_until_complete(until(lambda: gate.dialog is not None, within=30))
+        assert opened.asked == ["The show answers again. Push 3 pending changes now?"]
+        dialog = review(opened)
+        assert dialog.tree.topLevelItemCount() == 3
+        assert puts(again) == 0 and session.outbox.counts()["pending"] == 3
+        dialog.push_button.click()
+        settled(loop, opened, 3)
+        assert puts(again) == 3
+        assert again.show.get("customers", ids[0])["city"] == "Alpha"  # type: ignore[index]

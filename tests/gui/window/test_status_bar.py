@@ -183,3 +183,14 @@ def test_the_meter_says_a_cut_rate_and_a_wait_for_budget(
     clock.now += 13
     bar.on_countdown_timeout()
     assert bar.pacing.text() == "rate cut to 120 this minute" and not bar.countdown.isActive()
+
+
+def test_a_message_too_long_for_the_bar_is_whole_in_its_tooltip(bar: ShowStatusBar) -> None:
+    said = (
+        "The show cannot be reached: 1 change stays pending, nothing lost "
+        "(Customers list (GET /Customer): connection refused)."
+    )
+    bar.show_message(said)
+    assert bar.currentMessage() == said and bar.toolTip() == said
+    bar.clearMessage()
+    assert bar.toolTip() == ""

@@ -1,0 +1,127 @@
+"""What the window does when its show's session says something, and the one door of its pushes.
+
+The session tells (signals) when it goes online or offline, when the show answers again, when a
+sync or a push finishes, when its data or its outbox changed, and when something went wrong;
+`SessionEvents` turns each into what the show administrator sees: the status bar's connection,
+counts, progress and summary, the window title, the tree's counts, and the offer to push when
+the show answers again. Every push the window starts — Ctrl+S, the outbox's and the start page's
+Push, a form's Save when the profile pushes on save, that offer — goes through its `PushGate`
+(app/ui/window/push_review.py): reviewed first when it is larger than the profile allows.
+
+One `SessionEvents` per attached session; `close()` disconnects all of it when the window lets
+the session go, so a closed show's signals never reach the next show's window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QMetaObject, QObject, QTimer
+
+from app.sync.puller import SyncReport
+from app.sync.push_review import summarize
+from app.sync.pusher import PushReport
+from app.ui.session.session import ShowSession
+from app.ui.window import show_tabs
+from app.ui.window.push_review import PushGate
+from app.words import count
+
+if TYPE_CHECKING:
+    from app.ui.window.main_window import MainWindow
+
+
+class SessionEvents(QObject):
+    """The window's answers to one session's signals, and its push gate.
+
+    Signals: none of its own (it only listens); its `gate` emits `reviewing(dialog)`.
+    """
+
+    def __init__(self, window: MainWindow, session: ShowSession) -> None:
+        super().__init__(window)
+        self.window = window
+        self.session = session
+        self.gate = PushGate(session, window)  # also the session's way to review forms' pushes
+        status = window.status
+        links = [
+            (status.cancel_sync_requested, session.cancel_sync),
+            (status.outbox_requested, window.show_outbox),
+            (status.failures_requested, window.show_failures),
+            (session.governor.changed, status.on_governor_changed),
+            (session.sync_progress, status.on_sync_progress),
+            (session.sync_finished, self.on_sync_finished),
+            (session.push_progress, status.on_push_progress),
+            (session.push_finished, self.on_push_finished),
+            (session.online_changed, self.on_online_changed),
+            (session.reconnected, self.on_reconnected),
+            (session.data_changed, self.on_data_changed),
+            (session.outbox_changed, self.on_outbox_changed),
+            (session.problem, status.show_message),
+        ]
+        self._links: list[QMetaObject.Connection] = [s.connect(slot) for s, slot in links]
+        status.set_profile(session.profile.name, session.profile.show_id)
+        status.set_online(bool(session.online), session.data_as_of())
+
+    def close(self) -> None:
+        """Let go of the session: no more of its signals reach the window; the gate is gone."""
+        for link in self._links:
+            QObject.disconnect(link)
+        self._links = []
+        self.session.push_requester = None
+        self.gate.deleteLater()
+        self.deleteLater()
+
+    # ---------------------------------------------------------------------------- pushing
+
+    def request_push(self, seqs: Sequence[int] | None = None) -> None:
+        """Push (these changes only, when given): through the review when it is large."""
+        self.gate.request(seqs)
+
+    def on_form_push_requested(self, seqs: list[int]) -> None:
+        """A form's Save when the profile pushes on save: while online, as Ctrl+S would."""
+        if self.session.online:
+            self.session.request_push(seqs)
+
+    def on_reconnected(self) -> None:
+        # Asked from the event loop, not inside the task that signed in: a question's nested
+        # event loop inside a task's step would hold that task until it is answered.
+        QTimer.singleShot(0, self, self._offer_push)
+
+    def _offer_push(self) -> None:
+        pending = self.session.outbox.counts()["pending"]
+        question = f"The show answers again. Push {count(pending, 'pending change')} now?"
+        if pending and self.window.ask(question):
+            self.request_push()  # the same door as Ctrl+S: reviewed first when it is large
+
+    def on_push_finished(self, report: PushReport) -> None:
+        self.window.status.push_finished(summarize(report))
+
+    # --------------------------------------------------------------------- what it tells
+
+    def on_sync_finished(self, report: SyncReport) -> None:
+        status = self.window.status
+        status.sync_finished()
+        if report.cancelled:
+            status.show_message("Sync cancelled: what was fetched is kept.")
+        elif report.not_offered:
+            titles = ", ".join(self.session.registry[slug].title for slug, _ in report.not_offered)
+            status.show_message(f"Not offered by this show (skipped, greyed): {titles}")
+
+    def on_online_changed(self, online: bool) -> None:
+        self.window.status.set_online(online, self.session.data_as_of())
+        self.window.update_title()
+
+    def on_data_changed(self, slugs: list[str]) -> None:
+        window = self.window
+        if window.references is not None:
+            window.references.refresh()
+        show_tabs.refresh_tabs(window.tabs, slugs)
+        if window.tree is not None:
+            counts = self.session.cache.counts()
+            window.tree.set_counts({r.slug: counts.get(r.slug, 0) for r in self.session.registry})
+            window.tree.set_not_offered(self.session.cache.not_offered())
+
+    def on_outbox_changed(self, _slugs: list[str]) -> None:
+        """The status bar's counts of pending, failed and conflicting changes."""
+        counts = self.session.outbox.counts()
+        self.window.status.set_outbox_counts({str(k): n for k, n in counts.items()})
