@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from app.api.denials import Denials
 from app.api.pacing import (
@@ -110,6 +110,33 @@ class Verdict(Enum):
 Observer = Callable[[GovernorState], None]
 
 
+@dataclass(frozen=True)
+class SharedPause:
+    """The team's latest pause as a member sees it: a new `number` is a new pause."""
+
+    number: int
+    left: float  # seconds until it ends (0: over)
+    attempt: int  # backoff tries of the team's current episode
+
+
+@runtime_checkable
+class TeamPacing(Protocol):
+    """A window a whole team shares (`app.team.budget.TeamWindow`): a throttling 403 of any
+    member pauses every member, and the adaptive allowance after it is the team's."""
+
+    def allowance(self) -> CubicAllowance: ...
+    def shared_pause(self) -> SharedPause | None: ...
+    def throttled(
+        self,
+        handle: int,
+        retry_after: float | None,
+        delay: Callable[[int], float],
+        measured: int,
+        answered: bool,
+    ) -> bool: ...
+    def cleared(self) -> None: ...
+
+
 class RateGovernor:
     """Paces one profile's requests and backs off, for all of them, when throttled."""
 
@@ -129,9 +156,14 @@ class RateGovernor:
         denials: Denials | None = None,
     ) -> None:
         self._window: RequestWindow = history or SlidingWindow(limit, window, margin)
+        # A team's window: its pause and its adaptive rate are every member's (None: solo).
+        self._team = self._window if isinstance(self._window, TeamPacing) else None
+        self._team_pause = 0  # the team pause this governor last followed
         self._reserve = interactive_reserve
         self.backoff = backoff or BackoffSchedule()
-        self.adaptive = adaptive or CubicAllowance(limit, window)
+        self.adaptive = adaptive or (
+            self._team.allowance() if self._team else CubicAllowance(limit, window)
+        )
         self.denials = denials or Denials()
         self._clock = clock
         self._rng = rng or random.Random()
@@ -160,12 +192,17 @@ class RateGovernor:
     def state(self) -> GovernorState:
         now = self._clock()
         allowance = self.adaptive.allowed(now)
+        paused_until, attempt = self._paused_until, self._attempt
+        shared = self._team.shared_pause() if self._team else None
+        if shared is not None and shared.left > 0:  # a teammate's pause, before it is followed
+            paused_until = max(paused_until or now, now + shared.left)
+            attempt = max(attempt, shared.attempt)
         return GovernorState(
             used=self._window.used(now),
             limit=self._window.limit,
             window=self._window.window,
-            paused_until=self._paused_until,
-            attempt=self._attempt,
+            paused_until=paused_until,
+            attempt=attempt,
             max_attempts=self.backoff.max_attempts,
             allowed=math.floor(allowance) if self.adaptive.active else None,
             waiting=self._waiting,
@@ -253,6 +290,8 @@ class RateGovernor:
         return allowed_requests(min(allowance, self._window.limit), self._reserve, interactive)
 
     def _blocked_for(self, now: float, interactive: bool, operation: str) -> float | None:
+        if self._team is not None:
+            self._follow_team(now)
         if self._paused_until is not None:
             if now < self._paused_until:
                 return self._paused_until - now
@@ -306,6 +345,8 @@ class RateGovernor:
         if self._attempt > 0 and slot.epoch == self._epoch:
             log.info("rate limiting cleared after %d backoff tries", self._attempt)
             self._end_episode()
+            if self._team is not None:
+                self._team.cleared()
 
     def on_403(
         self, slot: Slot, body: str, *, message: str = "", retry_after: float | None = None
@@ -326,7 +367,14 @@ class RateGovernor:
         if self.backoff.exhausted(self._attempt):
             self._end_episode()
             return Verdict.RATE_LIMITED
-        allowance = self.adaptive.cut(now, self._window.used(now), answered=self._answered(now))
+        used, answered = self._window.used(now), self._answered(now)
+        if self._team is not None and self._team.throttled(
+            slot.handle, retry_after, self._backoff_delay, used, answered
+        ):
+            self._cut_at = now
+            self._follow_team(now)  # the team paused (or this request was part of its last pause)
+            return Verdict.RETRY
+        allowance = self.adaptive.cut(now, used, answered=answered)
         self._cut_at = now
         self._pause(now, retry_after, allowance)
         return Verdict.RETRY
@@ -354,6 +402,33 @@ class RateGovernor:
             self._window.window,
         )
         self._notify()
+
+    def _backoff_delay(self, attempt: int) -> float:
+        """The pause before try `attempt` of an episode (full jitter)."""
+        return self.backoff.delay(attempt, self._rng)
+
+    def _follow_team(self, now: float) -> None:
+        """Pause with the team: any member's throttling 403 paused every member's requests."""
+        assert self._team is not None
+        shared = self._team.shared_pause()
+        if shared is None or shared.left <= 0:
+            return
+        until = now + shared.left
+        if shared.number != self._team_pause:
+            self._team_pause = shared.number
+            self._attempt = max(1, shared.attempt)
+            self._epoch += 1  # requests in flight were sent before it: the team accounted them
+            self._paused_until = until
+            log.warning(
+                "throttled (403): the team pauses all requests %.1f s, try %d of %d",
+                shared.left,
+                self._attempt,
+                self.backoff.max_attempts,
+            )
+            self._notify()
+        elif self._paused_until is None or until > self._paused_until + _RACE_WAIT:
+            self._paused_until = until  # a teammate was asked to wait longer (Retry-After)
+            self._notify()
 
     def _end_episode(self) -> None:
         self._attempt = 0

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from enum import Enum
+from typing import NamedTuple
 
 _EPSILON = 1e-9
 # A 403 body that talks about throttling (the vendor does not publish one; API.md).
@@ -174,6 +175,15 @@ def retry_after_seconds(value: str | None, now_wall: float) -> float | None:
     return min(max(seconds, 0.0), RETRY_AFTER_CAP)
 
 
+class CutState(NamedTuple):
+    """One throttling cut of a `CubicAllowance`: where it regains from, and since when."""
+
+    w_max: float
+    k: float
+    cut_at: float
+    floor: float
+
+
 @dataclass
 class CubicAllowance:
     """How many requests per window this profile allows itself after throttling: the AWS SDKs'
@@ -224,6 +234,19 @@ class CubicAllowance:
             self._w_max = None  # back at the limit: the adaptive mode is off until the next 403
             return float(self.limit)
         return min(float(self.limit), max(self._floor, grown))
+
+    def cut_state(self) -> CutState | None:
+        """The cut it is regaining from (None: at the limit), to share with a team."""
+        if self._w_max is None:
+            return None
+        return CutState(self._w_max, self._k, self._cut_at, self._floor)
+
+    def adopt(self, state: CutState | None) -> None:
+        """Regain from `state` (a teammate's cut, times on this allowance's clock) from now on."""
+        if state is None:
+            self._w_max = None
+            return
+        self._w_max, self._k, self._cut_at, self._floor = state
 
     def cut(self, now: float, measured: int, *, answered: bool = True) -> float:
         """A throttling 403 at `now` with `measured` requests in the window: the new allowance.

@@ -4,8 +4,9 @@ A migration, once released, is never edited: a change to the schema is a new one
 Each is one module with `SQL`, listed here in order; the number is its position (1-based).
 """
 
-from app.team.migrations import m0001_members
+from app.team.migrations import m0001_members, m0002_budget
 
 MIGRATIONS = [
     m0001_members,
+    m0002_budget,
 ]
