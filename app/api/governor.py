@@ -411,14 +411,16 @@ class RateGovernor:
         """Pause with the team: any member's throttling 403 paused every member's requests."""
         assert self._team is not None
         shared = self._team.shared_pause()
-        if shared is None or shared.left <= 0:
+        if shared is None:
             return
         until = now + shared.left
         if shared.number != self._team_pause:
             self._team_pause = shared.number
-            self._attempt = max(1, shared.attempt)
+            if shared.attempt == 0:  # that episode is over (the show answered since)
+                return
+            self._attempt = shared.attempt  # one probe goes first, as after its own pause
             self._epoch += 1  # requests in flight were sent before it: the team accounted them
-            self._paused_until = until
+            self._paused_until = until if shared.left > 0 else None
             log.warning(
                 "throttled (403): the team pauses all requests %.1f s, try %d of %d",
                 shared.left,
@@ -426,7 +428,9 @@ class RateGovernor:
                 self.backoff.max_attempts,
             )
             self._notify()
-        elif self._paused_until is None or until > self._paused_until + _RACE_WAIT:
+        elif shared.left > 0 and (
+            self._paused_until is None or until > self._paused_until + _RACE_WAIT
+        ):
             self._paused_until = until  # a teammate was asked to wait longer (Retry-After)
             self._notify()
 

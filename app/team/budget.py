@@ -371,7 +371,7 @@ class TeamWindow:
                 " cut_no = cut_no + 1, cut_at = to_timestamp(%s), w_max = %s, k = %s, floor = %s",
                 (attempt, seconds, state.cut_at, state.w_max, state.k, state.floor),
             )
-        log.warning("the team pauses %.1f s after a throttling 403 (try %d)", seconds, attempt)
+        log.info("the team pauses %.1f s after a throttling 403 (try %d)", seconds, attempt)
         return True
 
     def cleared(self) -> None:
