@@ -17,6 +17,7 @@ from pathlib import Path
 
 from app.sim import SimConfig, SimServer, generate_show
 from tests.pg_server import ThrowawayPostgres
+from tests.sim.throttle_runs import Outcome
 from tests.team.members import finish, members
 
 SECRET = "team-budget-secret"
@@ -24,28 +25,16 @@ RESERVE = 0.1  # the profile's interactive reserve: background work may use the 
 
 
 @dataclass(frozen=True)
-class TeamRun:
+class TeamRun(Outcome):
     """What the show saw of the team's syncs, and how each member's command ended."""
 
-    members: int
-    limit: int
-    window: float
-    exit_codes: tuple[int, ...]
-    requests: int
-    throttled: int
-    most_in_a_window: int
-    busy_seconds: float  # from the first request the show saw to the last
-    errors: str
+    busy_seconds: float = 0.0  # from the first request the show saw to the last
     member_seconds: tuple[float, ...] = ()  # how long each member's command took
 
     @property
     def fairness(self) -> float:
         """The slowest member's time over the fastest's (1.0: all alike)."""
         return max(self.member_seconds) / min(self.member_seconds) if self.member_seconds else 1.0
-
-    @property
-    def throttled_share(self) -> float:
-        return self.throttled / max(1, self.requests)
 
     @property
     def achieved_share(self) -> float:
@@ -65,9 +54,11 @@ def run_team_syncs(
     folder: Path,
     database: tuple[str, Path],
     size: str | int = "tiny",
+    resources: tuple[str, ...] = (),
 ) -> TeamRun:
-    """`count` members each run `showdesk sync --full` at once against one show and one team
-    database (`database`: its URL and the pgpass file that signs members in)."""
+    """`count` members each run `showdesk sync --full` (of `resources`, or all) at once against
+    one show and one team database (`database`: its URL and the pgpass file that signs members
+    in)."""
     config = SimConfig(
         show_id="TEAM-SHOW",
         client_secret=SECRET,
@@ -80,21 +71,24 @@ def run_team_syncs(
         names = [f"member-{n}" for n in range(count)]
         team = members(names, folder, server, url, SECRET, pgpass)
         started = time.monotonic()
-        running = [m.start("sync", "--full", "--rate", f"{limit}/{window:g}") for m in team]
+        only = [arg for slug in resources for arg in ("--resource", slug)]
+        command = ("sync", "--full", "--rate", f"{limit}/{window:g}", *only)
+        running = [m.start(*command) for m in team]
         took = _durations(running, started)
         results = finish(running)
         stats = server.stats
         arrivals = sorted(stats.arrivals)
         return TeamRun(
-            members=count,
+            processes=count,
             limit=limit,
             window=window,
             exit_codes=tuple(code for code, _, _ in results),
             requests=stats.requests,
             throttled=stats.throttled,
             most_in_a_window=stats.most_in_any_window(window),
-            busy_seconds=arrivals[-1] - arrivals[0] if arrivals else 0.0,
+            seconds=time.monotonic() - started,
             errors="\n".join(err for _, _, err in results if err),
+            busy_seconds=arrivals[-1] - arrivals[0] if arrivals else 0.0,
             member_seconds=took,
         )
 
