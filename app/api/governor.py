@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 from app.api.denials import Denials
 from app.api.pacing import (
@@ -32,6 +32,7 @@ from app.api.pacing import (
     CubicAllowance,
     Forbidden403,
     SlidingWindow,
+    TeamPacing,
     allowed_requests,
     classify_403,
     says_permission,
@@ -108,33 +109,6 @@ class Verdict(Enum):
 
 
 Observer = Callable[[GovernorState], None]
-
-
-@dataclass(frozen=True)
-class SharedPause:
-    """The team's latest pause as a member sees it: a new `number` is a new pause."""
-
-    number: int
-    left: float  # seconds until it ends (0: over)
-    attempt: int  # backoff tries of the team's current episode
-
-
-@runtime_checkable
-class TeamPacing(Protocol):
-    """A window a whole team shares (`app.team.budget.TeamWindow`): a throttling 403 of any
-    member pauses every member, and the adaptive allowance after it is the team's."""
-
-    def allowance(self) -> CubicAllowance: ...
-    def shared_pause(self) -> SharedPause | None: ...
-    def throttled(
-        self,
-        handle: int,
-        retry_after: float | None,
-        delay: Callable[[int], float],
-        measured: int,
-        answered: bool,
-    ) -> bool: ...
-    def cleared(self) -> None: ...
 
 
 class RateGovernor:

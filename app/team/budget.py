@@ -28,24 +28,23 @@ import math
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import psycopg
 
 from app.api.connection import Connection
-from app.api.governor import RequestWindow, SharedPause
-from app.api.pacing import CubicAllowance, CutState, SlidingWindow
+from app.api.governor import RequestWindow
+from app.api.pacing import CubicAllowance, CutState, SharedPause, SlidingWindow
 from app.store.request_history import shared_window
+from app.team.budget_use import MARGIN, TeamBudgetUse, in_window, team_budget_use
 from app.team.database import TeamDatabase, TeamError
 
 if TYPE_CHECKING:
     from app.team.team import Team
 
+__all__ = ["TeamAllowance", "TeamBudgetUse", "TeamWindow", "team_budget_use", "team_window"]
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-MARGIN = 0.05
 # Another member's request in flight, or an older ticket, frees a slot without telling us.
 POLL = 0.2
 TICKET_LEASE = 5.0  # seconds a waiting member's ticket lives unless it asks again
@@ -56,19 +55,6 @@ _SESSION = (
     "SET idle_in_transaction_session_timeout = '10s'",  # a frozen member frees the budget row
     "SET statement_timeout = '20s'",
 )
-_LEAVES = """
-SELECT extract(epoch FROM n.now)::float8,
-       array_agg(extract(epoch FROM CASE
-           WHEN r.answered IS NOT NULL THEN r.answered
-           WHEN r.lease <= n.now THEN r.lease
-           WHEN NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = r.backend)
-               THEN r.started
-       END)::float8) FILTER (WHERE r.id IS NOT NULL)
-FROM (SELECT clock_timestamp() AS now) AS n
-LEFT JOIN team_requests AS r
-    ON coalesce(r.answered, r.lease) > n.now - make_interval(secs => %(span)s)
-GROUP BY n.now
-"""
 _TICKETS = """
 SELECT id, allowed, owner = %s FROM team_tickets AS t
 WHERE lease > clock_timestamp()
@@ -90,41 +76,6 @@ SELECT cut_no, extract(epoch FROM cut_at)::float8, w_max, k, floor,
        extract(epoch FROM clock_timestamp())::float8
 FROM team_budget
 """
-
-
-def in_window(conn: psycopg.Connection[Any], span: float) -> tuple[float, list[float]]:
-    """The server's time and when each request in the team's window leaves it (inf: in flight
-    from a live member), as Unix times on the server's clock."""
-    row = conn.execute(_LEAVES, {"span": span}).fetchone()
-    assert row is not None
-    now = float(row[0])
-    leaves = [math.inf if end is None else end + span for end in row[1] or ()]
-    return now, sorted(end for end in leaves if end > now + _EPSILON)
-
-
-@dataclass(frozen=True)
-class TeamBudgetUse:
-    """The team's budget as the status bar and `showdesk status` show it: `used` of `limit`
-    requests in the last `window` seconds, and the team's pause (server time; seconds left)."""
-
-    used: int
-    limit: int
-    window: float
-    paused_until: datetime | None
-    resume_in: float
-
-
-def team_budget_use(conn: psycopg.Connection[Any]) -> TeamBudgetUse:
-    """How much of the show's budget the team spent in the last window, and any pause."""
-    row = conn.execute(
-        "SELECT rate_limit, rate_window, paused_until,"
-        " greatest(0, extract(epoch FROM paused_until - clock_timestamp()))::float8"
-        " FROM team_budget"
-    ).fetchone()
-    assert row is not None
-    limit, window, until, left = int(row[0]), float(row[1]), row[2], float(row[3] or 0.0)
-    _, leaves = in_window(conn, window + MARGIN)
-    return TeamBudgetUse(len(leaves), limit, window, until if left > 0 else None, left)
 
 
 def _queued_ahead(tickets: list[tuple[int, int, bool]], allowed: int, used: int) -> bool:

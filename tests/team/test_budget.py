@@ -183,6 +183,29 @@ async def test_the_rate_regains_for_the_team_from_the_one_cut(
 
 
 @pytest.mark.asyncio
+async def test_after_the_teams_pause_a_probe_goes_first_and_its_answer_ends_it(
+    member: Callable[..., TeamWindow],
+) -> None:
+    # a one-second window: after the cut the probe waits for the team's requests to leave it
+    ann_window, ben_window = member("ann", window=1.0), member("ben", window=1.0)
+    ann, ben = governed(ann_window), governed(ben_window)
+    for _ in range(6):
+        held = await ann.acquire()
+        ann.on_answer(held)
+        ann.release(held)
+    refused = await ann.acquire()
+    ann.on_403(refused, "", retry_after=0.0)  # a pause already over: still a try
+    ann.release(refused)
+    probe = await ben.acquire()
+    assert probe.probe and ben.state().attempt == 1  # ben follows the team's episode
+    ben.on_answer(probe)
+    ben.release(probe)
+    row = ann_window._db.execute("SELECT pause_no, attempt FROM team_budget").fetchone()
+    assert row == (1, 0)  # the show answered: the team's next pause starts from try 1
+    assert not (await ben.acquire()).probe
+
+
+@pytest.mark.asyncio
 async def test_a_database_that_stops_answering_leaves_the_machines_window(
     member: Callable[..., TeamWindow], team_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
