@@ -7,6 +7,7 @@ aborts, at most 1 % of requests are answered 403, no window holds more than the 
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -38,4 +39,4 @@ def test_a_team_spends_one_budget_without_aborting(
         assert run.exit_codes == (0,) * count, run.errors
         assert run.throttled <= 0.01 * run.requests, run
         assert run.most_in_a_window <= limit, run
-        assert run.requests > 2 * limit, run  # the team needed several windows
+        assert run.requests > 2 * math.floor(0.9 * limit), run  # several windows of background work
