@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from app.api.client import ShowClient
 from app.api.connection import Connection
+from app.api.governor import RequestWindow
 from app.api.registry import Registry, load_registry
 from app.settings import Profile
 from app.store.request_history import shared_window
@@ -38,8 +40,19 @@ def registry_for(profile: Profile) -> Registry:
     return load_registry(overrides=profile.overrides_path)
 
 
-def client_for(profile: Profile, secret: str, registry: Registry) -> ShowClient:
-    return ShowClient(connection_for(profile, secret), registry, open_window=shared_window)
+def client_for(
+    profile: Profile, secret: str, registry: Registry, team: Team | None = None
+) -> ShowClient:
+    """The profile's client; in a team it paces against the team's one budget (the team
+    database's window, app.team.budget), solo against the profile's shared request history."""
+    if team is None:
+        return ShowClient(connection_for(profile, secret), registry, open_window=shared_window)
+    from app.team.budget import team_window
+
+    def open_window(connection: Connection, clock: Callable[[], float]) -> RequestWindow:
+        return team_window(team, connection, clock)
+
+    return ShowClient(connection_for(profile, secret), registry, open_window=open_window)
 
 
 def open_team_for(profile: Profile, password: str | None = None) -> Team | None:

@@ -69,7 +69,7 @@ class Workspace:
                 f"No client secret for show {self.profile.show_id}: set {SECRET_ENV} "
                 "or save it in the profile (keyring)."
             )
-        return client_for(self.profile, secret, self.registry)
+        return client_for(self.profile, secret, self.registry, self.team)
 
 
 def add_connection_options(parser: argparse.ArgumentParser) -> None:

@@ -32,6 +32,7 @@ from app.api.pacing import (
     CubicAllowance,
     Forbidden403,
     SlidingWindow,
+    TeamPacing,
     allowed_requests,
     classify_403,
     says_permission,
@@ -129,9 +130,14 @@ class RateGovernor:
         denials: Denials | None = None,
     ) -> None:
         self._window: RequestWindow = history or SlidingWindow(limit, window, margin)
+        # A team's window: its pause and its adaptive rate are every member's (None: solo).
+        self._team = self._window if isinstance(self._window, TeamPacing) else None
+        self._team_pause = 0  # the team pause this governor last followed
         self._reserve = interactive_reserve
         self.backoff = backoff or BackoffSchedule()
-        self.adaptive = adaptive or CubicAllowance(limit, window)
+        self.adaptive = adaptive or (
+            self._team.allowance() if self._team else CubicAllowance(limit, window)
+        )
         self.denials = denials or Denials()
         self._clock = clock
         self._rng = rng or random.Random()
@@ -160,12 +166,17 @@ class RateGovernor:
     def state(self) -> GovernorState:
         now = self._clock()
         allowance = self.adaptive.allowed(now)
+        paused_until, attempt = self._paused_until, self._attempt
+        shared = self._team.shared_pause() if self._team else None
+        if shared is not None and shared.left > 0:  # a teammate's pause, before it is followed
+            paused_until = max(paused_until or now, now + shared.left)
+            attempt = max(attempt, shared.attempt)
         return GovernorState(
             used=self._window.used(now),
             limit=self._window.limit,
             window=self._window.window,
-            paused_until=self._paused_until,
-            attempt=self._attempt,
+            paused_until=paused_until,
+            attempt=attempt,
             max_attempts=self.backoff.max_attempts,
             allowed=math.floor(allowance) if self.adaptive.active else None,
             waiting=self._waiting,
@@ -253,6 +264,8 @@ class RateGovernor:
         return allowed_requests(min(allowance, self._window.limit), self._reserve, interactive)
 
     def _blocked_for(self, now: float, interactive: bool, operation: str) -> float | None:
+        if self._team is not None:
+            self._follow_team(now)
         if self._paused_until is not None:
             if now < self._paused_until:
                 return self._paused_until - now
@@ -306,6 +319,8 @@ class RateGovernor:
         if self._attempt > 0 and slot.epoch == self._epoch:
             log.info("rate limiting cleared after %d backoff tries", self._attempt)
             self._end_episode()
+            if self._team is not None:
+                self._team.cleared()
 
     def on_403(
         self, slot: Slot, body: str, *, message: str = "", retry_after: float | None = None
@@ -326,7 +341,14 @@ class RateGovernor:
         if self.backoff.exhausted(self._attempt):
             self._end_episode()
             return Verdict.RATE_LIMITED
-        allowance = self.adaptive.cut(now, self._window.used(now), answered=self._answered(now))
+        used, answered = self._window.used(now), self._answered(now)
+        if self._team is not None and self._team.throttled(
+            slot.handle, retry_after, self._backoff_delay, used, answered
+        ):
+            self._cut_at = now
+            self._follow_team(now)  # the team paused (or this request was part of its last pause)
+            return Verdict.RETRY
+        allowance = self.adaptive.cut(now, used, answered=answered)
         self._cut_at = now
         self._pause(now, retry_after, allowance)
         return Verdict.RETRY
@@ -354,6 +376,37 @@ class RateGovernor:
             self._window.window,
         )
         self._notify()
+
+    def _backoff_delay(self, attempt: int) -> float:
+        """The pause before try `attempt` of an episode (full jitter)."""
+        return self.backoff.delay(attempt, self._rng)
+
+    def _follow_team(self, now: float) -> None:
+        """Pause with the team: any member's throttling 403 paused every member's requests."""
+        assert self._team is not None
+        shared = self._team.shared_pause()
+        if shared is None:
+            return
+        until = now + shared.left
+        if shared.number != self._team_pause:
+            self._team_pause = shared.number
+            if shared.attempt == 0:  # that episode is over (the show answered since)
+                return
+            self._attempt = shared.attempt  # one probe goes first, as after its own pause
+            self._epoch += 1  # requests in flight were sent before it: the team accounted them
+            self._paused_until = until if shared.left > 0 else None
+            log.warning(
+                "throttled (403): the team pauses all requests %.1f s, try %d of %d",
+                shared.left,
+                self._attempt,
+                self.backoff.max_attempts,
+            )
+            self._notify()
+        elif shared.left > 0 and (
+            self._paused_until is None or until > self._paused_until + _RACE_WAIT
+        ):
+            self._paused_until = until  # a teammate was asked to wait longer (Retry-After)
+            self._notify()
 
     def _end_episode(self) -> None:
         self._attempt = 0

@@ -1,5 +1,6 @@
 """The RateGovernor's decisions as pure objects: the window, the backoff, the adaptive allowance,
-what a 403 means and how long a `Retry-After` asks to wait.
+what a 403 means and how long a `Retry-After` asks to wait; and `TeamPacing`, what a window a
+whole team shares (app/team/budget.py) offers the governor besides.
 
 No I/O, no asyncio, no clock of their own: every method takes `now`, randomness comes from the
 `random.Random` passed in, so "full jitter, cap 60 s, 8 tries" is tested in milliseconds.
@@ -21,9 +22,11 @@ import bisect
 import math
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from enum import Enum
+from typing import NamedTuple, Protocol, runtime_checkable
 
 _EPSILON = 1e-9
 # A 403 body that talks about throttling (the vendor does not publish one; API.md).
@@ -174,6 +177,15 @@ def retry_after_seconds(value: str | None, now_wall: float) -> float | None:
     return min(max(seconds, 0.0), RETRY_AFTER_CAP)
 
 
+class CutState(NamedTuple):
+    """One throttling cut of a `CubicAllowance`: where it regains from, and since when."""
+
+    w_max: float
+    k: float
+    cut_at: float
+    floor: float
+
+
 @dataclass
 class CubicAllowance:
     """How many requests per window this profile allows itself after throttling: the AWS SDKs'
@@ -225,6 +237,19 @@ class CubicAllowance:
             return float(self.limit)
         return min(float(self.limit), max(self._floor, grown))
 
+    def cut_state(self) -> CutState | None:
+        """The cut it is regaining from (None: at the limit), to share with a team."""
+        if self._w_max is None:
+            return None
+        return CutState(self._w_max, self._k, self._cut_at, self._floor)
+
+    def adopt(self, state: CutState | None) -> None:
+        """Regain from `state` (a teammate's cut, times on this allowance's clock) from now on."""
+        if state is None:
+            self._w_max = None
+            return
+        self._w_max, self._k, self._cut_at, self._floor = state
+
     def cut(self, now: float, measured: int, *, answered: bool = True) -> float:
         """A throttling 403 at `now` with `measured` requests in the window: the new allowance.
         `answered`: the show answered this process within the last window (the floor applies)."""
@@ -238,3 +263,30 @@ class CubicAllowance:
         self._k = (self._w_max * (1.0 - self.beta) / self.scale) ** (1.0 / 3.0)
         self._cut_at = now
         return self.allowed(now)
+
+
+@dataclass(frozen=True)
+class SharedPause:
+    """The team's latest pause as a member sees it: a new `number` is a new pause."""
+
+    number: int
+    left: float  # seconds until it ends (0: over)
+    attempt: int  # backoff tries of the team's current episode
+
+
+@runtime_checkable
+class TeamPacing(Protocol):
+    """A window a whole team shares (`app.team.budget.TeamWindow`): a throttling 403 of any
+    member pauses every member, and the adaptive allowance after it is the team's."""
+
+    def allowance(self) -> CubicAllowance: ...
+    def shared_pause(self) -> SharedPause | None: ...
+    def throttled(
+        self,
+        handle: int,
+        retry_after: float | None,
+        delay: Callable[[int], float],
+        measured: int,
+        answered: bool,
+    ) -> bool: ...
+    def cleared(self) -> None: ...
