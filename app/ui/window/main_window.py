@@ -40,7 +40,7 @@ from app.ui.session.tasks import TaskRunner
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.undo_commands import UNDO_LIMIT, Outcome, UndoableEdits
 from app.ui.table.view_export import view_options
-from app.ui.window import actions, layout_memory, navigation, show_lists, show_tabs
+from app.ui.window import actions, layout_memory, navigation, show_lists, show_tabs, team_view
 from app.ui.window.about_export import about_text, export_to_file
 from app.ui.window.centre import ShowCentre
 from app.ui.window.profile_manager import ProfileManager
@@ -122,6 +122,7 @@ class MainWindow(QMainWindow):
         layout_memory.restore_tree_width(self.splitter, self.settings)
         self._wire_status(session)
         self._links += self.centre.follow(session)
+        self._links += team_view.follow(self, session)  # issue 15: the team
         self._update_title()
         self.on_session_data_changed([])
         self.on_session_outbox_changed([])
@@ -373,6 +374,7 @@ class MainWindow(QMainWindow):
             "push": lambda: self.request_push(),
             "outbox": self.on_outbox_triggered,
             **show_lists.handlers(self),  # Show ▸ Orders, Show ▸ History of pushes
+            **team_view.handlers(self),  # View ▸ Team
             "about": self.on_about_triggered,
         }
 
