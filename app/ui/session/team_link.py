@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from app.team.team import Team
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 HEARTBEAT_MS = 10_000  # app.team.team.HEARTBEAT; a member is online for 30 s after a beat
 
 
@@ -99,6 +101,18 @@ class TeamLink(QObject):
             status = team_status.failed(self.member, exc, self.status)
             log.warning("Team database: %s", status.problem)
             return status
+
+    async def call(self, work: Callable[[Team], T]) -> T | None:
+        """Run `work(team)` on the team's thread, after the call under way (the way for the
+        window's other team features to read the database: teammates' pending changes, who
+        holds the sync); None when the team is not open (unreachable, closed)."""
+
+        def run() -> T | None:
+            return work(self._team) if self._team is not None else None
+
+        if self._closed:
+            return None
+        return await asyncio.wrap_future(self._thread.submit(run))
 
     def _drop(self) -> None:
         team, self._team = self._team, None

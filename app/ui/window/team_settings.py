@@ -21,7 +21,7 @@ from app.settings import Profile, SecretStore
 from app.ui.common.palette import Hue, text_style
 
 URL_HINT = "postgresql://user@server/database — empty: work on your own"
-PASSWORD_NEW = "Saved in the keyring; empty: a pgpass file"
+PASSWORD_NEW = "Kept in the OS keyring"
 PASSWORD_KEPT = "Stored — leave empty to keep it"
 
 
@@ -47,6 +47,10 @@ class TeamSettings(QGroupBox):
         self.member = QLineEdit(self, placeholderText="user@host")
         self.password = QLineEdit(self, echoMode=QLineEdit.EchoMode.Password)
         self.password.setPlaceholderText(PASSWORD_NEW)
+        self.password.setToolTip(
+            "Saved in the OS keyring, never in the profile file. Left empty, the password "
+            "comes from a pgpass file (~/.pgpass or PGPASSFILE)."
+        )
         self.test_button = QPushButton("Test team connection", self)
         self.result = QLabel(self, wordWrap=True)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -161,7 +161,12 @@ def test_the_team_comes_back_when_the_database_answers_again(
     wait_for(loop, lambda: team_text(opened) == "Team: 1 online")
 
 
-def test_the_team_closes_with_the_session(ann: Opened, pg_server: ThrowawayPostgres) -> None:
+def test_the_team_closes_with_the_session(
+    loop: qasync.QEventLoop, ann: Opened, pg_server: ThrowawayPostgres
+) -> None:
+    link = ann.session.team
+    assert link is not None
+    assert loop.run_until_complete(link.call(lambda team: team.member)) == "ann"  # its thread
     assert connections_of(pg_server.url(), pg_server.password, "ann") == 1
     ann.close()  # a profile switch or the window closed: the session's aclose
     assert connections_of(pg_server.url(), pg_server.password, "ann") == 0
