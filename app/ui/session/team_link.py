@@ -101,6 +101,10 @@ class TeamLink(QObject):
             status = team_status.failed(self.member, exc, self.status)
             log.warning("Team database: %s", status.problem)
             return status
+        except Exception as exc:  # never a crash for the team: the member works on solo-like
+            log.exception("Team heartbeat failed")
+            self._drop()
+            return team_status.failed(self.member, exc, self.status)
 
     async def call(self, work: Callable[[Team], T]) -> T | None:
         """Run `work(team)` on the team's thread, after the call under way (the way for the
