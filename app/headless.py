@@ -38,6 +38,7 @@ from app.sync.show_summary import data_line, push_line, summarize, summary_json
 from app.words import count
 
 if TYPE_CHECKING:
+    from app.team.status import TeamStatus
     from app.team.team import Team
 
 OK, SOME_FAILED, USAGE = 0, 1, 2
@@ -374,8 +375,11 @@ def cmd_status(args: argparse.Namespace, ws: Workspace) -> int:
     resources = {r.slug: _status_of(states.get(r.slug), counts.get(r.slug, 0)) for r in ws.registry}
     outbox = {k: v for k, v in ws.outbox.counts().items() if k in ("pending", "failed", "conflict")}
     summary = summarize(ws.profile.name, ws.profile.show_id, ws.cache, ws.outbox)  # the window's
+    team = _team_status(ws)  # issue 15: who is in the team (None when solo)
     if args.json:
         data = {"profile": ws.profile.name, "resources": resources, "outbox": outbox}
+        if team is not None:
+            data["team"] = team.as_json()
         print(json.dumps({**data, **summary_json(summary)}))
     else:
         print(f"Profile {ws.profile.name} (show {ws.profile.show_id})")
@@ -392,7 +396,17 @@ def cmd_status(args: argparse.Namespace, ws: Workspace) -> int:
         titles = {r.slug: r.title for r in ws.registry}
         for run in summary.last_pushes:
             print(f"Pushed {push_line(run, titles)}")
+        for line in team.lines() if team else []:
+            print(line)
     return OK
+
+
+def _team_status(ws: Workspace) -> TeamStatus | None:
+    if ws.team is None:  # solo: the team's modules (and driver) are never imported
+        return None
+    from app.team.status import read_status
+
+    return read_status(ws.team)
 
 
 def _status_of(state: SyncState | None, count: int) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from app.sync.puller import Puller, SyncReport
 from app.sync.pusher import Pusher, PushReport
 from app.ui.session.qt_bridge import GovernorBridge, ProgressBridge
 from app.ui.session.tasks import TaskRunner
+from app.ui.session.team_link import TeamLink
 
 RECONNECT_MS = 15_000
 
@@ -91,6 +92,8 @@ class ShowSession(QObject):
         self._push_progress.progress.connect(self.push_progress)
         self._retry = QTimer(self, interval=RECONNECT_MS)
         self._retry.timeout.connect(self.on_retry_timeout)
+        # Team mode (issue 15): the team database, opened and kept alive off the GUI thread.
+        self.team = TeamLink(profile, tasks, self) if profile.team_url else None
 
     # ------------------------------------------------------------------------------ state
 
@@ -246,6 +249,8 @@ class ShowSession(QObject):
 
     async def aclose(self) -> None:
         self._retry.stop()
+        if self.team is not None:
+            await self.team.aclose()
         self.governor.detach()
         await self.client.aclose()
 

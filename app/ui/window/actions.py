@@ -86,6 +86,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "Shift+F6",
         "Move the keyboard focus to the previous part of the window",
     ),
+    ActionSpec("team", "&Team", "&View", None, "Who is in the team: online or not, last seen"),
     ActionSpec("sync", "&Sync", "&Show", "F5", "Fetch what changed on the server", True),
     ActionSpec("full_sync", "&Full sync", "&Show", "Shift+F5", "Fetch everything again"),
     ActionSpec(

@@ -40,6 +40,7 @@ from app.ui.window import (
     record_forms,
     show_lists,
     show_tabs,
+    team_view,
 )
 from app.ui.window.about_export import about_text, export_resource
 from app.ui.window.asking import ask_user
@@ -123,6 +124,7 @@ class MainWindow(QMainWindow):
         layout_memory.restore_tree_width(self.splitter, self.settings)
         self.events = SessionEvents(self, session)  # its signals → status bar, title, pushes
         self.follow(*self.centre.follow(session))
+        self.follow(*team_view.follow(self, session))  # issue 15: the team
         self.update_title()
         self.events.on_data_changed([])
         self.events.on_outbox_changed([])
@@ -267,6 +269,7 @@ class MainWindow(QMainWindow):
             "push": lambda: self.request_push(),
             "outbox": self.on_outbox_triggered,
             **show_lists.handlers(self),  # Show ▸ Orders, Show ▸ History of pushes
+            **team_view.handlers(self),  # View ▸ Team
             "about": self.on_about_triggered,
         }
 

@@ -2,7 +2,8 @@
 
 `ProfileDialog` edits one profile: URLs, show ID, client secret (to the keyring through
 `SecretStore`, or this session only — the dialog then says so), pacing, credential style and CA
-bundle. Every field is checked where it is typed; "Test connection" runs `check_show` as a task
+bundle, and the team it works in (`team_settings.TeamSettings`: empty, the profile stays solo).
+Every field is checked where it is typed; "Test connection" runs `check_show` as a task
 and shows its exact answer, with how each list of the show answered in a small box below. The
 tester is injectable so tests need no network. The list of saved profiles around it is
 `profile_manager.ProfileManager`.
@@ -41,6 +42,7 @@ from app.api.registry import Registry
 from app.connect import connection_for, registry_for
 from app.settings import Profile, ProfileStore, SecretStore, secrets
 from app.ui.common.palette import Hue, text_style
+from app.ui.window.team_settings import TeamSettings
 
 Tester = Callable[[Connection, Registry], Awaitable[ConnectionCheck]]
 STYLES = {"Form body": "body", "Basic header": "basic"}
@@ -107,6 +109,7 @@ class ProfileDialog(QDialog):
             "ca_bundle": self.ca_bundle.text().strip() or None,
             "push_on_save": self.push_on_save.isChecked(),
             "review_push_over": self.review_push_over.value(),
+            **self.team.values(),  # team mode (issue 15): no URL, a solo profile
         }
         if self._original is None:
             return Profile(**values)
@@ -125,6 +128,7 @@ class ProfileDialog(QDialog):
         for name, label in self.errors.items():
             label.setText(problems[name] or "")
             label.setVisible(bool(problems[name]))
+        problems["team_url"] = self.team.validate()
         return {k: v for k, v in problems.items() if v}
 
     # ------------------------------------------------------------------------------ slots
@@ -148,6 +152,8 @@ class ProfileDialog(QDialog):
             self._store.remove(self._original.name)
         self._store.save(profile)
         self._store_secret(profile)
+        if not self.team.store_password(self._original, profile):
+            self._show_keyring_problem()
         self.saved.emit(profile.name)
         if not self._keyring_warned:
             self.accept()
@@ -223,6 +229,7 @@ class ProfileDialog(QDialog):
     def done(self, result: int) -> None:
         if self._test is not None and not self._test.done():
             self._test.cancel()
+        self.team.cancel_test()
         super().done(result)
 
     # ------------------------------------------------------------------------------ build
@@ -263,6 +270,7 @@ class ProfileDialog(QDialog):
         self.save_button = QPushButton("Save", self, default=True)
         self.cancel_button = QPushButton("Cancel", self)
         self.browse_button = QPushButton("Browse…", self)
+        self.team = TeamSettings(self._secrets, self.profile, self)
 
     def _error_label(self) -> QLabel:
         label = QLabel(self, wordWrap=True)
@@ -280,6 +288,7 @@ class ProfileDialog(QDialog):
         self.credential_style.setCurrentIndex(list(STYLES.values()).index(p.credential_style))
         self.push_on_save.setChecked(p.push_on_save)
         self.review_push_over.setValue(p.review_push_over)
+        self.team.load(profile)
         if profile is not None:
             self.client_secret.setPlaceholderText("Stored — leave empty to keep it")
         for label in (*self.errors.values(), self.secret_note):
@@ -302,6 +311,7 @@ class ProfileDialog(QDialog):
         buttons = self._row(self.test_button, None, self.cancel_button, self.save_button)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.team)
         layout.addWidget(self.test_result)
         layout.addWidget(self.test_details)
         layout.addWidget(buttons)

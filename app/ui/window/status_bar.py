@@ -11,15 +11,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QDateTime, QLocale, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
 
 from app.api.governor import GovernorState
 from app.api.rate_meter import budget_text, counting_down, rate_meter
 from app.sync.push_review import PushSummary
 from app.ui.common.palette import Hue, text_style
+
+if TYPE_CHECKING:  # a solo profile never imports the team's modules
+    from app.team.status import TeamStatus
 
 Clock = Callable[[], float]
 MESSAGE_MS = 8000
@@ -51,6 +54,12 @@ def offline_text(as_of: datetime | None) -> str:
     return f"Offline — data as of {local.day} {local:%b %H:%M}"
 
 
+def locale_time(moment: datetime) -> str:
+    """A moment as the user's locale writes a date and time (short form)."""
+    when = QDateTime.fromSecsSinceEpoch(int(moment.timestamp()))  # this machine's time zone
+    return QLocale().toString(when, QLocale.FormatType.ShortFormat)
+
+
 class PushProgressLike(Protocol):
     """What `on_push_progress` reads (app.sync.pusher.PushProgress has it)."""
 
@@ -75,12 +84,13 @@ class ShowStatusBar(QStatusBar):
 
     Signals: `cancel_sync_requested()` (the sync's Cancel button), `outbox_requested()` (one of
     the pending / failed / conflicts buttons), `failures_requested()` (the last push's summary,
-    clicked: the outbox on its failures).
+    clicked: the outbox on its failures), `team_requested()` (the team's button: View ▸ Team).
     """
 
     cancel_sync_requested = Signal()
     outbox_requested = Signal()
     failures_requested = Signal()
+    team_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None, *, clock: Clock = time.monotonic) -> None:
         super().__init__(parent)
@@ -104,6 +114,8 @@ class ShowStatusBar(QStatusBar):
         self.push_summary = QPushButton(self, flat=True)
         self.push_summary.setObjectName("push-summary")
         self.outbox_buttons = {state: QPushButton(self, flat=True) for state in OUTBOX_BUTTONS}
+        self.team = QPushButton(self, flat=True)  # team mode: "Team: 3 online"
+        self.team.setObjectName("team")
         self.countdown = QTimer(self, interval=1000)
         self._lay_out()
         self._connect()
@@ -113,11 +125,11 @@ class ShowStatusBar(QStatusBar):
         permanent: list[QWidget] = [self.sync_label, self.sync_bar, self.cancel_sync]
         permanent += [self.push_label, self.push_bar, self.push_summary, self.pause]
         permanent += [*self.outbox_buttons.values(), self.budget, self.pacing]
-        permanent += [self.connection, self.profile]
+        permanent += [self.team, self.connection, self.profile]
         for widget in permanent:
             self.addPermanentWidget(widget)
         hidden = (self.sync_label, self.sync_bar, self.cancel_sync, self.pause, self.budget)
-        for widget in (*hidden, self.pacing, self.push_summary):
+        for widget in (*hidden, self.pacing, self.push_summary, self.team):
             widget.hide()
         self.push_label.hide()
         self.push_bar.hide()
@@ -132,6 +144,7 @@ class ShowStatusBar(QStatusBar):
         for button in self.outbox_buttons.values():
             button.clicked.connect(self.outbox_requested)
         self.push_summary.clicked.connect(self.on_push_summary_clicked)
+        self.team.clicked.connect(self.team_requested)
 
     # ------------------------------------------------------------------------------- slots
 
@@ -141,6 +154,24 @@ class ShowStatusBar(QStatusBar):
     def set_online(self, online: bool, as_of: datetime | None = None) -> None:
         self.connection.setText("Online" if online else offline_text(as_of))
         self.connection.setStyleSheet("" if online else text_style(Hue.ERROR))
+
+    def on_team_status(self, status: TeamStatus | None) -> None:
+        """Team mode: "Team: 3 online" with who in the tooltip (member, host, last seen), or
+        that the database is unreachable (said once as a message too); None (solo): hidden."""
+        if status is None:
+            self.team.hide()
+            return
+        from app.team.status import member_lines, summary_text
+
+        text = summary_text(status)
+        if not status.reachable and self.team.text() != text:
+            self.show_message(text + (f": {status.problem}" if status.problem else ""))
+        self.team.setText(text)
+        lines = [status.problem] if status.problem else []
+        lines += member_lines(status, locale_time)
+        self.team.setToolTip("\n".join([*lines, "Click: View ▸ Team"]))
+        self.team.setStyleSheet("" if status.reachable else text_style(Hue.WARNING))
+        self.team.show()
 
     def on_governor_changed(self, state: GovernorState) -> None:
         """The rate meter: the requests in the window, pacing, the 403 countdown

@@ -1,0 +1,202 @@
+"""What this member sees of the team: one value, `TeamStatus`, for `showdesk status` and the window.
+
+`read_status(team)` is the one place the team's facts are gathered, so the command line, the
+status bar and View ▸ Team can never disagree. Today it reads who is in the team (online or not,
+last seen, by the database server's clock). The other parts of team mode add their facts here,
+as fields of `TeamStatus` filled in `read_status` (see its docstring): who holds the team's sync,
+the team's budget use, teammates' pending changes. The words are Qt-free too (`summary_text`,
+`member_lines`, `TeamStatus.lines`, `TeamStatus.as_json`); the window only lays them out.
+
+A team database that cannot be reached is a status too (`unreachable`): the member keeps working
+on its own data, and the last list of members read is kept, marked as not current.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from app.team.team import Member
+
+if TYPE_CHECKING:
+    from app.settings import Profile
+    from app.team.team import Team
+
+UNREACHABLE_TEXT = "Team database unreachable — working on your own data"
+UNREACHABLE_ERROR = "The team database cannot be reached"  # app.team.database's TeamError
+
+
+@dataclass(frozen=True)
+class TeamStatus:
+    """The team as this member last read it.
+
+    `reachable` False: the database did not answer (`problem` says why) and `members` is the
+    last list read. `refused`: the database answered but cannot be used as configured (another
+    show's database, a newer schema): the message says what to do.
+    """
+
+    member: str  # who this ShowDesk is to the team
+    members: tuple[Member, ...] = ()
+    as_of: datetime | None = None  # the database server's clock when read
+    reachable: bool = True
+    problem: str | None = None
+    refused: bool = False
+    # Extension points: the other parts of team mode fill these in `read_status` (None: unknown).
+    sync_holder: str | None = None  # the member pulling from the API for the team (point 3)
+    budget: str | None = None  # the team's budget use in words, e.g. "120 of 300 in 60 s"
+    pending_by_others: int | None = None  # teammates' changes not yet applied (point 4)
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def online(self) -> list[Member]:
+        return [m for m in self.members if m.online]
+
+    def lines(self) -> list[str]:
+        """`showdesk status`'s words about the team (after the solo lines, which stay as they
+        were)."""
+        lines = [summary_text(self) + (f" ({self.problem})" if self.problem else "")]
+        lines += [f"  {line}" for line in member_lines(self)]
+        lines += [f"  {line}" for line in _fact_lines(self)]
+        return lines
+
+    def as_json(self) -> dict[str, Any]:
+        """`showdesk status --json`'s "team" entry."""
+        return {
+            "member": self.member,
+            "reachable": self.reachable,
+            "problem": self.problem,
+            "as_of": _iso(self.as_of),
+            "online": len(self.online),
+            "members": [
+                {"name": m.name, "host": m.host, "online": m.online, "last_seen": _iso(m.last_seen)}
+                for m in self.members
+            ],
+            "sync_holder": self.sync_holder,
+            "budget": self.budget,
+            "pending_by_others": self.pending_by_others,
+        }
+
+
+def read_status(team: Team) -> TeamStatus:
+    """The team's facts now, read through this member's open team (raises psycopg's errors
+    when the database stops answering: the caller turns them into `unreachable`).
+
+    Extension point: each part of team mode adds its facts here, one line each, e.g.
+    `sync_holder=shared_sync.holder(team)`, `budget=budget.use_text(team)`,
+    `pending_by_others=team_outbox.pending_by_others(team)`.
+    """
+    return TeamStatus(team.member, tuple(team.members()), as_of=team.server_time())
+
+
+def unreachable(member: str, problem: str, last: TeamStatus | None = None) -> TeamStatus:
+    """The database did not answer: the member works on its own data; the last list is kept,
+    every member shown as not known to be online any more."""
+    members = tuple(replace(m, online=False) for m in last.members) if last else ()
+    as_of = last.as_of if last else None
+    return TeamStatus(member, members, as_of, reachable=False, problem=problem)
+
+
+def refused(member: str, problem: str) -> TeamStatus:
+    """The database answered but cannot be used as configured (the message says what to do)."""
+    return TeamStatus(member, reachable=False, problem=problem, refused=True)
+
+
+def failed(member: str, exc: Exception, last: TeamStatus | None = None) -> TeamStatus:
+    """The status after the database call that raised `exc`: unreachable (the server did not
+    answer, the connection broke) or refused (it answered: the message says what to fix)."""
+    from app.team.database import TeamError
+
+    message = _first_line(exc)
+    if isinstance(exc, TeamError) and not message.startswith(UNREACHABLE_ERROR):
+        return refused(member, message)
+    return unreachable(member, message, last)
+
+
+def summary_text(status: TeamStatus) -> str:
+    """The status bar's words: "Team: 3 online", or why the team is not there."""
+    if status.refused:
+        return "Team database refused — working on your own data"
+    if not status.reachable:
+        return UNREACHABLE_TEXT
+    return f"Team: {len(status.online)} online"
+
+
+def member_lines(status: TeamStatus, when: Callable[[datetime], str] | None = None) -> list[str]:
+    """One line per member: name, host, online or not, last seen and how long ago (`when`
+    writes a moment: local time by default, the window's locale in the window)."""
+    lines = []
+    for m in status.members:
+        you = " (you)" if m.name == status.member else ""
+        state = "online" if m.online else "offline"
+        seen = f"last seen {(when or local_time)(m.last_seen)}"
+        ago = seen_ago(m.last_seen, status.as_of)
+        lines.append(f"{m.name}{you} on {m.host}: {state}, {seen}" + (f" ({ago})" if ago else ""))
+    return lines
+
+
+def _fact_lines(status: TeamStatus) -> list[str]:
+    facts = []
+    if status.sync_holder is not None:
+        facts.append(f"Sync held by {status.sync_holder}")
+    if status.budget is not None:
+        facts.append(f"Team budget: {status.budget}")
+    if status.pending_by_others is not None:
+        facts.append(f"Teammates' pending changes: {status.pending_by_others:,}")
+    return facts
+
+
+def local_time(moment: datetime) -> str:
+    """A moment in this machine's time zone, to the second."""
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def seen_ago(moment: datetime, now: datetime | None) -> str | None:
+    """ "just now", "5 min ago", "3 h ago", "2 days ago" by the server's clock (None: unknown)."""
+    if now is None:
+        return None
+    seconds = max(0.0, (now - moment).total_seconds())
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)} h ago"
+    days = int(seconds // 86400)
+    return f"{days} day{'' if days == 1 else 's'} ago"
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat(timespec="seconds")
+
+
+def check_connection(profile: Profile, password: str | None = None) -> tuple[bool, str]:
+    """The profile dialog's "Test team connection": open the team as the window would (schema
+    upgraded, show checked, this member registered) and say the result in words. Blocking (up
+    to the connect timeout): run it off the GUI thread."""
+    import psycopg
+
+    from app.connect import open_team_for
+    from app.team.database import TeamError
+
+    try:
+        team = open_team_for(profile, password)
+        if team is None:
+            return False, "Enter the team database's URL first."
+        with team:
+            status = read_status(team)
+    except TeamError as exc:
+        return False, str(exc)
+    except psycopg.Error as exc:
+        return False, f"The team database answered with an error: {_first_line(exc)}"
+    n = len(status.members)
+    return True, (
+        f"Connected to the team database as {status.member}: {n} member{'' if n == 1 else 's'}, "
+        f"{len(status.online)} online."
+    )
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
