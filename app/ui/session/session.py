@@ -9,8 +9,8 @@ It also owns the show's `Editor` (app/sync/edits.py), the one way edits enter th
 the one place views learn that the outbox changed: whatever writes it through the UI (an edit,
 an undo or redo, a form or panel save, a discard, retry or resolution in the outbox view, a push,
 a sync) ends in ONE `outbox_changed(slugs)`, and every view of the outbox (the resource tabs,
-the outbox view, the status bar's counts) subscribes to that signal alone. Forms and panels, which
-write the outbox themselves and redraw as they do, follow a push's results (`push_finished`).
+the outbox view, the status bar's counts, forms and panels) subscribes to that signal alone; a
+push's results (`push_finished`) bring only its outcome messages.
 """
 
 from __future__ import annotations
