@@ -86,7 +86,8 @@ def handlers(window: MainWindow) -> dict[str, Callable[[], None]]:
 
 def follow(window: MainWindow, session: ShowSession) -> list[QMetaObject.Connection]:
     """The status bar's team button follows the session's team (hidden when solo); a click on
-    it opens View ▸ Team. The connections go with the session (`MainWindow.detach`)."""
+    it opens View ▸ Team; teammates' pending changes tint the open grids and their forms (who,
+    when, in the tooltips). The connections go with the session (`MainWindow.detach`)."""
     link = session.team
     window.status.on_team_status(link.status if link is not None else None)
     if link is None:
@@ -102,6 +103,8 @@ def follow(window: MainWindow, session: ShowSession) -> list[QMetaObject.Connect
             for tab in show_tabs.resource_tabs(window.tabs):
                 if tab.resource.slug in slugs:
                     tab.model.set_teammates(work.notes(tab.resource.slug))
+                    if tab.form is not None:  # the record beside it: its fields tinted too
+                        tab.form.set_teammates(work.notes(tab.resource.slug))
 
         connections.append(work.teammates_changed.connect(tint))
     return connections
