@@ -18,9 +18,10 @@ from app.sync.edits import FieldEdit
 from app.team.budget import TeamWindow
 from app.ui.common.palette import Hue, background_brush
 from app.ui.session import team_link
+from app.ui.session.team_work import NOT_PACED_TEXT, PUSH_DOWN_TEXT
 from tests.gui.conftest import SECRET, Opened, Opener, wait_synced
 from tests.gui.window.test_team_window import open_team_window, wait_for
-from tests.pg_server import ThrowawayPostgres
+from tests.pg_server import ThrowawayPostgres, free_port
 from tests.team.conftest import pg_server, team_url
 from tests.team.members import TeamMember, members
 from tests.team.outbox_edits import PUT_CUSTOMER, query, queue, relay
@@ -148,6 +149,36 @@ def test_a_teammates_pending_change_is_tinted_with_who_and_when(
     assert tip.startswith("Pending change by ben, ")
     other = model.column_of("phone")
     assert model.data(model.index(row, other), Role.BackgroundRole) is None  # only his field
+    form = tab.form
+    assert form is not None
+    form.show_record(rid)  # the record beside the grid: the same field tinted, the same words
+    assert form.teammate_tinted() == {"city"}
+    assert form.editors["city"].toolTip() == tip
+    assert form.editors["phone"].toolTip() == ""
+
+
+def test_a_team_database_down_at_opening_is_said_and_nothing_is_pushed_around_it(
+    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer
+) -> None:
+    down = f"postgresql://nobody@127.0.0.1:{free_port()}/team"  # nothing listens there
+    opened = open_team_window(open_window, tiny_server, down)
+    session, said = opened.session, []
+    session.problem.connect(said.append)
+    assert not isinstance(session.client.governor._window, TeamWindow)  # this machine's
+    wait_for(loop, lambda: NOT_PACED_TEXT in said)
+    wait_synced(loop, session)  # the sync went alone, and said so
+    assert any(text.startswith("The team database cannot be reached: syncing alone")
+               for text in said)  # fmt: skip
+    record = next(iter(session.cache.records("customers")))
+    staged = session.editor.stage("customers", [FieldEdit(str(record["id"]), "city", "Kept")])
+    puts_before = tiny_server.stats.by_operation.get(PUT_CUSTOMER, 0)
+    finished: list[object] = []
+    session.push_finished.connect(finished.append)
+    session.push()
+    wait_for(loop, lambda: bool(finished))
+    assert PUSH_DOWN_TEXT in said
+    assert tiny_server.stats.by_operation.get(PUT_CUSTOMER, 0) == puts_before  # nothing sent
+    assert [c.seq for c in session.outbox.changes(("pending",))] == list(staged.seqs)  # kept
 
 
 def test_the_status_bar_names_the_sync_holder_and_the_teams_budget_use(
