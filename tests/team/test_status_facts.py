@@ -42,7 +42,7 @@ def test_the_status_names_the_sync_holder_the_budget_and_teammates_pending(
         held = read_status(ann)
     assert free.sync_holder is None and held.sync_holder == "ben"
     assert free.pending_by_others == 1  # Ben's change, not yet on the show
-    assert free.budget is not None and free.budget.endswith(" of 300 in 60 s")  # the show's limit and window
+    assert free.budget is not None and free.budget.endswith(" of 300 in 60 s")
     used = int(free.budget.split(" of ")[0])
     assert used > 0  # Ben's sync counted in the team's window
     assert "Sync held by nobody (no sync under way)" in [x.strip() for x in free.lines()]
