@@ -23,8 +23,9 @@ again, and the window says so.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+import contextlib
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
     from app.team.shared_sync import TeamSync
     from app.team.team import Team
 
+T = TypeVar("T")
+CLOSE_WAIT = 10.0  # seconds a closing session gives its team sync to stop and release the lead
 Notes = dict[str, dict[str | None, str]]  # record id -> field (None: whole record) -> who, when
 
 NOT_PACED_TEXT = (
@@ -141,7 +144,7 @@ class TeamWork(QObject):
                      "not updated by this sync.")  # fmt: skip
             report: SyncReport = await pull(cancel)
             return report
-        result = await self.shared.sync(pull, cancel=cancel)
+        result = await self._stopping_cleanly(self.shared.sync(pull, cancel=cancel), cancel)
         if result.problem:
             self.say(f"Your cache is synced, but your teammates were not all updated: "
                      f"{result.problem}.")  # fmt: skip
@@ -156,6 +159,20 @@ class TeamWork(QObject):
                      "the show).")  # fmt: skip
         self.caught_up.emit(sorted(caught.resources))
         return SyncReport(cancelled=result.outcome == "cancelled")
+
+    @staticmethod
+    async def _stopping_cleanly(work: Coroutine[Any, Any, T], cancel: asyncio.Event) -> T:
+        """`work`, which on the session's close (the task cancelled) is asked to stop and given
+        up to CLOSE_WAIT s to do so: a lead is released at once for a teammate to take over
+        (not at its lease), and no database call is cut half-way."""
+        inner = asyncio.ensure_future(work)
+        try:
+            return await asyncio.shield(inner)
+        except asyncio.CancelledError:
+            cancel.set()
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(inner, CLOSE_WAIT)
+            raise
 
     async def push(
         self,

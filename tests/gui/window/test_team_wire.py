@@ -13,13 +13,13 @@ import pytest
 import qasync
 from PySide6.QtCore import Qt
 
-from app.sim import SimServer
+from app.sim import SimServer, generate_show
 from app.sync.edits import FieldEdit
 from app.team.budget import TeamWindow
 from app.ui.common.palette import Hue, background_brush
 from app.ui.session import team_link
 from app.ui.session.team_work import NOT_PACED_TEXT, PUSH_DOWN_TEXT
-from tests.gui.conftest import SECRET, Opened, Opener, wait_synced
+from tests.gui.conftest import SECRET, Opened, Opener, config, wait_synced
 from tests.gui.window.test_team_window import open_team_window, wait_for
 from tests.pg_server import ThrowawayPostgres, free_port
 from tests.team.conftest import pg_server, team_url
@@ -201,3 +201,15 @@ def test_the_status_bar_names_the_sync_holder_and_the_teams_budget_use(
     text = ben.run("status")
     assert "  Sync held by ben" in text.stdout.splitlines()
     assert any(line.startswith("  Team budget: ") for line in text.stdout.splitlines())
+
+
+def test_closing_the_window_mid_sync_hands_the_teams_sync_back_at_once(
+    loop: qasync.QEventLoop, open_window: Opener, team_url: str
+) -> None:
+    slow = generate_show("tiny", seed=3)
+    with SimServer(slow, config(rate_limit=12)) as server:  # the sync outlasts the test
+        opened = open_team_window(open_window, server, team_url)
+        lead = "SELECT member, released_by FROM team_sync_lead"
+        wait_for(loop, lambda: query(team_url, lead)[0][0] == "ann")  # she syncs for the team
+        opened.close()  # the window closed (or another profile opened) mid-sync
+        assert query(team_url, lead)[0] == (None, "ann")  # free for a teammate now, no lease
