@@ -109,9 +109,11 @@ class ShowSession(QObject):
         from app.ui.session.team_work import TeamWork
 
         assert self.team is not None
-        work = TeamWork(self.team, self.cache, list(self.registry.resources), self.problem.emit,
-                        self)  # fmt: skip
+        slugs = list(self.registry.resources)
+        work = TeamWork(self.team, self.cache, self.outbox, slugs, self.problem.emit, self)
+        work.pushing = lambda: self._pushing.locked()
         work.caught_up.connect(self.on_team_caught_up)
+        work.followed.connect(self.on_team_followed)
         work.start()
         return work
 
@@ -124,6 +126,12 @@ class ShowSession(QObject):
         """A teammate's sync landed in the cache (no request to the show): views refresh."""
         self.data_changed.emit(slugs)
         self.outbox_written(slugs or None)
+
+    def on_team_followed(self, slugs: list[str]) -> None:
+        """The team's results for this member's changes reached its outbox (a teammate pushed
+        them): the outbox's views and the records follow."""
+        self.outbox_written(slugs)
+        self.data_changed.emit(slugs)
 
     # ------------------------------------------------------------------------------ state
 

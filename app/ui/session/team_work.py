@@ -12,7 +12,9 @@ None when solo, and a solo session never imports this module's team code):
   records' chains (anyone's), follow the team's results into the local outbox — read as a solo
   push's report, so the window's review and summary are the same.
 - Teammates' pending changes (`teammates_pending`), read on the team link's thread after every
-  heartbeat, a catch-up and a push, as tooltips "who, when" per record and field.
+  heartbeat, a catch-up and a push, as tooltips "who, when" per record and field; with them,
+  the team's results for this member's own changes (a teammate may push them) are followed into
+  the local outbox, so the outbox view and counts follow the team between this member's pushes.
 
 The rule at opening: the session opens the team BEFORE it makes its client (waiting up to
 `team_link.OPEN_TIMEOUT` s), so the client paces against the team's one budget; a team that does
@@ -60,22 +62,26 @@ class TeamWork(QObject):
 
     Signals: `caught_up(list[str])` — a teammate's sync landed in this member's cache (the
     resources whose records changed); `teammates_changed(list[str])` — teammates' pending
-    changes were read again (every resource read; `notes(slug)` gives them).
+    changes were read again (every resource read; `notes(slug)` gives them); `followed(list[str])`
+    — the team's results for this member's changes moved its local outbox (these resources).
     """
 
     caught_up = Signal(list)
     teammates_changed = Signal(list)
+    followed = Signal(list)
 
     def __init__(
         self,
         link: TeamLink,
         cache: Cache,
+        outbox: Outbox,
         slugs: list[str],
         say: Callable[[str], None],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self.link, self.cache, self.slugs, self.say = link, cache, slugs, say
+        self.link, self.cache, self.outbox, self.slugs, self.say = link, cache, outbox, slugs, say
+        self.pushing: Callable[[], bool] = lambda: False  # the session's push under way
         self.shared: TeamSync | None = None
         self._notes: dict[str, Notes] = {}
         self._following: asyncio.Task[Any] | None = None
@@ -117,11 +123,12 @@ class TeamWork(QObject):
         from app.team.relay import teammates_pending
         from app.team.status import pending_notes
 
-        slugs = list(self.slugs)
+        slugs, follow_too = list(self.slugs), not self.pushing()  # a push follows at its end
 
-        def read(team: Team) -> dict[str, Notes]:
+        def read(team: Team) -> tuple[dict[str, Notes], list[str]]:
             me = team.member
-            return {s: pending_notes(teammates_pending(team.conn, me, s)) for s in slugs}
+            moved = self._follow(team) if follow_too else []
+            return {s: pending_notes(teammates_pending(team.conn, me, s)) for s in slugs}, moved
 
         try:
             found = await self.link.call(read)
@@ -130,8 +137,20 @@ class TeamWork(QObject):
         finally:
             self._reading = False
         if found is not None:
-            self._notes = {slug: notes for slug, notes in found.items() if notes}
+            notes, moved = found
+            self._notes = {slug: n for slug, n in notes.items() if n}
             self.teammates_changed.emit(slugs)
+            if moved:
+                self.followed.emit(moved)
+
+    def _follow(self, team: Team) -> list[str]:
+        """On the team's thread: the team's results for this member's changes (a teammate may
+        have pushed them) into the local outbox; the resources whose changes moved."""
+        from app.team.relay import follow
+
+        result = follow(team.conn, team.member, self.outbox, self.cache)
+        changes = (self.outbox.get(seq) for seq in result.seqs)
+        return sorted({c.resource for c in changes if c is not None})
 
     # ----------------------------------------------------------------------- sync, push
 

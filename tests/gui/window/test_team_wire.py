@@ -16,6 +16,9 @@ from PySide6.QtCore import Qt
 from app.sim import SimServer, generate_show
 from app.sync.edits import FieldEdit
 from app.team.budget import TeamWindow
+from app.team.database import TeamDatabase
+from app.team.relay import hand_over
+from app.team.team import open_team
 from app.ui.common.palette import Hue, background_brush
 from app.ui.session import team_link
 from app.ui.session.team_work import NOT_PACED_TEXT, PUSH_DOWN_TEXT
@@ -48,9 +51,13 @@ def ann(
     return opened
 
 
-def ben_of(tmp_path: Path, server: SimServer, url: str, pg: ThrowawayPostgres) -> TeamMember:
-    (ben,) = members(["ben"], tmp_path, server, url, SECRET, pg.pgpass)
-    return ben
+@pytest.fixture
+def ben(
+    tmp_path: Path, tiny_server: SimServer, team_url: str, pg_server: ThrowawayPostgres
+) -> TeamMember:
+    """Ben, Ann's teammate: his own `showdesk` on his own machine (a real process)."""
+    (member,) = members(["ben"], tmp_path, tiny_server, team_url, SECRET, pg_server.pgpass)
+    return member
 
 
 def count_requests(opened: Opened, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -78,8 +85,7 @@ def test_a_teammates_sync_lands_in_the_open_window_with_no_request_from_it(
     ann: Opened,
     tiny_server: SimServer,
     team_url: str,
-    pg_server: ThrowawayPostgres,
-    tmp_path: Path,
+    ben: TeamMember,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     session = ann.session
@@ -88,7 +94,6 @@ def test_a_teammates_sync_lands_in_the_open_window_with_no_request_from_it(
     started = count_requests(ann, monkeypatch)
     landed: list[list[str]] = []
     session.data_changed.connect(landed.append)
-    ben = ben_of(tmp_path, tiny_server, team_url, pg_server)
     done = ben.run("sync")  # Ben's own showdesk: the lead is free, he syncs for the team
     assert done.returncode == 0, done.stderr
 
@@ -126,10 +131,8 @@ def test_a_teammates_pending_change_is_tinted_with_who_and_when(
     ann: Opened,
     tiny_server: SimServer,
     team_url: str,
-    pg_server: ThrowawayPostgres,
-    tmp_path: Path,
+    ben: TeamMember,
 ) -> None:
-    ben = ben_of(tmp_path, tiny_server, team_url, pg_server)
     assert ben.run("sync").returncode == 0  # his cache, from the team (no request of his)
     record = next(iter(ann.session.cache.records("customers")))
     rid = str(record["id"])
@@ -186,8 +189,7 @@ def test_the_status_bar_names_the_sync_holder_and_the_teams_budget_use(
     ann: Opened,
     tiny_server: SimServer,
     team_url: str,
-    pg_server: ThrowawayPostgres,
-    tmp_path: Path,
+    ben: TeamMember,
 ) -> None:
     facts = ann.window.status.team_facts
     wait_for(loop, lambda: "budget " in facts.text())
@@ -197,7 +199,6 @@ def test_the_status_bar_names_the_sync_holder_and_the_teams_budget_use(
           "RETURNING 1")  # fmt: skip
     wait_for(loop, lambda: facts.text().startswith("sync: ben · budget "))
     assert facts.isVisible()
-    ben = ben_of(tmp_path, tiny_server, team_url, pg_server)
     text = ben.run("status")
     assert "  Sync held by ben" in text.stdout.splitlines()
     assert any(line.startswith("  Team budget: ") for line in text.stdout.splitlines())
@@ -213,3 +214,28 @@ def test_closing_the_window_mid_sync_hands_the_teams_sync_back_at_once(
         wait_for(loop, lambda: query(team_url, lead)[0][0] == "ann")  # she syncs for the team
         opened.close()  # the window closed (or another profile opened) mid-sync
         assert query(team_url, lead)[0] == (None, "ann")  # free for a teammate now, no lease
+
+
+def test_a_change_a_teammate_pushed_settles_in_the_open_windows_outbox(
+    loop: qasync.QEventLoop,
+    ann: Opened,
+    tiny_server: SimServer,
+    team_url: str,
+    ben: TeamMember,
+) -> None:
+    session = ann.session
+    record = next(iter(session.cache.records("customers")))
+    rid = str(record["id"])
+    staged = session.editor.stage("customers", [FieldEdit(rid, "city", "Pushed by Ben")])
+    show = (tiny_server.base_url, tiny_server.show_id)
+    with open_team(TeamDatabase(team_url, "ann"), *show) as team:  # as her last push began
+        assert hand_over(team.conn, "ann", session.outbox) == 1
+    moved: list[list[str]] = []
+    session.outbox_changed.connect(moved.append)
+    pushed = ben.run("push")  # Ben's push claims every free chain: Ann's change too
+    assert pushed.returncode == 0, pushed.stderr
+    wait_for(loop, lambda: ["customers"] in moved)  # the outbox view and counts followed
+    settled = session.outbox.get(staged.seqs[0])
+    assert settled is not None and settled.state == "done"
+    assert tiny_server.show.collections["customers"][rid]["city"] == "Pushed by Ben"
+    assert query(team_url, "SELECT member, state FROM team_changes") == [("ann", "applied")]
