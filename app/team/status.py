@@ -13,7 +13,8 @@ on its own data, and the last list of members read is kept, marked as not curren
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ from app.team.team import Member
 
 if TYPE_CHECKING:
     from app.settings import Profile
+    from app.team.budget_use import TeamBudgetUse
     from app.team.team import Team
 
 UNREACHABLE_TEXT = "Team database unreachable — working on your own data"
@@ -81,13 +83,58 @@ class TeamStatus:
 
 def read_status(team: Team) -> TeamStatus:
     """The team's facts now, read through this member's open team (raises psycopg's errors
-    when the database stops answering: the caller turns them into `unreachable`).
+    when the database stops answering: the caller turns them into `unreachable`): who is in
+    the team, who holds the team's sync, the team's budget use, teammates' pending changes.
 
-    Extension point: each part of team mode adds its facts here, one line each, e.g.
-    `sync_holder=shared_sync.holder(team)`, `budget=budget.use_text(team)`,
-    `pending_by_others=team_outbox.pending_by_others(team)`.
+    Extension point: each part of team mode adds its facts here, one line each.
     """
-    return TeamStatus(team.member, tuple(team.members()), as_of=team.server_time())
+    from app.team.budget_use import team_budget_use
+    from app.team.sync_lead import sync_holder
+
+    return TeamStatus(
+        team.member,
+        tuple(team.members()),
+        as_of=team.server_time(),
+        sync_holder=sync_holder(team.conn),
+        budget=budget_text(team_budget_use(team.conn)),
+        pending_by_others=pending_by_others(team),
+    )
+
+
+def budget_text(use: TeamBudgetUse) -> str:
+    """The team's budget use in words: "12 of 300 in 60 s", and the team's pause if any."""
+    text = f"{use.used:,} of {use.limit:,} in {use.window:g} s"
+    if use.paused_until is not None:
+        text += f", paused {math.ceil(use.resume_in)} s more"
+    return text
+
+
+def pending_by_others(team: Team) -> int:
+    """How many of the team's changes not yet on the show were made by teammates."""
+    row = team.conn.execute(
+        "SELECT count(*) FROM team_changes WHERE member <> %s AND state = 'pending'",
+        (team.member,),
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def pending_notes(
+    pending: Mapping[str, Sequence[tuple[str, str | None, Any, datetime]]],
+    when: Callable[[datetime], str] | None = None,
+) -> dict[str, dict[str | None, str]]:
+    """Teammates' pending changes of one resource (app.team.relay `teammates_pending`) as the
+    grid's and the form's tooltips: {record key: {field (None: the whole record): "who, when"}}
+    — "ben, 2026-11-23 21:40:12: pending"; several teammates on one field are all named."""
+    notes: dict[str, dict[str | None, str]] = {}
+    for key, changes in pending.items():
+        fields: dict[str | None, list[str]] = {}
+        for member, name, value, moment in changes:
+            what = f" ({value})" if name is None else ""
+            said = f"{member}, {(when or local_time)(moment)}{what}"
+            if said not in fields.setdefault(name, []):
+                fields[name].append(said)
+        notes[key] = {name: "Pending change by " + "; ".join(said) for name, said in fields.items()}
+    return notes
 
 
 def unreachable(member: str, problem: str, last: TeamStatus | None = None) -> TeamStatus:
@@ -123,6 +170,17 @@ def summary_text(status: TeamStatus) -> str:
     return f"Team: {len(status.online)} online"
 
 
+def facts_text(status: TeamStatus) -> str:
+    """The status bar's words after "Team: N online": who holds the sync, the team's budget
+    use ("sync: ben · budget 12 of 300 in 60 s"); empty when unknown (unreachable)."""
+    if not status.reachable:
+        return ""
+    facts = [f"sync: {status.sync_holder}"] if status.sync_holder else []
+    if status.budget is not None:
+        facts.append(f"budget {status.budget}")
+    return " · ".join(facts)
+
+
 def member_lines(status: TeamStatus, when: Callable[[datetime], str] | None = None) -> list[str]:
     """One line per member: name, host, online or not, last seen and how long ago (`when`
     writes a moment: local time by default, the window's locale in the window)."""
@@ -140,6 +198,8 @@ def _fact_lines(status: TeamStatus) -> list[str]:
     facts = []
     if status.sync_holder is not None:
         facts.append(f"Sync held by {status.sync_holder}")
+    elif status.reachable and status.as_of is not None:
+        facts.append("Sync held by nobody (no sync under way)")
     if status.budget is not None:
         facts.append(f"Team budget: {status.budget}")
     if status.pending_by_others is not None:

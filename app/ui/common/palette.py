@@ -18,6 +18,7 @@ class Hue(Enum):
     """What a colour means, and its hue on a light palette."""
 
     PENDING = "#ffb300"  # an edit waiting in the outbox
+    TEAMMATE = "#7e57c2"  # a teammate's change waiting in the team outbox
     ERROR = "#e53935"  # a value refused, a change that failed
     CONFLICT = "#ef6c00"  # the server changed it too
     FAILED = "#ff7043"  # a change the server refused at the last push

@@ -9,7 +9,7 @@ path as the grid. A refused value, or a server 400 for a pushed change, is shown
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -28,6 +28,7 @@ from app.store.changes import Change, is_local_id
 from app.sync.batches import sendable_fields
 from app.sync.edits import Editor, FieldEdit, Rejected, write_op
 from app.sync.overlay import PendingOverlay
+from app.ui.common.palette import Hue, background
 from app.ui.common.references import ReferenceNames, title_of
 from app.ui.form.banner import FormMessages
 from app.ui.form.field_input import FieldInput, is_empty, same_value
@@ -72,6 +73,8 @@ class RecordForm(QWidget):
         self._loaded: dict[str, Any] = {}
         self._base_version: Any = None
         self._pushed_at_base: set[int] = set()  # the record's changes pushed when it was read
+        self._teammates: Mapping[str, Mapping[str | None, str]] = {}  # team mode: who, when
+        self._tinted: set[str] = set()
         self.title = QLabel(self)
         self.messages = FormMessages(self)
         self.fields = FormFields(self.model, resource, editor.cache, references, self)
@@ -92,6 +95,7 @@ class RecordForm(QWidget):
         if record_id and record is None:
             self.messages.show_error("This record no longer exists.")
         self._show_failures()
+        self._tint_teammates()
         self.record_shown.emit(record_id or "")
 
     def new_record(self) -> None:
@@ -201,6 +205,31 @@ class RecordForm(QWidget):
             self.editors[field].set_value(value)
         self._update_buttons()
         self._show_failures()
+
+    def set_teammates(self, notes: Mapping[str, Mapping[str | None, str]]) -> None:
+        """Team mode: teammates' pending changes of this resource ({record id: {field (None:
+        the whole record): "who, when"}}); the shown record's fields they touch are tinted."""
+        if notes or self._teammates:
+            self._teammates = notes
+            self._tint_teammates()
+
+    def _tint_teammates(self) -> None:
+        notes = self._teammates.get(self.record_id or "", {}) if self._teammates else {}
+        if not notes and not self._tinted:
+            return
+        style = f"background-color: {background(Hue.TEAMMATE).name()}"
+        self._tinted = set()
+        for field, editor in self.editors.items():
+            note = notes.get(field) or notes.get(None)
+            editor.setToolTip(note or "")
+            if not editor.invalid:  # a problem's frame says more than a teammate's tint
+                editor.setStyleSheet(style if note else "")
+            if note:
+                self._tinted.add(field)
+
+    def teammate_tinted(self) -> set[str]:
+        """The shown record's fields tinted as a teammate's pending change."""
+        return set(self._tinted)
 
     def show_problem(self, field: str, text: str | None) -> None:
         """A red message under the field (None clears it)."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -33,6 +34,9 @@ from app.sync.pusher import Pusher, PushReport
 from app.ui.session.qt_bridge import GovernorBridge, ProgressBridge
 from app.ui.session.tasks import TaskRunner
 from app.ui.session.team_link import TeamLink
+
+if TYPE_CHECKING:
+    from app.ui.session.team_work import TeamWork
 
 RECONNECT_MS = 15_000
 
@@ -78,7 +82,15 @@ class ShowSession(QObject):
         self.outbox = outbox
         self.tasks = tasks
         self.editor = Editor(cache, outbox, registry)  # the one way edits enter the outbox
-        self.client = client_for(profile, secret, registry)
+        # Team mode (issue 15): the team database, opened and kept alive off the GUI thread —
+        # opened FIRST (waiting up to OPEN_TIMEOUT s) so the client paces against the team's
+        # one budget; syncs and pushes go through the team (`team_work`).
+        self.team = TeamLink(profile, tasks, self) if profile.team_url else None
+        team = self.team.open_now() if self.team is not None else None
+        self.client = client_for(profile, secret, registry, team)
+        self.team_work = self._team_work() if self.team is not None else None
+        if self.team is not None and team is None:
+            QTimer.singleShot(0, self, self._say_not_paced)
         self.governor = GovernorBridge(self.client.governor, self)
         self.online: bool | None = None  # None until the first check
         # Where a push the user asks for goes first (the window's review, app/ui/window/
@@ -92,8 +104,34 @@ class ShowSession(QObject):
         self._push_progress.progress.connect(self.push_progress)
         self._retry = QTimer(self, interval=RECONNECT_MS)
         self._retry.timeout.connect(self.on_retry_timeout)
-        # Team mode (issue 15): the team database, opened and kept alive off the GUI thread.
-        self.team = TeamLink(profile, tasks, self) if profile.team_url else None
+
+    def _team_work(self) -> TeamWork:
+        from app.ui.session.team_work import TeamWork
+
+        assert self.team is not None
+        slugs = list(self.registry.resources)
+        work = TeamWork(self.team, self.cache, self.outbox, slugs, self.problem.emit, self)
+        work.pushing = lambda: self._pushing.locked()
+        work.caught_up.connect(self.on_team_caught_up)
+        work.followed.connect(self.on_team_followed)
+        work.start()
+        return work
+
+    def _say_not_paced(self) -> None:
+        from app.ui.session.team_work import NOT_PACED_TEXT
+
+        self.problem.emit(NOT_PACED_TEXT)
+
+    def on_team_caught_up(self, slugs: list[str]) -> None:
+        """A teammate's sync landed in the cache (no request to the show): views refresh."""
+        self.data_changed.emit(slugs)
+        self.outbox_written(slugs or None)
+
+    def on_team_followed(self, slugs: list[str]) -> None:
+        """The team's results for this member's changes reached its outbox (a teammate pushed
+        them): the outbox's views and the records follow."""
+        self.outbox_written(slugs)
+        self.data_changed.emit(slugs)
 
     # ------------------------------------------------------------------------------ state
 
@@ -169,7 +207,15 @@ class ShowSession(QObject):
         puller = Puller(self.client, self.cache, on_progress=self._progress)
         report = SyncReport()
         try:
-            report = await puller.sync(slugs, full=full, cancel=self._cancel_sync)
+            if self.team_work is None:
+                report = await puller.sync(slugs, full=full, cancel=self._cancel_sync)
+            else:  # one sync for the team: this member's pull, or a teammate's taken
+
+                async def pull(stop: asyncio.Event) -> SyncReport:
+                    return await puller.sync(slugs, full=full, cancel=stop)
+
+                cancel = self._cancel_sync or asyncio.Event()
+                report = await self.team_work.sync(pull, cancel)
             self._set_online(True)
             for slug, message in report.failed:  # issue 12: paging — visible, not silent
                 self.problem.emit(f"Sync of {slug} failed, cached records kept: {message}")
@@ -220,7 +266,11 @@ class ShowSession(QObject):
             ]  # fmt: skip
             touched = {c.resource for c in sent}
             unreachable = await self._sign_in_problem()
-            if unreachable is None:
+            if unreachable is None and self.team_work is not None:  # one outbox for the team
+                team_report = await self.team_work.push(self.client, self.outbox,
+                                                        self._push_progress)  # fmt: skip
+                report = team_report or PushReport(kept=len(sent))
+            elif unreachable is None:
                 report = await pusher.push(seqs=seqs)
             else:
                 pusher.unreachable(unreachable, [c.seq for c in sent])
@@ -249,6 +299,8 @@ class ShowSession(QObject):
 
     async def aclose(self) -> None:
         self._retry.stop()
+        if self.team_work is not None:
+            await self.team_work.aclose()
         if self.team is not None:
             await self.team.aclose()
         self.governor.detach()

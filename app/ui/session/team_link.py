@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 HEARTBEAT_MS = 10_000  # app.team.team.HEARTBEAT; a member is online for 30 s after a beat
+OPEN_TIMEOUT = 6.0  # seconds the window waits for the team at opening (connect timeout + 1)
 
 
 class TeamLink(QObject):
@@ -105,6 +106,35 @@ class TeamLink(QObject):
             log.exception("Team heartbeat failed")
             self._drop()
             return team_status.failed(self.member, exc, self.status)
+
+    @property
+    def team(self) -> Team | None:
+        """The open team (None: not open yet, unreachable, closed) — for the session's team
+        push and sync, which use it on the loop's thread (psycopg serialises its calls)."""
+        return self._team
+
+    def open_now(self, timeout: float = OPEN_TIMEOUT) -> Team | None:
+        """Open the team now, waiting at most `timeout` seconds (the session does so before it
+        makes its client, so the client paces against the team's budget from its first
+        request); None when it did not open in time (the heartbeat keeps trying)."""
+        future = self._thread.submit(self._open)
+        try:
+            return future.result(timeout)
+        except TimeoutError:
+            return None
+
+    def _open(self) -> Team | None:
+        import psycopg
+
+        from app.connect import open_team_for
+        from app.team.database import TeamError
+
+        try:
+            if self._team is None:
+                self._team = open_team_for(self.profile)
+        except (TeamError, psycopg.Error) as exc:
+            log.warning("Team database not opened: %s", exc)
+        return self._team
 
     async def call(self, work: Callable[[Team], T]) -> T | None:
         """Run `work(team)` on the team's thread, after the call under way (the way for the

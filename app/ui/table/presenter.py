@@ -8,7 +8,8 @@ a cell then says is decided here, from plain values, so it is tested without a w
 - tooltips: why an edit was not queued, why the server refused the last push, the key(s) behind
   a reference or the id behind a nested object;
 - tints, as names of app/ui/common/palette.py `Hue`: a refused value ("ERROR"), a change the server
-  refused ("FAILED"), a pending edit ("PENDING"); a row created here reads "NEW" (italic), a row
+  refused ("FAILED"), a pending edit ("PENDING"), a teammate's pending change ("TEAMMATE",
+  team mode: its tooltip says who and when); a row created here reads "NEW" (italic), a row
   to be deleted "DELETED" (struck out).
 
 Pending changes come from the outbox through the one overlay (app/sync/overlay.py
@@ -30,7 +31,7 @@ from app.ui.common.references import ReferenceNames, ids_of, readable, show_date
 
 __all__ = ["WHOLE_RECORD", "CellPresenter", "PendingOverlay", "RowLook", "Tint", "fields_of"]
 
-Tint = Literal["ERROR", "FAILED", "PENDING", "NEW", "DELETED"]  # names of palette.Hue
+Tint = Literal["ERROR", "FAILED", "PENDING", "TEAMMATE", "NEW", "DELETED"]  # palette.Hue names
 Cell = tuple[str, str]  # (record id, field)
 TRAILING = ("id", "modifiedDate")
 
@@ -59,6 +60,9 @@ class CellPresenter:
         self.pending = PendingOverlay()
         self.cells: set[Cell] = set()  # highlighted; field WHOLE_RECORD marks the whole row
         self.errors: dict[Cell, str] = {}  # why a value was refused, until the cell's next edit
+        # Team mode: teammates' pending changes, {record id: {field (None: whole record):
+        # "who, when"}} (app.team.status `pending_notes`); empty when solo.
+        self.teammates: Mapping[str, Mapping[str | None, str]] = {}
 
     # ------------------------------------------------------------------------ pending state
 
@@ -92,16 +96,26 @@ class CellPresenter:
             return None
         return self.pending.failure_at(record_id, field)
 
+    def teammate_note(self, record_id: str, field: str) -> str | None:
+        """Who changed this cell (or its whole record) in the team outbox, and when."""
+        notes = self.teammates.get(record_id) if self.teammates else None
+        if not notes:
+            return None
+        return notes.get(field) or notes.get(None)
+
     # -------------------------------------------------------------------------------- looks
 
     def background(self, record_id: str, field: str) -> Tint | None:
-        """The cell's tint: a refused value, then a refused change, then a pending one."""
+        """The cell's tint: a refused value, then a refused change, then a pending one, then a
+        teammate's pending one."""
         if self.errors and (record_id, field) in self.errors:
             return "ERROR"
         failed = self.pending.failed
         if failed and any((record_id, f) in failed for f in (field, WHOLE_RECORD)):
             return "FAILED"
-        return "PENDING" if self.is_pending(record_id, field) else None
+        if self.is_pending(record_id, field):
+            return "PENDING"
+        return "TEAMMATE" if self.teammate_note(record_id, field) else None
 
     def row_look(self, record_id: str) -> RowLook | None:
         """A row created here (new) or to be deleted; None for any other row."""
@@ -130,6 +144,10 @@ class CellPresenter:
         if refused := self.failure_at(record_id, field):
             return f"Refused by the server: {refused}"
         return None
+
+    def note(self, record_id: str, field: str) -> str | None:
+        """The cell's tooltip before its value's: a problem, else a teammate's pending change."""
+        return self.problem(record_id, field) or self.teammate_note(record_id, field)
 
     def tooltip(self, field: str, value: Any) -> str | None:
         """The keys behind a reference, or the id(s) behind a nested object."""

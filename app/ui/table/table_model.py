@@ -197,6 +197,12 @@ class RecordTableModel(QAbstractTableModel):
             self._repaint([])
             self.pending_changed.emit()
 
+    def set_teammates(self, notes: Mapping[str, Mapping[str | None, str]]) -> None:
+        """Team mode: teammates' pending changes of this resource, tinted with who and when."""
+        if notes or self._look.teammates:
+            self._look.teammates = notes
+            self._repaint([_ROLES.BackgroundRole, _ROLES.ToolTipRole])
+
     def mark(
         self, cleared: Iterable[tuple[str, str]], refused: Mapping[tuple[str, str], str]
     ) -> None:
@@ -274,7 +280,7 @@ class RecordTableModel(QAbstractTableModel):
             return None if tint is None else background_brush(Hue[tint])
         if role in (_ROLES.ForegroundRole, _ROLES.FontRole):
             return self._row_style(rid, role)
-        if role == _ROLES.ToolTipRole and (problem := look.problem(rid, field)):
+        if role == _ROLES.ToolTipRole and (problem := look.note(rid, field)):
             return problem
         value = self.record(row).get(field)
         if role == _ROLES.DisplayRole:

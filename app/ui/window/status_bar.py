@@ -116,6 +116,7 @@ class ShowStatusBar(QStatusBar):
         self.outbox_buttons = {state: QPushButton(self, flat=True) for state in OUTBOX_BUTTONS}
         self.team = QPushButton(self, flat=True)  # team mode: "Team: 3 online"
         self.team.setObjectName("team")
+        self.team_facts = QLabel(self)  # team mode: "sync: ben · budget 12 of 300 in 60 s"
         self.countdown = QTimer(self, interval=1000)
         self._lay_out()
         self._connect()
@@ -125,11 +126,11 @@ class ShowStatusBar(QStatusBar):
         permanent: list[QWidget] = [self.sync_label, self.sync_bar, self.cancel_sync]
         permanent += [self.push_label, self.push_bar, self.push_summary, self.pause]
         permanent += [*self.outbox_buttons.values(), self.budget, self.pacing]
-        permanent += [self.team, self.connection, self.profile]
+        permanent += [self.team, self.team_facts, self.connection, self.profile]
         for widget in permanent:
             self.addPermanentWidget(widget)
         hidden = (self.sync_label, self.sync_bar, self.cancel_sync, self.pause, self.budget)
-        for widget in (*hidden, self.pacing, self.push_summary, self.team):
+        for widget in (*hidden, self.pacing, self.push_summary, self.team, self.team_facts):
             widget.hide()
         self.push_label.hide()
         self.push_bar.hide()
@@ -156,12 +157,14 @@ class ShowStatusBar(QStatusBar):
         self.connection.setStyleSheet("" if online else text_style(Hue.ERROR))
 
     def on_team_status(self, status: TeamStatus | None) -> None:
-        """Team mode: "Team: 3 online" with who in the tooltip (member, host, last seen), or
-        that the database is unreachable (said once as a message too); None (solo): hidden."""
+        """Team mode: "Team: 3 online" with who in the tooltip (member, host, last seen), who
+        holds the team's sync and the team's budget use beside it, or that the database is
+        unreachable (said once as a message too); None (solo): hidden."""
         if status is None:
             self.team.hide()
+            self.team_facts.hide()
             return
-        from app.team.status import member_lines, summary_text
+        from app.team.status import facts_text, member_lines, summary_text
 
         text = summary_text(status)
         if not status.reachable and self.team.text() != text:
@@ -172,6 +175,10 @@ class ShowStatusBar(QStatusBar):
         self.team.setToolTip("\n".join([*lines, "Click: View ▸ Team"]))
         self.team.setStyleSheet("" if status.reachable else text_style(Hue.WARNING))
         self.team.show()
+        facts = facts_text(status)  # who holds the team's sync, the team's budget use
+        self.team_facts.setText(facts)
+        self.team_facts.setToolTip("Who syncs the show for the team, and the team's budget use")
+        self.team_facts.setVisible(bool(facts))
 
     def on_governor_changed(self, state: GovernorState) -> None:
         """The rate meter: the requests in the window, pacing, the 403 countdown

@@ -16,6 +16,7 @@ from PySide6.QtCore import QMetaObject, Qt
 from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from app.ui.common.palette import Hue, text_style
+from app.ui.window import show_tabs
 from app.ui.window.show_lists import _add, _existing
 from app.ui.window.status_bar import locale_time
 
@@ -85,15 +86,28 @@ def handlers(window: MainWindow) -> dict[str, Callable[[], None]]:
 
 def follow(window: MainWindow, session: ShowSession) -> list[QMetaObject.Connection]:
     """The status bar's team button follows the session's team (hidden when solo); a click on
-    it opens View ▸ Team. The connections go with the session (`MainWindow.detach`)."""
+    it opens View ▸ Team; teammates' pending changes tint the open grids and their forms (who,
+    when, in the tooltips). The connections go with the session (`MainWindow.detach`)."""
     link = session.team
     window.status.on_team_status(link.status if link is not None else None)
     if link is None:
         return []
-    return [
+    connections = [
         link.status_changed.connect(window.status.on_team_status),
         window.status.team_requested.connect(lambda: open_team(window)),
     ]
+    work = session.team_work
+    if work is not None:  # teammates' pending changes, tinted in the grids with who and when
+
+        def tint(slugs: list[str]) -> None:
+            for tab in show_tabs.resource_tabs(window.tabs):
+                if tab.resource.slug in slugs:
+                    tab.model.set_teammates(work.notes(tab.resource.slug))
+                    if tab.form is not None:  # the record beside it: its fields tinted too
+                        tab.form.set_teammates(work.notes(tab.resource.slug))
+
+        connections.append(work.teammates_changed.connect(tint))
+    return connections
 
 
 def open_team(window: MainWindow) -> TeamView | None:

@@ -167,7 +167,9 @@ def test_the_team_closes_with_the_session(
     link = ann.session.team
     assert link is not None
     assert loop.run_until_complete(link.call(lambda team: team.member)) == "ann"  # its thread
-    assert connections_of(pg_server.url(), pg_server.password, "ann") == 1
+    # The link's, the team budget's (the client paces against the team) and the team sync's
+    # (following teammates' syncs): every one of them goes with the session.
+    assert connections_of(pg_server.url(), pg_server.password, "ann") >= 1
     ann.close()  # a profile switch or the window closed: the session's aclose
     assert connections_of(pg_server.url(), pg_server.password, "ann") == 0
 
