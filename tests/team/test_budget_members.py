@@ -6,7 +6,8 @@ up) and pushes through one outbox, so the budget is contended by one sync and ev
 push. Asserted: no command aborted, at most 1 % answered 403, no window over the limit, the
 background throughput at least 0.9 of what the limit less the interactive reserve allows, and
 fairness — each member's own changes applied (the team outbox's results, by the database's
-clock) within 1.25× of the others'.
+clock) within 1.25× of the others'. The claims' order that keeps equal queues alike (a member
+served before its teammates' changes arrived does not go first again) is tested on its own.
 
 `run_team_load` is also used by tests/reliability/test_team_budget.py (five members; 300 per
 60 s) and tests/bench/bench_team_budget.py (the figures).
