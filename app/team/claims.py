@@ -2,7 +2,11 @@
 
 A pusher claims whole chains (every pending change of one record, whoever made it) with
 `FOR UPDATE SKIP LOCKED`, so two members never take the same record — members' records in turn
-(each member's oldest first), so equal queues are served alike — and holds them by a lease on
+(each member's oldest first), so equal queues are served alike: a pusher takes at most its share
+of the free chains (over the members online; a few at least), and a member's turn counts its
+changes already settled since the team's oldest pending change was relayed, so a member whose
+first batch was claimed (and applied) before its teammates' changes arrived does not go first
+again with the rest of its queue — and holds them by a lease on
 the database server's clock, renewed while it pushes (`keeping`). A member that crashes stops
 renewing: its chains are free again when the lease runs out — at once when the same member
 restarts on the same machine and its old process is gone (`free_my_dead`). Settling writes each
@@ -13,6 +17,7 @@ pusher whose lease was taken over settles nothing twice.
 
 from __future__ import annotations
 
+import math
 import os
 import socket
 import threading
@@ -26,18 +31,25 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from app.store.changes import Change
-from app.team.team import Team
+from app.team.team import ONLINE_FOR, Team
 
 LEASE = 30.0  # seconds a claim holds without renewal
+SMALLEST_SHARE = 5  # chains a pusher may always claim (its fair share is never less)
 
 _CLAIM = """
 WITH firsts AS (
     SELECT resource, record_key, min(id) AS first FROM team_changes
     WHERE state = 'pending' GROUP BY resource, record_key
+), backlog AS (
+    SELECT min(relayed) AS since FROM team_changes WHERE state = 'pending'
+), served AS (
+    SELECT t.member, count(*) AS done FROM team_changes t, backlog b
+    WHERE t.state <> 'pending' AND t.settled >= b.since GROUP BY t.member
 ), ready AS (
     SELECT f.resource, f.record_key, f.first,
-           row_number() OVER (PARTITION BY t.member ORDER BY f.first) AS turn
-    FROM firsts f JOIN team_changes t ON t.id = f.first
+           row_number() OVER (PARTITION BY t.member ORDER BY f.first)
+               + coalesce(max(s.done) OVER (PARTITION BY t.member), 0) AS turn
+    FROM firsts f JOIN team_changes t ON t.id = f.first LEFT JOIN served s ON s.member = t.member
 ), picked AS (
     SELECT ch.resource, ch.record_key FROM team_chains ch
     JOIN ready r ON r.resource = ch.resource AND r.record_key = ch.record_key
@@ -47,6 +59,14 @@ WITH firsts AS (
 UPDATE team_chains ch SET claimed_by = %(member)s, claim_host = %(host)s, claim_pid = %(pid)s,
     token = %(token)s, lease_until = clock_timestamp() + %(lease)s * interval '1 s'
 FROM picked WHERE ch.resource = picked.resource AND ch.record_key = picked.record_key
+"""
+_SHARE = """
+SELECT count(*), (SELECT count(*) FROM team_members
+                  WHERE last_seen > clock_timestamp() - %s * interval '1 s')
+FROM team_chains ch
+WHERE (ch.lease_until IS NULL OR ch.lease_until < clock_timestamp())
+  AND EXISTS (SELECT 1 FROM team_changes t WHERE t.resource = ch.resource
+              AND t.record_key = ch.record_key AND t.state = 'pending')
 """
 _TAKE = """
 UPDATE team_changes t SET claim = %(token)s, attempts = t.attempts + 1
@@ -135,11 +155,20 @@ class Claims:
         args = {"limit": limit, "member": self.member, "host": self.host, "pid": os.getpid(),
                 "token": token, "lease": self.lease}  # fmt: skip
         with self.conn.transaction():
+            args["limit"] = self._fair_share(limit)
             self.conn.execute(_CLAIM, args)
             rows = self.conn.execute(_TAKE, args).fetchall()
         if not rows:
             return None
         return Claim(token, sorted((_team_change(r) for r in rows), key=lambda c: c.id))
+
+    def _fair_share(self, limit: int) -> int:
+        """At most `limit` chains, and no more than the free chains over the members online: a
+        pusher that claims before its teammates push takes its share, not the whole backlog
+        (so one member's changes do not all go out ahead of equal queues)."""
+        row = self.conn.execute(_SHARE, (ONLINE_FOR,)).fetchone()
+        free, online = (int(row[0]), int(row[1])) if row else (0, 0)
+        return min(limit, max(SMALLEST_SHARE, math.ceil(free / max(1, online))))
 
     @contextmanager
     def keeping(self, claim: Claim) -> Iterator[None]:

@@ -1,16 +1,18 @@
 """Figures for one budget for the team (issue 15, point 2), each printed next to its goal; nothing
 asserted.
 
-Run `.venv/bin/python tests/bench/bench_team_budget.py` (make bench runs it). About six minutes.
+Run `.venv/bin/python tests/bench/bench_team_budget.py` (make bench runs it). About nine minutes.
 
-Three and five members (real `showdesk sync --full` processes, each its own user and database
-session, one throwaway PostgreSQL) on one simulated show at 60 per 10 s that counts refused
-requests too, and three at the vendor's 300 per 60 s: the share of requests answered 403 (goal
-≤ 1 %), the most requests the show saw in any window (goal ≤ the limit), and the achieved
-background throughput against the allowed one (goal ≥ 0.9): the least time the limit less the
-interactive reserve needs for the requests the show accepted (a burst at once, then each slot
-once per window) over the time the team took from its first request to its last; fairness: the
-slowest member's sync time over the fastest's, all syncing the same show at once.
+Three and five members (real processes, each its own user and database session, one throwaway
+PostgreSQL) each queue the same number of changes, then run `showdesk sync` and `showdesk push`
+at once on one simulated show at 60 per 10 s that counts refused requests too, and five at the
+vendor's 300 per 60 s. Printed: the share of requests answered 403 (goal ≤ 1 %), the most
+requests the show saw in any window (goal ≤ the limit), the achieved background throughput
+against the allowed one (goal ≥ 0.9): the least time the limit less the interactive reserve
+needs for the requests the show accepted (a burst at once, then each slot once per window) over
+the time the team took from its first request to its last; and fairness: each member's time
+until its own changes were applied (the team outbox's results, by the database's clock), the
+slowest over the fastest (goal ≤ 1.25).
 """
 
 from __future__ import annotations
@@ -23,28 +25,34 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.pg_server import ThrowawayPostgres
-from tests.team.test_budget_members import run_team_syncs
+from tests.team.test_budget_members import TeamRun, run_team_load
 
-RUNS = ((3, 60, 10.0, "demo"), (5, 60, 10.0, "demo"), (3, 300, 60.0, "demo"))
+# (members, limit, window, changes each member queues)
+RUNS = ((3, 60, 10.0, 60), (5, 60, 10.0, 40), (5, 300, 60.0, 200))
+
+
+def line(count: int, run: TeamRun) -> str:
+    """One run's figures, each next to its goal."""
+    own = ", ".join(f"{s:.0f}" for s in run.member_seconds)
+    return (
+        f"{count} members at {run.limit} per {run.window:g} s: exits {list(run.exit_codes)}, "
+        f"{run.requests} requests, {run.throttled} answered 403 = {run.throttled_share:.1%} "
+        f"(goal ≤ 1 %); most in any {run.window:g} s {run.most_in_a_window} (goal ≤ "
+        f"{run.limit}); background throughput {run.achieved_share:.2f} of the allowed (goal ≥ "
+        f"0.9); busy {run.busy_seconds:.0f} s; own changes applied after [{own}] s: slowest "
+        f"{run.fairness:.2f}× the fastest (goal ≤ 1.25)"
+    )
 
 
 def main() -> None:
     server = ThrowawayPostgres().start()
     try:
         os.environ["PGPASSFILE"] = str(server.pgpass)
-        for count, limit, window, size in RUNS:
+        for count, limit, window, each in RUNS:
             with tempfile.TemporaryDirectory() as folder:
                 database = (server.create_database(), server.pgpass)
-                run = run_team_syncs(count, limit, window, Path(folder), database, size)
-            print(
-                f"{count} members at {limit} per {window:g} s: exits {list(run.exit_codes)}, "
-                f"{run.requests} requests, {run.throttled} answered 403 = "
-                f"{run.throttled_share:.1%} (goal ≤ 1 %); most in any {window:g} s "
-                f"{run.most_in_a_window} (goal ≤ {limit}); background throughput "
-                f"{run.achieved_share:.2f} of the allowed (goal ≥ 0.9); "
-                f"busy {run.busy_seconds:.0f} s; slowest member took {run.fairness:.2f}× the "
-                "fastest's time (goal ≤ 1.25)"
-            )
+                run = run_team_load(count, limit, window, Path(folder), database, each)
+            print(line(count, run))
     finally:
         server.stop()
 
