@@ -145,22 +145,27 @@ def _applied(url: str, names: list[str], started: float) -> PerMember:
     )
 
 
-def assert_within_the_issue(run: TeamRun, count: int, changes_each: int) -> None:
-    """Issue 15, point 2, Checked by: counts and ratios."""
+def assert_within_the_issue(
+    run: TeamRun, count: int, changes_each: int, *, timed: bool = True
+) -> None:
+    """Issue 15, point 2, Checked by: counts, and (`timed`) the ratios of times — throughput and
+    fairness — which `make test` leaves to `make bench` and `make reliability`: on a loaded
+    machine they measure the machine (CONTRIBUTING.md: no timed assertions in `make test`)."""
     assert run.exit_codes == (0,) * (2 * count), run.errors  # no command aborted
     assert run.applied == (changes_each,) * count, run  # every member's changes applied
     assert run.throttled <= 0.01 * run.requests, run  # at most 1 % answered 403
     assert run.most_in_a_window <= run.limit, run  # never more than the show allows
     assert run.requests > 2 * run.limit, run  # the budget was contended for several windows
-    assert run.achieved_share >= 0.9, run  # the background budget was used
-    assert run.fairness <= 1.25, run  # equal queues, own changes applied alike
+    if timed:
+        assert run.achieved_share >= 0.9, run  # the background budget was used
+        assert run.fairness <= 1.25, run  # equal queues, own changes applied alike
 
 
 def test_three_members_syncing_and_pushing_at_once_share_one_budget_fairly(
     team_url: str, pg_server: ThrowawayPostgres, tmp_path: Path
 ) -> None:
     run = run_team_load(3, 60, 10.0, tmp_path, (team_url, pg_server.pgpass), 40)
-    assert_within_the_issue(run, 3, 40)
+    assert_within_the_issue(run, 3, 40, timed=False)  # the claim order: the test below
 
 
 def test_a_member_served_before_its_teammates_arrived_does_not_go_first_again(
