@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from app.output_file import output_file
 from app.store.changes import Change, dumps
 
 _COLUMNS = "at, seq, resource, record_id, op, field, before, after, result"
@@ -93,16 +94,26 @@ def _cell(value: Any) -> str:
 
 
 def export(entries: list[AuditRow], path: Path, format: Literal["csv", "json"]) -> int:
-    """Write the entries (to a temporary file renamed into place); answer how many."""
+    """Write the entries (see `write_rows`); answer how many."""
+    return write_rows([asdict(e) for e in entries], _COLUMNS.split(", "), path, format)
+
+
+def write_rows(
+    rows: list[dict[str, Any]],
+    columns: Sequence[str],
+    path: Path | str,
+    format: Literal["csv", "json"],
+) -> int:
+    """Write audit rows as CSV (a column each, text as it is, other values as JSON) or a JSON
+    array, to `path` as app/output_file.py writes a file the user named; answer how many."""
     if format not in ("csv", "json"):
         raise ValueError(f"unknown audit export format {format!r}")
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "w", encoding="utf-8", newline="") as out:
+    with output_file(path) as out:
         if format == "csv":
             writer = csv.writer(out)
-            writer.writerow(_COLUMNS.split(", "))
-            writer.writerows([_cell(v) for v in asdict(e).values()] for e in entries)
+            writer.writerow(columns)
+            writer.writerows([_cell(row.get(c)) for c in columns] for row in rows)
         else:
-            json.dump([asdict(e) for e in entries], out, ensure_ascii=False, indent=1)
-    os.replace(tmp, path)
-    return len(entries)
+            json.dump(rows, out, ensure_ascii=False, indent=1)
+            out.write("\n")
+    return len(rows)

@@ -9,7 +9,8 @@ reads back.
 Excel holds at most 1,048,576 rows per sheet (header included). A larger XLSX export is split:
 the records continue on further sheets ("Customers (2)"…), each with the header row again; the
 importer reads such continuation sheets as one table. Strings starting with "=" are written as
-text, never as formulas. Files are written to `<name>.part` and renamed when complete.
+text, never as formulas. Files are written as app/output_file.py says (`-` is stdout, a
+regular file is replaced atomically, a device or FIFO written in place).
 
 A table's view exports the same way: `listing=` (app/store/listing.py) picks the rows the table
 shows and their order, exactly as the table asks the cache for them, `columns=` names the
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -37,6 +37,7 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
 from app.api.errors import InvalidValue
 from app.api.models import MODELS
+from app.output_file import output_file
 from app.store.cache import Cache
 from app.store.listing import EVERY_RECORD, Listing
 from app.sync.cell_text import cell_text
@@ -120,13 +121,8 @@ def write_table(
 
 
 def _atomic(path: Path, write: Any) -> int:
-    tmp = path.with_name(path.name + ".part")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as f:
-            count: int = write(f)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with output_file(path) as f:
+        count: int = write(f)
     return count
 
 
@@ -194,10 +190,6 @@ def _write_xlsx(
     if ws is None:
         sheets = 1
         workbook.create_sheet(_sheet_title(title, 1)).append(columns)
-    tmp = path.with_name(path.name + ".part")
-    try:
-        workbook.save(tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with output_file(path, binary=True) as f:
+        workbook.save(f)
     return count, sheets

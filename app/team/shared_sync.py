@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,7 +39,7 @@ from app.team.replica import CatchUp, Replica
 from app.team.sync_lead import CHANNEL, SyncLead, read_lead, release, sync_holder, take
 from app.team.team import Team
 
-__all__ = ["CatchUp", "TeamSync", "TeamSyncResult", "sync_for_team", "sync_holder"]
+__all__ = ["CatchUp", "Pull", "TeamSync", "TeamSyncResult", "sync_holder"]
 
 Pull = Callable[[asyncio.Event], Awaitable[SyncReport]]
 POLL = 1.0  # seconds between looks at the lead row while waiting (NOTIFY usually comes first)
@@ -250,46 +249,3 @@ def _outcome(report: SyncReport) -> str:
     if report.failed:
         return "incomplete: " + ", ".join(slug for slug, _ in report.failed)
     return "ok"
-
-
-# ------------------------------------------------------------------------- showdesk sync
-
-
-def sync_for_team(team: Team, cache: Cache, pull: Pull) -> tuple[SyncReport | None, int]:
-    """`showdesk sync` in a team: this member's report when it synced for the team (the caller
-    prints it as solo), else None with the exit code, after saying what happened."""
-
-    def say(text: str) -> None:
-        print(text, file=sys.stderr)
-
-    with TeamSync(team, cache, say=say) as shared:
-        try:
-            result = asyncio.run(shared.sync(pull))
-        except (TeamError, psycopg.OperationalError) as exc:
-            say(f"The team database stopped answering ({_first_line(exc)}): syncing alone; "
-                "your teammates are not updated by this sync.")  # fmt: skip
-            return asyncio.run(_pull_alone(pull)), 0
-    caught = result.caught_up
-    if result.led:
-        if result.problem:
-            say(f"Your cache is synced, but your teammates were not all updated: {result.problem}.")
-        else:
-            say("Synced the show for the team: your teammates' caches follow.")
-        return result.report, 0
-    print(
-        f"{result.lead} synced the show for the team; your cache caught up: "
-        f"{caught.written} written, {caught.deleted} removed (no request to the show)"
-    )
-    if result.outcome != "ok":
-        say(f"{result.lead}'s sync did not complete ({result.outcome}): run `showdesk sync` again.")
-        return None, 1
-    return None, 0
-
-
-async def _pull_alone(pull: Pull) -> SyncReport:
-    return await pull(asyncio.Event())
-
-
-def _first_line(exc: Exception) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__

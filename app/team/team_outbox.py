@@ -16,21 +16,17 @@ A team push (`push_team`):
 from __future__ import annotations
 
 import asyncio
-import csv
 import getpass
-import json
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import psycopg
-
 from app.api.client import ShowClient
+from app.store.audit import write_rows
 from app.store.cache import Cache
 from app.store.changes import Change, NewChange, is_local_id
 from app.store.outbox import Outbox
@@ -235,72 +231,6 @@ def audit_rows(team: Team) -> list[dict[str, Any]]:
     ]
 
 
-def export_audit(team: Team, path: Path, format: Literal["csv", "json"] = "csv") -> int:
+def export_audit(team: Team, path: Path | str, format: Literal["csv", "json"] = "csv") -> int:
     """Write the shared audit log (with the member column) to a file; answer how many rows."""
-    entries = audit_rows(team)
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "w", encoding="utf-8", newline="") as out:
-        if format == "json":
-            json.dump(entries, out, ensure_ascii=False, indent=1)
-        else:
-            writer = csv.writer(out)
-            writer.writerow(AUDIT_COLUMNS)
-            writer.writerows([_cell(e[c]) for c in AUDIT_COLUMNS] for e in entries)
-    os.replace(tmp, path)
-    return len(entries)
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-# ------------------------------------------------------------------------- headless command
-
-
-def cmd_team_push(args: Any, ws: Any) -> int:
-    """`showdesk push` in team mode (app/headless.py `cmd_push` hands over when `ws.team`)."""
-    from app.headless import OK, SOME_FAILED, USAGE, Progress
-    from app.push_lines import outcome_lines
-
-    team: Team = ws.team
-    progress = Progress()
-    if args.retry_failed:  # sent again: relayed anew, as reworked
-        for change in ws.outbox.changes(("failed",)):
-            ws.outbox.retry(change.seq)
-
-    async def work() -> TeamPushReport:
-        async with ws.client() as client:
-            return await push_team(
-                team, client, ws.cache, ws.outbox,
-                on_progress=lambda p: progress.say(f"Pushed {p.done}/{p.total} for the team"),
-            )  # fmt: skip
-
-    try:
-        report = asyncio.run(work())
-    except psycopg.Error as exc:  # the database went away mid-push: nothing is lost
-        progress.done()
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        print(f"showdesk push: the team database stopped answering ({first}): your changes "
-              "stay in your outbox and the team's; push again.", file=sys.stderr)  # fmt: skip
-        return USAGE
-    progress.done()
-    mine = report.mine
-    settled = ws.outbox.changes(("failed", "conflict"))
-    for line in outcome_lines([c for c in settled if c.seq in mine.seqs], ws.registry):
-        print(line, file=sys.stderr)
-    print(f"{mine.done} applied, {mine.failed} failed, {mine.conflicts} in conflict")
-    print(
-        f"Team outbox: {report.relayed} of your change(s) handed over; you pushed "
-        f"{report.pushed} change(s), {report.for_teammates} of them your teammates'."
-    )
-    for error in report.errors:
-        print(error, file=sys.stderr)
-    if report.unreachable is not None:
-        print(f"The show cannot be reached ({report.unreachable}): the team's changes stay "
-              "queued in the team outbox for the next push.", file=sys.stderr)  # fmt: skip
-        return SOME_FAILED
-    if report.errors:
-        return USAGE
-    return OK if not mine.failed and not mine.conflicts else SOME_FAILED
+    return write_rows(audit_rows(team), AUDIT_COLUMNS, path, format)

@@ -16,6 +16,9 @@ FORBIDDEN: dict[str, set[str]] = {
     "sim": QT,
     "team": QT,
     "settings.py": QT,
+    "commands": QT,  # the headless commands run where no display is
+    "output_file.py": QT,
+    "formula_guard.py": QT,
 }
 
 

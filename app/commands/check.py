@@ -1,8 +1,7 @@
 """`showdesk check`: how the show answers each list, and a suggested overrides file if needed.
 
-Kept apart from app/headless.py (which runs it) so that module stays about syncing and pushing.
 Exit 0 when every list answered, 1 when some did not (the suggestion says what to do), 2 when the
-show cannot be reached or refuses the sign-in (through `headless.run`).
+show cannot be reached or refuses the sign-in (through `runner.run`).
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from datetime import UTC, datetime
 from app.api.client import ShowClient
 from app.api.suggestion import suggested_path, suggestion
 from app.api.survey import ListAnswer, survey
-from app.headless import OK, SOME_FAILED, Workspace
+from app.commands.workspace import OK, SOME_FAILED, Workspace
 from app.settings import write_atomically
 
 
@@ -29,17 +28,19 @@ def cmd_check(args: argparse.Namespace, ws: Workspace) -> int:
     asked = [a for a in answers if a.answered is not None]
     answered = sum(1 for a in asked if a.answered)
     profile = ws.profile
-    print(
+    ws.out.line(
         f"Show {profile.show_id} at {profile.base_url}: {answered} of {len(asked)} lists answered."
     )
     for answer in answers:
-        print(f"  {answer.line()}")
+        ws.out.line(f"  {answer.line()}")
     now = datetime.now(UTC)
     text = suggestion(ws.registry, answers, show_id=profile.show_id, now=now)
     if text is None:
         return OK
     path = suggested_path(profile.overrides_path)
     write_atomically(path, text)
-    print(f"Suggested overrides written to {path}")
-    print(f"To apply them, rename it to {profile.overrides_path.name} in that folder, then sync.")
+    ws.out.line(f"Suggested overrides written to {path}")
+    ws.out.line(
+        f"To apply them, rename it to {profile.overrides_path.name} in that folder, then sync."
+    )
     return SOME_FAILED

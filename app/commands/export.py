@@ -1,0 +1,33 @@
+"""`showdesk export`: a resource from the cache to a CSV, XLSX or JSON file (or stdout)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.commands.workspace import OK, Workspace
+from app.sync.overlay import PendingOverlay
+
+
+def cmd_export(args: argparse.Namespace, ws: Workspace) -> int:
+    from app.sync import resource_export  # openpyxl is slow to import: only when needed
+
+    res = ws.registry[args.resource]  # an unknown slug is a usage error
+    to_stdout = args.output is not None and str(args.output) == "-"
+    if args.format:
+        fmt = args.format
+    elif args.output is not None and not to_stdout:
+        fmt = resource_export.format_of(args.output)
+    else:
+        fmt = "csv"
+    path = args.output if args.output is not None else Path(f"{args.resource}.{fmt}")
+    # --pending: as the window shows it (the overlay of its table, form and view export)
+    shown = PendingOverlay.read(ws.outbox, res.slug).export_options(res.key) if args.pending else {}
+    result = resource_export.export(ws.cache, args.resource, path, fmt, **shown)
+    ws.out.set(resource=args.resource, format=fmt, rows=result.rows, path=str(result.path))
+    message = f"{result.rows} {args.resource} written to {result.path}"
+    if to_stdout:
+        ws.out.warn(message)  # stdout is the file itself
+    else:
+        ws.out.line(message)
+    return OK

@@ -1,0 +1,142 @@
+"""`showdesk push`: send the outbox's pending changes (or with `--dry-run`, tell what the push
+would cost) — in a team, through the team outbox."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
+from app.api.client import ShowClient
+from app.commands.output import Progress
+from app.commands.workspace import OK, SOME_FAILED, USAGE, Workspace
+from app.push_lines import outcome_lines
+from app.store.changes import State
+from app.store.outbox import Outbox
+from app.sync.push_plan import plan_push, plan_text
+from app.sync.pusher import Pusher, PushProgress
+from app.words import count
+
+
+def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
+    if args.dry_run:
+        return _push_estimate(args, ws)
+    if ws.team is not None:  # relay, push the team's claimed chains, follow (issue 15)
+        return _team_push(args, ws)
+    progress = Progress()
+    out = ws.out
+
+    async def work(client: ShowClient) -> int:
+        await client.auth.token()  # an unreachable show stops here: every change stays pending
+        pusher = Pusher(client, ws.cache, ws.outbox, on_progress=_on_push(progress))
+        sent = _to_push(ws.outbox, args.resource, args.retry_failed)
+        report = await pusher.push(args.resource or None, retry_failed=args.retry_failed)
+        progress.done()
+        settled = ws.outbox.changes(("failed", "conflict"))
+        for line in outcome_lines([c for c in settled if c.seq in sent], ws.registry):
+            out.warn(line)
+        out.line(
+            f"{report.done} applied, {report.failed} failed, {report.conflicts} in conflict"
+            + (
+                f", {report.found_on_server} found already on the server"
+                if report.found_on_server
+                else ""
+            )
+        )
+        for error in report.errors:
+            out.warn(error)
+        if report.unreachable is not None:  # every change not sent stays pending, said once
+            kept = f"{count(report.kept, 'change')} {'stays' if report.kept == 1 else 'stay'}"
+            out.warn(
+                f"The show cannot be reached ({report.unreachable}): {kept} pending, each with "
+                "its attempt and the reason in the outbox."
+            )
+            return SOME_FAILED
+        return USAGE if report.errors else (OK if report.clean else SOME_FAILED)
+
+    return asyncio.run(_with_client(ws, work))
+
+
+def _on_push(progress: Progress) -> Callable[[PushProgress], None]:
+    return lambda p: progress.say(f"Pushed {p.done}/{p.total}")
+
+
+async def _with_client(ws: Workspace, work: Callable[[ShowClient], Awaitable[int]]) -> int:
+    async with ws.client() as client:
+        return await work(client)
+
+
+def _push_estimate(args: argparse.Namespace, ws: Workspace) -> int:
+    """`push --dry-run`: the requests and time the push would take at the profile's current rate
+    budget — the outbox review's own line — with nothing sent and the outbox untouched."""
+
+    async def work(client: ShowClient) -> int:
+        sent = _to_push(ws.outbox, args.resource, args.retry_failed)
+        # What the push would send, as it would send it (a failed one retried goes as pending).
+        changes = [replace(c, state="pending") for c in ws.outbox.changes() if c.seq in sent]
+        plan = plan_push(changes, ws.registry)
+        ws.out.line(plan_text(plan, client.governor.state(), ws.profile.interactive_reserve))
+        return OK
+
+    return asyncio.run(_with_client(ws, work))
+
+
+def _to_push(outbox: Outbox, resources: list[str] | None, retry_failed: bool) -> set[int]:
+    """The changes a push is about to send (to tell afterwards which of them did not land)."""
+    states: tuple[State, ...] = ("pending", "sending") + (("failed",) if retry_failed else ())
+    return {c.seq for c in outbox.changes(states) if not resources or c.resource in resources}
+
+
+def _team_push(args: argparse.Namespace, ws: Workspace) -> int:
+    """`showdesk push` in team mode: relay, push the team's claimed chains, follow."""
+    import psycopg
+
+    from app.team.team_outbox import TeamPushReport, push_team
+
+    assert ws.team is not None
+    team, out = ws.team, ws.out
+    progress = Progress()
+    if args.retry_failed:  # sent again: relayed anew, as reworked
+        for change in ws.outbox.changes(("failed",)):
+            ws.outbox.retry(change.seq)
+
+    async def work() -> TeamPushReport:
+        async with ws.client() as client:
+            return await push_team(
+                team, client, ws.cache, ws.outbox,
+                on_progress=lambda p: progress.say(f"Pushed {p.done}/{p.total} for the team"),
+            )  # fmt: skip
+
+    try:
+        report = asyncio.run(work())
+    except psycopg.Error as exc:  # the database went away mid-push: nothing is lost
+        progress.done()
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        out.error(
+            f"the team database stopped answering ({first}): your changes stay in your outbox "
+            "and the team's; push again.",
+            USAGE,
+        )
+        return USAGE
+    progress.done()
+    mine = report.mine
+    settled = ws.outbox.changes(("failed", "conflict"))
+    for line in outcome_lines([c for c in settled if c.seq in mine.seqs], ws.registry):
+        out.warn(line)
+    out.line(f"{mine.done} applied, {mine.failed} failed, {mine.conflicts} in conflict")
+    out.line(
+        f"Team outbox: {report.relayed} of your change(s) handed over; you pushed "
+        f"{report.pushed} change(s), {report.for_teammates} of them your teammates'."
+    )
+    for error in report.errors:
+        out.warn(error)
+    if report.unreachable is not None:
+        out.warn(
+            f"The show cannot be reached ({report.unreachable}): the team's changes stay "
+            "queued in the team outbox for the next push."
+        )
+        return SOME_FAILED
+    if report.errors:
+        return USAGE
+    return OK if not mine.failed and not mine.conflicts else SOME_FAILED

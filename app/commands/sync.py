@@ -1,0 +1,117 @@
+"""`showdesk sync`: pull the show into the cache — or, in a team, one sync for the team (the
+member holding the sync pulls, the others' caches catch up from the team database)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from app.commands.output import Output, Progress
+from app.commands.workspace import OK, SOME_FAILED, Workspace
+from app.sync.puller import Puller, SyncProgress, SyncReport
+from app.words import count
+
+if TYPE_CHECKING:
+    from app.team.shared_sync import Pull
+    from app.team.team import Team
+
+
+def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
+    progress = Progress()
+
+    async def pull(cancel: asyncio.Event | None = None) -> SyncReport:
+        async with ws.client() as client:
+            puller = Puller(client, ws.cache, on_progress=_on_sync(progress))
+            report = await puller.sync(args.resource or None, full=args.full, cancel=cancel)
+        progress.done()
+        return report
+
+    if ws.team is None:
+        report = asyncio.run(pull())
+    else:  # one sync for the team, or a teammate's taken (issue 15)
+        led, code = sync_for_team(ws.team, ws, pull)
+        if led is None:
+            return code
+        report = led
+    out = ws.out
+    for r in report.resources:
+        kind = "full" if r.full else "incremental"
+        out.line(f"{r.resource}: {r.fetched} fetched, {r.removed} removed ({kind})")
+    # issue 12: paging — what was learned, and every listing that could not be proved whole
+    for notice in report.notices:
+        out.warn(notice)
+    for slug, message in report.failed:
+        out.warn(f"{slug}: sync failed, cached records kept: {message}")
+    offered = _warn_not_offered(ws, report)
+    return SOME_FAILED if report.failed else offered
+
+
+def _on_sync(progress: Progress) -> Callable[[SyncProgress], None]:
+    return lambda p: progress.say(f"{p.title}: {count(p.done, 'record')}")
+
+
+def _warn_not_offered(ws: Workspace, report: SyncReport) -> int:
+    """One warning line per resource skipped as not offered; exit 1 only if nothing answered."""
+    out = ws.out
+    for slug, why in report.not_offered:
+        title = ws.registry[slug].title
+        out.warn(f"{title}: not offered by this show ({why}); skipped")
+    if report.not_offered and not report.resources and not report.cancelled:
+        out.warn(
+            "No resource answered: check the base URL, or run `showdesk check` to look for "
+            "the paths this show uses."
+        )
+        return SOME_FAILED
+    if report.not_offered:
+        out.warn("`showdesk check` looks for other paths of these resources.")
+    return OK
+
+
+def sync_for_team(team: Team, ws: Workspace, pull: Pull) -> tuple[SyncReport | None, int]:
+    """This member's report when it synced for the team (printed as solo), else None with the
+    exit code, after saying what happened."""
+    import psycopg
+
+    from app.team.database import TeamError
+    from app.team.shared_sync import TeamSync
+
+    out: Output = ws.out
+    with TeamSync(team, ws.cache, say=out.warn) as shared:
+        try:
+            result = asyncio.run(shared.sync(pull))
+        except (TeamError, psycopg.OperationalError) as exc:
+            out.warn(
+                f"The team database stopped answering ({_first_line(exc)}): syncing alone; "
+                "your teammates are not updated by this sync."
+            )
+            return asyncio.run(_pull_alone(pull)), OK
+    caught = result.caught_up
+    if result.led:
+        if result.problem:
+            out.warn(
+                f"Your cache is synced, but your teammates were not all updated: {result.problem}."
+            )
+        else:
+            out.warn("Synced the show for the team: your teammates' caches follow.")
+        return result.report, OK
+    out.line(
+        f"{result.lead} synced the show for the team; your cache caught up: "
+        f"{caught.written} written, {caught.deleted} removed (no request to the show)"
+    )
+    if result.outcome != "ok":
+        out.warn(
+            f"{result.lead}'s sync did not complete ({result.outcome}): run `showdesk sync` again."
+        )
+        return None, SOME_FAILED
+    return None, OK
+
+
+def _first_line(exc: Exception) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+async def _pull_alone(pull: Pull) -> SyncReport:
+    return await pull(asyncio.Event())

@@ -1,0 +1,149 @@
+"""What a headless command works on: the profile (saved, or given on the command line), its
+registry, cache and outbox, the team's database when the profile works in a team, and the
+command's `Output`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from app.api.client import ShowClient
+from app.api.registry import Registry
+from app.commands.output import Output
+from app.connect import TEAM_MEMBER_ENV, TEAM_URL_ENV, client_for, open_team_for, registry_for
+from app.settings import SECRET_ENV, Profile, ProfileStore, secrets
+from app.store.cache import Cache
+from app.store.outbox import Outbox
+
+if TYPE_CHECKING:
+    from app.team.team import Team
+
+OK, SOME_FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(Exception):
+    """A command line that cannot be carried out as given (exit 2)."""
+
+
+@dataclass
+class Workspace:
+    """What a command works on: the profile, its registry, cache and outbox."""
+
+    profile: Profile
+    registry: Registry
+    cache: Cache
+    outbox: Outbox
+    team: Team | None = None  # the team's database, when the profile works in a team
+    out: Output = field(default_factory=lambda: Output("showdesk"))
+
+    def client(self) -> ShowClient:
+        secret = os.environ.get(SECRET_ENV) or secrets.get(self.profile)
+        if not secret and secrets.failure:
+            raise UsageError(
+                f"No client secret for show {self.profile.show_id}: the keyring cannot be used "
+                f"({secrets.failure}); set {SECRET_ENV} instead."
+            )
+        if not secret:
+            raise UsageError(
+                f"No client secret for show {self.profile.show_id}: set {SECRET_ENV} "
+                "or save it in the profile (keyring)."
+            )
+        return client_for(self.profile, secret, self.registry, self.team)
+
+
+def add_connection_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("connection")
+    group.add_argument("--profile", help="a saved profile (the last one used by default)")
+    group.add_argument("--base-url", help="the REST API's base URL (instead of a profile)")
+    group.add_argument("--auth-url", help="the token endpoint (instead of a profile)")
+    group.add_argument("--show-id", help="the show ID (instead of a profile)")
+    group.add_argument("--cache", type=Path, help="use this cache file (outbox beside it)")
+    group.add_argument("--rate", help="pacing as REQUESTS/SECONDS, e.g. 300/60")
+    group.add_argument(
+        "--team",
+        metavar="URL",
+        help=f"work in the team whose PostgreSQL database is URL (or ${TEAM_URL_ENV}); "
+        "its password from the keyring or a pgpass file, never in the URL",
+    )
+    group.add_argument(
+        "--member", help=f"who you are to the team (or ${TEAM_MEMBER_ENV}; default user@host)"
+    )
+
+
+def resolve_profile(args: argparse.Namespace) -> Profile:
+    given = [args.base_url, args.auth_url, args.show_id]
+    if any(given):
+        if not all(given):
+            raise UsageError("--base-url, --auth-url and --show-id go together")
+        profile = Profile(f"show-{args.show_id}", args.base_url, args.auth_url, args.show_id)
+    else:
+        store = ProfileStore()
+        name = args.profile or store.last
+        found = store.get(name) if name else None
+        if found is None:
+            raise UsageError(
+                f"No profile named {name!r}."
+                if name
+                else "No profile: give --profile NAME or --base-url, --auth-url and --show-id."
+            )
+        profile = found
+    if args.rate:
+        profile = replace(profile, **_rate(args.rate))
+    team_url = args.team or os.environ.get(TEAM_URL_ENV)
+    member = args.member or os.environ.get(TEAM_MEMBER_ENV)
+    if team_url:
+        profile = replace(profile, team_url=team_url)
+    if member:
+        profile = replace(profile, team_member=member)
+    return profile
+
+
+def _rate(text: str) -> dict[str, Any]:
+    try:
+        count, _, seconds = text.partition("/")
+        limit, window = int(count), float(seconds or 60)
+    except ValueError:
+        raise UsageError(f"--rate takes REQUESTS/SECONDS, e.g. 300/60 (not {text!r})") from None
+    if limit < 1 or window <= 0:
+        raise UsageError("--rate needs at least one request per positive number of seconds")
+    return {"rate_limit": limit, "rate_window": window}
+
+
+@contextmanager
+def workspace(args: argparse.Namespace, out: Output) -> Iterator[Workspace]:
+    profile = resolve_profile(args)
+    registry = registry_for(profile)
+    cache_path = args.cache or profile.cache_path
+    outbox_path = profile.outbox_path if args.cache is None else _outbox_beside(args.cache)
+    team = _open_team(profile, out, alone_if_down=getattr(args, "command", None) == "sync")
+    try:
+        with Cache(cache_path, registry) as cache, Outbox(outbox_path) as outbox:
+            yield Workspace(profile, registry, cache, outbox, team, out)
+    finally:
+        if team is not None:
+            team.close()
+
+
+def _open_team(profile: Profile, out: Output, alone_if_down: bool = False) -> Team | None:
+    if not profile.team_url:
+        return None
+    from app.team.database import TeamError, TeamUnreachable
+
+    try:
+        return open_team_for(profile)
+    except TeamUnreachable as exc:  # issue 15: a sync goes on alone, and says so
+        if not alone_if_down:
+            raise UsageError(str(exc)) from None
+        out.warn(f"{exc}: working alone on this machine's cache.")
+        return None
+    except TeamError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _outbox_beside(cache: Path) -> Path:
+    return cache.with_name(cache.stem + ".outbox.sqlite")
