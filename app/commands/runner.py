@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from collections.abc import Callable
 
 from app.api.errors import InvalidValue, ShowDeskError
@@ -16,6 +17,8 @@ from app.commands.push import cmd_push
 from app.commands.status import cmd_status
 from app.commands.sync import cmd_sync
 from app.commands.workspace import INTERRUPTED, USAGE, UsageError, Workspace, workspace
+
+log = logging.getLogger(__name__)
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
     "check": cmd_check,
@@ -45,11 +48,18 @@ def run(args: argparse.Namespace) -> int:
         code = _failed(out, f"cannot use{where}: {exc.strerror or exc}", USAGE)
     except KeyboardInterrupt:
         code = _failed(out, "interrupted; what was done is kept", INTERRUPTED)
+    except Exception as exc:  # a bug: one line for the user, the traceback in the log
+        log.exception("showdesk %s failed", args.command)
+        code = _failed(out, f"unexpected error ({type(exc).__name__}): see the log", USAGE)
     else:
         out.finish(code)
+        if code:
+            log.warning("showdesk %s ended with exit code %d", args.command, code)
     return code
 
 
 def _failed(out: Output, message: str, code: int) -> int:
+    """Say the one error the command ends with, and log it (a scheduled job's log shows it)."""
+    log.error("showdesk %s: %s (exit %d)", out.command, message, code)
     out.error(message, code)
     return code
