@@ -1,7 +1,7 @@
 """What a push will cost: how many requests it makes and how long that takes at the rate budget.
 
 The one estimate of a push, told alike by the outbox's review pane (app/ui/outbox/outbox_view.py)
-and `showdesk push --dry-run` (app/headless.py). `plan_push(changes, registry)` counts the
+and `showdesk push --dry-run` (app/commands/push.py). `plan_push(changes, registry)` counts the
 requests the Pusher (app/sync/pusher.py) makes for the pending changes among `changes`, walking
 each record's changes in rounds as it does:
 
