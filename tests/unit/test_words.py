@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.api.registry import default_registry
-from app.cli import _gui_parser, _headless_parser
+from app.cli import _gui_parser
+from app.commands.parser import headless_parser
 from app.ui.common.references import title_of as ui_title_of
 from app.words import count, plural, title_of
 
@@ -53,7 +54,7 @@ def test_showdesk_help_lists_every_slug_next_to_its_title() -> None:
 
 
 def test_the_commands_taking_a_slug_list_them_in_their_help() -> None:
-    parser = _headless_parser()
+    parser = headless_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     for name in ("sync", "push", "export", "import"):
         helped = sub.choices[name].format_help()  # type: ignore[index]
