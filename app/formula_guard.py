@@ -6,6 +6,11 @@ apostrophes — is written with one more apostrophe in front (`=1+1 Foods` → `
 spreadsheets show as the text itself. A text that already starts with apostrophes before such a
 character gets one more too, so `restore` undoes exactly what `neutralise` did and nothing else:
 `restore(neutralise(t)) == t` for every text. Only texts: numbers are numbers and left alone.
+
+A spreadsheet opening such a CSV keeps the apostrophe as part of the text (LibreOffice does), so
+the import restores texts read from XLSX files too; XLSX exports, whose text cells are typed and
+never run, write texts as they are (`keep_exact`: the apostrophe only where `restore` would
+otherwise change the text).
 """
 
 from __future__ import annotations
@@ -24,6 +29,15 @@ def needs_guard(text: str) -> bool:
 def neutralise(value: Any) -> Any:
     """The value as an export writes it: a risky text with an apostrophe in front."""
     if isinstance(value, str) and needs_guard(value):
+        return QUOTE + value
+    return value
+
+
+def keep_exact(value: Any) -> Any:
+    """The value as a file whose cells are typed (XLSX) holds it: such cells are never run as
+    formulas, so only a text `restore` would otherwise change (an apostrophe before a trigger,
+    rare) gets its apostrophe, and every text reads back exactly."""
+    if isinstance(value, str) and value.startswith(QUOTE) and needs_guard(value[1:]):
         return QUOTE + value
     return value
 

@@ -23,7 +23,15 @@ def cmd_export(args: argparse.Namespace, ws: Workspace) -> int:
     path = args.output if args.output is not None else Path(f"{args.resource}.{fmt}")
     # --pending: as the window shows it (the overlay of its table, form and view export)
     shown = PendingOverlay.read(ws.outbox, res.slug).export_options(res.key) if args.pending else {}
-    result = resource_export.export(ws.cache, args.resource, path, fmt, **shown)
+    result = resource_export.export(
+        ws.cache,
+        args.resource,
+        path,
+        fmt,
+        headers=args.headers,
+        guard=not args.keep_formulas,
+        **shown,
+    )
     ws.out.set(resource=args.resource, format=fmt, rows=result.rows, path=str(result.path))
     message = f"{result.rows} {args.resource} written to {result.path}"
     if to_stdout:

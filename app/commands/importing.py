@@ -14,7 +14,14 @@ def cmd_import(args: argparse.Namespace, ws: Workspace) -> int:
 
     out = ws.out
     _require_synced(ws, args.resource)
-    plan = importer.plan_import(ws.cache, args.resource, args.file, key=args.key)
+    plan = importer.plan_import(
+        ws.cache,
+        args.resource,
+        args.file,
+        key=args.key,
+        delimiter=args.delimiter,
+        encoding=args.encoding,
+    )
     counts = importer.row_counts(plan)
     seconds = plan.duration_at(ws.profile.rate_limit, ws.profile.rate_window)
     out.line(

@@ -1,14 +1,17 @@
 """Reading an import file: a CSV or XLSX file as a table of text cells, and a cell's meaning.
 
-`read_table` gives the header and the non-empty rows (an XLSX export split across sheets is read
-as one table: every sheet whose header equals the first sheet's); cells are text, the way a CSV
-would hold them. `parse_cell` turns a cell into the value it means for a field of a model (lists
-as `a;b;c` or JSON, objects as JSON); coercion and validation are the model's, in `importer`.
+`read_table` gives the header and the non-empty rows (an XLSX export split across sheets is read as
+one table: every sheet whose header equals the first sheet's); cells are text, the way a CSV would
+hold them, with an export's formula guard removed. A CSV is read strictly (`read_csv`): encoding
+and separator detected or given, and a malformed file an error naming its line. `parse_cell` turns
+a cell into the value it means for a field of a model (lists as `a;b;c` or JSON, objects as JSON);
+coercion and validation are the model's, in `importer`.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import zipfile
 from collections import Counter
@@ -23,6 +26,7 @@ from openpyxl.utils.exceptions import InvalidFileException
 
 from app.api.errors import InvalidValue
 from app.api.models import ShowRecord
+from app.formula_guard import restore
 from app.sync.cell_text import cell_text
 
 # What openpyxl raises for a file that is not a workbook (or a damaged one).
@@ -38,7 +42,7 @@ _NOT_A_WORKBOOK = (
 
 @dataclass(frozen=True)
 class Row:
-    number: int  # line in its sheet; the header is row 1
+    number: int  # the line it starts on (CSV) or its row in its sheet; the header is line 1
     cells: dict[str, str]  # column → cell text ("" when empty)
     sheet: str | None = None
 
@@ -56,23 +60,17 @@ def file_format(path: Path, fallback: Path | None = None) -> str:
     raise InvalidValue("file", f"{path.name}: import reads .csv or .xlsx files")
 
 
-def read_table(path: Path) -> Table:
-    """The header and the non-empty rows of a CSV (UTF-8, BOM allowed) or XLSX file; a file
-    that is not one (another encoding, not a workbook) is an InvalidValue saying so."""
+def read_table(path: Path, *, delimiter: str | None = None, encoding: str | None = None) -> Table:
+    """The header and the non-empty rows of a CSV or XLSX file; a file that is not one, or a CSV
+    that is malformed, is an InvalidValue naming the line (see `read_csv`)."""
     if file_format(path) == "csv":
-        try:
-            with open(path, encoding="utf-8-sig", newline="") as f:
-                return _table([("", list(csv.reader(f)))])
-        except UnicodeDecodeError:
-            message = f"{path.name} is not UTF-8 text: save it as “CSV UTF-8”"
-            raise InvalidValue("file", message) from None
-        except csv.Error as exc:
-            raise InvalidValue("file", f"{path.name} is not a readable CSV file ({exc})") from None
+        return read_csv(path, delimiter=delimiter, encoding=encoding)
     try:
         workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
         try:
             sheets = [
-                (ws.title, [list(r) for r in ws.iter_rows(values_only=True)]) for ws in workbook
+                (ws.title, [(n, list(r)) for n, r in enumerate(ws.iter_rows(values_only=True), 1)])
+                for ws in workbook
             ]
         finally:
             workbook.close()
@@ -83,10 +81,93 @@ def read_table(path: Path) -> Table:
     return _table(sheets)
 
 
-def _table(sheets: Sequence[tuple[str, list[list[Any]]]]) -> Table:
+def read_csv(path: Path, *, delimiter: str | None = None, encoding: str | None = None) -> Table:
+    """A CSV file as a table, strictly: the encoding is UTF-8 (with or without BOM) or else the
+    Windows code page, or `encoding`; the delimiter `,` `;` or tab is detected from the header
+    line, or `delimiter`. A NUL byte, an unterminated quote or a row with more or fewer cells than
+    the header is an error naming its line — never a guess that changes data."""
+    data = path.read_bytes()
+    if b"\0" in data:
+        line = data[: data.index(b"\0")].count(b"\n") + 1
+        raise InvalidValue("file", f"{path.name}, line {line}: a NUL byte (is it a CSV file?)")
+    text, used = _decoded(path, data, encoding)
+    sep = _delimiter(path, text, delimiter)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
+    rows: list[tuple[int, list[Any]]] = []
+    width: int | None = None
+    while True:
+        start = reader.line_num + 1  # the line this row starts on (a quoted cell may span lines)
+        try:
+            cells = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise InvalidValue("file", f"{path.name}, line {start}: {_csv_problem(exc)}") from None
+        if not any(cell.strip() for cell in cells):
+            continue  # a blank line
+        if width is None:
+            width = len(cells)
+        elif len(cells) != width:
+            raise InvalidValue(
+                "file",
+                f"{path.name}, line {start}: {len(cells)} cells where the header has {width} "
+                f"(read with {_SEPARATORS[sep]} as the separator and {used})",
+            )
+        rows.append((start, cells))
+    return _table([("", rows)])
+
+
+_SEPARATORS = {",": "“,”", ";": "“;”", "\t": "tab"}
+_ENCODINGS = ("utf-8-sig", "cp1252")  # UTF-8 (a BOM allowed), else what Windows Excel writes
+
+
+def _decoded(path: Path, data: bytes, encoding: str | None) -> tuple[str, str]:
+    """The file's text and the encoding it was read with."""
+    for name in (encoding,) if encoding else _ENCODINGS:
+        try:
+            return data.decode(name), ("UTF-8" if name == "utf-8-sig" else name)
+        except LookupError:
+            raise InvalidValue("encoding", f"unknown encoding {name!r}") from None
+        except UnicodeDecodeError as exc:
+            if encoding:
+                line = data[: exc.start].count(b"\n") + 1
+                message = f"{path.name}, line {line}: not {encoding} text"
+                raise InvalidValue("file", message) from None
+    message = f"{path.name} is neither UTF-8 nor Windows text: save it as “CSV UTF-8”"
+    raise InvalidValue("file", message)
+
+
+def _delimiter(path: Path, text: str, given: str | None) -> str:
+    """The separator: the one given (`,` `;` `tab`), else the one the header line uses most."""
+    if given is not None:
+        sep = {"tab": "\t", "\\t": "\t"}.get(given.lower(), given)
+        if sep not in _SEPARATORS:
+            raise InvalidValue("delimiter", f"the separator is , ; or tab (not {given!r})")
+        return sep
+    header = text.lstrip("\ufeff").split("\n", 1)[0]
+    counts = {sep: _outside_quotes(header).count(sep) for sep in _SEPARATORS}
+    best = max(counts, key=lambda sep: counts[sep])
+    return best if counts[best] else ","
+
+
+def _outside_quotes(line: str) -> str:
+    """The line without its quoted parts (a separator inside quotes is text)."""
+    return "".join(part for n, part in enumerate(line.split('"')) if n % 2 == 0)
+
+
+def _csv_problem(exc: csv.Error) -> str:
+    text = str(exc)
+    if "unexpected end of data" in text or "EOF" in text:
+        return "a quote opened here is never closed"
+    return f"not readable as CSV ({text})"
+
+
+def _table(sheets: Sequence[tuple[str, list[tuple[int, list[Any]]]]]) -> Table:
+    """Rows are (line, cells); every text cell goes through `formula_guard.restore` (an export's
+    apostrophe before a formula-looking text comes off, exactly)."""
     if not sheets or not sheets[0][1]:
         raise InvalidValue("file", "the file is empty: the first row must name the columns")
-    header = [_cell_text(c).strip() for c in sheets[0][1][0]]
+    header = [_cell_text(c).strip() for c in sheets[0][1][0][1]]
     while header and not header[-1]:
         header.pop()
     repeated = [c for c, n in Counter(header).items() if n > 1 or not c]
@@ -94,10 +175,10 @@ def _table(sheets: Sequence[tuple[str, list[list[Any]]]]) -> Table:
         raise InvalidValue("file", f"blank or repeated column names: {repeated}")
     rows: list[Row] = []
     for title, values in sheets:
-        if not values or [_cell_text(c).strip() for c in values[0][: len(header)]] != header:
+        if not values or [_cell_text(c).strip() for c in values[0][1][: len(header)]] != header:
             continue  # not a continuation sheet of the same table
-        for number, raw in enumerate(values[1:], start=2):
-            cells = {c: _cell_text(v).strip() for c, v in zip(header, raw, strict=False)}
+        for number, raw in values[1:]:
+            cells = {c: restore(_cell_text(v).strip()) for c, v in zip(header, raw, strict=False)}
             if any(cells.values()):
                 rows.append(Row(number, {c: cells.get(c, "") for c in header}, title or None))
     return Table(header, rows)

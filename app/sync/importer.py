@@ -129,9 +129,18 @@ def apply(plan: ImportPlan, outbox: Outbox) -> list[int]:
 # ---------------------------------------------------------------------------------- planning
 
 
-def plan_import(cache: Cache, slug: str, path: Path, key: str | None = None) -> ImportPlan:
+def plan_import(
+    cache: Cache,
+    slug: str,
+    path: Path,
+    key: str | None = None,
+    *,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+) -> ImportPlan:
     """Read `path` and work out, without changing anything, what importing it would do."""
-    return plan_table(cache, slug, read_table(path), path, key)
+    table = read_table(path, delimiter=delimiter, encoding=encoding)
+    return plan_table(cache, slug, table, path, key)
 
 
 def plan_table(

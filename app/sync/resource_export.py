@@ -8,9 +8,16 @@ reads back.
 
 Excel holds at most 1,048,576 rows per sheet (header included). A larger XLSX export is split:
 the records continue on further sheets ("Customers (2)"…), each with the header row again; the
-importer reads such continuation sheets as one table. Strings starting with "=" are written as
-text, never as formulas. Files are written as app/output_file.py says (`-` is stdout, a
-regular file is replaced atomically, a device or FIFO written in place).
+importer reads such continuation sheets as one table.
+
+Safe for spreadsheets (issue 16): in CSV, a text a spreadsheet would run as a formula (`=`, `+`,
+`-`, `@`, tab, CR first) gets an apostrophe in front (app/formula_guard.py; `guard=False` turns it
+off; the importer removes it again). XLSX text cells are typed as text — never formulas, and
+identifiers such as "02134" stay text — integers over 15 digits are written as text, the header row
+is frozen and the columns are sized to the header and the first rows. `headers="titles"` heads the
+columns with the window's titles, which the importer maps back. Files are written as
+app/output_file.py says (`-` is stdout, a regular file is replaced atomically, a device or FIFO
+written in place).
 
 A table's view exports the same way: `listing=` (app/store/listing.py) picks the rows the table
 shows and their order, exactly as the table asks the cache for them, `columns=` names the
@@ -27,24 +34,31 @@ import csv
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.utils import get_column_letter
 
 from app.api.errors import InvalidValue
 from app.api.models import MODELS
+from app.formula_guard import keep_exact, neutralise
 from app.output_file import output_file
 from app.store.cache import Cache
 from app.store.listing import EVERY_RECORD, Listing
 from app.sync.cell_text import cell_text
+from app.words import title_of
 
 Format = Literal["csv", "xlsx", "json"]
+Headers = Literal["fields", "titles"]
 FORMATS: tuple[Format, ...] = ("csv", "xlsx", "json")
 XLSX_MAX_ROWS = 1_048_576  # Excel's limit per sheet, header row included
+LONGEST_NUMBER = 10**15  # spreadsheets hold 15 significant digits: longer integers go as text
+WIDTH_SAMPLE = 200  # rows an XLSX column's width is fitted to
+MIN_WIDTH, MAX_WIDTH = 6, 60  # characters
 
 
 @dataclass(frozen=True)
@@ -81,8 +95,12 @@ def export(
     columns: Sequence[str] | None = None,
     overlay: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     extra: Iterable[dict[str, Any]] = (),
+    headers: Headers = "fields",
+    guard: bool = True,
 ) -> ExportResult:
-    """Write the records of `slug` that `listing` picks, in its order, to `path`."""
+    """Write the records of `slug` that `listing` picks, in its order, to `path`: `headers`
+    "titles" heads the columns with the window's titles (the importer maps them back), `guard`
+    False writes texts that look like formulas as they are (see app/formula_guard.py)."""
     fmt = format or format_of(path)
     listed = cache.records(slug, listing)
     records: Iterator[dict[str, Any]] = chain(
@@ -95,9 +113,11 @@ def export(
         return ExportResult(path, fmt, rows, 1, list(columns or []))
     columns = list(columns) if columns is not None else columns_for(cache, slug)
     title = cache.registry[slug].title
+    header = [title_of(c) for c in columns] if headers == "titles" else None
     rows, sheets = write_table(
-        path, columns, records, fmt=fmt, max_sheet_rows=max_sheet_rows, title=title
-    )
+        path, columns, records, fmt=fmt, max_sheet_rows=max_sheet_rows, title=title,
+        header=header, guard=guard,
+    )  # fmt: skip
     return ExportResult(path, fmt, rows, sheets, columns)
 
 
@@ -109,15 +129,20 @@ def write_table(
     fmt: str,
     max_sheet_rows: int = XLSX_MAX_ROWS,
     title: str = "Sheet",
+    header: Sequence[str] | None = None,
+    guard: bool = True,
 ) -> tuple[int, int]:
-    """Write rows as CSV or XLSX; answer (rows written, sheets used)."""
+    """Write rows as CSV or XLSX under `header` (default: the column names); answer (rows
+    written, sheets used). CSV texts that look like formulas are neutralised unless `guard` is
+    False; XLSX text cells are typed as text, never formulas."""
+    head = list(header) if header is not None else columns
     if fmt == "csv":
-        return _atomic(path, lambda f: _write_csv(f, columns, rows)), 1
+        return _atomic(path, lambda f: _write_csv(f, columns, head, rows, guard)), 1
     if fmt != "xlsx":
         raise InvalidValue("file", f"cannot write a table as {fmt}")
     if max_sheet_rows < 2:
         raise ValueError("a sheet needs room for the header and one row")
-    return _write_xlsx(path, columns, rows, max_sheet_rows, title)
+    return _write_xlsx(path, columns, head, rows, max_sheet_rows, title)
 
 
 def _atomic(path: Path, write: Any) -> int:
@@ -137,21 +162,36 @@ def _write_json(out: TextIO, records: Iterator[dict[str, Any]]) -> int:
     return count
 
 
-def _write_csv(out: TextIO, columns: list[str], rows: Iterable[Mapping[str, Any]]) -> int:
+def _write_csv(
+    out: TextIO,
+    columns: list[str],
+    header: list[str],
+    rows: Iterable[Mapping[str, Any]],
+    guard: bool,
+) -> int:
     writer = csv.writer(out)
-    writer.writerow(columns)
+    writer.writerow(header)
     count = 0
     for row in rows:
-        writer.writerow([cell_text(row.get(c)) for c in columns])
+        writer.writerow([_csv_cell(row.get(c), guard) for c in columns])
         count += 1
     return count
 
 
+def _csv_cell(value: Any, guard: bool) -> str:
+    """A CSV cell: texts that look like formulas neutralised (numbers are numbers, untouched)."""
+    return cell_text(neutralise(value) if guard else value)
+
+
 def _xlsx_value(value: Any) -> Any:
+    """A value as an XLSX cell holds it: objects and lists as JSON text, integers too long for a
+    spreadsheet's number (over 15 digits) as text, texts exactly (`keep_exact`)."""
     if isinstance(value, dict | list):
         value = json.dumps(value, ensure_ascii=False)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= LONGEST_NUMBER:
+        value = str(value)
     if isinstance(value, str):
-        return ILLEGAL_CHARACTERS_RE.sub("", value)
+        return keep_exact(ILLEGAL_CHARACTERS_RE.sub("", value))
     return value
 
 
@@ -159,12 +199,33 @@ def _xlsx_row(ws: Any, columns: list[str], row: Mapping[str, Any]) -> list[Any]:
     cells: list[Any] = []
     for name in columns:
         value = _xlsx_value(row.get(name))
-        if isinstance(value, str) and value.startswith("="):
+        if isinstance(value, str):  # typed as text: never a formula, "02134" stays "02134"
             cell = WriteOnlyCell(ws, value=value)
-            cell.data_type = "s"  # text, not a formula
+            cell.data_type = "s"
             value = cell
         cells.append(value)
     return cells
+
+
+def _widths(columns: list[str], header: list[str], first: list[Mapping[str, Any]]) -> list[float]:
+    """Column widths (in characters) fitted to the header and the first rows, within bounds."""
+    widths = []
+    for name, head in zip(columns, header, strict=True):
+        longest = max(
+            [len(head), *(len(cell_text(_xlsx_value(r.get(name)))) for r in first)], default=0
+        )
+        widths.append(float(min(max(longest + 2, MIN_WIDTH), MAX_WIDTH)))
+    return widths
+
+
+def _new_sheet(workbook: Any, title: str, header: list[str], widths: list[float]) -> Any:
+    """A sheet with its header row frozen and its columns sized."""
+    ws = workbook.create_sheet(title)
+    ws.freeze_panes = "A2"
+    for number, width in enumerate(widths, start=1):
+        ws.column_dimensions[get_column_letter(number)].width = width
+    ws.append(header)
+    return ws
 
 
 def _sheet_title(title: str, number: int) -> str:
@@ -173,23 +234,30 @@ def _sheet_title(title: str, number: int) -> str:
 
 
 def _write_xlsx(
-    path: Path, columns: list[str], rows: Iterable[Mapping[str, Any]], limit: int, title: str
+    path: Path,
+    columns: list[str],
+    header: list[str],
+    rows: Iterable[Mapping[str, Any]],
+    limit: int,
+    title: str,
 ) -> tuple[int, int]:
     workbook = Workbook(write_only=True)
+    stream = iter(rows)
+    first = list(islice(stream, WIDTH_SAMPLE))  # the widths, from the first rows only
+    widths = _widths(columns, header, first)
     ws: Any = None
     count = sheets = in_sheet = 0
-    for row in rows:
+    for row in chain(first, stream):
         if ws is None or in_sheet == limit - 1:
             sheets += 1
-            ws = workbook.create_sheet(_sheet_title(title, sheets))
-            ws.append(columns)
+            ws = _new_sheet(workbook, _sheet_title(title, sheets), header, widths)
             in_sheet = 0
         ws.append(_xlsx_row(ws, columns, row))
         in_sheet += 1
         count += 1
     if ws is None:
         sheets = 1
-        workbook.create_sheet(_sheet_title(title, 1)).append(columns)
+        _new_sheet(workbook, _sheet_title(title, 1), header, widths)
     with output_file(path, binary=True) as f:
         workbook.save(f)
     return count, sheets

@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
 
+from app.formula_guard import restore
 from app.sim import SimServer, generate_show
 from app.sync.edits import Editor, FieldEdit
 from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
@@ -80,7 +81,9 @@ def test_a_phone_typed_in_the_grid_is_the_same_in_the_form_the_outbox_and_the_ex
     loop.run_until_complete(exported())
     with target.open(encoding="utf-8", newline="") as f:
         phones = {r["customerID"]: r["phone"] for r in csv.DictReader(f)}
-    assert phones[key] == NEW_PHONE
+    # a CSV cell starting with "+" is neutralised for spreadsheets (issue 16); an import reads
+    # it back exactly
+    assert phones[key] == "'" + NEW_PHONE and restore(phones[key]) == NEW_PHONE
     assert server.show.get("customers", record_id)["phone"] == old_phone  # type: ignore[index]
 
 
