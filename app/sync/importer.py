@@ -25,6 +25,7 @@ several, is an error of its row — never a guess.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,6 +56,27 @@ class RowError:
 
     def __str__(self) -> str:
         return f"{self.field}: {self.reason}" if self.field else self.reason
+
+
+@dataclass(frozen=True)
+class TypeLoss:
+    """A value that looks damaged by a spreadsheet on its way in (a warning: it is still
+    planned): a text read back without its leading zeros, in scientific notation, or a long
+    number rounded — what opening a CSV with default settings does to codes and identifiers."""
+
+    row_number: int
+    key: str  # the record's key (or the row's, for a create)
+    field: str
+    cached: str  # the value the show holds
+    read: str  # the value the file holds
+    why: str  # "leading zeros lost", "scientific notation", "precision lost"
+    sheet: str | None = None
+
+    def __str__(self) -> str:
+        return (
+            f"line {self.row_number}: {self.key}: {self.field} {self.cached!r} read as "
+            f"{self.read!r} ({self.why}; open the CSV with this column as text)"
+        )
 
 
 @dataclass(frozen=True)
@@ -95,6 +117,7 @@ class ImportPlan:
     unchanged: list[int] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)
     unknown_columns: list[str] = field(default_factory=list)
+    warnings: list[TypeLoss] = field(default_factory=list)
 
     @property
     def requests(self) -> int:
@@ -269,6 +292,7 @@ class _Planner:
         return values
 
     def _plan_create(self, row: Row, values: dict[str, Any]) -> None:
+        self._check_key(row)
         op = _operation(self.plan.resource, "create", "bulk-create")
         dumped = validate_record(self.model, values).model_dump(mode="json")
         payload = {name: dumped.get(name, values[name]) for name in values}
@@ -287,10 +311,58 @@ class _Planner:
         op = _operation(self.plan.resource, "update", "bulk-update")
         payload = {**base, **{n: after for n, (_, after) in changed.items()}}
         record_id, key_value = str(base.get("id")), _text(base.get(self.key))
+        for name, (before, _) in changed.items():
+            why = type_loss(before, row.cells.get(name, ""))
+            if why is not None:
+                where = f"{self.key}={key_value}"
+                cells = row.cells[name]
+                loss = TypeLoss(row.number, where, name, str(before), cells, why, row.sheet)
+                self.plan.warnings.append(loss)
         planned = PlannedChange(
             row.number, op, record_id, key_value, changed, payload, base, row.sheet
         )
         self.plan.updates.append(planned)
+
+    def _check_key(self, row: Row) -> None:
+        """A new row whose key is a cached key without its leading zeros is most likely that
+        record, damaged by a spreadsheet: a warning before it becomes a second record."""
+        read = row.cells.get(self.key, "")
+        if not read.isdigit():
+            return
+        if not hasattr(self, "_zero_keys"):
+            self._zero_keys: dict[str, str] = {}
+            for rec in self.cache.records(self.slug):
+                key = str(rec.get(self.key) or "")
+                if key.isdigit() and key.startswith("0"):
+                    self._zero_keys[key.lstrip("0")] = key
+        cached = self._zero_keys.get(read.lstrip("0"))
+        if cached is not None and cached != read:
+            where = f"{self.key}={read} (new)"
+            loss = TypeLoss(row.number, where, self.key, cached, read, LEADING_ZEROS, row.sheet)
+            self.plan.warnings.append(loss)
+
+
+LEADING_ZEROS, SCIENTIFIC, PRECISION = "leading zeros lost", "scientific notation", "precision lost"
+_SCIENTIFIC = re.compile(r"^[+-]?\d+(?:[.,]\d+)?[eE][+-]?\d+$")
+_EXACT_DIGITS = 15  # what a spreadsheet's number holds
+
+
+def type_loss(cached: Any, read: str) -> str | None:
+    """Why `read` looks like the cached digits (a text, or an integer over 15 digits) damaged by
+    a spreadsheet, or None."""
+    if isinstance(cached, int) and not isinstance(cached, bool):
+        cached = str(cached)
+    if not isinstance(cached, str) or cached == read or not cached.strip().isdigit():
+        return None
+    cached = cached.strip()
+    if _SCIENTIFIC.match(read):
+        return SCIENTIFIC
+    if not read.isdigit():
+        return None
+    if cached.startswith("0") and cached.lstrip("0") == read.lstrip("0"):
+        return LEADING_ZEROS
+    long = len(cached) > _EXACT_DIGITS and len(read) == len(cached)
+    return PRECISION if long and read[:_EXACT_DIGITS] == cached[:_EXACT_DIGITS] else None
 
 
 def _operation(resource: Resource, single: str, bulk: str) -> str:
@@ -352,6 +424,7 @@ __all__ = [
     "PlannedChange",
     "RowError",
     "Table",
+    "TypeLoss",
     "apply",
     "guess_mapping",
     "iter_errors",

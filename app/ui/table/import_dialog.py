@@ -111,6 +111,8 @@ def summary_text(plan: ImportPlan) -> str:
         f"{len(plan.unchanged):,} unchanged",
         f"{failing:,} with errors (left out)",
     ]  # "Rows: 1 new · 2 changed": the counts qualify "rows", no plural to agree
+    if plan.warnings:  # values a spreadsheet may have damaged (leading zeros…): listed below
+        parts.append(f"{len(plan.warnings):,} to check (warnings below)")
     return "Rows: " + " · ".join(parts)
 
 
@@ -197,7 +199,8 @@ class ImportDialog(QDialog):
         self.plan = plan
         self.summary.setText(summary_text(plan))
         self.changes.addItems(list(islice(iter_changes(plan), SHOWN_CHANGES)))
-        self.errors.addItems(list(iter_errors(plan))[:SHOWN_ERRORS])
+        warnings = [f"warning: {w}" for w in plan.warnings]
+        self.errors.addItems([*warnings, *iter_errors(plan)][:SHOWN_ERRORS])
         self.import_button.setEnabled(bool(plan.creates or plan.updates))
         return plan
 
