@@ -163,7 +163,16 @@ def plan_import(
 ) -> ImportPlan:
     """Read `path` and work out, without changing anything, what importing it would do."""
     table = read_table(path, delimiter=delimiter, encoding=encoding)
-    return plan_table(cache, slug, table, path, key)
+    return plan_table(cache, slug, table, path, key, mapping=titles_mapping(cache, slug, table))
+
+
+def titles_mapping(cache: Cache, slug: str, table: Table) -> dict[str, str | None]:
+    """Headers that are not field names mapped loosely to the field they name — an export's
+    `--headers titles` ("Customer name" → customerName); others keep their own name."""
+    resource = cache.registry[slug]
+    fields = ["id", *MODELS[resource.model].model_fields, *cache.fields(slug), *IGNORED_COLUMNS]
+    guessed = guess_mapping(table.columns, list(dict.fromkeys(fields)))
+    return {c: f if f is not None else c for c, f in guessed.items()}
 
 
 def plan_table(
