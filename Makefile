@@ -19,8 +19,10 @@ $(STAMP): pyproject.toml
 # --window: the suite opens a real X11 window under Xvfb (tests/gui/launch/test_click_during_sync.py).
 # --postgres: team mode's tests start a throwaway PostgreSQL server (tests/pg_server.py); only its
 # binaries are installed, no system cluster is left running, and `make run` never installs it.
+# --test: LibreOffice (headless, for the spreadsheet round trips), desktop-file-validate and
+# appstreamcli — test tools `make run` never installs.
 sysdeps:
-	@./packaging/system-deps.sh --window --postgres
+	@./packaging/system-deps.sh --window --postgres --test
 
 # A machine without a display gets a virtual one, so the window still opens (and can be grabbed).
 sysdeps-window:

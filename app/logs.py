@@ -1,7 +1,8 @@
 """The log file: rotating, in the user log directory, with secrets redacted before any write.
 
 `logging_to_file()` is entered by the `showdesk` command for the window and the headless
-commands alike; it attaches a `RotatingFileHandler` (1 MB × 5) to the root logger. Every
+commands alike; it attaches a rotating handler (1 MB × 5) to the root logger, safe when several
+processes write the log at once (`ShowDeskFileHandler`). Every
 record that reaches it passes a `RedactingFilter` first: bearer and basic credentials, the
 values of `access_token` / `refresh_token` / `client_secret` (and the like) in JSON, form bodies,
 query strings and reprs, and any client secret the app was given (`remember_secret`), are
@@ -10,15 +11,15 @@ replaced by `[redacted]` — in the message, its arguments and the formatted tra
 
 from __future__ import annotations
 
-import io
 import logging
-import logging.handlers
 import os
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from concurrent_log_handler import ConcurrentRotatingFileHandler
 
 from app.settings import SECRET_ENV, log_dir
 
@@ -106,23 +107,24 @@ class _RedactedRecords:
         return record
 
 
-class ShowDeskFileHandler(logging.handlers.RotatingFileHandler):
-    """The log file's handler (its own class, so it is found and replaced, never doubled)."""
+class ShowDeskFileHandler(ConcurrentRotatingFileHandler):
+    """The log file's handler (its own class, so it is found and replaced, never doubled).
+
+    The window and a scheduled `showdesk sync` write the same file at once: concurrent-log-
+    handler takes a file lock around every write and rotation (a lock file beside the log), so
+    no process writes into a file another has just rotated away and no record is lost or torn.
+    The file is readable by its owner only (it names the show's records)."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        super().__init__(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
+        super().__init__(
+            str(path), maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", chmod=0o600
+        )
         self.redactor = RedactingFilter({os.environ.get(SECRET_ENV) or ""} - {""})
         self.addFilter(self.redactor)
         self.setFormatter(logging.Formatter(FORMAT))
         self.previous_levels: dict[str, int] = {}  # what `start_logging` changed, to give back
         self.previous_factory = logging.getLogRecordFactory()
-
-    def _open(self) -> io.TextIOWrapper:
-        """The log file, readable by its owner only (it names the show's records)."""
-        stream = super()._open()
-        os.chmod(self.baseFilename, 0o600)
-        return stream
 
     def handleError(self, record: logging.LogRecord) -> None:
         """A log line that cannot be written (a full disk) is dropped: the log must never be

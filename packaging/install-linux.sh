@@ -4,6 +4,7 @@
 #   ~/.local/bin/showdesk              a link to its executable (for a terminal)
 #   ~/.local/share/applications/showdesk.desktop       the menu / launcher entry
 #   ~/.local/share/icons/hicolor/<size>/apps/showdesk.{png,svg}   the icons
+#   ~/.local/share/metainfo/io.github.showdesk.showdesk.metainfo.xml   what software centres show
 #
 #   packaging/install-linux.sh [BUNDLE_DIR]     install (default BUNDLE_DIR: dist/showdesk)
 #   packaging/install-linux.sh --uninstall      remove all of the above (settings, cache and
@@ -18,6 +19,8 @@ opt="$prefix/opt/showdesk"
 bin="$prefix/bin"
 apps="$prefix/share/applications"
 icons="$prefix/share/icons/hicolor"
+metainfo="$prefix/share/metainfo"
+component="io.github.showdesk.showdesk.metainfo.xml"
 sizes=(16 24 32 48 64 128 256 512)
 
 refresh_caches() {
@@ -31,6 +34,7 @@ refresh_caches() {
 if [[ "${1:-}" == "--uninstall" ]]; then
   rm -rf "$opt"
   rm -f "$bin/showdesk" "$apps/showdesk.desktop" "$icons/scalable/apps/showdesk.svg"
+  rm -f "$metainfo/$component"
   for s in "${sizes[@]}"; do rm -f "$icons/${s}x${s}/apps/showdesk.png"; done
   refresh_caches
   echo "ShowDesk removed from $prefix"
@@ -59,8 +63,10 @@ install -D -m 0644 "$root/resources/icons/showdesk.svg" "$icons/scalable/apps/sh
 sed "s|@EXEC@|$opt/showdesk|g" "$here/showdesk.desktop" > "$apps/showdesk.desktop.tmp"
 chmod 0644 "$apps/showdesk.desktop.tmp"
 mv "$apps/showdesk.desktop.tmp" "$apps/showdesk.desktop"
+install -D -m 0644 "$here/$component" "$metainfo/$component"
 refresh_caches
 
 echo "ShowDesk installed in $opt"
 echo "  menu entry: $apps/showdesk.desktop"
+echo "  metainfo:   $metainfo/$component"
 echo "  command:    $bin/showdesk  (check it with: showdesk --self-test)"

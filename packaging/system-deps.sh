@@ -13,13 +13,18 @@ window_packages=(xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-ke
                  libxcb-render-util0 libxcb-shape0 libxkbcommon-x11-0)
 # Test-only: PostgreSQL's server binaries, for the throwaway servers of team mode's tests.
 postgres_packages=(postgresql)
-# Arguments: --window for those, --postgres for the test database server, any other word a
-# package to install too (packaging/x11_libs.py names the ones Qt's X11 plugin lacks).
+# Test-only: a real spreadsheet program for the export round trips (tests/spreadsheet), and the
+# validators of the menu entry and the AppStream metainfo (tests/unit/test_desktop_files.py).
+test_packages=(libreoffice-calc-nogui desktop-file-utils appstream)
+# Arguments: --window for those, --postgres for the test database server, --test for the test
+# tools, any other word a package to install too (packaging/x11_libs.py names the ones Qt's X11
+# plugin lacks).
 postgres=""
 for arg in "$@"; do
   case "$arg" in
     --window) packages+=("${window_packages[@]}") ;;
     --postgres) packages+=("${postgres_packages[@]}"); postgres=1 ;;
+    --test) packages+=("${test_packages[@]}") ;;
     *) packages+=("$arg") ;;
   esac
 done
