@@ -55,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.commands.parser import headless_parser
         from app.commands.runner import run
 
-        options = headless_parser().parse_args(args)
+        options = headless_parser(json_errors="--json" in args).parse_args(args)
         with logging_to_file():
             return run(options)
     if args and not args[0].startswith("-"):  # a mistyped subcommand: say the nearest

@@ -31,14 +31,22 @@ def cmd_check(args: argparse.Namespace, ws: Workspace) -> int:
     ws.out.line(
         f"Show {profile.show_id} at {profile.base_url}: {answered} of {len(asked)} lists answered."
     )
+    ws.out.set(show_id=profile.show_id, base_url=profile.base_url, answered=answered,
+               asked=len(asked), suggestion=None)  # fmt: skip
     for answer in answers:
         ws.out.line(f"  {answer.line()}")
+        ws.out.add("lists", {
+            "resource": answer.slug, "path": answer.path, "answered": answer.answered,
+            "not_offered": answer.not_offered, "how": answer.how, "found": answer.found,
+            "problem": answer.problem, "line": answer.line(),
+        })  # fmt: skip
     now = datetime.now(UTC)
     text = suggestion(ws.registry, answers, show_id=profile.show_id, now=now)
     if text is None:
         return OK
     path = suggested_path(profile.overrides_path)
     write_atomically(path, text)
+    ws.out.set(suggestion=str(path))
     ws.out.line(f"Suggested overrides written to {path}")
     ws.out.line(
         f"To apply them, rename it to {profile.overrides_path.name} in that folder, then sync."

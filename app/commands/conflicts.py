@@ -13,9 +13,17 @@ def cmd_conflicts(args: argparse.Namespace, ws: Workspace) -> int:
     for c in conflicts:
         theirs = c.theirs or {}
         ws.out.line(f"#{c.seq} {c.resource} {c.record_id} ({c.op})")
+        fields = []
         for name, before, mine in c.diff():
             ws.out.line(f"    {name}: was {before!r}, mine {mine!r}, theirs {theirs.get(name)!r}")
+            fields.append({"field": name, "was": before, "mine": mine, "theirs": theirs.get(name)})
+        ws.out.add(
+            "conflicts",
+            {"id": c.seq, "resource": c.resource, "record_id": c.record_id, "op": c.op,
+             "key": c.key_value, "fields": fields},
+        )  # fmt: skip
     if not conflicts:
+        ws.out.set(conflicts=[])
         ws.out.line("No conflicts.")
     return OK
 

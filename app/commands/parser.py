@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
+from typing import NoReturn
 
 
 def resources_text() -> str:
@@ -21,10 +24,12 @@ def resources_text() -> str:
     return "\n".join(lines)
 
 
-def headless_parser() -> argparse.ArgumentParser:
+def headless_parser(json_errors: bool = False) -> argparse.ArgumentParser:
+    """The headless command line; with `json_errors` (`--json` was given) a usage error is one
+    JSON object on stderr, as every other error of a `--json` command is."""
     from app.commands.workspace import add_connection_options  # the client's modules: only here
 
-    parser = argparse.ArgumentParser(prog="showdesk")
+    parser = (_JsonErrors if json_errors else argparse.ArgumentParser)(prog="showdesk")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("sync", help="pull the show into the local cache")
     p.add_argument("--resource", action="append", metavar="SLUG", help="only this resource")
@@ -112,3 +117,14 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
         help="the CSV's encoding, e.g. utf-8 or cp1252 (detected by default: UTF-8 with or "
         "without BOM, else the Windows code page)",
     )
+
+
+class _JsonErrors(argparse.ArgumentParser):
+    """A parser whose usage errors are `{"command", "error", "exit": 2}` on stderr (its
+    subcommands' parsers are of this class too: argparse makes them of the parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.split()[-1] if " " in self.prog else "showdesk"
+        data = {"command": command, "error": message, "exit": 2}
+        print(json.dumps(data, ensure_ascii=False), file=sys.stderr)
+        raise SystemExit(2)

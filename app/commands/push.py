@@ -11,10 +11,10 @@ from dataclasses import replace
 from app.api.client import ShowClient
 from app.commands.output import Progress
 from app.commands.workspace import OK, SOME_FAILED, USAGE, Workspace
-from app.push_lines import outcome_lines
+from app.push_lines import change_line, outcome_lines
 from app.store.changes import State
 from app.store.outbox import Outbox
-from app.sync.push_plan import plan_push, plan_text
+from app.sync.push_plan import plan_push, plan_text, push_seconds
 from app.sync.pusher import Pusher, PushProgress
 from app.words import count
 
@@ -36,6 +36,9 @@ def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
         settled = ws.outbox.changes(("failed", "conflict"))
         for line in outcome_lines([c for c in settled if c.seq in sent], ws.registry):
             out.warn(line)
+        _changes_json(ws, sent)
+        out.set(applied=report.done, failed=report.failed, conflicts=report.conflicts,
+                found_on_server=report.found_on_server, unreachable=report.unreachable)  # fmt: skip
         out.line(
             f"{report.done} applied, {report.failed} failed, {report.conflicts} in conflict"
             + (
@@ -76,10 +79,40 @@ def _push_estimate(args: argparse.Namespace, ws: Workspace) -> int:
         # What the push would send, as it would send it (a failed one retried goes as pending).
         changes = [replace(c, state="pending") for c in ws.outbox.changes() if c.seq in sent]
         plan = plan_push(changes, ws.registry)
-        ws.out.line(plan_text(plan, client.governor.state(), ws.profile.interactive_reserve))
+        state, reserve = client.governor.state(), ws.profile.interactive_reserve
+        ws.out.set(
+            dry_run=True,
+            changes=plan.changes,
+            requests=plan.requests,
+            sends=plan.sends,
+            bulk=plan.bulk,
+            checks=plan.checks,
+            seconds=round(push_seconds(plan.requests, state, reserve=reserve), 1),
+        )
+        ws.out.line(plan_text(plan, state, reserve))
         return OK
 
     return asyncio.run(_with_client(ws, work))
+
+
+RESULTS = {"done": "applied", "failed": "failed", "conflict": "conflict", "discarded": "discarded"}
+
+
+def _changes_json(ws: Workspace, seqs: set[int]) -> None:
+    """`push --json`: each change the push was to send, with what became of it and the server's
+    words (a change still pending was not sent: the show could not be reached, or it waits)."""
+    for seq in sorted(seqs):
+        change = ws.outbox.get(seq)
+        if change is None:
+            continue
+        ws.out.add("changes", {
+            "id": change.seq, "resource": change.resource, "record_id": change.effective_id,
+            "key": change.key_value, "op": change.op,
+            "result": RESULTS.get(change.state, "pending"),
+            "message": change_line(change, ws.registry) if change.state in ("failed", "conflict")
+            else None,
+            "server": change.response if change.state in ("failed", "conflict") else None,
+        })  # fmt: skip
 
 
 def _to_push(outbox: Outbox, resources: list[str] | None, retry_failed: bool) -> set[int]:
@@ -124,6 +157,11 @@ def _team_push(args: argparse.Namespace, ws: Workspace) -> int:
     settled = ws.outbox.changes(("failed", "conflict"))
     for line in outcome_lines([c for c in settled if c.seq in mine.seqs], ws.registry):
         out.warn(line)
+    _changes_json(ws, set(mine.seqs))
+    out.set(applied=mine.done, failed=mine.failed, conflicts=mine.conflicts,
+            unreachable=report.unreachable,
+            team={"relayed": report.relayed, "pushed": report.pushed,
+                  "for_teammates": report.for_teammates})  # fmt: skip
     out.line(f"{mine.done} applied, {mine.failed} failed, {mine.conflicts} in conflict")
     out.line(
         f"Team outbox: {report.relayed} of your change(s) handed over; you pushed "

@@ -39,6 +39,13 @@ def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
     for r in report.resources:
         kind = "full" if r.full else "incremental"
         out.line(f"{r.resource}: {r.fetched} fetched, {r.removed} removed ({kind})")
+        entry = {"resource": r.resource, "fetched": r.fetched, "removed": r.removed}
+        out.add("resources", {**entry, "kind": kind, "notices": list(r.notices)})
+    out.set(
+        cancelled=report.cancelled,
+        failed=[{"resource": slug, "message": message} for slug, message in report.failed],
+        not_offered=[{"resource": slug, "why": why} for slug, why in report.not_offered],
+    )
     # issue 12: paging — what was learned, and every listing that could not be proved whole
     for notice in report.notices:
         out.warn(notice)
@@ -88,6 +95,9 @@ def sync_for_team(team: Team, ws: Workspace, pull: Pull) -> tuple[SyncReport | N
             )
             return asyncio.run(_pull_alone(pull)), OK
     caught = result.caught_up
+    out.set(team={"lead": result.lead, "led": result.led, "outcome": result.outcome,
+                  "caught_up": {"written": caught.written, "deleted": caught.deleted},
+                  "problem": result.problem})  # fmt: skip
     if result.led:
         if result.problem:
             out.warn(
