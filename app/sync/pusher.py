@@ -47,6 +47,8 @@ from app.sync.verdicts import (
 )
 from app.sync.verify import Verifier
 
+INTERRUPTED = "the push was interrupted before the show answered; sent again by the next push"
+
 
 @dataclass
 class PushReport:
@@ -127,6 +129,9 @@ class Pusher:
             await self._send_all(self._pending(wanted))
         except TransportError as exc:  # the check (or a later one) could not reach the show
             self._report.unreachable = exc.message
+        except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C, a closed window: stop
+            self._interrupted({c.seq for c in queue})
+            raise
         if self._report.unreachable is not None:
             rest = [c.seq for c in self._pending(wanted) if c.seq not in self._noted]
             self.unreachable(self._report.unreachable, rest)
@@ -149,6 +154,13 @@ class Pusher:
         self.outbox.note_unreachable(seqs, reason)
         self._noted.update(seqs)
         self._report.kept = len(self._noted)
+
+    def _interrupted(self, seqs: set[int]) -> None:
+        """The push was stopped: the changes the show answered are recorded already; the ones
+        in flight go back to pending with the reason (sent again by the next push: an update
+        or delete is safe to resend, a create is looked up by its key first)."""
+        flying = [c.seq for c in self.outbox.changes(("sending",)) if c.seq in seqs]
+        self.outbox.note_unreachable(flying, INTERRUPTED)
 
     def _new_check(self) -> ServerCheck:
         return ServerCheck(
