@@ -6,15 +6,30 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench sim sysdeps sysdeps-window screenshots clean
+.PHONY: run test lint typecheck unit bench sim sysdeps sysdeps-window screenshots clean lock
 .PHONY: package package-onefile package-test icons
 
-$(STAMP): pyproject.toml
+LOCK   := packaging/requirements.lock
+
+# The tested set, exactly: every package pinned with its hashes in $(LOCK) (`make lock` writes it
+# from pyproject.toml), then ShowDesk itself without dependencies and with the lock's setuptools.
+$(STAMP): pyproject.toml $(LOCK)
 	@./packaging/system-deps.sh
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
+
+# Refresh the lock after adding or changing a dependency in pyproject.toml (then commit both):
+# pip-tools runs in a throwaway virtual environment, never in .venv. The lock is for Python 3.11
+# on Linux x86_64, the platform `make test` runs on (PySide6's pin depends on the version).
+lock:
+	rm -rf build/lock-env && $(PYTHON) -m venv build/lock-env
+	build/lock-env/bin/python -m pip install -q pip-tools
+	build/lock-env/bin/pip-compile -q --generate-hashes --allow-unsafe --strip-extras \
+	  --extra dev --extra package -o $(LOCK) pyproject.toml
+	rm -rf build/lock-env
 
 # --window: the suite opens a real X11 window under Xvfb (tests/gui/launch/test_click_during_sync.py).
 # --postgres: team mode's tests start a throwaway PostgreSQL server (tests/pg_server.py); only its
@@ -77,8 +92,7 @@ PACKAGE_INPUTS := pyproject.toml $(shell find app resources packaging -type f \
 PYINSTALLER    := $(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist \
                     --workpath build/pyinstaller packaging/showdesk.spec
 
-$(PACKAGE_STAMP): $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[dev,package]'
+$(PACKAGE_STAMP): $(STAMP)  # PyInstaller is in the lock (the `package` extra) already
 	@touch $@
 
 # The one-folder bundle, rebuilt when the app, its resources or the spec change. The --window
