@@ -21,6 +21,7 @@ from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.changes import NewChange
 from app.store.outbox import Outbox
+from tests.cli.test_json import valid
 
 SECRET = "cli-secret"
 
@@ -223,9 +224,18 @@ def test_a_conflict_exits_1_is_listed_resolved_pushed_and_audited(
     assert f"customers {record['id']} (update)" in listed.stdout
     assert "city: was" in listed.stdout and "'Mine City'" in listed.stdout
     seq = listed.stdout.split()[0].lstrip("#")
-
-    resolved = showdesk(server, cache, "resolve", seq, "--mine")
-    assert resolved.returncode == 0 and "your version will be pushed" in resolved.stdout
+    # the same, for scripts (issue 16): checked against the documented schemas
+    conflicts = valid(
+        "conflicts", json.loads(showdesk(server, cache, "conflicts", "--json").stdout)
+    )
+    [conflict] = conflicts["conflicts"]
+    assert conflict["id"] == int(seq)
+    assert {"field": "city", "mine": "Mine City", "theirs": "Their City"}.items() <= (
+        conflict["fields"][0].items()
+    )
+    resolved = showdesk(server, cache, "resolve", seq, "--mine", "--json")
+    assert resolved.returncode == 0
+    assert valid("resolve", json.loads(resolved.stdout))["kept"] == "mine"
     assert showdesk(server, cache, "resolve", seq, "--mine").returncode == 2  # not in conflict now
     again = showdesk(server, cache, "push")
     assert again.returncode == 0, again.stdout + again.stderr
