@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from app.formula_guard import neutralise
 from app.output_file import output_file
 from app.store.changes import Change, dumps
 
@@ -104,15 +105,16 @@ def write_rows(
     path: Path | str,
     format: Literal["csv", "json"],
 ) -> int:
-    """Write audit rows as CSV (a column each, text as it is, other values as JSON) or a JSON
-    array, to `path` as app/output_file.py writes a file the user named; answer how many."""
+    """Write audit rows as CSV (a column each, text as it is — formula-looking texts neutralised
+    for spreadsheets, app/formula_guard.py —, other values as JSON) or a JSON array, to `path`
+    as app/output_file.py writes a file the user named; answer how many."""
     if format not in ("csv", "json"):
         raise ValueError(f"unknown audit export format {format!r}")
     with output_file(path) as out:
         if format == "csv":
             writer = csv.writer(out)
             writer.writerow(columns)
-            writer.writerows([_cell(row.get(c)) for c in columns] for row in rows)
+            writer.writerows([_cell(neutralise(row.get(c))) for c in columns] for row in rows)
         else:
             json.dump(rows, out, ensure_ascii=False, indent=1)
             out.write("\n")
