@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.commands.workspace import OK, Workspace
+from app.commands.workspace import OK, UsageError, Workspace
+from app.output_file import is_stdout
 from app.sync.overlay import PendingOverlay
 
 
@@ -13,7 +14,9 @@ def cmd_export(args: argparse.Namespace, ws: Workspace) -> int:
     from app.sync import resource_export  # openpyxl is slow to import: only when needed
 
     res = ws.registry[args.resource]  # an unknown slug is a usage error
-    to_stdout = args.output is not None and str(args.output) == "-"
+    to_stdout = args.output is not None and is_stdout(args.output)
+    if to_stdout and ws.out.json_mode:
+        raise UsageError("--json and -o - would both write standard output: give -o a file")
     if args.format:
         fmt = args.format
     elif args.output is not None and not to_stdout:

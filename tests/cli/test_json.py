@@ -105,3 +105,9 @@ def test_a_mistyped_subcommand_suggests_the_nearest_and_v_says_the_version() -> 
     assert "Traceback" not in done.stderr
     version = _showdesk("-V")
     assert version.returncode == 0 and version.stdout.strip() == f"ShowDesk {__version__}"
+
+
+def test_json_and_an_export_to_standard_output_are_refused_together(cli: Cli) -> None:
+    done = cli("export", "customers", "-o", "-", "--json")
+    assert done.returncode == 2 and done.stdout == ""
+    assert "give -o a file" in valid("error", json.loads(done.stderr))["error"]
