@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from app.api.errors import ShowDeskError
 from app.api.registry import Resource
+from app.output_file import output_file
 from app.store.listing import Listing
 from app.ui.common.date_field import DateField
 from app.ui.common.files import Opener, ask_save_path, open_file, rows_in, show_in_folder
@@ -232,11 +233,13 @@ class ShowExportsDialog(QDialog):
             self.status.setText("Not saved: no file chosen.")
             return
         if isinstance(result, bytes):
-            path.write_bytes(result)
+            data = result
         elif isinstance(result, str):
-            path.write_text(result, encoding="utf-8", newline="")
+            data = result.encode("utf-8")
         else:
-            path.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+            data = json.dumps(result, indent=2, ensure_ascii=False).encode("utf-8")
+        with output_file(path, binary=True) as f:  # as every export: atomic, links followed
+            f.write(data)
         self.saved_to = path
         rows = rows_in(path)
         what = count(rows, "row") if rows is not None else f"{path.stat().st_size:,} bytes"
