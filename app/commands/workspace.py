@@ -120,7 +120,10 @@ def workspace(args: argparse.Namespace, out: Output) -> Iterator[Workspace]:
     registry = registry_for(profile)
     cache_path = args.cache or profile.cache_path
     outbox_path = profile.outbox_path if args.cache is None else _outbox_beside(args.cache)
-    team = _open_team(profile, out, alone_if_down=getattr(args, "command", None) == "sync")
+    # Issue 15: with the team database down a sync goes on alone and `status` tells this
+    # machine's own state; a push keeps every change in the local outbox and says why (exit 2).
+    command = getattr(args, "command", None)
+    team = _open_team(profile, out, alone_if_down=command in ("sync", "status"))
     try:
         with Cache(cache_path, registry) as cache, Outbox(outbox_path) as outbox:
             yield Workspace(profile, registry, cache, outbox, team, out)
@@ -138,7 +141,10 @@ def _open_team(profile: Profile, out: Output, alone_if_down: bool = False) -> Te
         return open_team_for(profile)
     except TeamUnreachable as exc:  # issue 15: a sync goes on alone, and says so
         if not alone_if_down:
-            raise UsageError(str(exc)) from None
+            raise UsageError(
+                f"{exc}: your changes stay in this machine's outbox; they join the team's "
+                "outbox on the next push that reaches the database"
+            ) from None
         out.warn(f"{exc}: working alone on this machine's cache.")
         return None
     except TeamError as exc:

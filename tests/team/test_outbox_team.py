@@ -145,6 +145,10 @@ def test_an_offline_members_changes_are_relayed_on_reconnect_exactly_once(
     offline = replace(cy, team_url=pg_server.url("nowhere").replace(f":{pg_server.port}/", ":1/"))
     gone = offline.run("push")
     assert gone.returncode == 2 and "cannot be reached" in gone.stderr, gone.stderr
+    assert "stay in this machine's outbox" in gone.stderr
+    alone = offline.run("status")  # this machine's own state, and why the team's is missing
+    assert alone.returncode == 0, alone.stderr
+    assert "Outbox: 6 pending" in alone.stdout and "working alone" in alone.stderr
     assert local_states(cy) == {"pending": 6}
     assert states(team_url) == {}
 
