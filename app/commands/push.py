@@ -139,6 +139,7 @@ def _team_push(args: argparse.Namespace, ws: Workspace) -> int:
             return await push_team(
                 team, client, ws.cache, ws.outbox,
                 on_progress=lambda p: progress.say(f"Pushed {p.done}/{p.total} for the team"),
+                resources=args.resource or None,
             )  # fmt: skip
 
     try:

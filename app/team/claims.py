@@ -22,7 +22,7 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -53,7 +53,8 @@ WITH firsts AS (
 ), picked AS (
     SELECT ch.resource, ch.record_key FROM team_chains ch
     JOIN ready r ON r.resource = ch.resource AND r.record_key = ch.record_key
-    WHERE ch.lease_until IS NULL OR ch.lease_until < clock_timestamp()
+    WHERE (ch.lease_until IS NULL OR ch.lease_until < clock_timestamp())
+      AND (%(resources)s::text[] IS NULL OR ch.resource = ANY(%(resources)s::text[]))
     ORDER BY r.turn, r.first LIMIT %(limit)s FOR UPDATE OF ch SKIP LOCKED
 )
 UPDATE team_chains ch SET claimed_by = %(member)s, claim_host = %(host)s, claim_pid = %(pid)s,
@@ -149,11 +150,13 @@ class Claims:
         self.lease = lease
         self.host = socket.gethostname()
 
-    def claim(self, limit: int) -> Claim | None:
-        """Up to `limit` records' chains nobody holds, oldest change first (None: none free)."""
+    def claim(self, limit: int, resources: Collection[str] | None = None) -> Claim | None:
+        """Up to `limit` records' chains nobody holds (of `resources` only, when given), oldest
+        change first (None: none free)."""
         token = f"{self.member}:{self.host}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         args = {"limit": limit, "member": self.member, "host": self.host, "pid": os.getpid(),
-                "token": token, "lease": self.lease}  # fmt: skip
+                "token": token, "lease": self.lease,
+                "resources": None if resources is None else sorted(resources)}  # fmt: skip
         with self.conn.transaction():
             args["limit"] = self._fair_share(limit)
             self.conn.execute(_CLAIM, args)
@@ -240,13 +243,16 @@ class Claims:
         )
         return cur.rowcount
 
-    def mine_held_elsewhere(self) -> int:
-        """This member's pending changes whose records a teammate holds right now."""
+    def mine_held_elsewhere(self, resources: Collection[str] | None = None) -> int:
+        """This member's pending changes (of `resources`, when given) whose records a teammate
+        holds right now."""
+        wanted = None if resources is None else sorted(resources)
         row = self.conn.execute(
             "SELECT count(*) FROM team_changes t JOIN team_chains ch ON ch.resource = t.resource "
             "AND ch.record_key = t.record_key WHERE t.member = %s AND t.state = 'pending' "
-            "AND ch.lease_until > clock_timestamp()",
-            (self.member,),
+            "AND ch.lease_until > clock_timestamp() "
+            "AND (%s::text[] IS NULL OR t.resource = ANY(%s::text[]))",
+            (self.member, wanted, wanted),
         ).fetchone()
         return int(row[0]) if row else 0
 

@@ -16,7 +16,7 @@ what the window tints.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -57,10 +57,13 @@ class Followed:
     seqs: list[int] = field(default_factory=list)  # the local changes that moved
 
 
-def hand_over(conn: Connection, member: str, outbox: Outbox) -> int:
-    """Relay this member's local pending changes into the team outbox (ONE transaction);
-    withdraw the ones discarded locally since. Answers how many changes were relayed anew."""
-    pending = outbox.pending_for_push()
+def hand_over(
+    conn: Connection, member: str, outbox: Outbox, resources: Collection[str] | None = None
+) -> int:
+    """Relay this member's local pending changes (of `resources` only, when given: a narrowed
+    push) into the team outbox (ONE transaction); withdraw the ones discarded locally since.
+    Answers how many changes were relayed anew."""
+    pending = [c for c in outbox.pending_for_push() if resources is None or c.resource in resources]
     with conn.transaction():
         known = _known(conn, member, [c.seq for c in pending])
         fresh = [c for c in pending if known.get(c.seq) != c.updated_at]

@@ -20,7 +20,7 @@ import getpass
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -64,16 +64,18 @@ async def push_team(
     *,
     lease: float = LEASE,
     on_progress: Callable[[PushProgress], None] | None = None,
+    resources: Collection[str] | None = None,
 ) -> TeamPushReport:
-    """Relay, push claimed chains until none is free, then follow the results (see above)."""
-    report = TeamPushReport(relayed=hand_over(team.conn, team.member, outbox))
+    """Relay, push claimed chains until none is free, then follow the results (see above).
+    `resources`: a narrowed push — only those resources' changes are relayed and claimed."""
+    report = TeamPushReport(relayed=hand_over(team.conn, team.member, outbox, resources))
     _sweep_batches()
     claims = Claims(team, lease)
     while True:
         claims.free_my_dead()
-        claim = claims.claim(CHAINS_PER_CLAIM)
+        claim = claims.claim(CHAINS_PER_CLAIM, resources)
         if claim is None:
-            if not claims.mine_held_elsewhere():
+            if not claims.mine_held_elsewhere(resources):
                 break
             await asyncio.sleep(WAIT)  # a teammate is pushing my changes (or its lease runs)
             continue

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from app.sim import SimConfig, SimServer, generate_show
+from app.store.changes import NewChange
+from app.store.outbox import Outbox
 from app.sync.edits import FieldEdit
 from tests.pg_server import ThrowawayPostgres
 from tests.team.members import TeamMember, finish, members
@@ -160,3 +162,22 @@ def test_an_offline_members_changes_are_relayed_on_reconnect_exactly_once(
     assert server.stats.by_operation[PUT_CUSTOMER] == 6
     assert all(customer(server, rid)["extra1"] == f"offline {rid}" for rid in ids)
     assert local_states(cy) == {"done": 6}
+
+
+def test_a_narrowed_push_relays_and_sends_only_the_resources_asked(
+    server: SimServer, team: list[TeamMember], team_url: str
+) -> None:
+    ann = team[0]
+    ids = [str(r["id"]) for r in server.show.records("customers")][:3]
+    queue(ann, [FieldEdit(rid, "extra1", f"narrow {rid}") for rid in ids])
+    depot = server.show.records("warehouses")[0]
+    with Outbox(ann.outbox) as outbox:  # a change of another resource, waiting in her outbox
+        outbox.add_many([NewChange("warehouses", "update", str(depot["id"]),
+                                   payload={**depot, "description": "Not now"},
+                                   changed_fields=("description",), base=dict(depot))])  # fmt: skip
+    done = ann.run("push", "--resource", "customers")
+    assert done.returncode == 0, done.stderr
+    assert states(team_url) == {"applied": 3}  # the warehouse change was not handed over
+    assert local_states(ann) == {"done": 3, "pending": 1}
+    assert all(customer(server, rid)["extra1"] == f"narrow {rid}" for rid in ids)
+    assert server.show.get("warehouses", depot["id"])["description"] != "Not now"  # type: ignore[index]
