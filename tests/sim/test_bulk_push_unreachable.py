@@ -5,6 +5,7 @@ loopback, stopped after the first bulk request answered)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import httpx
@@ -27,21 +28,26 @@ BULK = ("PUT", "/ProductInventory")
 
 class StopsAfterFirstBulk(httpx.AsyncBaseTransport):
     """The real loopback transport; the show is stopped once the first bulk request has been
-    answered (the server goes away between two bulk requests of one push)."""
+    answered (the server goes away between two bulk requests of one push). Bulk requests pass
+    one at a time, so a second one sent alongside the first meets the stopped server rather than
+    racing its shutdown (which answered it now and then, on a loaded machine)."""
 
     def __init__(self, server: SimServer) -> None:
         self.server = server
         self.inner = httpx.AsyncHTTPTransport()
         self.bulk_answers = 0
+        self.one_at_a_time = asyncio.Lock()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        response = await self.inner.handle_async_request(request)
-        if request.method == BULK[0] and request.url.path.endswith(BULK[1]):
+        if not (request.method == BULK[0] and request.url.path.endswith(BULK[1])):
+            return await self.inner.handle_async_request(request)
+        async with self.one_at_a_time:
+            response = await self.inner.handle_async_request(request)
             await response.aread()
             self.bulk_answers += 1
             if self.bulk_answers == 1:
                 self.server.stop()
-        return response
+            return response
 
     async def aclose(self) -> None:
         await self.inner.aclose()
