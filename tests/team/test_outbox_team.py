@@ -15,6 +15,7 @@ from app.sim import SimConfig, SimServer, generate_show
 from app.store.changes import NewChange
 from app.store.outbox import Outbox
 from app.sync.edits import FieldEdit
+from tests.cli.test_json import valid
 from tests.pg_server import ThrowawayPostgres
 from tests.team.members import TeamMember, finish, members
 from tests.team.outbox_edits import (
@@ -175,8 +176,11 @@ def test_a_narrowed_push_relays_and_sends_only_the_resources_asked(
         outbox.add_many([NewChange("warehouses", "update", str(depot["id"]),
                                    payload={**depot, "description": "Not now"},
                                    changed_fields=("description",), base=dict(depot))])  # fmt: skip
-    done = ann.run("push", "--resource", "customers")
+    done = ann.run("push", "--resource", "customers", "--json")
     assert done.returncode == 0, done.stderr
+    said = valid("push", json.loads(done.stdout))  # the team's push, for scripts (issue 16)
+    assert said["team"]["relayed"] == 3 and said["applied"] == 3
+    assert {c["result"] for c in said["changes"]} == {"applied"}
     assert states(team_url) == {"applied": 3}  # the warehouse change was not handed over
     assert local_states(ann) == {"done": 3, "pending": 1}
     assert all(customer(server, rid)["extra1"] == f"narrow {rid}" for rid in ids)
