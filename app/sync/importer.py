@@ -25,7 +25,6 @@ several, is an error of its row — never a guess.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from app.api.models import MODELS, ShowRecord, validate_record
 from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
+from app.sync.import_checks import LEADING_ZEROS, TypeLoss, type_loss
 from app.sync.import_file import Row, Table, file_format, parse_cell, read_table
 from app.sync.import_names import NameResolver, guess_mapping
 from app.sync.resource_export import write_table
@@ -56,27 +56,6 @@ class RowError:
 
     def __str__(self) -> str:
         return f"{self.field}: {self.reason}" if self.field else self.reason
-
-
-@dataclass(frozen=True)
-class TypeLoss:
-    """A value that looks damaged by a spreadsheet on its way in (a warning: it is still
-    planned): a text read back without its leading zeros, in scientific notation, or a long
-    number rounded — what opening a CSV with default settings does to codes and identifiers."""
-
-    row_number: int
-    key: str  # the record's key (or the row's, for a create)
-    field: str
-    cached: str  # the value the show holds
-    read: str  # the value the file holds
-    why: str  # "leading zeros lost", "scientific notation", "precision lost"
-    sheet: str | None = None
-
-    def __str__(self) -> str:
-        return (
-            f"line {self.row_number}: {self.key}: {self.field} {self.cached!r} read as "
-            f"{self.read!r} ({self.why}; open the CSV with this column as text)"
-        )
 
 
 @dataclass(frozen=True)
@@ -349,29 +328,6 @@ class _Planner:
             where = f"{self.key}={read} (new)"
             loss = TypeLoss(row.number, where, self.key, cached, read, LEADING_ZEROS, row.sheet)
             self.plan.warnings.append(loss)
-
-
-LEADING_ZEROS, SCIENTIFIC, PRECISION = "leading zeros lost", "scientific notation", "precision lost"
-_SCIENTIFIC = re.compile(r"^[+-]?\d+(?:[.,]\d+)?[eE][+-]?\d+$")
-_EXACT_DIGITS = 15  # what a spreadsheet's number holds
-
-
-def type_loss(cached: Any, read: str) -> str | None:
-    """Why `read` looks like the cached digits (a text, or an integer over 15 digits) damaged by
-    a spreadsheet, or None."""
-    if isinstance(cached, int) and not isinstance(cached, bool):
-        cached = str(cached)
-    if not isinstance(cached, str) or cached == read or not cached.strip().isdigit():
-        return None
-    cached = cached.strip()
-    if _SCIENTIFIC.match(read):
-        return SCIENTIFIC
-    if not read.isdigit():
-        return None
-    if cached.startswith("0") and cached.lstrip("0") == read.lstrip("0"):
-        return LEADING_ZEROS
-    long = len(cached) > _EXACT_DIGITS and len(read) == len(cached)
-    return PRECISION if long and read[:_EXACT_DIGITS] == cached[:_EXACT_DIGITS] else None
 
 
 def _operation(resource: Resource, single: str, bulk: str) -> str:
