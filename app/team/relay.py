@@ -58,12 +58,20 @@ class Followed:
 
 
 def hand_over(
-    conn: Connection, member: str, outbox: Outbox, resources: Collection[str] | None = None
+    conn: Connection,
+    member: str,
+    outbox: Outbox,
+    resources: Collection[str] | None = None,
+    seqs: Collection[int] | None = None,
 ) -> int:
-    """Relay this member's local pending changes (of `resources` only, when given: a narrowed
-    push) into the team outbox (ONE transaction); withdraw the ones discarded locally since.
-    Answers how many changes were relayed anew."""
-    pending = [c for c in outbox.pending_for_push() if resources is None or c.resource in resources]
+    """Relay this member's local pending changes (of `resources`, or the changes `seqs`, only,
+    when given: a narrowed push) into the team outbox (ONE transaction); withdraw the ones
+    discarded locally since. Answers how many changes were relayed anew."""
+    pending = [
+        c
+        for c in outbox.pending_for_push()
+        if (resources is None or c.resource in resources) and (seqs is None or c.seq in seqs)
+    ]
     with conn.transaction():
         known = _known(conn, member, [c.seq for c in pending])
         fresh = [c for c in pending if known.get(c.seq) != c.updated_at]

@@ -65,10 +65,16 @@ async def push_team(
     lease: float = LEASE,
     on_progress: Callable[[PushProgress], None] | None = None,
     resources: Collection[str] | None = None,
+    seqs: Collection[int] | None = None,
 ) -> TeamPushReport:
     """Relay, push claimed chains until none is free, then follow the results (see above).
-    `resources`: a narrowed push — only those resources' changes are relayed and claimed."""
-    report = TeamPushReport(relayed=hand_over(team.conn, team.member, outbox, resources))
+    A narrowed push: `resources` — only those resources' changes are relayed and claimed;
+    `seqs` (the window's review of a selection) — only those changes of this member are
+    relayed, and only their resources claimed."""
+    if seqs is not None and resources is None:
+        chosen = set(seqs)
+        resources = {c.resource for c in outbox.changes() if c.seq in chosen}
+    report = TeamPushReport(relayed=hand_over(team.conn, team.member, outbox, resources, seqs))
     _sweep_batches()
     claims = Claims(team, lease)
     while True:
@@ -104,10 +110,12 @@ async def push_team_as_report(
     cache: Cache,
     outbox: Outbox,
     on_progress: Callable[[PushProgress], None] | None = None,
+    seqs: Collection[int] | None = None,
 ) -> PushReport:
     """`push_team` answering as a solo push does (this member's own changes), for a caller that
-    reads a `PushReport` — the window's session pushes with this in place of `Pusher.push`."""
-    team_report = await push_team(team, client, cache, outbox, on_progress=on_progress)
+    reads a `PushReport` — the window's session pushes with this in place of `Pusher.push`
+    (`seqs`: the changes the review chose, None for all)."""
+    team_report = await push_team(team, client, cache, outbox, on_progress=on_progress, seqs=seqs)
     mine = team_report.mine
     return PushReport(done=mine.done, failed=mine.failed, conflicts=mine.conflicts,
                       errors=team_report.errors, unreachable=team_report.unreachable,

@@ -268,7 +268,7 @@ class ShowSession(QObject):
             unreachable = await self._sign_in_problem()
             if unreachable is None and self.team_work is not None:  # one outbox for the team
                 team_report = await self.team_work.push(self.client, self.outbox,
-                                                        self._push_progress)  # fmt: skip
+                                                        self._push_progress, seqs)  # fmt: skip
                 report = team_report or PushReport(kept=len(sent))
             elif unreachable is None:
                 report = await pusher.push(seqs=seqs)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QObject, Signal
@@ -198,6 +198,7 @@ class TeamWork(QObject):
         client: ShowClient,
         outbox: Outbox,
         on_progress: Callable[[PushProgress], None],
+        seqs: Sequence[int] | None = None,
     ) -> PushReport | None:
         """The team push, read as a solo push's report; None (nothing sent, said) when the team
         database cannot be reached — the changes stay pending, never pushed around the team."""
@@ -210,7 +211,9 @@ class TeamWork(QObject):
             self.say(PUSH_DOWN_TEXT)
             return None
         try:
-            return await push_team_as_report(team, client, self.cache, outbox, on_progress)
+            return await push_team_as_report(
+                team, client, self.cache, outbox, on_progress, seqs=seqs
+            )
         except psycopg.Error:
             self.say(PUSH_DOWN_TEXT)
             return None

@@ -126,6 +126,24 @@ def test_the_windows_push_goes_through_the_team_outbox_once(
     assert tiny_server.show.collections["customers"][str(record["id"])]["city"] == "Pushed"
 
 
+def test_the_windows_push_of_a_selection_sends_only_the_chosen_changes_in_a_team(
+    loop: qasync.QEventLoop, ann: Opened, tiny_server: SimServer, team_url: str
+) -> None:
+    session = ann.session
+    first, second = list(session.cache.records("customers"))[:2]
+    chosen = session.editor.stage("customers", [FieldEdit(str(first["id"]), "city", "Chosen")])
+    later = session.editor.stage("customers", [FieldEdit(str(second["id"]), "city", "Later")])
+    finished: list[object] = []
+    session.push_finished.connect(finished.append)
+    session.push(list(chosen.seqs))  # the review's selection
+    wait_for(loop, lambda: bool(finished))
+    assert query(team_url, "SELECT member, state FROM team_changes") == [("ann", "applied")]
+    assert [c.seq for c in session.outbox.changes(("pending",))] == list(later.seqs)  # kept
+    customers = tiny_server.show.collections["customers"]
+    assert customers[str(first["id"])]["city"] == "Chosen"
+    assert customers[str(second["id"])]["city"] != "Later"
+
+
 def test_a_teammates_pending_change_is_tinted_with_who_and_when(
     loop: qasync.QEventLoop,
     ann: Opened,
