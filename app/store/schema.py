@@ -51,7 +51,20 @@ CACHE_V3: Migration = (
     "ALTER TABLE sync_state ADD COLUMN not_offered_at TEXT",
 )
 
-CACHE_MIGRATIONS: tuple[Migration, ...] = (CACHE_V1, CACHE_V2, CACHE_V3)
+# v4 (issue 17): when each parent's nested list (a booth's products, a booth's vendors) was last
+# listed in full. Incremental syncs no longer re-list every parent's nested lists; opening or
+# editing a record and the background sweep (oldest first, resumable) refresh them instead.
+CACHE_V4: Migration = (
+    """CREATE TABLE nested_lists (
+        resource  TEXT NOT NULL,
+        parent    TEXT NOT NULL,
+        listed_at TEXT NOT NULL,
+        PRIMARY KEY (resource, parent)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX nested_lists_age ON nested_lists (resource, listed_at)",
+)
+
+CACHE_MIGRATIONS: tuple[Migration, ...] = (CACHE_V1, CACHE_V2, CACHE_V3, CACHE_V4)
 
 # ---------------------------------------------------------------------------------------- outbox
 OUTBOX_V1: Migration = (
