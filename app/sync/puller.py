@@ -4,10 +4,17 @@
 the last completed sync began and upserts what comes back: time zones and clock skew lose nothing.
 Only a full sync can see deletions (a record missing from the full listing is removed).
 
-Resources listed per parent (a booth's products) are always listed in full, once per parent
-record, after their parent resource. Operations that answer per record of another resource and
-have no list of their own in the sync (delivery dates *by product*) are not pulled: one request
-per product would spend the whole rate budget on them, so the window asks for them on demand.
+Resources listed per parent (a booth's products) cannot be asked by `modifiedAfter`: a full sync
+lists each parent's list in full (that is what proves deletions), after the parent resource; an
+incremental sync lists only the parents whose list was never listed or whose record came new or
+changed in a sync since (issue 17: it cost one request per parent on every sync, 2,000 of the
+2,058 requests after 10 changes on a `large` show). When each list was last listed is kept in
+the cache (app/store/nested_lists.py): a record opened in the window refreshes its own lists
+(`refresh_lists`), and the background sweep (app/sync/nested_sweep.py) the rest, oldest first.
+
+Operations that answer per record of another resource and have no list of their own in the
+sync (delivery dates *by product*) are not pulled: one request per product would spend the whole
+rate budget on them, so the window asks for them on demand.
 A resource's sync state advances only when that resource completed, so an interrupted or
 cancelled sync keeps what it stored and resumes correctly.
 
@@ -32,6 +39,7 @@ from app.api.client import ShowClient
 from app.api.errors import ListingIncomplete, NotFound
 from app.api.registry import Resource
 from app.store.cache import Cache
+from app.store.nested_lists import NestedLists
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,10 @@ class ResourceSync:
     failure: str | None = None
     notices: list[str] = field(default_factory=list)
     kept: int = 0  # cached records a full listing lacked but could not prove gone
+    # issue 17: a per-parent resource — how many parents' lists were listed, of how many.
+    lists: int = 0
+    parents: int = 0
+    requests: int = 0  # pages received (at least one per list asked): the sweep's budget
 
 
 @dataclass
@@ -102,6 +114,12 @@ class Puller:
         self.on_progress = on_progress or (lambda progress: None)
         self.now = now
         self.page_size = page_size
+        self.nested = NestedLists(cache)
+        # parent slug → the resources listed per its records (booths → products, vendors)
+        self.children: dict[str, list[Resource]] = {}
+        for res in self.registry:
+            if res.nested_by_param and res.parent is not None:
+                self.children.setdefault(res.parent, []).append(res)
 
     def plan(self, slugs: Iterable[str] | None = None) -> list[Resource]:
         """The resources to sync, every per-parent resource after its parent."""
@@ -153,7 +171,7 @@ class Puller:
     async def sync_resource(
         self, res: Resource, *, full: bool = False, cancel: asyncio.Event | None = None
     ) -> ResourceSync:
-        since = None if full or res.nested_by_param else self.modified_after(res.slug)
+        since = None if full else self.modified_after(res.slug)
         result = ResourceSync(res.slug, full=since is None)
         started = self.now()
         self.cache.begin_sync(res.slug, started)
@@ -191,6 +209,8 @@ class Puller:
         since: date | None,
         result: ResourceSync,
         cancel: asyncio.Event | None,
+        *,
+        interactive: bool = False,
     ) -> tuple[set[str], bool]:
         """The ids listed, and whether the listing was marked uncertain (see `_retain`)."""
         seen: set[str] = set()
@@ -205,8 +225,13 @@ class Puller:
             parent=parent,
             page_size=self.page_size,
             prove_end=since is None and parent is None,
+            interactive=interactive,
         )
+        received = 0
         async for page in pages:
+            received += 1 if page else 0  # (a learned or uncertain marker page is empty)
+            if res.slug in self.children:
+                self._forget_changed(res, page)
             self.cache.upsert(res.slug, page, parent=parent)
             seen.update(_record_ids(res, page))
             result.fetched += len(page)
@@ -216,6 +241,7 @@ class Puller:
             self._publish(res, result.fetched, total)
             if cancel is not None and cancel.is_set():
                 raise SyncCancelled(res.slug)
+        result.requests += max(1, received)  # an empty list still took its request
         return seen, uncertain
 
     def _retain(
@@ -233,32 +259,83 @@ class Puller:
         else:
             result.kept += len(set(self.cache.ids(res.slug, parent)) - seen)
 
+    def _forget_changed(self, res: Resource, page: Sequence[dict[str, Any]]) -> None:
+        """Records of a parent resource that arrive new or changed: their nested lists are to
+        be listed again (by this sync's per-parent step, or the next one if this one stops)."""
+        cached = self.cache.get_many(res.slug, list(_record_ids(res, page)))
+        changed = [
+            str(record[res.key])
+            for record in page
+            if record.get(res.key) not in (None, "")
+            and _changed(cached.get(str(record.get("id", record[res.key]))), record)
+        ]
+        for child in self.children.get(res.slug, ()) if changed else ():
+            self.nested.forget(child.slug, changed)
+
     async def _pull_per_parent(
         self, res: Resource, result: ResourceSync, cancel: asyncio.Event | None
     ) -> None:
+        """Each parent's list: every parent on a full sync, else the parents never listed or
+        new or changed since (their rows in `nested_lists` are gone)."""
         assert res.parent is not None  # a per-parent resource always names its parent
         parent = self.registry[res.parent]
         keys = [str(r[parent.key]) for r in self.cache.records(parent.slug) if r.get(parent.key)]
+        chosen = keys if result.full else self.nested.unlisted(res.slug, parent.slug)
+        result.parents = len(keys)
         answered = False
-        for key in keys:
+        for key in chosen:
             try:
-                seen, uncertain = await self._pull(res, key, None, result, cancel)
+                await self.list_parent(res, key, result, cancel)
             except NotFound:
                 if not answered:
                     raise  # the first parent asked: the list itself is not offered
+                self.nested.listed(res.slug, [key], self.now())  # gone since: not asked again
                 continue  # that parent is gone since: its cached records stay until it is
             except ListingIncomplete as exc:  # one parent's list: the others still sync
                 answered = True
                 result.failure = result.failure or exc.message
                 continue
             answered = True
-            self._retain(res, key, seen, uncertain, result)
         if result.failure is not None or result.kept:
             return  # not every parent's list is known complete: no parent is given up
-        for gone in set(self.cache.parents(res.slug)) - set(keys):
-            result.removed += self.cache.delete(
-                res.slug, self.cache.ids(res.slug, gone), parent=gone
-            )
+        gone = sorted(set(self.cache.parents(res.slug)) - set(keys))
+        for key in gone:
+            result.removed += self.cache.delete(res.slug, self.cache.ids(res.slug, key), parent=key)
+        self.nested.forget(res.slug, gone)
+
+    async def list_parent(
+        self,
+        res: Resource,
+        key: str,
+        result: ResourceSync,
+        cancel: asyncio.Event | None = None,
+        *,
+        interactive: bool = False,
+    ) -> None:
+        """List one parent's list of `res` in full: upsert it, delete what it lacks (on proof
+        only), and note when it was listed (raises `NotFound`, `ListingIncomplete`)."""
+        listed_at = self.now()
+        seen, uncertain = await self._pull(res, key, None, result, cancel, interactive=interactive)
+        self._retain(res, key, seen, uncertain, result)
+        result.lists += 1
+        if not uncertain:
+            self.nested.listed(res.slug, [key], listed_at)
+
+    async def refresh_lists(self, parent_slug: str, key: str) -> list[ResourceSync]:
+        """List again every list of one parent record — a booth opened or edited in the window
+        (its products, its vendors), as interactive requests. A list that fails says why in its
+        result's `failure`; a parent the show no longer has lists nothing."""
+        results = []
+        for child in self.children.get(parent_slug, ()):
+            result = ResourceSync(child.slug, full=False, parents=1)
+            try:
+                await self.list_parent(child, key, result, interactive=True)
+            except NotFound:
+                pass  # the parent (or the list) is gone: its cached records stay until proved
+            except ListingIncomplete as exc:
+                result.failure = exc.message
+            results.append(result)
+        return results
 
     def _publish(
         self, res: Resource, done: int, total: int | None, *, finished: bool = False
@@ -266,6 +343,20 @@ class Puller:
         if total is not None and not finished:
             total = max(total, done)  # an estimate never reads "600 of 500"
         self.on_progress(SyncProgress(res.slug, res.title, done, total, finished))
+
+
+def _changed(cached: dict[str, Any] | None, record: dict[str, Any]) -> bool:
+    """A record new or changed since it was cached. `modifiedDate` counts only when both carry
+    it: some shows leave it out of plain listings and send it with `modifiedAfter` (API.md)."""
+    if cached is None:
+        return True
+    if "modifiedDate" in cached and "modifiedDate" in record:
+        return cached != record
+    return _undated(cached) != _undated(record)
+
+
+def _undated(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "modifiedDate"}
 
 
 def _not_offered_reason(res: Resource) -> str:
