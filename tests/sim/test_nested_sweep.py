@@ -1,0 +1,153 @@
+"""Issue 17: the background sweep refreshes booth lists oldest first, within its share of the
+rate budget, and resumes where it stopped after a restart (real SQLite file, reopened).
+Simulator over loopback; time is a manual clock the sweep's sleeps move, never real waiting."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from app.api.client import ShowClient
+from app.api.connection import Connection
+from app.api.registry import default_registry
+from app.sim import SimConfig, SimServer, generate_show
+from app.store.cache import Cache
+from app.store.nested_lists import NestedLists
+from app.sync.nested_sweep import NestedSweep, SweepProgress, SweepSettings, ago
+from app.sync.puller import Puller
+from tests.sim.conftest import ManualClock
+from tests.sim.test_nested_lists import nested_requests
+from tests.sim.test_sync import booth_products_equal, booth_vendors_equal, connect
+
+REGISTRY = default_registry()
+LIMIT, WINDOW = 100, 60.0  # the profile's budget: 100 requests a minute; the sweep's 20 %
+
+
+class Stopped(Exception):
+    """The test's sleep ends the sweep's run here."""
+
+
+def paced_client(server: SimServer, clock: ManualClock) -> ShowClient:
+    """A client whose budget is LIMIT a WINDOW on the manual clock (no real waiting)."""
+    connection = Connection(
+        server.base_url, server.auth_url, server.show_id, server.client_secret,
+        rate_limit=LIMIT, rate_window=WINDOW,
+    )  # fmt: skip
+    return ShowClient(connection, REGISTRY, clock=clock)
+
+
+def _config() -> SimConfig:
+    return SimConfig(show_id="DEMO-SHOW", client_secret="demo-secret", throttle=False)
+
+
+@pytest.mark.asyncio
+async def test_sweep_keeps_to_its_share_and_resumes_after_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    clock = ManualClock()
+    waits: list[float] = []
+
+    async def stop_at_first_wait(seconds: float) -> None:
+        waits.append(seconds)
+        raise Stopped
+
+    async def let_time_pass(seconds: float) -> None:
+        waits.append(seconds)
+        clock.advance(seconds)
+
+    with SimServer(generate_show("demo", seed=6), _config()) as server:
+        booths = server.show.records("booths")
+        async with paced_client(server, clock) as client:
+            with Cache(path, REGISTRY) as cache:
+                puller = Puller(client, cache)
+                await puller.sync(["booths"], full=True)  # the lists: never listed yet
+                await puller.refresh_lists("booths", booths[0]["boothID"])  # paging learned
+                server.stats.reset()
+                heard: list[SweepProgress] = []
+                sweep = NestedSweep(puller, SweepSettings(share=0.2), clock=clock,
+                                    sleep=stop_at_first_wait, on_progress=heard.append)  # fmt: skip
+                with pytest.raises(Stopped):
+                    await sweep.run()
+                assert sweep.allowed == 20
+                assert sweep.requests == nested_requests(server) == 20  # its share, no more
+                assert waits == [pytest.approx(WINDOW, abs=1.0)]  # then it waits for its window
+                last = heard[-1]
+                assert (last.fresh, last.total, last.active) == (2 + 20, 2 * len(booths), True)
+                assert last.text(datetime.now()).startswith("Refreshing booth lists: 22 of 120")
+
+            # a restart: the cache file reopened, a new sweep, a minute later
+            clock.advance(WINDOW + 1)
+            with Cache(path, REGISTRY) as cache:
+                puller = Puller(client, cache)
+                sweep = NestedSweep(puller, SweepSettings(share=0.2), clock=clock,
+                                    sleep=let_time_pass)  # fmt: skip
+                while await sweep.step():
+                    pass
+                # every list asked exactly once across the restart: it resumed where it stopped
+                assert nested_requests(server) == 2 * len(booths) - 2
+                assert len(waits) == 1 + 4  # 98 more at 20 a minute: four more windows waited
+                assert all(not p.active for p in sweep.progress())
+                booth_products_equal(cache, server)
+                booth_vendors_equal(cache, server)
+                assert await sweep.step() is False  # all fresh: nothing due
+
+
+@pytest.mark.asyncio
+async def test_sweep_refreshes_the_oldest_list_first(tmp_path: Path) -> None:
+    """Lists older than the age limit are refreshed, the oldest first; fresher ones wait."""
+    with SimServer(generate_show("tiny", seed=6), _config()) as server:
+        async with connect(server) as client:
+            with Cache(tmp_path / "cache.sqlite", REGISTRY) as cache:
+                await Puller(client, cache).sync(full=True)
+                lists = NestedLists(cache)
+                keys = [b["boothID"] for b in server.show.records("booths")]
+                now = datetime.now()
+                for n, key in enumerate(keys):  # the last booth listed longest ago
+                    for slug in ("booth-products", "booth-vendors"):
+                        lists.listed(slug, [key], now - timedelta(hours=2, minutes=n))
+                lists.listed("booth-vendors", [keys[0]], now)  # fresh: not due
+                server.stats.reset()
+                sweep = NestedSweep(Puller(client, cache), SweepSettings(max_age=timedelta(hours=1)))
+                assert await sweep.step()
+                refreshed = lists.last_listed("booth-products", keys[-1])
+                assert refreshed is not None and refreshed > now - timedelta(minutes=1)
+                while await sweep.step():
+                    pass
+                assert nested_requests(server) == 2 * len(keys) - 1
+                assert lists.last_listed("booth-vendors", keys[0]) == now
+
+
+def test_sweep_settings_and_words() -> None:
+    assert SweepSettings.from_profile({}) == SweepSettings()
+    custom = SweepSettings.from_profile(
+        {"nested_refresh_share": 0.05, "nested_refresh_max_age_s": 600}
+    )
+    assert custom == SweepSettings(share=0.05, max_age=timedelta(minutes=10))
+    assert SweepSettings.from_profile({"nested_refresh_share": 3}) == SweepSettings()
+    now = datetime(2026, 1, 2, 12, 0)
+    assert ago(now - timedelta(hours=3, minutes=5), now) == "3 h ago"
+    assert ago(now - timedelta(seconds=40), now) == "40 s ago"
+    assert ago(now - timedelta(days=3), now) == "3 days ago"
+    progress = SweepProgress("booth", 340, 2000, now - timedelta(hours=3), True)
+    assert progress.text(now) == "Refreshing booth lists: 340 of 2,000, oldest from 3 h ago"
+    assert SweepProgress("booth", 2000, 2000, None, False).text(now) == ""
+
+
+def test_sweep_run_stops_when_asked(tmp_path: Path) -> None:
+    """`run` ends when its stop event is set (the session stops it on close)."""
+
+    async def scenario() -> None:
+        with SimServer(generate_show("tiny", seed=6), _config()) as server:
+            async with connect(server) as client:
+                with Cache(tmp_path / "cache.sqlite", REGISTRY) as cache:
+                    await Puller(client, cache).sync(full=True)
+                    stop = asyncio.Event()
+
+                    async def idle(seconds: float) -> None:
+                        stop.set()
+
+                    await NestedSweep(Puller(client, cache), sleep=idle).run(stop)
+
+    asyncio.run(scenario())
