@@ -109,7 +109,8 @@ async def test_sweep_refreshes_the_oldest_list_first(tmp_path: Path) -> None:
                         lists.listed(slug, [key], now - timedelta(hours=2, minutes=n))
                 lists.listed("booth-vendors", [keys[0]], now)  # fresh: not due
                 server.stats.reset()
-                sweep = NestedSweep(Puller(client, cache), SweepSettings(max_age=timedelta(hours=1)))
+                hour = SweepSettings(max_age=timedelta(hours=1))
+                sweep = NestedSweep(Puller(client, cache), hour)
                 assert await sweep.step()
                 refreshed = lists.last_listed("booth-products", keys[-1])
                 assert refreshed is not None and refreshed > now - timedelta(minutes=1)
