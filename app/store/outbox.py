@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from app.api.errors import ProgrammingError
 from app.store import audit as audit_log
@@ -37,7 +37,7 @@ from app.store.db import Database
 from app.store.query import chunks
 from app.store.schema import OUTBOX_MIGRATIONS
 
-__all__ = ["AuditRow", "Change", "NewChange", "Outbox", "OutboxError"]
+__all__ = ["AuditRow", "Change", "ChangeMark", "NewChange", "Outbox", "OutboxError"]
 
 Clock = Callable[[], datetime]
 Resolution = Literal["mine", "theirs"] | Mapping[str, Any]
@@ -46,6 +46,21 @@ _INSERT = (
     "INSERT INTO changes (resource, record_id, op, params, payload, changed_fields, base, "
     "key_value, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+
+
+class ChangeMark(NamedTuple):
+    """What a change is about and where it stands, without its payload (nothing decoded): a
+    view compares marks to find the changes written since it last read the outbox."""
+
+    record_id: str
+    server_id: str | None
+    op: str
+    state: State
+    attempts: int
+    updated_at: str
+
+
+_MARK = "seq, record_id, server_id, op, state, attempts, updated_at"
 
 
 class OutboxError(ProgrammingError):
@@ -182,6 +197,55 @@ class Outbox:
                     if rid in found:
                         found[rid].append(change)
         return found
+
+    # ----------------------------------------------------------- light reads (no payloads)
+
+    def revision(self) -> tuple[int, int]:
+        """Changes whenever the outbox file may have changed: this connection's writes
+        (`total_changes`) or another connection's commits (`PRAGMA data_version`)."""
+        with self._db.lock:
+            conn = self._db.conn
+            return int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes
+
+    def marks(self, states: Sequence[State], resource: str) -> dict[int, ChangeMark]:
+        """seq → mark of a resource's changes in these states (one query, no JSON decoded)."""
+        marks = ",".join("?" * len(states))
+        return self._marks(f"resource = ? AND state IN ({marks})", [resource, *states])
+
+    def marks_of(
+        self, resource: str, record_ids: Sequence[str], states: Sequence[State] = ACTIVE
+    ) -> dict[int, ChangeMark]:
+        """seq → mark of these records' changes (by id or server id), as `for_records` finds
+        them, without their payloads."""
+        found: dict[int, ChangeMark] = {}
+        marks = ",".join("?" * len(states))
+        for chunk in chunks(list(dict.fromkeys(record_ids)), 400):
+            ids = ",".join("?" * len(chunk))
+            where = (
+                f"seq IN (SELECT seq FROM changes WHERE resource = ? AND record_id IN ({ids}) "
+                f"UNION ALL SELECT seq FROM changes WHERE resource = ? AND server_id IN ({ids})) "
+                f"AND state IN ({marks})"
+            )
+            found.update(self._marks(where, [resource, *chunk, resource, *chunk, *states]))
+        return dict(sorted(found.items()))
+
+    def states_of(self, seqs: Iterable[int]) -> dict[int, State]:
+        """seq → state of these changes (unknown seqs left out), a query per 400."""
+        found: dict[int, State] = {}
+        for chunk in chunks(list(seqs), 400):
+            found.update(
+                (seq, mark.state)
+                for seq, mark in self._marks(
+                    f"seq IN ({','.join('?' * len(chunk))})", chunk
+                ).items()
+            )
+        return found
+
+    def _marks(self, where: str, params: Sequence[Any]) -> dict[int, ChangeMark]:
+        sql = f"SELECT {_MARK} FROM changes WHERE {where} ORDER BY seq"
+        with self._db.lock:
+            rows = self._db.conn.execute(sql, params).fetchall()
+        return {int(r[0]): ChangeMark(r[1], r[2], r[3], r[4], int(r[5]), r[6]) for r in rows}
 
     def counts(self) -> dict[State, int]:
         """Changes per state, every state present (zero when none)."""

@@ -42,12 +42,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from app.store.changes import ACTIVE, Change, is_local_id
-from app.store.outbox import Outbox
+from app.store.outbox import ChangeMark, Outbox
 from app.sync.batches import is_record_change
 
 __all__ = [
     "UNSETTLED",
     "WHOLE_RECORD",
+    "PendingFollower",
     "PendingOverlay",
     "RowKind",
     "pending_cells",
@@ -155,6 +156,25 @@ class PendingOverlay:
         for rid in dict.fromkeys([*self.values, *self.kinds]):
             yield rid, json.dumps(self.values.get(rid, {}), ensure_ascii=False), self.kinds.get(rid)
 
+    def renew(self, record_ids: set[str], changes: Iterable[Change]) -> None:
+        """Forget what the overlay holds of these records, then lay their unsettled `changes`
+        (every one touching any of the ids, oldest first) again: what `of` would answer over
+        the whole outbox, at the cost of these records only. For the caller to ensure
+        (`PendingFollower`): the ids are closed under the changes (a change's record id and
+        server id both in or both out), and none of the changes is a create or a placement
+        (`created` and `placements` keep queue order across records)."""
+        ids = record_ids
+        for rid in ids:
+            self.values.pop(rid, None)
+            self.kinds.pop(rid, None)
+            self.row_errors.pop(rid, None)
+        self.conflicts -= ids
+        self.cells = {cell for cell in self.cells if cell[0] not in ids}
+        self.failed = {cell: why for cell, why in self.failed.items() if cell[0] not in ids}
+        self.named = {cell: why for cell, why in self.named.items() if cell[0] not in ids}
+        for change in changes:
+            self._add(change)
+
     # ------------------------------------------------------------------------ building
 
     def _add(self, change: Change) -> None:
@@ -186,6 +206,101 @@ class PendingOverlay:
             self.failed[cell] = named.get(cell[1], message)
         for rid in ids:
             self.row_errors[rid] = message
+
+
+class PendingFollower:
+    """One resource's overlay, kept up to date with the outbox by reading only what changed.
+
+    `read()` compares the changes' marks (seq, state, attempts, stamp: no payload decoded,
+    `Outbox.marks`) with those it last saw, and lays again only the records whose changes were
+    written, sent, settled or discarded since (`PendingOverlay.renew`): after a 2,000-row paste
+    the table reads those 2,000 changes, not every pending change of the resource, and a second
+    read with nothing new (the tab and the session both ask) costs one pragma. A change that
+    creates a record or moves one in a hierarchy among them means a full read (`of`): those keep
+    an order across records. The answer is always the overlay `PendingOverlay.read` gives.
+    """
+
+    def __init__(self, outbox: Outbox, slug: str) -> None:
+        self.outbox, self.slug = outbox, slug
+        self.overlay = PendingOverlay()
+        self._marks: dict[int, ChangeMark] = {}
+        self._revision: tuple[int, int] | None = None
+
+    @property
+    def count(self) -> int:
+        """The resource's unsettled changes."""
+        return len(self._marks)
+
+    def read(self) -> PendingOverlay:
+        """The overlay as the outbox stands now (the same object, renewed in place, unless a
+        full read was needed)."""
+        revision = self.outbox.revision()
+        if revision == self._revision:
+            return self.overlay
+        marks = self.outbox.marks(UNSETTLED, self.slug)
+        seen = self._marks
+        moved = [s for s in marks.keys() | seen.keys() if marks.get(s) != seen.get(s)]
+        ids = _touched(moved, seen, marks) if self._revision is not None else None
+        if ids is None:
+            return self._read_all(revision)
+        if ids:
+            found = self.outbox.for_records(self.slug, sorted(ids), UNSETTLED)
+            again = {c.seq: c for changes in found.values() for c in changes}
+            if any(marks.get(seq) != _mark(c) for seq, c in again.items()):
+                return self._read_all(revision)  # written meanwhile: read it all
+            self.overlay.renew(ids, (again[seq] for seq in sorted(again)))
+        self._marks, self._revision = marks, revision
+        return self.overlay
+
+    def _read_all(self, revision: tuple[int, int]) -> PendingOverlay:
+        changes = self.outbox.changes(UNSETTLED, resource=self.slug)
+        self.overlay = PendingOverlay.of(changes)
+        self._marks, self._revision = {c.seq: _mark(c) for c in changes}, revision
+        return self.overlay
+
+
+def _touched(
+    moved: Iterable[int], seen: Mapping[int, ChangeMark], marks: Mapping[int, ChangeMark]
+) -> set[str] | None:
+    """The record ids whose overlay the `moved` changes alter, closed under every change now
+    unsettled (a pushed create's local and server ids go together); None when a create or a
+    placement is among their changes (a full read keeps their order)."""
+    ids: set[str] = set()
+    for seq in moved:
+        for mark in (seen.get(seq), marks.get(seq)):
+            if mark is not None:
+                ids.update(_ids(mark))
+    if not ids:
+        return ids
+    by_id: dict[str, list[ChangeMark]] = {}
+    for mark in marks.values():
+        for rid in _ids(mark):
+            by_id.setdefault(rid, []).append(mark)
+    todo, closed = list(ids), set(ids)
+    while todo:
+        for mark in by_id.get(todo.pop(), ()):
+            todo += [rid for rid in _ids(mark) if rid not in closed]
+            closed |= _ids(mark)
+    gone = (m for seq in moved if (m := seen.get(seq)) is not None)
+    if any(_ordered(m.op) for m in gone) or any(
+        _ordered(m.op) for rid in closed for m in by_id.get(rid, ())
+    ):
+        return None
+    return closed
+
+
+def _ids(mark: ChangeMark) -> set[str]:
+    return {mark.record_id, mark.server_id or mark.record_id}
+
+
+def _ordered(op: str) -> bool:
+    """A change whose place in the overlay depends on its order among all records' changes."""
+    return op in ("create", "bulk-create") or op in PLACEMENTS
+
+
+def _mark(change: Change) -> ChangeMark:
+    c = change
+    return ChangeMark(c.record_id, c.server_id, c.op, c.state, c.attempts, c.updated_at)
 
 
 def record_id_of(record: Mapping[str, Any], key: str) -> str:

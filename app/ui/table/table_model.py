@@ -31,11 +31,11 @@ from PySide6.QtGui import QBrush, QFont
 
 from app.api.registry import Resource
 from app.store.cache import Cache
-from app.store.changes import ACTIVE
 from app.store.listing import Listing
 from app.store.outbox import Outbox
 from app.store.record_window import QueryRunner, RecordWindow
 from app.sync.edits import can_edit
+from app.sync.overlay import PendingFollower
 from app.ui.common.palette import Hue, background_brush, text_brush
 from app.ui.common.references import ReferenceNames, is_number
 from app.ui.common.when import local_when
@@ -187,13 +187,18 @@ class RecordTableModel(QAbstractTableModel):
 
     # ------------------------------------------------------------------------ pending hook
 
+    _pending: PendingFollower | None = None  # made by the first refresh_pending
+
     def refresh_pending(self) -> None:
-        """Re-read the outbox's unsettled changes of this resource (values shown, highlights)."""
+        """Re-read the outbox's unsettled changes of this resource (values shown, highlights):
+        only those written or settled since the last read (`PendingFollower`)."""
         if self._outbox is not None:
-            changes = self._outbox.changes(ACTIVE, resource=self._resource.slug)
-            view = self._look.read_pending(changes)
+            if self._pending is None:
+                self._pending = PendingFollower(self._outbox, self._resource.slug)
+            view = self._pending.read()
+            self._look.pending, self._look.cells = view, set(view.cells)
             self._set_created(view.created if self.record_parent is None else [])
-            self.pending_count = len(changes)
+            self.pending_count = self._pending.count
             self._repaint([])
             self.pending_changed.emit()
 
