@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from app.api.client import ShowClient
@@ -33,6 +34,36 @@ def connection_for(profile: Profile, secret: str) -> Connection:
         ca_bundle=profile.ca_bundle,
         state_dir=profile.data_dir,
     )
+
+
+def headless(profile: Profile) -> Profile:
+    """The profile as a headless command paces it: with no interactive user to keep room for,
+    the whole budget (no interactive reserve) — unless the profile's window is open, whose user
+    the reserve is for."""
+    return profile if window_open(profile) else replace(profile, interactive_reserve=0.0)
+
+
+def window_open(profile: Profile) -> bool:
+    """Whether a ShowDesk window holds the profile, read without Qt: the window holds
+    `profile.lock` (app/ui/launch/single_instance.py, a QLockFile) with an exclusive `flock` for
+    as long as it is open, and a lock file left by a crash holds none. Where that cannot be told
+    (no `flock`: another system, a network folder) a lock file counts as an open window — the
+    reserve is kept rather than taken from a user who may be there."""
+    try:
+        handle = profile.lock_path.open("rb")
+    except OSError:
+        return False  # no lock file: no window
+    with handle:
+        try:
+            import fcntl  # POSIX only
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True  # its window holds it
+        except (ImportError, OSError):
+            return True  # cannot tell: keep the reserve
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        return False
 
 
 def registry_for(profile: Profile) -> Registry:

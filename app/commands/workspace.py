@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 from app.api.client import ShowClient
 from app.api.registry import Registry
 from app.commands.output import Output
-from app.connect import TEAM_MEMBER_ENV, TEAM_URL_ENV, client_for, open_team_for, registry_for
+from app.connect import (
+    TEAM_MEMBER_ENV,
+    TEAM_URL_ENV,
+    client_for,
+    headless,
+    open_team_for,
+    registry_for,
+)
 from app.settings import SECRET_ENV, Profile, ProfileStore, secrets
 from app.store.cache import Cache
 from app.store.outbox import Outbox
@@ -116,7 +123,9 @@ def _rate(text: str) -> dict[str, Any]:
 
 @contextmanager
 def workspace(args: argparse.Namespace, out: Output) -> Iterator[Workspace]:
-    profile = resolve_profile(args)
+    """The command's workspace; its profile paced as a headless command (app/connect.py
+    `headless`: the whole budget unless the profile's window is open)."""
+    profile = headless(resolve_profile(args))
     registry = registry_for(profile)
     cache_path = args.cache or profile.cache_path
     outbox_path = profile.outbox_path if args.cache is None else _outbox_beside(args.cache)
