@@ -113,6 +113,7 @@ class NestedSweep:
         sleep: Sleep = asyncio.sleep,
         on_progress: Callable[[SweepProgress], None] | None = None,
         on_refreshed: Callable[[str], None] | None = None,
+        paused: Callable[[], bool] = lambda: False,
     ) -> None:
         self.puller = puller
         self.settings = settings or SweepSettings()
@@ -121,6 +122,7 @@ class NestedSweep:
         self._sleep = sleep
         self.on_progress = on_progress or (lambda progress: None)
         self.on_refreshed = on_refreshed or (lambda slug: None)
+        self.paused = paused  # e.g. while the window syncs: the sweep waits
         self.allowed = max(1, math.floor(self.governor.limit * self.settings.share))
         self.window = SlidingWindow(self.allowed, self.governor.window)
         self.requests = 0  # sent by this sweep (as counted against its share)
@@ -202,13 +204,14 @@ class NestedSweep:
         return soonest
 
     async def _wait_for_budget(self) -> None:
-        """Until the sweep's share has room and no other request waits for budget."""
+        """Until the sweep's share has room, no other request waits for budget and the sweep
+        is not paused."""
         while True:
             wait = self.window.wait_time(self._clock(), self.allowed)
             if wait:
                 await self._sleep(wait)
                 continue
-            if self.governor.state().waiting:
+            if self.governor.state().waiting or self.paused():
                 await self._sleep(STAND_ASIDE)
                 continue
             return

@@ -321,12 +321,18 @@ class Puller:
         if not uncertain:
             self.nested.listed(res.slug, [key], listed_at)
 
-    async def refresh_lists(self, parent_slug: str, key: str) -> list[ResourceSync]:
-        """List again every list of one parent record — a booth opened or edited in the window
-        (its products, its vendors), as interactive requests. A list that fails says why in its
-        result's `failure`; a parent the show no longer has lists nothing."""
+    async def refresh_lists(
+        self, parent_slug: str, key: str, slugs: Iterable[str] | None = None
+    ) -> list[ResourceSync]:
+        """List again the lists of one parent record — a booth opened or edited in the window
+        (its products, its vendors; only `slugs` when given), as interactive requests. A list
+        that fails says why in its result's `failure`; a parent the show no longer has lists
+        nothing."""
+        wanted = None if slugs is None else set(slugs)
         results = []
         for child in self.children.get(parent_slug, ()):
+            if wanted is not None and child.slug not in wanted:
+                continue
             result = ResourceSync(child.slug, full=False, parents=1)
             try:
                 await self.list_parent(child, key, result, interactive=True)

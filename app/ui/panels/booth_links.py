@@ -133,6 +133,16 @@ class BoothLinks(RecordPanel):
         self.queue(seqs, f"{len(keys)} {self.target.title.lower()} removed from {booth}")
         return seqs
 
+    def show_record(self, record_id: str | None) -> None:
+        """Follow the form's booth, and have its list listed again from the show (issue 17:
+        syncs no longer list every booth's): the panel redraws when it arrives. A booth only
+        created here has nothing on the show to list."""
+        super().show_record(record_id)
+        booth = self.key
+        slug = self.resource.slug
+        if booth is not None and record_id and self.editor.cache.get(slug, record_id):
+            self.session.refresh_lists(slug, booth, [self.child.slug])
+
     # ---------------------------------------------------------------------------- drawing
 
     def watched(self) -> tuple[str, ...]:

@@ -11,6 +11,11 @@ an undo or redo, a form or panel save, a discard, retry or resolution in the out
 a sync) ends in ONE `outbox_changed(slugs)`, and every view of the outbox (the resource tabs,
 the outbox view, the status bar's counts, forms and panels) subscribes to that signal alone; a
 push's results (`push_finished`) bring only its outcome messages.
+
+Nested lists (a booth's products and vendors) are not re-listed by every sync (issue 17): a
+record opened in the window refreshes its own (`refresh_lists`, asked by its panels) and a
+background sweep the rest, from the first sync that reaches the show (`lists`,
+app/ui/session/nested_refresh.py; `sweep_progress` feeds the status bar).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from app.store.outbox import Outbox
 from app.sync.edits import Editor
 from app.sync.puller import Puller, SyncReport
 from app.sync.pusher import Pusher, PushReport
+from app.ui.session.nested_refresh import ListRefresher
 from app.ui.session.qt_bridge import GovernorBridge, ProgressBridge
 from app.ui.session.tasks import TaskRunner
 from app.ui.session.team_link import TeamLink
@@ -51,7 +57,8 @@ class ShowSession(QObject):
     (`changes_written`), the outbox view's discard/retry/resolve, a push's results and a sync;
     views re-read that resource's pending changes — `watch_outbox(slug)` for one resource),
     `data_changed(list[str])` (the resource slugs whose cached records changed),
-    `reconnected()` (the show answers again after being offline), `problem(str)`.
+    `reconnected()` (the show answers again after being offline), `problem(str)`,
+    `sweep_progress(SweepProgress)` (how fresh the nested lists are, per parent resource).
     """
 
     online_changed = Signal(bool)
@@ -64,6 +71,7 @@ class ShowSession(QObject):
     data_changed = Signal(list)
     reconnected = Signal()
     problem = Signal(str)
+    sweep_progress = Signal(object)
 
     def __init__(
         self,
@@ -104,6 +112,7 @@ class ShowSession(QObject):
         self._push_progress.progress.connect(self.push_progress)
         self._retry = QTimer(self, interval=RECONNECT_MS)
         self._retry.timeout.connect(self.on_retry_timeout)
+        self.lists = ListRefresher(self)  # nested lists: refreshed on open, and swept
 
     def _team_work(self) -> TeamWork:
         from app.ui.session.team_work import TeamWork
@@ -226,11 +235,18 @@ class ShowSession(QObject):
             self.problem.emit(f"Sync stopped: {exc.message}")
         finally:
             self._cancel_sync = None
+            if report.resources and self.online:
+                self.lists.start_sweep()
             synced = [r.resource for r in report.resources]
             self.data_changed.emit(synced)
             self.outbox_written(synced or None)
             self.sync_finished.emit(report)
         return report
+
+    def refresh_lists(self, parent_slug: str, key: str, slugs: Iterable[str]) -> None:
+        """A record opened in the window: list its nested lists `slugs` again (a booth's
+        products, vendors) unless just listed; views redraw on `data_changed`."""
+        self.lists.refresh(parent_slug, key, slugs)
 
     def cancel_sync(self) -> None:
         if self._cancel_sync is not None:
@@ -299,6 +315,7 @@ class ShowSession(QObject):
 
     async def aclose(self) -> None:
         self._retry.stop()
+        await self.lists.aclose()
         if self.team_work is not None:
             await self.team_work.aclose()
         if self.team is not None:

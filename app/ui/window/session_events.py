@@ -49,6 +49,7 @@ class SessionEvents(QObject):
             (status.failures_requested, window.show_failures),
             (session.governor.changed, status.on_governor_changed),
             (session.sync_progress, status.on_sync_progress),
+            (session.sweep_progress, status.on_sweep_progress),
             (session.sync_finished, self.on_sync_finished),
             (session.push_progress, status.on_push_progress),
             (session.push_finished, self.on_push_finished),

@@ -1,4 +1,6 @@
-"""The window's status bar: which show, online or not, sync progress, rate budget, pending edits.
+"""The window's status bar: which show, online or not, sync progress, rate budget, pending edits,
+and the background refresh of nested lists ("Refreshing booth lists: 340 of 2,000, oldest from
+3 h ago", issue 17).
 
 Everything it shows arrives through slots fed by the session (plain values: `GovernorState`,
 the Puller's progress, the outbox's counts), so it holds no reference to the core. While the
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QDateTime, QLocale, QTimer, Signal
@@ -18,10 +20,10 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWi
 
 from app.api.governor import GovernorState
 from app.api.rate_meter import budget_text, counting_down, rate_meter
-from app.sync.push_review import PushSummary
 from app.ui.common.palette import Hue, text_style
 
-if TYPE_CHECKING:  # a solo profile never imports the team's modules
+if TYPE_CHECKING:  # a solo profile never imports the team's modules; pushes come after paint
+    from app.sync.push_review import PushSummary
     from app.team.status import TeamStatus
 
 Clock = Callable[[], float]
@@ -45,6 +47,14 @@ class SyncProgressLike(Protocol):
     def total(self) -> int | None: ...
     @property
     def finished(self) -> bool: ...
+
+
+class SweepProgressLike(Protocol):
+    """What `on_sweep_progress` reads (app.sync.nested_sweep.SweepProgress has it)."""
+
+    @property
+    def parent_title(self) -> str: ...
+    def text(self, now: datetime) -> str: ...
 
 
 def offline_text(as_of: datetime | None) -> str:
@@ -117,6 +127,9 @@ class ShowStatusBar(QStatusBar):
         self.team = QPushButton(self, flat=True)  # team mode: "Team: 3 online"
         self.team.setObjectName("team")
         self.team_facts = QLabel(self)  # team mode: "sync: ben · budget 12 of 300 in 60 s"
+        self.sweep = QLabel(self)  # "Refreshing booth lists: 340 of 2,000, oldest from 3 h ago"
+        self.sweep.setObjectName("sweep")
+        self._sweeps: dict[str, str] = {}  # parent title → its words ("" when all fresh)
         self.countdown = QTimer(self, interval=1000)
         self._lay_out()
         self._connect()
@@ -125,12 +138,13 @@ class ShowStatusBar(QStatusBar):
         self.addWidget(self.selection, 1)
         permanent: list[QWidget] = [self.sync_label, self.sync_bar, self.cancel_sync]
         permanent += [self.push_label, self.push_bar, self.push_summary, self.pause]
-        permanent += [*self.outbox_buttons.values(), self.budget, self.pacing]
+        permanent += [*self.outbox_buttons.values(), self.sweep, self.budget, self.pacing]
         permanent += [self.team, self.team_facts, self.connection, self.profile]
         for widget in permanent:
             self.addPermanentWidget(widget)
         hidden = (self.sync_label, self.sync_bar, self.cancel_sync, self.pause, self.budget)
-        for widget in (*hidden, self.pacing, self.push_summary, self.team, self.team_facts):
+        others = (self.pacing, self.push_summary, self.team, self.team_facts, self.sweep)
+        for widget in (*hidden, *others):
             widget.hide()
         self.push_label.hide()
         self.push_bar.hide()
@@ -213,6 +227,20 @@ class ShowStatusBar(QStatusBar):
         self.cancel_sync.setEnabled(True)
         for widget in (self.sync_label, self.sync_bar, self.cancel_sync):
             widget.show()
+
+    def on_sweep_progress(self, progress: SweepProgressLike) -> None:
+        """The background refresh of nested lists: how far, and the oldest list still due;
+        hidden when every list is fresh."""
+        now = datetime.now(UTC).replace(tzinfo=None)  # the cache's times are zone-less UTC
+        self._sweeps[progress.parent_title] = progress.text(now)
+        shown = " · ".join(text for text in self._sweeps.values() if text)
+        self.sweep.setText(shown)
+        self.sweep.setToolTip(
+            "Lists the sync does not re-list each time (a booth's products and vendors), "
+            "refreshed in the background with a share of the rate budget; a booth's own lists "
+            "are refreshed when you open it."
+        )
+        self.sweep.setVisible(bool(shown))
 
     def sync_finished(self) -> None:
         for widget in (self.sync_label, self.sync_bar, self.cancel_sync):

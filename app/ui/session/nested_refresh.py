@@ -1,0 +1,127 @@
+"""The session's nested lists (issue 17): a record's lists refreshed when it is opened, and the
+background sweep of the others.
+
+Syncs no longer re-list every booth's products and vendors. `ListRefresher.refresh` lists one
+record's lists when a panel shows that record (through `Puller.refresh_lists`, interactive
+requests), unless they were listed in the last REFRESH_FRESH or are being listed; the sweep
+(app/sync/nested_sweep.py) refreshes the rest, oldest first within its share of the budget,
+from the first sync that reaches the show until the session closes. Views hear the session's
+`data_changed` (the sweep's lists at most every SWEPT_MS) and the status bar the sweep's
+progress (`ShowSession.sweep_progress`).
+
+The sweep runs as a task of its own, not one of the window's `TaskRunner` tasks: it never ends
+while there is work, and "busy" means work the administrator is waiting for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer
+
+from app.api.errors import EnvironmentProblem, ServerProblem, ShowDeskError
+from app.store.nested_lists import NestedLists
+from app.sync.nested_sweep import NestedSweep, SweepSettings
+from app.sync.puller import Puller, utc_now
+
+if TYPE_CHECKING:
+    from app.ui.session.session import ShowSession
+
+log = logging.getLogger(__name__)
+# A record's lists listed this recently are not listed again when it is opened (moving through
+# a table's rows with the form open asks once per booth, not at every visit).
+REFRESH_FRESH = timedelta(seconds=30)
+SWEPT_MS = 2_000  # lists the sweep refreshed are announced (`data_changed`) at most this often
+
+
+class ListRefresher(QObject):
+    """One session's refresh-on-open and background sweep of nested lists."""
+
+    def __init__(self, session: ShowSession) -> None:
+        super().__init__(session)
+        self.session = session
+        self.nested = NestedLists(session.cache)
+        self._refreshing: set[tuple[str, str]] = set()  # (nested slug, parent key) being listed
+        self._sweep: asyncio.Task[None] | None = None
+        self._swept: set[str] = set()
+        self._swept_timer = QTimer(self, singleShot=True, interval=SWEPT_MS)
+        self._swept_timer.timeout.connect(self.on_swept_timer_timeout)
+
+    def refresh(self, parent_slug: str, key: str, slugs: Iterable[str]) -> None:
+        """A record opened in the window (a booth): list its lists `slugs` again (its products,
+        its vendors) unless listed within REFRESH_FRESH or being listed now. Nothing is asked
+        while the show cannot be reached."""
+        session = self.session
+        if session.online is False:
+            return
+        recent = utc_now() - REFRESH_FRESH
+        wanted = [
+            slug for slug in slugs
+            if (slug, key) not in self._refreshing
+            and ((at := self.nested.last_listed(slug, key)) is None or at < recent)
+        ]  # fmt: skip
+        if not wanted:
+            return
+        self._refreshing.update((slug, key) for slug in wanted)
+        session.tasks.start(self._refresh(parent_slug, key, wanted), what="Refresh lists")
+
+    async def _refresh(self, parent_slug: str, key: str, slugs: list[str]) -> None:
+        session = self.session
+        try:
+            puller = Puller(session.client, session.cache)
+            for result in await puller.refresh_lists(parent_slug, key, slugs):
+                if result.failure is not None:
+                    title = session.registry[result.resource].title
+                    session.problem.emit(f"{title} of {key} not refreshed: {result.failure}")
+        except (EnvironmentProblem, ServerProblem) as exc:  # the cached lists stay shown
+            log.info("lists of %s not refreshed: %s", key, exc.message)
+        finally:
+            self._refreshing.difference_update((slug, key) for slug in slugs)
+            session.data_changed.emit(sorted(slugs))
+
+    def start_sweep(self) -> None:
+        """Start the background sweep (once; again after it stopped because the show could
+        not be reached). It waits while a sync runs."""
+        if self._sweep is not None and not self._sweep.done():
+            return
+        session = self.session
+        sweep = NestedSweep(
+            Puller(session.client, session.cache),
+            SweepSettings.from_profile(session.profile.extra),
+            on_progress=session.sweep_progress.emit,
+            on_refreshed=self._on_swept,
+            paused=lambda: session.syncing,
+        )
+        self._sweep = asyncio.ensure_future(self._run(sweep))
+
+    @property
+    def sweeping(self) -> bool:
+        return self._sweep is not None and not self._sweep.done()
+
+    async def _run(self, sweep: NestedSweep) -> None:
+        try:
+            await sweep.run()
+        except ShowDeskError as exc:  # offline, or the cache file: the next sync starts it again
+            log.info("background refresh of nested lists stopped: %s", exc.message)
+
+    def _on_swept(self, slug: str) -> None:
+        self._swept.add(slug)
+        if not self._swept_timer.isActive():
+            self._swept_timer.start()
+
+    def on_swept_timer_timeout(self) -> None:
+        slugs, self._swept = sorted(self._swept), set()
+        if slugs:
+            self.session.data_changed.emit(slugs)
+
+    async def aclose(self) -> None:
+        """Stop the sweep (the session closes)."""
+        self._swept_timer.stop()
+        if self._sweep is not None:
+            self._sweep.cancel()
+            await asyncio.gather(self._sweep, return_exceptions=True)
+            self._sweep = None
