@@ -1,5 +1,10 @@
 """`showdesk sync`: pull the show into the cache — or, in a team, one sync for the team (the
-member holding the sync pulls, the others' caches catch up from the team database)."""
+member holding the sync pulls, the others' caches catch up from the team database).
+
+Lists per parent record (a booth's products and vendors, issue 17) are listed for every parent
+by a full sync and, by an incremental one, only for the parents new or changed (or never listed):
+the output says how many, and that the others are refreshed when a record is opened in the
+window and by its background sweep (or by `sync --full`)."""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from app.commands.output import Output, Progress
 from app.commands.workspace import OK, SOME_FAILED, Workspace
-from app.sync.puller import Puller, SyncProgress, SyncReport
+from app.sync.puller import Puller, ResourceSync, SyncProgress, SyncReport
 from app.words import count
 
 if TYPE_CHECKING:
@@ -38,8 +43,11 @@ def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
     out = ws.out
     for r in report.resources:
         kind = "full" if r.full else "incremental"
-        out.line(f"{r.resource}: {r.fetched} fetched, {r.removed} removed ({kind})")
+        lists = _lists_text(ws, r)
+        out.line(f"{r.resource}: {r.fetched} fetched, {r.removed} removed ({kind}){lists}")
         entry = {"resource": r.resource, "fetched": r.fetched, "removed": r.removed}
+        if ws.registry[r.resource].nested_by_param:
+            entry["lists"] = {"listed": r.lists, "parents": r.parents}
         out.add("resources", {**entry, "kind": kind, "notices": list(r.notices)})
     out.set(
         cancelled=report.cancelled,
@@ -53,6 +61,22 @@ def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
         out.warn(f"{slug}: sync failed, cached records kept: {message}")
     offered = _warn_not_offered(ws, report)
     return SOME_FAILED if report.failed else offered
+
+
+def _lists_text(ws: Workspace, r: ResourceSync) -> str:
+    """For a resource listed per parent: whose lists this sync listed, and where the others
+    come from ("" for the others)."""
+    res = ws.registry[r.resource]
+    if not res.nested_by_param or res.parent is None:
+        return ""
+    parent = ws.registry[res.parent].title.lower().removesuffix("s")
+    listed = f"; lists of {r.lists:,} of {count(r.parents, parent)} listed"
+    if r.full or r.lists >= r.parents:
+        return listed
+    return (
+        f"{listed} (new or changed); the others are refreshed when opened in the window and in "
+        "its background refresh, or by `sync --full`"
+    )
 
 
 def _on_sync(progress: Progress) -> Callable[[SyncProgress], None]:
