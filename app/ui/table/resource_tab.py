@@ -98,7 +98,14 @@ class ResourceTab(QWidget):
         self._unfitted: set[str] = set()  # columns to fit to content once rows are there
         self._fitting = False
         self._model = RecordTableModel(
-            cache, resource, references, outbox=outbox, parent=parent, owner=self, edits=edits
+            cache,
+            resource,
+            references,
+            outbox=outbox,
+            parent=parent,
+            owner=self,
+            edits=edits,
+            first_screen=True,  # the rest follow once painted (from the background when set)
         )
         self._kept: tuple[str | None, int] = (None, -1)  # current record across a model reset
         self.pending_label = QToolButton(self)  # the badge: a click opens the review

@@ -25,6 +25,7 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtGui import QBrush, QFont
@@ -79,7 +80,10 @@ class RecordTableModel(QAbstractTableModel):
         parent: str | None = None,
         owner: QObject | None = None,
         edits: EditSink | None = None,
+        first_screen: bool = False,
     ) -> None:
+        """`first_screen=True` opens on the first screen of rows and brings the rest once the
+        event loop runs (from the background, if `set_background` was called by then)."""
         super().__init__(owner)
         self._cache, self._resource, self._names = cache, resource, references
         self._outbox, self.edits = outbox, edits
@@ -87,8 +91,11 @@ class RecordTableModel(QAbstractTableModel):
         self.pending_count = 0
         self._kinds: dict[str, FieldKind | None] = {}
         self._fields = fields_of(cache.fields(resource.slug), resource)
-        self._rows = RecordWindow(cache, resource.slug, Listing(parent=parent))
+        listing = Listing(parent=parent)
+        self._rows = RecordWindow(cache, resource.slug, listing, first_screen=first_screen)
         self.refresh_pending()
+        if not self._rows.complete:
+            QTimer.singleShot(0, self, self._complete_rows)  # after the first paint
 
     # ---------------------------------------------------------------------- what it shows
 
@@ -169,13 +176,25 @@ class RecordTableModel(QAbstractTableModel):
             self.columns_changed.emit()
         else:
             self._rows.forget_records()  # the records may have changed: read again when painted
-        self._relist(self.listing)
+        self._relist(self.listing, first_screen=False)
         self.refresh_pending()
 
     def refresh_labels(self) -> None:
         """Only the names of referenced records changed (their resource was synced): repaint."""
         self._names.refresh()
         self._repaint([_ROLES.DisplayRole])
+
+    @property
+    def complete(self) -> bool:
+        """False while the rows are a first screen and the rest are still on their way."""
+        return self._rows.complete
+
+    def _complete_rows(self) -> None:
+        """Opened on a first screen: the rest of the rows, from the background if it is set."""
+        if not self._rows.complete and self._rows.runner is None:
+            self._show_rows(self._cache.row_ids(self._resource.slug, self.listing), True, False)
+        elif not self._rows.complete:
+            self._relist(self.listing, first_screen=False)
 
     def set_background(self, run: QueryRunner | None) -> None:
         """Run sort and filter queries through `run(work, done)` (a worker thread, say).
@@ -348,18 +367,33 @@ class RecordTableModel(QAbstractTableModel):
         self._rows.set_extra(created)
         (self.endInsertRows if grow else self.endRemoveRows if shrink else self.endResetModel)()
 
-    def _relist(self, listing: Listing) -> None:
-        """Ask the record window for the rows of `listing`; reset when they are ready."""
+    def _relist(self, listing: Listing, *, first_screen: bool = True) -> None:
+        """Ask the record window for the rows of `listing`: with a background runner, a first
+        screen (reset) and then the rows after it (inserted); `first_screen` False keeps the
+        rows shown until the whole list is ready (a refresh)."""
         background = self._rows.runner is not None
         if background:
             self.query_running.emit(True)
-        self._rows.relist(listing, lambda ids: self._show_rows(ids, background))
+        self._rows.relist(
+            listing,
+            lambda ids, complete: self._show_rows(ids, complete, background),
+            first_screen=first_screen,
+        )
 
-    def _show_rows(self, ids: list[str], background: bool) -> None:
+    def _show_rows(self, ids: list[str], complete: bool, background: bool) -> None:
         if not shiboken6.isValid(self):
             return  # the tab was closed meanwhile
-        self.beginResetModel()
-        self._rows.show(ids)
-        self.endResetModel()
-        if background:
+        more = self._rows.extension(ids) if complete else None
+        if more is None:
+            self.beginResetModel()
+            self._rows.show(ids, complete)
+            self.endResetModel()
+        elif more > 0:
+            listed = self._rows.count - len(self._rows.extra)
+            self.beginInsertRows(QModelIndex(), listed, listed + more - 1)
+            self._rows.extend(ids)
+            self.endInsertRows()
+        else:
+            self._rows.extend(ids)
+        if background and complete:
             self.query_running.emit(False)

@@ -40,6 +40,7 @@ def open_tab(qtbot: QtBot, cache: Cache, settings: QSettings) -> Any:
         tab.resize(900, 500)
         tab.show()
         qtbot.waitExposed(tab)
+        qtbot.waitUntil(lambda: tab.model.complete)  # opened on a first screen, then the rest
         return tab
 
     return opener

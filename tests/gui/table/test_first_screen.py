@@ -1,0 +1,134 @@
+"""A table's first screen (a `LIMIT`ed query, shown before the whole list) holds the same rows in
+the same order as the whole sorted and filtered list, which holds what a plain sort and filter of
+the same records in Python gives — over several columns, both directions, text and column
+filters, with pending values of the outbox laid over and rows created here after the listed ones.
+
+Rows are placed by their cached values (what the show last said); a pending value is shown in
+its row but does not move it (decision 0014), and created rows come after the listed ones."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.api.registry import default_registry
+from app.store import record_window
+from app.store.cache import Cache
+from app.store.listing import Listing
+from app.store.outbox import NewChange, Outbox
+from app.ui.common.references import ReferenceNames
+from app.ui.table.table_model import RecordTableModel
+
+REGISTRY = default_registry()
+FIRST = 4  # a first screen this short, so that the whole list has more after it
+_FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+texts = st.text(alphabet="aAbBzZ é1", max_size=6)
+customers = st.lists(
+    st.fixed_dictionaries(
+        {
+            "customerName": st.one_of(st.none(), texts),
+            "priceZone": st.one_of(st.none(), st.integers(-2, 3)),
+            "city": st.sampled_from(["Salem", "salem", "Fairview", "Madison", ""]),
+        }
+    ),
+    min_size=0,
+    max_size=14,
+)
+listings = st.builds(
+    Listing,
+    order_by=st.sampled_from([None, "customerName", "priceZone", "city", "id"]),
+    descending=st.booleans(),
+    text=st.sampled_from(["", "a", "SALEM", "é", "zz"]),
+    filters=st.sampled_from([(), (("city", "a"),), (("customerName", "B"),)]),
+)
+
+
+def sort_key(value: Any) -> tuple[int, Any]:
+    """SQLite's order of json_extract values under NOCASE: NULL, numbers, texts (ASCII folded)."""
+    if value is None:
+        return (0, 0)
+    if isinstance(value, int | float):
+        return (1, value)
+    return (2, str(value).translate(_FOLD))
+
+
+def expected(records: list[dict[str, Any]], listing: Listing) -> list[str]:
+    """The listing's ids, computed in Python from the cached records (in fetch order)."""
+    from app.store.cache import _dumps  # the JSON text the cache keeps and filters
+
+    def holds(rec: dict[str, Any]) -> bool:
+        text = listing.text.translate(_FOLD)
+        if text and text not in _dumps(rec).translate(_FOLD):
+            return False
+        for field, needle in listing.filters:
+            value = rec.get(field)
+            if value is None or needle.translate(_FOLD) not in str(value).translate(_FOLD):
+                return False
+        return True
+
+    kept = [(n, rec) for n, rec in enumerate(records) if holds(rec)]
+    if listing.order_by is not None:
+        field = listing.order_by
+        kept.sort(key=lambda pair: (sort_key(pair[1].get(field)), pair[0]))
+    if listing.descending:
+        kept.reverse()
+    return [rec["id"] for _n, rec in kept]
+
+
+def first_then_whole(model: RecordTableModel, listing: Listing) -> tuple[list[str], list[str]]:
+    """Set `listing` through a runner that answers at once: the rows at the first reset (the
+    first screen), and the rows once the whole list came."""
+    seen: list[list[str]] = []
+    model.modelReset.connect(lambda: seen.append(model.record_ids()))
+    model.set_listing(listing)
+    assert model.complete
+    return (seen[0] if seen else model.record_ids()), model.record_ids()
+
+
+def run_now(work: Callable[[], list[str]], done: Callable[[list[str]], None]) -> None:
+    done(work())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records=customers, listing=listings, edited=st.integers(0, 13))
+def test_the_first_screen_is_the_start_of_the_whole_sorted_filtered_list(
+    qapp: Any, records: list[dict[str, Any]], listing: Listing, edited: int
+) -> None:
+    with (
+        pytest.MonkeyPatch.context() as patch,
+        tempfile.TemporaryDirectory() as tmp,
+        Cache(Path(tmp) / "cache.db", REGISTRY) as cache,
+        Outbox(Path(tmp) / "outbox.db") as outbox,
+    ):
+        patch.setattr(record_window, "FIRST_SCREEN", FIRST)
+        cached = [
+            {"id": f"c{n:02d}", "customerID": f"CU{n:02d}", **r} for n, r in enumerate(records)
+        ]
+        cache.upsert("customers", cached)
+        if cached:  # a pending value that would sort elsewhere: shown, the row stays in place
+            rid = cached[edited % len(cached)]["id"]
+            change = {"customerName": "zzz pending", "city": "Zzz"}
+            outbox.add(NewChange("customers", "update", rid, change, changed_fields=("city",)))
+        created = {"customerName": "AAA new", "city": "Salem", "customerID": "NEW1"}
+        outbox.add(NewChange("customers", "create", "new-1", created))
+        model = RecordTableModel(cache, REGISTRY["customers"], ReferenceNames(cache), outbox=outbox)
+        model.set_background(run_now)
+
+        first, whole = first_then_whole(model, listing)
+
+        listed = expected(cached, listing)
+        assert whole == [*listed, "new-1"]  # created rows after the listed ones
+        assert first[-1] == "new-1"  # created rows follow the first screen too
+        shown = first[:-1]
+        assert shown == listed[: len(shown)] and len(shown) >= min(FIRST, len(listed))
+        if cached:
+            row = model.row_of(rid)
+            assert row == -1 or model.record(row)["city"] == "Zzz"  # the pending value shown
+        model.deleteLater()
