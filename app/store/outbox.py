@@ -13,7 +13,7 @@ looked up by its key (`key_value`) so a retry never creates a duplicate (`mark_d
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -61,6 +61,8 @@ class ChangeMark(NamedTuple):
 
 
 _MARK = "seq, record_id, server_id, op, state, attempts, updated_at"
+_BASE_IF_UNNAMED = " CASE WHEN changed_fields IS NULL OR changed_fields = '[]' THEN base END,"
+assert " base," in COLUMNS and " theirs," in COLUMNS  # what `shown_of` leaves out
 
 
 class OutboxError(ProgrammingError):
@@ -218,16 +220,25 @@ class Outbox:
         """seq → mark of these records' changes (by id or server id), as `for_records` finds
         them, without their payloads."""
         found: dict[int, ChangeMark] = {}
-        marks = ",".join("?" * len(states))
-        for chunk in chunks(list(dict.fromkeys(record_ids)), 400):
-            ids = ",".join("?" * len(chunk))
-            where = (
-                f"seq IN (SELECT seq FROM changes WHERE resource = ? AND record_id IN ({ids}) "
-                f"UNION ALL SELECT seq FROM changes WHERE resource = ? AND server_id IN ({ids})) "
-                f"AND state IN ({marks})"
-            )
-            found.update(self._marks(where, [resource, *chunk, resource, *chunk, *states]))
+        for where, params in _of_records(resource, record_ids, states):
+            found.update(self._marks(where, params))
         return dict(sorted(found.items()))
+
+    def shown_of(
+        self, resource: str, record_ids: Sequence[str], states: Sequence[State] = ACTIVE
+    ) -> list[Change]:
+        """These records' changes (by id or server id), oldest first, each once, with what the
+        pending overlay reads of them (app/sync/overlay.py): `base` only where no changed
+        fields are named (their diff needs it) and never the `theirs` of a conflict — half the
+        JSON of `for_records` for a paste's changes."""
+        columns = COLUMNS.replace(" base,", _BASE_IF_UNNAMED).replace(" theirs,", " NULL,")
+        found: dict[int, Change] = {}
+        for where, params in _of_records(resource, record_ids, states):
+            sql = f"SELECT {columns} FROM changes WHERE {where}"
+            with self._db.lock:
+                rows = self._db.conn.execute(sql, params).fetchall()
+            found.update((int(r[0]), change_from_row(r)) for r in rows)
+        return [found[seq] for seq in sorted(found)]
 
     def states_of(self, seqs: Iterable[int]) -> dict[int, State]:
         """seq → state of these changes (unknown seqs left out), a query per 400."""
@@ -401,6 +412,23 @@ class Outbox:
         bumped = ", attempts = attempts + 1" if bump else ""
         sql = f"UPDATE changes SET state = ?, updated_at = ?{bumped}{sets} WHERE seq = ?"
         conn.execute(sql, [to, self._stamp(), *cols.values(), seq])
+
+
+def _of_records(
+    resource: str, record_ids: Sequence[str], states: Sequence[State]
+) -> Iterator[tuple[str, list[Any]]]:
+    """(where, params) finding these records' changes (by id or server id) in these states,
+    400 records at a time: two indexed look-ups each (`record_id = ? OR server_id = ?` would
+    scan the resource)."""
+    marks = ",".join("?" * len(states))
+    for chunk in chunks(list(dict.fromkeys(record_ids)), 400):
+        ids = ",".join("?" * len(chunk))
+        where = (
+            f"seq IN (SELECT seq FROM changes WHERE resource = ? AND record_id IN ({ids}) "
+            f"UNION ALL SELECT seq FROM changes WHERE resource = ? AND server_id IN ({ids})) "
+            f"AND state IN ({marks})"
+        )
+        yield where, [resource, *chunk, resource, *chunk, *states]
 
 
 def _resolution(

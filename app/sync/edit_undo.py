@@ -39,7 +39,7 @@ from app.sync.revert import CannotRevert, inverse_changes
 if TYPE_CHECKING:
     from app.api.registry import Registry
     from app.store.cache import Cache
-    from app.sync.edits import FieldEdit, Rejected, Staged
+    from app.sync.edits import FieldEdit, Rejected, Seen, Staged
 
 ON_THE_SHOW = ("sending", "done")  # a record change in these states has reached (or is reaching)
 # the show; a special change that failed may have been partly applied (a refused line of many)
@@ -103,7 +103,7 @@ class _Staging(Protocol):
     cache: Cache
     registry: Registry
 
-    def stage(self, slug: str, edits: Sequence[FieldEdit]) -> Staged: ...
+    def stage(self, slug: str, edits: Sequence[FieldEdit], seen: Seen | None = None) -> Staged: ...
 
     def create(self, slug: str, values: Mapping[str, Any]) -> tuple[int | None, list[Rejected]]: ...
 
@@ -119,12 +119,14 @@ class UndoSteps:
         edits: Sequence[FieldEdit],
         undo: Sequence[FieldEdit],
         creates: Sequence[Mapping[str, Any]] = (),
+        seen: Seen | None = None,
     ) -> EditStep:
         """Stage `edits` and create the `creates` records, as one step that `take_back` undoes
-        (`undo`: the same cells with the values the user saw before)."""
+        (`undo`: the same cells with the values the user saw before; `seen`: the records as
+        the gesture read them a moment ago, `Editor.seen`)."""
         step = EditStep(slug, list(undo), list(edits))
         if edits:
-            staged = self.stage(slug, edits)
+            staged = self.stage(slug, edits, seen)
             step.seqs = dict(zip(staged.records, staged.seqs, strict=True))
             step.reworked = staged.reworked
             step.rejected = staged.rejected

@@ -48,6 +48,7 @@ __all__ = [
     "Editor",
     "FieldEdit",
     "Rejected",
+    "Seen",
     "Staged",
     "UnknownOperation",
     "can_edit",
@@ -118,6 +119,25 @@ class Staged:
     reworked: set[int] = field(default_factory=set)  # failed changes fixed in place (same seq)
 
 
+@dataclass
+class Seen:
+    """Some records as the user sees them at one moment: their cached versions, their unsettled
+    changes and those laid over (one overlay for them all). Read once per gesture
+    (`Editor.seen`): the old values of a paste's cells and its staging read the same."""
+
+    cached: dict[str, dict[str, Any]]
+    unsettled: dict[str, list[Change]]  # record id → its changes, oldest first
+    overlay: PendingOverlay
+
+    def current(self, record_id: str) -> dict[str, Any] | None:
+        """The record as it will be pushed (None: deleted or unknown), as `Editor.current`."""
+        return self.overlay.current(record_id, self.cached.get(record_id))
+
+    def shown(self, record_id: str) -> dict[str, Any]:
+        """The record as the table shows it (one about to be deleted keeps its values)."""
+        return self.overlay.laid_over(record_id, self.cached.get(record_id, {}))
+
+
 class Editor(UndoSteps):
     """Stages edits of one show's records into its outbox; its undoable steps (`edit_step`,
     `take_back`, `delete_step`, `undelete`) are in app/sync/edit_undo.py."""
@@ -132,8 +152,20 @@ class Editor(UndoSteps):
         record = None if is_local_id(record_id) else self.cache.get(slug, record_id)
         return PendingOverlay.of_record(self.outbox, slug, record_id).current(record_id, record)
 
-    def stage(self, slug: str, edits: Sequence[FieldEdit]) -> Staged:
-        """Validate and queue `edits` (one outbox transaction); answer what went in."""
+    def seen(self, slug: str, record_ids: Sequence[str]) -> Seen:
+        """These records as the user sees them now: one cache read and one outbox read for
+        them all (a paste of 2,000 rows: two queries, not 4,000)."""
+        ids = list(dict.fromkeys(record_ids))
+        cached = self.cache.get_many(slug, [r for r in ids if not is_local_id(r)])
+        unsettled = self.outbox.for_records(slug, ids, _UNSETTLED)
+        changes = {c.seq: c for found in unsettled.values() for c in found}
+        overlay = PendingOverlay.of(changes[seq] for seq in sorted(changes))
+        return Seen(cached, unsettled, overlay)
+
+    def stage(self, slug: str, edits: Sequence[FieldEdit], seen: Seen | None = None) -> Staged:
+        """Validate and queue `edits` (one outbox transaction); answer what went in. `seen`:
+        the records as read a moment ago in the same gesture (nothing written since), else
+        they are read here."""
         res = self.registry[slug]
         staged = Staged()
         if write_op(res, "update") is None:
@@ -145,12 +177,10 @@ class Editor(UndoSteps):
         ]
         edits = [e for e in edits if e not in refused]
         grouped = _by_record(edits)
-        # Read once for the whole batch (a paste of 2,000 rows: two queries, not 10,000).
-        cached = self.cache.get_many(slug, [r for r in grouped if not is_local_id(r)])
-        unsettled = self.outbox.for_records(slug, list(grouped), _UNSETTLED)
-        views = {
-            rid: PendingOverlay.of(unsettled[rid]).current(rid, cached.get(rid)) for rid in grouped
-        }
+        if seen is None or not all(rid in seen.unsettled for rid in grouped):
+            seen = self.seen(slug, list(grouped))
+        cached, unsettled = seen.cached, seen.unsettled
+        views = {rid: seen.current(rid) for rid in grouped}
         for record_id, group in grouped.items():
             self._stage_record(res, record_id, group, staged, views[record_id])
         new: list[NewChange] = []

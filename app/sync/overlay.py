@@ -244,11 +244,10 @@ class PendingFollower:
         if ids is None:
             return self._read_all(revision)
         if ids:
-            found = self.outbox.for_records(self.slug, sorted(ids), UNSETTLED)
-            again = {c.seq: c for changes in found.values() for c in changes}
-            if any(marks.get(seq) != _mark(c) for seq, c in again.items()):
+            again = self.outbox.shown_of(self.slug, sorted(ids), UNSETTLED)
+            if any(marks.get(c.seq) != _mark(c) for c in again):
                 return self._read_all(revision)  # written meanwhile: read it all
-            self.overlay.renew(ids, (again[seq] for seq in sorted(again)))
+            self.overlay.renew(ids, again)
         self._marks, self._revision = marks, revision
         return self.overlay
 

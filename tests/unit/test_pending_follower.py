@@ -83,12 +83,12 @@ def test_a_read_with_nothing_new_reads_nothing(editor: Editor) -> None:
     editor.stage("customers", [FieldEdit("r0", "city", "Rome")])
     first = follower.read()
     reads: list[str] = []
-    for name in ("marks", "changes", "for_records"):
+    for name in ("marks", "changes", "shown_of"):
         spy(editor.outbox, name, reads)
     assert follower.read() is first and reads == []  # the tab and the session both ask
     editor.outbox.add(NewChange("customers", "update", "r5", payload={"city": "Lyon"}))
     assert follower.read().values["r5"] == {"city": "Lyon"}
-    assert reads == ["marks", "for_records"]  # the one record written, not every change
+    assert reads == ["marks", "shown_of"]  # the one record written, not every change
 
 
 def spy(outbox: Outbox, name: str, calls: list[str]) -> None:

@@ -26,10 +26,8 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from app.api.registry import Resource
-from app.store.changes import ACTIVE, is_local_id
 from app.sync.edit_undo import AlreadyPushed, EditStep, QueuedStep
-from app.sync.edits import Editor, FieldEdit, Rejected
-from app.sync.overlay import PendingOverlay
+from app.sync.edits import Editor, FieldEdit, Rejected, Seen
 from app.sync.revert import CannotRevert
 from app.ui.common.references import title_of
 from app.words import count
@@ -68,6 +66,7 @@ class EditCellsCommand(QUndoCommand):
         cells: Sequence[CellEdit],
         text: str,
         creates: Sequence[Mapping[str, Any]] = (),
+        seen: Seen | None = None,
     ) -> None:
         super().__init__(text)
         self.editing, self.slug = editing, slug
@@ -75,11 +74,13 @@ class EditCellsCommand(QUndoCommand):
         self.creates = [dict(c) for c in creates]
         self.step: EditStep | None = None  # what the last redo wrote (app/sync/edit_undo.py)
         self.outcome = Outcome(slug)
+        self.seen = seen  # the records as `edit_cells` read them: for the first redo only
 
     def redo(self) -> None:
         edits = [FieldEdit(c.record_id, c.field, c.new) for c in self.cells]
         undo = [FieldEdit(c.record_id, c.field, c.old) for c in self.cells]
-        self.step = self.editing.editor.edit_step(self.slug, edits, undo, self.creates)
+        seen, self.seen = self.seen, None  # a later redo reads again: the outbox moved on
+        self.step = self.editing.editor.edit_step(self.slug, edits, undo, self.creates, seen)
         refused = {(r.edit.record_id, r.edit.field): r.reason for r in self.step.rejected}
         cleared = {(c.record_id, c.field) for c in self.cells} - set(refused)
         self.outcome = Outcome(self.slug, cleared, refused, self.step.not_created)
@@ -163,9 +164,10 @@ class UndoableEdits(QObject):
     ) -> Outcome:
         """Set (record id, field, value) cells as one undo step; answer what went in. The step
         is called `name`, else after `text`, the cells and the resource (`step_name`)."""
-        cells, keys = self._with_old_values(slug, values)
+        seen = self.editor.seen(slug, [rid for rid, _, _ in values])
+        cells, keys = self._with_old_values(slug, values, seen)
         name = name or step_name(self.editor.registry[slug], cells, keys, text)
-        command = EditCellsCommand(self, slug, cells, name, creates)
+        command = EditCellsCommand(self, slug, cells, name, creates, seen)
         self.stack.push(command)  # runs redo()
         return command.outcome
 
@@ -241,15 +243,13 @@ class UndoableEdits(QObject):
             self.applied.emit(Outcome(slug))
 
     def _with_old_values(
-        self, slug: str, values: Sequence[tuple[str, str, Any]]
+        self, slug: str, values: Sequence[tuple[str, str, Any]], seen: Seen
     ) -> tuple[list[CellEdit], dict[str, str]]:
-        """The cells with their values as the user sees them now: `Editor.current` in bulk
-        (one cache read and one outbox read for the whole batch, not two queries per record),
-        and the records' business keys (to name the step)."""
+        """The cells with their values as the user sees them now (`seen`: one cache read and
+        one outbox read for the whole batch, its records only), and the records' business
+        keys (to name the step)."""
         ids = list(dict.fromkeys(rid for rid, _, _ in values))
-        cached = self.editor.cache.get_many(slug, [i for i in ids if not is_local_id(i)])
-        pending = PendingOverlay.of(self.editor.outbox.changes(ACTIVE, resource=slug))
-        shown = {rid: pending.laid_over(rid, cached.get(rid, {})) for rid in ids}
+        shown = {rid: seen.shown(rid) for rid in ids}
         key = self.editor.registry[slug].key
         keys = {rid: str(shown[rid].get(key) or rid) for rid in ids}
         cells = [CellEdit(rid, name, shown[rid].get(name), new) for rid, name, new in values]
