@@ -18,6 +18,7 @@ reference field (the registry's `references`) they also match the referenced rec
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -42,6 +43,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (resource, parent, id) DO UPDATE SET key_value = excluded.key_value,
     modified = excluded.modified, fetched_at = excluded.fetched_at, json = excluded.json"""
 _FETCH_BATCH = 512
+_log = logging.getLogger(__name__)
 
 
 def _scalar_text(value: Any) -> str | None:
@@ -274,6 +276,29 @@ class Cache:
         cancel (a filter typed further makes the query for the previous text useless)."""
         sql, params = self._select("id", slug, listing, limit)
         return IdsRead(self.path, sql, params)
+
+    def has_sort_index(self, field: str) -> bool:
+        """Whether sorts on `field` are served by an index (`build_sort_index`; an id by the
+        primary key)."""
+        name, _sql = query.sort_index(field)
+        sql = "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?"
+        return field == "id" or self._one(sql, [name]) is not None
+
+    def build_sort_index(self, field: str) -> bool:
+        """Build the index serving sorts on `field` (every resource's), on a connection of its
+        own: for a worker thread (5.8 s at 1,000,000 customers; writers wait meanwhile). An
+        index only speeds things up: one that cannot be built now (a busy or full disk) is
+        left for the next sort (False)."""
+        _name, sql = query.sort_index(field)
+        conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+        try:
+            conn.execute(sql)
+            return True
+        except sqlite3.OperationalError as exc:
+            _log.info("no sort index on %s for now: %s", field, exc)
+            return False
+        finally:
+            conn.close()
 
     def ids(self, slug: str, parent: str | None = None) -> list[str]:
         return self.row_ids(slug, Listing(parent=parent))

@@ -83,15 +83,32 @@ def filter_clause(spec: FieldFilter) -> tuple[str, tuple[Any, ...]]:
     return f"({sql} OR {scalar} OR {listed})", params
 
 
-def order_clause(listing: Listing) -> tuple[str, tuple[Any, ...]]:
+def sort_expression(field: str) -> str:
+    """What a listing sorted on `field` orders by: a plain column, or the field's JSON value as
+    text compared case-insensitively. The path is written into the SQL (checked against the
+    strict field pattern first) so that a sort index over the same expression serves it."""
+    if field in _COLUMNS:
+        return _COLUMNS[field]
+    return f"json_extract(json, '{json_path(field)}') COLLATE NOCASE"
+
+
+def sort_index(field: str) -> tuple[str, str]:
+    """The name of the index that serves sorts on `field`, and the statement creating it. Its
+    entries are ordered by (resource, parent, value, rowid): exactly a listing's order, so a
+    first screen reads its first entries and stops."""
+    name = "records_by_" + json_path(field)[2:].replace(".", "__")
+    sql = (
+        f"CREATE INDEX IF NOT EXISTS {name} ON records (resource, parent, {sort_expression(field)})"
+    )
+    return name, sql
+
+
+def order_clause(listing: Listing) -> str:
     """`ORDER BY …` for a field (text compared case-insensitively), ties broken by fetch order."""
     order_by, direction = listing.order_by, "DESC" if listing.descending else "ASC"
     if order_by is None:
-        return f"ORDER BY rowid {direction}", ()
-    if order_by in _COLUMNS:
-        return f"ORDER BY {_COLUMNS[order_by]} {direction}, rowid {direction}", ()
-    expr = "json_extract(json, ?) COLLATE NOCASE"
-    return f"ORDER BY {expr} {direction}, rowid {direction}", (json_path(order_by),)
+        return f"ORDER BY rowid {direction}"
+    return f"ORDER BY {sort_expression(order_by)} {direction}, rowid {direction}"
 
 
 def select(
@@ -104,7 +121,11 @@ def select(
 ) -> tuple[str, list[Any]]:
     """A listing query and its parameters (in placeholder order). `where_` holds the listing's
     resource and parent, `filters` its column filters as resolved by the cache (references)."""
-    sql = f"SELECT {columns} FROM records WHERE {where_.sql}"
+    # A whole sorted list is read in index order and sorted once: walking a sort index instead
+    # would look every row up in the table, in random order (5.6 s instead of 3.4 s at 1,000,000).
+    whole_sorted = limit is None and listing.order_by not in (None, *_COLUMNS)
+    table = "records INDEXED BY records_listing" if whole_sorted else "records"
+    sql = f"SELECT {columns} FROM {table} WHERE {where_.sql}"
     params: list[Any] = list(where_.params)
     if listing.text:
         sql += " AND instr(lower(json), ?) > 0"
@@ -114,9 +135,7 @@ def select(
             clause, clause_params = filter_clause(spec)
             sql += " AND " + clause
             params.extend(clause_params)
-    order, order_params = order_clause(listing)
-    sql += " " + order
-    params.extend(order_params)
+    sql += " " + order_clause(listing)
     if limit is not None or offset:
         sql += " LIMIT ? OFFSET ?"
         params.extend((-1 if limit is None else limit, offset))

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from app.api.registry import default_registry
+from app.store import record_window
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.store.record_window import BLOCK, FIRST_SCREEN, MAX_BLOCKS, RecordWindow
@@ -156,3 +157,26 @@ def test_a_running_query_is_interrupted_when_cancelled(cache: Cache) -> None:
     read.cancel()
     assert read.run() == [] and read.cancelled
     assert cache.read_ids("customers", Listing(text="CU00012")).run() == ["c00012"]
+
+
+def test_a_big_sorted_listing_gets_a_sort_index_that_gives_the_same_rows(
+    cache: Cache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(record_window, "SORT_INDEX_FROM", COUNT)
+    listing = Listing(order_by="customerName", descending=True)
+    before = cache.row_ids("customers", listing)
+    window = RecordWindow(cache, "customers")
+    window.runner = run_now
+    assert not cache.has_sort_index("customerName")
+    window.relist(listing, window.show)
+    assert window.ids == before and cache.has_sort_index("customerName")
+    sql, params = cache._select("id", "customers", listing, FIRST_SCREEN)
+    with cache._db.lock:
+        plan = str(cache._db.conn.execute("EXPLAIN QUERY PLAN " + sql, params).fetchall())
+    assert "records_by_customerName" in plan and "TEMP B-TREE" not in plan  # first rows only
+    assert cache.row_ids("customers", listing, limit=FIRST_SCREEN) == before[:FIRST_SCREEN]
+    assert cache.row_ids("customers", listing) == before
+    monkeypatch.setattr(record_window, "SORT_INDEX_FROM", COUNT + 1)  # a smaller resource
+    window.relist(Listing(order_by="priceZone"), window.show)
+    assert not cache.has_sort_index("priceZone")
+    assert cache.has_sort_index("id")  # the primary key
