@@ -4,96 +4,70 @@ each row would change)."""
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from app.commands.workspace import OK, SOME_FAILED, UsageError, Workspace
 from app.words import count
 
 if TYPE_CHECKING:
-    from app.sync.importer import ImportPlan
+    from app.sync.import_stream import ImportStream
 
 
 def cmd_import(args: argparse.Namespace, ws: Workspace) -> int:
+    """Plan the file row by row (streamed: app/sync/import_stream.py), print the exact totals,
+    then the detail spooled while planning, and queue the changes (unless `--dry-run`)."""
     from app.sync import importer  # openpyxl is slow to import: only when needed
+    from app.sync.import_file import open_table
+    from app.sync.import_stream import ImportStream
 
     out = ws.out
     _require_synced(ws, args.resource)
-    plan = importer.plan_import(
-        ws.cache,
-        args.resource,
-        args.file,
-        key=args.key,
-        delimiter=args.delimiter,
-        encoding=args.encoding,
-    )
-    counts = importer.row_counts(plan)
-    seconds = plan.duration_at(ws.profile.rate_limit, ws.profile.rate_window)
+    table = open_table(args.file, delimiter=args.delimiter, encoding=args.encoding)
+    resource = ws.registry[args.resource]
+    flags = {"lines": args.dry_run, "json_rows": out.json_mode, "queue": not args.dry_run}
+    with ImportStream(resource, **flags) as stream:
+        plan = importer.stream_import(ws.cache, args.resource, table, stream.take, args.key)
+        return _report(args, ws, stream, plan.columns)
+
+
+def _report(
+    args: argparse.Namespace, ws: Workspace, stream: ImportStream, columns: list[str]
+) -> int:
+    """The totals line first, then each row's detail in the file's order, the errors file,
+    and the changes queued."""
+    from app.sync import importer
+
+    out, counts = ws.out, stream.counts
+    seconds = stream.requests * ws.profile.rate_window / ws.profile.rate_limit
     out.line(
         f"{counts['creates']} to create, {counts['updates']} to update, "
         f"{counts['unchanged']} unchanged, {counts['errors']} with errors; "
-        f"{count(plan.requests, 'request')}, about {seconds:.0f} s at {ws.profile.rate_limit}/"
+        f"{count(stream.requests, 'request')}, about {seconds:.0f} s at {ws.profile.rate_limit}/"
         f"{ws.profile.rate_window:g} s"
     )
     out.set(
         resource=args.resource,
         dry_run=args.dry_run,
-        totals={**counts, "requests": plan.requests, "seconds": round(seconds, 1)},
+        totals={**counts, "requests": stream.requests, "seconds": round(seconds, 1)},
     )
-    for row in rows_json(plan):
-        out.add("rows", row)
-    if args.dry_run:  # what each row would change, before anything lands
-        from app.sync.import_lines import iter_changes
-
-        for line in iter_changes(plan):
+    if stream.rows is not None:
+        out.stream("rows", lambda: stream.rows or ())
+    for spool in (stream.change_lines, stream.warnings, stream.errors):
+        for line in spool or ():  # the change lines (a dry run), warnings, errors
             out.line(line)
-    for warning in plan.warnings:  # values a spreadsheet may have damaged: said, still planned
-        out.line(f"warning: {warning}")
-    for line in importer.iter_errors(plan):
-        out.line(line)
     errors_file = None
-    if plan.errors:
+    if counts["errors"]:
         errors_file = args.file.with_name(args.file.stem + ".errors" + args.file.suffix)
-        importer.write_errors_file(plan, errors_file)
+        importer.write_error_rows(errors_file, columns, stream.failing, args.file)
         out.line(f"Rows with errors written to {errors_file}: fix them there and import that file.")
     out.set(errors_file=None if errors_file is None else str(errors_file))
     if not args.dry_run:
-        queued = importer.apply(plan, ws.outbox)
-        out.set(queued=len(queued))
-        out.line(f"{count(len(queued), 'change')} queued; run `showdesk push` to send them.")
-    return SOME_FAILED if plan.errors else OK
-
-
-def rows_json(plan: ImportPlan) -> list[dict[str, Any]]:
-    """Every row of the file as `import --json` lists it, in the file's order: what it does
-    (create, update, unchanged, error), its changes field by field, its errors and warnings."""
-    rows: dict[tuple[str, int], dict[str, Any]] = {}
-
-    def row(sheet: str | None, number: int, action: str, key: str | None) -> dict[str, Any]:
-        entry = rows.setdefault(
-            (sheet or "", number),
-            {"line": number, "sheet": sheet, "key": key, "action": action, "changes": [],
-             "errors": [], "warnings": []},
-        )  # fmt: skip
-        return entry
-
-    for planned in (*plan.creates, *plan.updates):
-        action = "create" if planned.record_id is None else "update"
-        entry = row(planned.sheet, planned.row_number, action, planned.key_value)
-        entry["changes"] = [
-            {"field": name, "old": old, "new": new} for name, (old, new) in planned.changes.items()
-        ]
-    for number in plan.unchanged:
-        row(None, number, "unchanged", None)
-    for error in plan.errors:
-        entry = row(error.sheet, error.row_number, "error", error.raw.get(plan.key) or None)
-        entry["action"] = "error"
-        entry["errors"].append({"field": error.field, "reason": error.reason})
-    for loss in plan.warnings:
-        entry = row(loss.sheet, loss.row_number, "update", None)
-        entry["warnings"].append(
-            {"field": loss.field, "cached": loss.cached, "read": loss.read, "why": loss.why}
-        )
-    return [rows[k] for k in sorted(rows, key=lambda k: (k[0], k[1]))]
+        queued = len(ws.outbox.add_many(stream.changes()))
+        out.set(queued=queued)
+        out.line(f"{count(queued, 'change')} queued; run `showdesk push` to send them.")
+    code = SOME_FAILED if counts["errors"] else OK
+    out.finish(code)  # now: the document's rows are read from the stream's spool
+    return code
 
 
 def _require_synced(ws: Workspace, slug: str) -> None:

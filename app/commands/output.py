@@ -16,7 +16,16 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterable
 from typing import Any, TextIO
+
+
+class Streamed:
+    """A list of the JSON document written item by item when the document is printed (`items`
+    is called then): a command's thousands of rows never held in memory at once."""
+
+    def __init__(self, items: Callable[[], Iterable[Any]]) -> None:
+        self.items = items
 
 
 class Output:
@@ -35,6 +44,7 @@ class Output:
         self._stderr = stderr
         self.document: dict[str, Any] = {}
         self.warnings: list[str] = []
+        self.finished = False
 
     @property
     def stdout(self) -> TextIO:  # as it is now, not at construction (tests swap them)
@@ -60,6 +70,10 @@ class Output:
     def add(self, name: str, item: Any) -> None:
         self.document.setdefault(name, []).append(item)
 
+    def stream(self, name: str, items: Callable[[], Iterable[Any]]) -> None:
+        """The list `name` of the document, its items read from `items()` as it is printed."""
+        self.document[name] = Streamed(items)
+
     def error(self, message: str, code: int) -> None:
         if self.json_mode:
             data = {"command": self.command, "error": message, "exit": code}
@@ -68,13 +82,32 @@ class Output:
             print(f"showdesk {self.command}: {message}", file=self.stderr)
 
     def finish(self, code: int) -> None:
-        """With `--json`, the document on stdout (once, at the end, whatever the exit code)."""
-        if not self.json_mode:
+        """With `--json`, the document on stdout (once, at the end, whatever the exit code; a
+        command whose lists are streamed from what it holds open finishes before closing it)."""
+        if not self.json_mode or self.finished:
             return
+        self.finished = True
         data = {"command": self.command, "exit": code, **self.document}
         if self.warnings:
             data["warnings"] = self.warnings
-        print(json.dumps(data, ensure_ascii=False, default=str), file=self.stdout)
+        if not any(isinstance(v, Streamed) for v in data.values()):
+            print(json.dumps(data, ensure_ascii=False, default=str), file=self.stdout)
+            return
+        out, dumps = self.stdout, _dumps
+        for n, (name, value) in enumerate(data.items()):
+            out.write(("{" if n == 0 else ", ") + dumps(name) + ": ")
+            if isinstance(value, Streamed):
+                out.write("[")
+                for i, item in enumerate(value.items()):
+                    out.write((", " if i else "") + dumps(item))
+                out.write("]")
+            else:
+                out.write(dumps(value))
+        out.write("}\n")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 class Progress:

@@ -10,12 +10,12 @@ coercion and validation are the model's, in `importer`.
 
 from __future__ import annotations
 
+import codecs
 import csv
-import io
 import json
 import zipfile
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time
 from pathlib import Path
@@ -60,81 +60,142 @@ def file_format(path: Path, fallback: Path | None = None) -> str:
     raise InvalidValue("file", f"{path.name}: import reads .csv or .xlsx files")
 
 
+@dataclass(frozen=True)
+class TableFile:
+    """A CSV or XLSX file read as a table, streamed: `columns` (its header, read on opening)
+    and `rows()`, a fresh pass over its non-empty rows each time it is called — never the whole
+    file in memory, so an import plans a million rows in flat memory (two passes: the keys,
+    then the rows)."""
+
+    path: Path
+    columns: list[str]
+    rows: Callable[[], Iterator[Row]]
+
+    def table(self) -> Table:
+        """Every row at once (the window's import dialog, small files)."""
+        return Table(self.columns, list(self.rows()))
+
+
 def read_table(path: Path, *, delimiter: str | None = None, encoding: str | None = None) -> Table:
     """The header and the non-empty rows of a CSV or XLSX file; a file that is not one, or a CSV
     that is malformed, is an InvalidValue naming the line (see `read_csv`)."""
+    return open_table(path, delimiter=delimiter, encoding=encoding).table()
+
+
+def open_table(
+    path: Path, *, delimiter: str | None = None, encoding: str | None = None
+) -> TableFile:
+    """The file as a `TableFile` (its header read and checked now, its rows as they are asked)."""
     if file_format(path) == "csv":
-        return read_csv(path, delimiter=delimiter, encoding=encoding)
-    try:
-        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        return open_csv(path, delimiter=delimiter, encoding=encoding)
+
+    def sheets() -> Iterator[tuple[str, Iterator[tuple[int, Sequence[Any]]]]]:
         try:
-            sheets = [
-                (ws.title, [(n, list(r)) for n, r in enumerate(ws.iter_rows(values_only=True), 1)])
-                for ws in workbook
-            ]
+            workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        except _NOT_A_WORKBOOK as exc:
+            raise InvalidValue(
+                "file", f"{path.name} is not an Excel workbook (.xlsx) ({type(exc).__name__})"
+            ) from None
+        try:
+            for ws in workbook:
+                yield ws.title, enumerate(ws.iter_rows(values_only=True), 1)
+        except _NOT_A_WORKBOOK as exc:
+            raise InvalidValue(
+                "file", f"{path.name}: a damaged workbook ({type(exc).__name__})"
+            ) from None
         finally:
             workbook.close()
-    except _NOT_A_WORKBOOK as exc:
-        raise InvalidValue(
-            "file", f"{path.name} is not an Excel workbook (.xlsx) ({type(exc).__name__})"
-        ) from None
-    return _table(sheets)
+
+    return _table_file(path, sheets)
 
 
 def read_csv(path: Path, *, delimiter: str | None = None, encoding: str | None = None) -> Table:
+    """`open_csv`, every row at once."""
+    return open_csv(path, delimiter=delimiter, encoding=encoding).table()
+
+
+def open_csv(path: Path, *, delimiter: str | None = None, encoding: str | None = None) -> TableFile:
     """A CSV file as a table, strictly: the encoding is UTF-8 (with or without BOM) or else the
     Windows code page, or `encoding`; the delimiter `,` `;` or tab is detected from the header
     line, or `delimiter`. A NUL byte, an unterminated quote or a row with more or fewer cells than
-    the header is an error naming its line — never a guess that changes data."""
-    data = path.read_bytes()
-    if b"\0" in data:
-        line = data[: data.index(b"\0")].count(b"\n") + 1
-        raise InvalidValue("file", f"{path.name}, line {line}: a NUL byte (is it a CSV file?)")
-    text, used = _decoded(path, data, encoding)
-    sep = _delimiter(path, text, delimiter)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
-    rows: list[tuple[int, list[Any]]] = []
-    width: int | None = None
-    while True:
-        start = reader.line_num + 1  # the line this row starts on (a quoted cell may span lines)
-        try:
-            cells = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            raise InvalidValue("file", f"{path.name}, line {start}: {_csv_problem(exc)}") from None
-        if not any(cell.strip() for cell in cells):
-            continue  # a blank line
-        if width is None:
-            width = len(cells)
-        elif len(cells) != width:
-            raise InvalidValue(
-                "file",
-                f"{path.name}, line {start}: {len(cells)} cells where the header has {width} "
-                f"(read with {_SEPARATORS[sep]} as the separator and {used})",
-            )
-        rows.append((start, cells))
-    return _table([("", rows)])
+    the header is an error naming its line — never a guess that changes data. The file is read
+    in chunks (the encoding checked over the whole file first), never held whole."""
+    codec, used = _decoding(path, encoding)
+    with path.open(encoding=codec, newline="") as f:
+        sep = _delimiter(path, f.readline(), delimiter)
+
+    def rows() -> Iterator[tuple[int, Sequence[Any]]]:
+        with path.open(encoding=codec, newline="") as f:
+            reader = csv.reader(f, delimiter=sep, strict=True)
+            width: int | None = None
+            while True:
+                start = reader.line_num + 1  # the line this row starts on (quoted cells span)
+                try:
+                    cells = next(reader)
+                except StopIteration:
+                    return
+                except csv.Error as exc:
+                    problem = _csv_problem(exc)
+                    raise InvalidValue("file", f"{path.name}, line {start}: {problem}") from None
+                if not any(cell.strip() for cell in cells):
+                    continue  # a blank line
+                if width is None:
+                    width = len(cells)
+                elif len(cells) != width:
+                    raise InvalidValue(
+                        "file",
+                        f"{path.name}, line {start}: {len(cells)} cells where the header has "
+                        f"{width} (read with {_SEPARATORS[sep]} as the separator and {used})",
+                    )
+                yield start, cells
+
+    return _table_file(path, lambda: iter([("", rows())]))
 
 
 _SEPARATORS = {",": "“,”", ";": "“;”", "\t": "tab"}
 _ENCODINGS = ("utf-8-sig", "cp1252")  # UTF-8 (a BOM allowed), else what Windows Excel writes
 
 
-def _decoded(path: Path, data: bytes, encoding: str | None) -> tuple[str, str]:
-    """The file's text and the encoding it was read with."""
+_CHUNK = 1 << 20  # bytes read at a time
+
+
+def _decoding(path: Path, encoding: str | None) -> tuple[str, str]:
+    """The codec the file reads with and its name for messages: `encoding`, else UTF-8 (a BOM
+    allowed), else the Windows code page — checked over the whole file, chunk by chunk, with
+    a NUL byte or an undecodable byte named by its line."""
     for name in (encoding,) if encoding else _ENCODINGS:
         try:
-            return data.decode(name), ("UTF-8" if name == "utf-8-sig" else name)
+            decoder = codecs.getincrementaldecoder(name)()
         except LookupError:
             raise InvalidValue("encoding", f"unknown encoding {name!r}") from None
-        except UnicodeDecodeError as exc:
-            if encoding:
-                line = data[: exc.start].count(b"\n") + 1
-                message = f"{path.name}, line {line}: not {encoding} text"
-                raise InvalidValue("file", message) from None
+        problem = _undecodable(path, decoder)
+        if problem is None:
+            return name, ("UTF-8" if name == "utf-8-sig" else name)
+        if encoding:
+            raise InvalidValue("file", f"{path.name}, line {problem}: not {encoding} text")
     message = f"{path.name} is neither UTF-8 nor Windows text: save it as “CSV UTF-8”"
     raise InvalidValue("file", message)
+
+
+def _undecodable(path: Path, decoder: codecs.IncrementalDecoder) -> int | None:
+    """The line of the first byte `decoder` cannot read (None: all of it reads); a NUL byte is
+    an InvalidValue at once (not a text file)."""
+    lines = 1
+    with path.open("rb") as f:
+        while True:
+            chunk = f.read(_CHUNK)
+            if b"\0" in chunk:
+                line = lines + chunk[: chunk.index(b"\0")].count(b"\n")
+                raise InvalidValue(
+                    "file", f"{path.name}, line {line}: a NUL byte (is it a CSV file?)"
+                )
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as exc:
+                return lines + chunk[: max(exc.start, 0)].count(b"\n")
+            if not chunk:
+                return None
+            lines += chunk.count(b"\n")
 
 
 def _delimiter(path: Path, text: str, given: str | None) -> str:
@@ -162,26 +223,46 @@ def _csv_problem(exc: csv.Error) -> str:
     return f"not readable as CSV ({text})"
 
 
-def _table(sheets: Sequence[tuple[str, list[tuple[int, list[Any]]]]]) -> Table:
-    """Rows are (line, cells); every text cell goes through `formula_guard.restore` (an export's
+Sheets = Callable[[], Iterator[tuple[str, Iterator[tuple[int, Sequence[Any]]]]]]
+
+
+def _table_file(path: Path, sheets: Sheets) -> TableFile:
+    """The table over `sheets` (each: title, rows as (line, cells)); the header is the first
+    sheet's first row, later sheets count only when they start with the same header (an export
+    split across sheets). Every text cell goes through `formula_guard.restore` (an export's
     apostrophe before a formula-looking text comes off, exactly)."""
-    if not sheets or not sheets[0][1]:
-        raise InvalidValue("file", "the file is empty: the first row must name the columns")
-    header = [_cell_text(c).strip() for c in sheets[0][1][0][1]]
+    header: list[str] = []
+    for _title, values in sheets():
+        first = next(values, None)
+        if first is not None:
+            header = [_cell_text(c).strip() for c in first[1]]
+        break
     while header and not header[-1]:
         header.pop()
+    if not header:
+        raise InvalidValue("file", "the file is empty: the first row must name the columns")
     repeated = [c for c, n in Counter(header).items() if n > 1 or not c]
     if repeated:
         raise InvalidValue("file", f"blank or repeated column names: {repeated}")
-    rows: list[Row] = []
-    for title, values in sheets:
-        if not values or [_cell_text(c).strip() for c in values[0][1][: len(header)]] != header:
-            continue  # not a continuation sheet of the same table
-        for number, raw in values[1:]:
-            cells = {c: restore(_cell_text(v).strip()) for c, v in zip(header, raw, strict=False)}
-            if any(cells.values()):
-                rows.append(Row(number, {c: cells.get(c, "") for c in header}, title or None))
-    return Table(header, rows)
+
+    def rows() -> Iterator[Row]:
+        for title, values in sheets():
+            first = next(values, None)
+            if first is None or [_cell_text(c).strip() for c in first[1][: len(header)]] != header:
+                continue  # not a continuation sheet of the same table
+            for number, raw in values:
+                cells = {
+                    c: restore(_cell_text(v).strip()) for c, v in zip(header, raw, strict=False)
+                }
+                if any(cells.values()):
+                    yield Row(number, {c: cells.get(c, "") for c in header}, title or None)
+
+    return TableFile(path, header, rows)
+
+
+def _cell(value: Any) -> str:
+    """A cell's text as the importer reads it (an export's formula guard taken off)."""
+    return str(restore(_cell_text(value).strip()))
 
 
 def _cell_text(value: Any) -> str:

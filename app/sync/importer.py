@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,16 @@ from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
 from app.sync.import_checks import LEADING_ZEROS, TypeLoss, type_loss
-from app.sync.import_file import Row, Table, file_format, parse_cell, read_table
+from app.sync.import_file import (
+    Row,
+    Table,
+    TableFile,
+    file_format,
+    open_table,
+    parse_cell,
+    read_table,
+)
+from app.sync.import_index import ImportIndex, pairs
 from app.sync.import_names import NameResolver, guess_mapping
 from app.sync.resource_export import write_table
 
@@ -101,10 +110,7 @@ class ImportPlan:
     @property
     def requests(self) -> int:
         """API requests the push will need (bulk operations count per batch)."""
-        res = self.resource
-        return _requests(res, len(self.creates), "create", "bulk-create") + _requests(
-            res, len(self.updates), "update", "bulk-update"
-        )
+        return push_requests(self.resource, len(self.creates), len(self.updates))
 
     def duration_at(self, rate_limit: int = 300, window: float = 60.0) -> float:
         """Seconds the push takes when paced at `rate_limit` requests per `window` seconds."""
@@ -112,6 +118,45 @@ class ImportPlan:
 
     def changes(self) -> list[NewChange]:
         return [p.to_change(self.resource.slug) for p in (*self.creates, *self.updates)]
+
+    def take(self, outcome: RowOutcome) -> None:
+        """Keep one row's outcome (every row's detail: for the window and small files; the
+        command line streams them instead, app/sync/import_stream.py)."""
+        self.warnings.extend(outcome.warnings)
+        if outcome.error is not None:
+            self.errors.append(outcome.error)
+        elif outcome.planned is None:
+            self.unchanged.append(outcome.row.number)
+        elif outcome.planned.record_id is None:
+            self.creates.append(outcome.planned)
+        else:
+            self.updates.append(outcome.planned)
+
+
+@dataclass(frozen=True)
+class RowOutcome:
+    """What one row of the file comes to: a planned change, an error, or (neither) unchanged —
+    with the values a spreadsheet may have damaged in it (`warnings`)."""
+
+    row: Row
+    planned: PlannedChange | None = None
+    error: RowError | None = None
+    warnings: tuple[TypeLoss, ...] = ()
+
+    @property
+    def action(self) -> str:
+        if self.error is not None:
+            return "error"
+        if self.planned is None:
+            return "unchanged"
+        return "create" if self.planned.record_id is None else "update"
+
+
+def push_requests(res: Resource, creates: int, updates: int) -> int:
+    """API requests a push of these creates and updates needs (bulk operations per batch)."""
+    return _requests(res, creates, "create", "bulk-create") + _requests(
+        res, updates, "update", "bulk-update"
+    )
 
 
 def _requests(res: Resource, count: int, single: str, bulk: str) -> int:
@@ -141,16 +186,41 @@ def plan_import(
     encoding: str | None = None,
 ) -> ImportPlan:
     """Read `path` and work out, without changing anything, what importing it would do."""
-    table = read_table(path, delimiter=delimiter, encoding=encoding)
-    return plan_table(cache, slug, table, path, key, mapping=titles_mapping(cache, slug, table))
+    table = open_table(path, delimiter=delimiter, encoding=encoding)
+    plan = ImportPlan(cache.registry[slug], path, key or cache.registry[slug].key, [])
+    stream_import(cache, slug, table, plan.take, key, plan=plan)
+    return plan
 
 
-def titles_mapping(cache: Cache, slug: str, table: Table) -> dict[str, str | None]:
+def stream_import(
+    cache: Cache,
+    slug: str,
+    table: TableFile,
+    take: Callable[[RowOutcome], None],
+    key: str | None = None,
+    *,
+    plan: ImportPlan | None = None,
+) -> ImportPlan:
+    """Plan the file row by row, handing each row's outcome to `take` as it is worked out (in
+    the file's order) — the file is read twice (its keys, then its rows) and never held, so
+    the memory does not grow with its rows. The plan answered holds the columns only (unless
+    `take` is its own `take`)."""
+    resource = cache.registry[slug]
+    mapping = titles_mapping(cache, slug, table.columns)
+    columns, rows = mapped_rows(table.columns, table.rows, mapping)
+    plan = plan or ImportPlan(resource, table.path, key or resource.key, columns)
+    plan.columns = columns
+    with ImportIndex() as index:
+        _Planner(cache, plan, MODELS[resource.model], index=index).run(rows, take)
+    return plan
+
+
+def titles_mapping(cache: Cache, slug: str, columns: Sequence[str]) -> dict[str, str | None]:
     """Headers that are not field names mapped loosely to the field they name — an export's
     `--headers titles` ("Customer name" → customerName); others keep their own name."""
     resource = cache.registry[slug]
     fields = ["id", *MODELS[resource.model].model_fields, *cache.fields(slug), *IGNORED_COLUMNS]
-    guessed = guess_mapping(table.columns, list(dict.fromkeys(fields)))
+    guessed = guess_mapping(columns, list(dict.fromkeys(fields)))
     return {c: f if f is not None else c for c, f in guessed.items()}
 
 
@@ -170,23 +240,34 @@ def plan_table(
     if mapping is not None:
         table = mapped(table, mapping)
     plan = ImportPlan(resource, path, key or resource.key, table.columns)
-    planner = _Planner(cache, plan, MODELS[resource.model], names)
-    planner.run(table.rows)
+    with ImportIndex() as index:
+        planner = _Planner(cache, plan, MODELS[resource.model], names, index)
+        planner.run(lambda: iter(table.rows), plan.take)
     return plan
 
 
 def mapped(table: Table, mapping: Mapping[str, str | None]) -> Table:
     """The table with its columns renamed to fields (ignored columns left out)."""
-    names = {c: mapping.get(c, c) for c in table.columns}
+    columns, rows = mapped_rows(table.columns, lambda: iter(table.rows), mapping)
+    return Table(columns, list(rows()))
+
+
+def mapped_rows(
+    columns: Sequence[str], rows: Callable[[], Iterator[Row]], mapping: Mapping[str, str | None]
+) -> tuple[list[str], Callable[[], Iterator[Row]]]:
+    """The fields the columns go to, and the rows with their cells under those fields (read as
+    they are asked)."""
+    names = {c: mapping.get(c, c) for c in columns}
     fields = [f for f in names.values() if f]
     repeated = sorted({f for f in fields if fields.count(f) > 1})
     if repeated:
         raise InvalidValue("mapping", f"more than one column goes to {', '.join(repeated)}")
-    rows = [
-        Row(r.number, {f: r.cells.get(c, "") for c, f in names.items() if f}, r.sheet)
-        for r in table.rows
-    ]
-    return Table(fields, rows)
+
+    def renamed() -> Iterator[Row]:
+        for r in rows():
+            yield Row(r.number, {f: r.cells.get(c, "") for c, f in names.items() if f}, r.sheet)
+
+    return fields, renamed
 
 
 class _Planner:
@@ -196,34 +277,41 @@ class _Planner:
         plan: ImportPlan,
         model: type[ShowRecord],
         names: NameResolver | None = None,
+        index: ImportIndex | None = None,
     ) -> None:
         self.cache, self.plan, self.model, self.names = cache, plan, model, names
+        self.index = index or ImportIndex()
         self.slug, self.key = plan.resource.slug, plan.key
         known = set(model.model_fields) | set(cache.fields(self.slug)) | IGNORED_COLUMNS
         plan.unknown_columns = [c for c in plan.columns if c not in known]
+        self._warnings: list[TypeLoss] = []  # the row's, as it is planned
 
-    def run(self, rows: Sequence[Row]) -> None:
-        duplicates = self._duplicates(rows)
-        for row in rows:
+    def run(self, rows: Callable[[], Iterable[Row]], take: Callable[[RowOutcome], None]) -> None:
+        """Each row's outcome to `take`, in order (`rows()`: a fresh pass over the rows)."""
+        duplicates = self.index.duplicates(self._keys(rows()))
+        for row in rows():
+            self._warnings = []
             try:
-                self._plan_row(row, duplicates)
+                outcome = RowOutcome(row, self._plan_row(row, duplicates))
             except InvalidValue as exc:
-                self.plan.errors.append(
-                    RowError(row.number, exc.field or None, exc.reason, row.cells, row.sheet)
-                )
+                error = RowError(row.number, exc.field or None, exc.reason, row.cells, row.sheet)
+                outcome = RowOutcome(row, error=error)
+            if self._warnings:
+                outcome = replace(outcome, warnings=tuple(self._warnings))
+            take(outcome)
 
     def _match_field(self, cells: dict[str, str]) -> str:
         return "id" if cells.get("id") else self.key
 
-    def _duplicates(self, rows: Sequence[Row]) -> dict[tuple[str, str], list[int]]:
-        where: dict[tuple[str, str], list[int]] = {}
+    def _keys(self, rows: Iterable[Row]) -> Iterator[tuple[str, str, int]]:
         for row in rows:
             name = self._match_field(row.cells)
             if row.cells.get(name):
-                where.setdefault((name, row.cells[name]), []).append(row.number)
-        return {k: v for k, v in where.items() if len(v) > 1}
+                yield name, row.cells[name], row.number
 
-    def _plan_row(self, row: Row, duplicates: dict[tuple[str, str], list[int]]) -> None:
+    def _plan_row(
+        self, row: Row, duplicates: dict[tuple[str, str], list[int]]
+    ) -> PlannedChange | None:
         cells = row.cells
         name = self._match_field(cells)
         seen = duplicates.get((name, cells.get(name, "")))
@@ -236,9 +324,8 @@ class _Planner:
         base = self._match(cells, name)
         values = self._values(cells, base)
         if base is None:
-            self._plan_create(row, values)
-        else:
-            self._plan_update(row, values, base)
+            return self._plan_create(row, values)
+        return self._plan_update(row, values, base)
 
     def _match(self, cells: dict[str, str], name: str) -> dict[str, Any] | None:
         """The cached record the row updates; None for a new record."""
@@ -260,11 +347,12 @@ class _Planner:
     def _by_key(self, value: str) -> list[dict[str, Any]]:
         if self.key == self.plan.resource.key:
             return self.cache.find_by_key(self.slug, value)
-        if not hasattr(self, "_key_index"):
-            self._key_index: dict[str, list[dict[str, Any]]] = {}
-            for rec in self.cache.records(self.slug):
-                self._key_index.setdefault(str(rec.get(self.key)), []).append(rec)
-        return self._key_index.get(value, [])
+
+        def by_field() -> Iterator[tuple[str, str]]:
+            return pairs(self.cache.records(self.slug), lambda r: str(r.get(self.key)))
+
+        ids = self.index.lookup("by_field", by_field, value)
+        return [r for i in ids if (r := self.cache.get(self.slug, i)) is not None]
 
     def _values(self, cells: dict[str, str], base: dict[str, Any] | None) -> dict[str, Any]:
         """The row's non-empty cells as field values (lists and objects parsed)."""
@@ -279,23 +367,23 @@ class _Planner:
             values[column] = value
         return values
 
-    def _plan_create(self, row: Row, values: dict[str, Any]) -> None:
+    def _plan_create(self, row: Row, values: dict[str, Any]) -> PlannedChange:
         self._check_key(row)
         op = _operation(self.plan.resource, "create", "bulk-create")
         dumped = validate_record(self.model, values).model_dump(mode="json")
         payload = {name: dumped.get(name, values[name]) for name in values}
         changes = {name: (None, value) for name, value in payload.items()}
         key_value = _text(payload.get(self.key))
-        planned = PlannedChange(row.number, op, None, key_value, changes, payload, None, row.sheet)
-        self.plan.creates.append(planned)
+        return PlannedChange(row.number, op, None, key_value, changes, payload, None, row.sheet)
 
-    def _plan_update(self, row: Row, values: dict[str, Any], base: dict[str, Any]) -> None:
+    def _plan_update(
+        self, row: Row, values: dict[str, Any], base: dict[str, Any]
+    ) -> PlannedChange | None:
         new = validate_record(self.model, {**base, **values}).model_dump(mode="json")
         old = _normalised(self.model, base)
         changed = {n: (base.get(n), new.get(n)) for n in values if new.get(n) != old.get(n)}
         if not changed:
-            self.plan.unchanged.append(row.number)
-            return
+            return None
         op = _operation(self.plan.resource, "update", "bulk-update")
         payload = {**base, **{n: after for n, (_, after) in changed.items()}}
         record_id, key_value = str(base.get("id")), _text(base.get(self.key))
@@ -305,11 +393,10 @@ class _Planner:
                 where = f"{self.key}={key_value}"
                 cells = row.cells[name]
                 loss = TypeLoss(row.number, where, name, str(before), cells, why, row.sheet)
-                self.plan.warnings.append(loss)
-        planned = PlannedChange(
+                self._warnings.append(loss)
+        return PlannedChange(
             row.number, op, record_id, key_value, changed, payload, base, row.sheet
         )
-        self.plan.updates.append(planned)
 
     def _check_key(self, row: Row) -> None:
         """A new row whose key is a cached key without its leading zeros is most likely that
@@ -317,17 +404,18 @@ class _Planner:
         read = row.cells.get(self.key, "")
         if not read.isdigit():
             return
-        if not hasattr(self, "_zero_keys"):
-            self._zero_keys: dict[str, str] = {}
+
+        def zero_keys() -> Iterator[tuple[str, str]]:
             for rec in self.cache.records(self.slug):
                 key = str(rec.get(self.key) or "")
                 if key.isdigit() and key.startswith("0"):
-                    self._zero_keys[key.lstrip("0")] = key
-        cached = self._zero_keys.get(read.lstrip("0"))
-        if cached is not None and cached != read:
-            where = f"{self.key}={read} (new)"
-            loss = TypeLoss(row.number, where, self.key, cached, read, LEADING_ZEROS, row.sheet)
-            self.plan.warnings.append(loss)
+                    yield key.lstrip("0"), key
+
+        for cached in self.index.lookup("zero_keys", zero_keys, read.lstrip("0"))[:1]:
+            if cached != read:
+                where = f"{self.key}={read} (new)"
+                loss = TypeLoss(row.number, where, self.key, cached, read, LEADING_ZEROS, row.sheet)
+                self._warnings.append(loss)
 
 
 def _operation(resource: Resource, single: str, bulk: str) -> str:
@@ -359,10 +447,17 @@ def write_errors_file(plan: ImportPlan, path: Path) -> int:
     grouped: dict[tuple[str, int], list[RowError]] = {}
     for err in plan.errors:
         grouped.setdefault((err.sheet or "", err.row_number), []).append(err)
-    columns = [c for c in plan.columns if c != "error"] + ["error"]
     rows = ({**errs[0].raw, "error": "; ".join(str(e) for e in errs)} for errs in grouped.values())
-    write_table(path, columns, rows, fmt=file_format(path, plan.path))
+    write_error_rows(path, plan.columns, rows, plan.path)
     return len(grouped)
+
+
+def write_error_rows(
+    path: Path, columns: Sequence[str], rows: Iterable[Mapping[str, Any]], source: Path
+) -> None:
+    """Rows of the file (each with its `error` text) written under its columns plus `error`."""
+    head = [c for c in columns if c != "error"] + ["error"]
+    write_table(path, head, rows, fmt=file_format(path, source))
 
 
 def row_counts(plan: ImportPlan) -> Counter[str]:
@@ -379,8 +474,12 @@ def row_counts(plan: ImportPlan) -> Counter[str]:
 def iter_errors(plan: ImportPlan) -> Iterator[str]:
     """Human-readable error lines: `row 7: priceZone: Input should be a valid integer`."""
     for err in plan.errors:
-        where = f"{err.sheet} " if err.sheet else ""
-        yield f"{where}row {err.row_number}: {err}"
+        yield error_line(err)
+
+
+def error_line(err: RowError) -> str:
+    where = f"{err.sheet} " if err.sheet else ""
+    return f"{where}row {err.row_number}: {err}"
 
 
 __all__ = [
