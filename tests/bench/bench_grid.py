@@ -77,6 +77,8 @@ def bench(folder: Path, count: int) -> None:
         tab.resize(1400, 900)
         tab.show()
         tab.grab()
+        while not tab.model.complete:  # the rows after the first screen follow from a timer
+            QApplication.processEvents()
         assert tab.grid is not None
         grid, model, top = tab.grid, tab.model, count // 2
         for n, field in enumerate(FIELDS):  # adjacent columns, in this order

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -36,9 +36,9 @@ UNDO_LIMIT = 200
 Cell = tuple[str, str]  # (record id, field)
 
 
-@dataclass(frozen=True)
-class CellEdit:
-    """One cell of a command: the value before and the value asked for."""
+class CellEdit(NamedTuple):
+    """One cell of a command: the value before and the value asked for (a named tuple, as
+    `FieldEdit`: a paste makes one per cell)."""
 
     record_id: str
     field: str
