@@ -19,9 +19,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:  # only annotations: httpx loads after the window's first paint
+    import httpx
+
 
 _TITLE = re.compile(r"(?is)<title[^>]*>(.*?)</title>")
 MESSAGE_KEYS = (

@@ -1,53 +1,40 @@
-"""Pydantic v2 models of the show's records.
+"""Pydantic v2 models of the show's records, built from their shapes (app/api/shapes.py).
 
-`Customer`, `Product` and `OrderLine` follow docs/API.md exactly. The vendor publishes only the
-names of the other schemas, so their fields are ours: every such field is marked `# invented` —
-plausible, used consistently by the simulator and the UI. Every model keeps the fields it does not
-know (`extra="allow"`), so nothing is dropped on a round trip.
+The shapes declare each record's fields without pydantic (the window lays its tables out from
+them before pydantic is imported); here each shape becomes the pydantic model that validates
+records and bodies: every date field parses the show's dates and writes ISO back, a customer's
+e-mail is checked, and every model keeps the fields it does not know (`extra="allow"`), so
+nothing is dropped on a round trip.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
+import types
 from collections.abc import Collection, Mapping
 from datetime import date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     PlainSerializer,
     ValidationError,
+    create_model,
     field_validator,
 )
 
+from app.api import shapes
 from app.api.errors import InvalidValue
-
-
-def parse_show_date(value: Any) -> Any:
-    """Dates come date-only (`2025-05-21`) or zone-less (`2025-01-20T04:50:03.61`)."""
-    if isinstance(value, datetime | date) or value is None:
-        return value
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return None
-        try:
-            return date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
-        except ValueError:
-            raise ValueError(
-                f"'{value}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)"
-            ) from None
-    raise ValueError("expected a date")
+from app.api.shapes import RecordId
+from app.api.shapes import parse_show_date as parse_show_date  # where the forms read it
 
 
 def _format_show_date(value: date | datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
-
-# A record's `id`: whatever JSON scalar the server gives (documented as a string; integers are
-# seen from servers of this kind), kept as it came so it round-trips unchanged.
-RecordId = str | int
 
 ShowDate = Annotated[
     datetime | date | None,
@@ -94,369 +81,82 @@ def strip_ids(body: Mapping[str, Any], keep_null: Collection[str] = ()) -> dict[
     return out
 
 
-# --------------------------------------------------------------------------------- documented
-
-
-class OrderingGroupRef(BaseModel):
-    """An element of `Customer.orderingGroups` (doc)."""
+class Element(BaseModel):
+    """An element of a record's nested list or object (`shapes.Element`)."""
 
     model_config = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
 
-    id: RecordId | None = None
-    orderingGroupID: str | None = None
-    orderingGroupName: str | None = None
-    orderingSubGroupID: str | None = None
-    orderingSubGroupName: str | None = None
-    customers: list[str] = []
+
+def _email_shape(cls: type[BaseModel], v: str | None) -> str | None:
+    if v and ("@" not in v or v.startswith("@") or v.endswith("@") or " " in v.strip()):
+        raise ValueError("not an e-mail address")
+    return v
 
 
-class Customer(ShowRecord):
-    """docs/API.md, Customer (doc)."""
-
-    customerID: str | None = None
-    customerName: str | None = None
-    email: str | None = None
-    phone: str | None = None
-    fax: str | None = None
-    priceZone: int | None = None
-    test: bool | None = None
-    placeholder: bool | None = None
-    street1: str | None = None
-    street2: str | None = None
-    city: str | None = None
-    state: str | None = None
-    zipCode: str | None = None
-    allowanceGroup: str | None = None
-    deliveryGroup: str | None = None
-    warehouseID: str | None = None
-    customerClassID: str | None = None
-    orderPermissionKey: int | None = None
-    primarySalesRep: str | None = None
-    salesReps: list[str] = []
-    orderingGroups: list[OrderingGroupRef] = []
-    extra1: str | None = None
-    extra2: str | None = None
-    extra3: str | None = None
-    extra4: str | None = None
-    extra5: str | None = None
-
-    @field_validator("email")
-    @classmethod
-    def _email_shape(cls, v: str | None) -> str | None:
-        if v and ("@" not in v or v.startswith("@") or v.endswith("@") or " " in v.strip()):
-            raise ValueError("not an e-mail address")
-        return v
+CHECKS = {"Customer": {"_email_shape": field_validator("email")(_email_shape)}}  # beyond types
 
 
-class Product(ShowRecord):
-    """docs/API.md, Product (doc, from booth-association responses)."""
-
-    productID: str | None = None
-    orderUnit: str | None = None
-    orderUnitDescription: str | None = None
-    vendorID: str | None = None
-    description: str | None = None
-    alternateDescription: str | None = None
-    buyer: str | None = None
-    mpc: str | None = None
-    upc_ean: str | None = None
-    category: str | None = None
-    brand: str | None = None
-    deliveryGroup: str | None = None
-    weightUnit: str | None = None
-    netWeight: float | None = None
-    grossWeight: float | None = None
-    isKit: bool | None = None
-    active: bool | None = None
-    test: bool | None = None
-    availableInOrderingSite: bool | None = None
-    availableForFreeStock: bool | None = None
-    isOrderable: bool | None = None
-    canSample: bool | None = None
-    isMarketPrice: bool | None = None
-    packDescription: str | None = None
-    sizeDescription: str | None = None
-    unitQty: int | None = None
-    roundTo: int | None = None
-    maxOrderQty: int | None = None
-    minOrderQty: int | None = None
-    packQty: int | None = None
-    cashbackQuantity: int | None = None
-    inventory: int | None = None
-    allowanceType: Literal["Points", "Discount"] | None = None
-    negotiationStatus: Literal["Open", "Wait Buyer"] | None = None
-    extraText1: str | None = None
-    extraText2: str | None = None
-    extraText3: str | None = None
-    extraText4: str | None = None
-    extraText5: str | None = None
-    price: float | None = None
-    showPrice: float | None = None
-    msrp: float | None = None
-    cashbackPercent: float | None = None
-    department: str | None = None
-
-
-class NamedRef(BaseModel):
-    """A nested reference inside an order line: `{id, name}` or `{id, description}` (doc)."""
-
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
-
-    id: RecordId | None = None
-    name: str | None = None
-    description: str | None = None
-    notes: str | None = None
-
-
-class OrderAllowance(BaseModel):
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
-
-    allowanceDescription: str | None = None
-    componentName: str | None = None
-    benefitType: str | None = None
-
-
-class OrderLine(ShowRecord):
-    """docs/API.md, `GET /Order` (doc): one product line of an order."""
-
-    orderLineID: str | None = None
-    customer: NamedRef | None = None
-    product: NamedRef | None = None
-    orderUnit: str | None = None
-    deliveryDate: ShowDate = None
-    quantity: int | None = None
-    orderType: str | None = None
-    price: float | None = None
-    basePrice: float | None = None
-    vendor: NamedRef | None = None
-    warehouse: NamedRef | None = None
-    purchaseOrder: NamedRef | None = None
-    allowances: list[OrderAllowance] = []
-
-    _parse_delivery = field_validator("deliveryDate", mode="before")(
-        lambda cls, v: parse_show_date(v)
+def _build(shape: type[shapes.Shape], built: dict[type[shapes.Shape], type[BaseModel]]) -> None:
+    """The pydantic model of `shape` (its parent's first), into `built`."""
+    if shape in built:
+        return
+    parent = shape.__mro__[1]
+    _build(parent, built)
+    own = shape.own_fields()
+    dates = [name for name, declared in own.items() if declared.annotation == shapes.ShowDate]
+    checks = dict(CHECKS.get(shape.__name__, {}))
+    if dates:  # every date field reads the show's dates (`modifiedDate`: ShowRecord's own)
+        checks[f"_parse_{shape.__name__}_dates"] = field_validator(*dates, mode="before")(
+            _parse_date
+        )
+    fields: Any = {name: (_typed(d.annotation, built), d.default) for name, d in own.items()}
+    built[shape] = create_model(
+        shape.__name__,
+        __base__=built[parent],
+        __module__=__name__,
+        __doc__=shape.__doc__,
+        __validators__=checks,
+        **fields,
     )
 
 
-class OrderHistoryItem(ShowRecord):
-    """`POST /OrderHistory` element (doc; note the lower-case keys)."""
-
-    customerid: str | None = None
-    productid: str | None = None
-    orderUnit: str | None = None
-    orderTypeDescription: str | None = None
-    bucket: str | None = None
-    mainNumber: str | None = None
-
-
-# ------------------------------------------------------------------- names published, fields not
-
-
-class Warehouse(ShowRecord):
-    warehouseID: str | None = None  # invented
-    description: str | None = None  # invented
-    city: str | None = None  # invented
-    state: str | None = None  # invented
-
-
-class CustomerClass(ShowRecord):
-    customerClassID: str | None = None  # invented
-    description: str | None = None  # invented
-
-
-RegistrationStatus = Literal["Registered", "Pending", "Cancelled", "Waitlisted"]  # invented values
-AttendanceType = Literal["InPerson", "Virtual", "Hybrid"]  # invented values
-ArrivalNotification = Literal["None", "Email", "Sms", "EmailAndSms"]  # invented values
-
-
-class Attendee(ShowRecord):
-    attendeeID: str | None = None  # invented (API.md's example)
-    firstName: str | None = None  # invented
-    lastName: str | None = None  # invented
-    email: str | None = None  # invented
-    customerID: str | None = None  # invented
-    registrationStatus: RegistrationStatus | None = None  # invented
-    attendanceType: AttendanceType | None = None  # invented
-    arrivalNotificationBehavior: ArrivalNotification | None = None  # invented
-
-
-class DeliveryGroup(ShowRecord):
-    deliveryGroupID: str | None = None  # invented
-    description: str | None = None  # invented
-
-
-class DeliveryRange(ShowRecord):
-    deliveryRangeID: str | None = None  # invented
-    deliveryGroupID: str | None = None  # invented
-    description: str | None = None  # invented
-    startDate: ShowDate = None  # invented
-    endDate: ShowDate = None  # invented
-
-    _parse_range = field_validator("startDate", "endDate", mode="before")(
-        lambda cls, v: parse_show_date(v)
-    )
-
-
-class DeliveryDrop(ShowRecord):
-    deliveryDropID: str | None = None  # invented
-    deliveryGroupID: str | None = None  # invented
-    description: str | None = None  # invented
-    dropDate: ShowDate = None  # invented
-
-    _parse_drop = field_validator("dropDate", mode="before")(lambda cls, v: parse_show_date(v))
-
-
-class DeliveryDate(ShowRecord):
-    deliveryDate: ShowDate = None  # invented
-    description: str | None = None  # invented
-    productIDs: list[str] = []  # invented: the products deliverable on that date
-
-    _parse_dd = field_validator("deliveryDate", mode="before")(lambda cls, v: parse_show_date(v))
-
-
-class SalesRepGroup(ShowRecord):
-    salesRepGroupID: str | None = None  # invented
-    name: str | None = None  # invented
-    level: int | None = None  # invented: depth in the hierarchy, 1 = top
-    parentID: str | None = None  # invented: the parent group's salesRepGroupID
-    position: int | None = None  # invented: order among siblings
-
-
-class SalesRep(ShowRecord):
-    salesRepID: str | None = None  # invented
-    name: str | None = None  # invented
-    email: str | None = None  # invented
-    salesRepGroupID: str | None = None  # invented
-    managerID: str | None = None  # invented
-
-
-class SalesRepManager(ShowRecord):
-    salesRepManagerID: str | None = None  # invented
-    name: str | None = None  # invented
-    email: str | None = None  # invented
-
-
-class OrderingSubGroup(BaseModel):
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
-
-    id: RecordId | None = None
-    orderingSubGroupID: str | None = None  # invented
-    orderingSubGroupName: str | None = None  # invented
-
-
-class OrderingGroup(ShowRecord):
-    orderingGroupID: str | None = None  # invented
-    orderingGroupName: str | None = None  # invented
-    subGroups: list[OrderingSubGroup] = []  # invented
-
-
-class Vendor(ShowRecord):
-    vendorID: str | None = None  # invented
-    name: str | None = None  # invented
-    email: str | None = None  # invented
-    phone: str | None = None  # invented
-    brokerID: str | None = None  # invented
-
-
-class User(ShowRecord):
-    """Common shape of the show's user records (vendor, broker, VIP users, show admins)."""
-
-    userID: str | None = None  # invented
-    firstName: str | None = None  # invented
-    lastName: str | None = None  # invented
-    email: str | None = None  # invented
-
-
-class VendorUser(User):
-    vendorID: str | None = None  # invented
-
-
-class Broker(ShowRecord):
-    brokerID: str | None = None  # invented
-    name: str | None = None  # invented
-    email: str | None = None  # invented
-
-
-class BrokerUser(User):
-    brokerID: str | None = None  # invented
-
-
-class Booth(ShowRecord):
-    boothID: str | None = None  # invented
-    name: str | None = None  # invented
-    hall: str | None = None  # invented
-    vendorIDs: list[str] = []  # invented: the vendors shown at the booth
-
-
-class Facilitator(User):
-    facilitatorID: str | None = None  # invented
-
-
-class Brand(ShowRecord):
-    brandID: str | None = None  # invented
-    name: str | None = None  # invented
-
-
-class Category(ShowRecord):
-    categoryID: str | None = None  # invented
-    name: str | None = None  # invented
-
-
-class ProductPricing(ShowRecord):
-    priceID: str | None = None  # invented
-    productID: str | None = None  # invented
-    priceList: str | None = None  # invented
-    price: float | None = None  # invented
-    startDate: ShowDate = None  # invented
-    endDate: ShowDate = None  # invented
-
-    _parse_pp = field_validator("startDate", "endDate", mode="before")(
-        lambda cls, v: parse_show_date(v)
-    )
-
-
-class ProductInventory(ShowRecord):
-    productID: str | None = None  # invented
-    orderUnit: str | None = None  # invented
-    warehouseID: str | None = None  # invented
-    inventory: int | None = None  # invented
-
-
-class OrderHistoryBucket(ShowRecord):
-    bucket: str | None = None  # invented
-    description: str | None = None  # invented
-
-
-class VipUser(User):
-    pass
-
-
-class ShowAdmin(User):
-    pass
-
-
-class ExportParameter(BaseModel):
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
-
-    name: str  # invented
-    label: str | None = None  # invented
-    type: Literal["string", "date", "choice"] = "string"  # invented
-
-
-class Export(ShowRecord):
-    name: str | None = None  # invented
-    description: str | None = None  # invented
-    parameters: list[ExportParameter] = []  # invented
-
-
-def _all_models(base: type[ShowRecord]) -> list[type[ShowRecord]]:
-    found: list[type[ShowRecord]] = []
-    for sub in base.__subclasses__():
-        found += [sub, *_all_models(sub)]
-    return found
-
-
-MODELS: dict[str, type[ShowRecord]] = {cls.__name__: cls for cls in _all_models(ShowRecord)}
+def _parse_date(cls: type[BaseModel], v: Any) -> Any:
+    return parse_show_date(v)
+
+
+def _typed(annotation: Any, built: dict[type[shapes.Shape], type[BaseModel]]) -> Any:
+    """A shape's annotation in models: nested shapes as their models, dates as `ShowDate`."""
+    if annotation == shapes.ShowDate:
+        return ShowDate
+    if isinstance(annotation, type) and issubclass(annotation, shapes.Shape):
+        _build(annotation, built)
+        return built[annotation]
+    args = get_args(annotation)
+    if get_origin(annotation) is list:
+        return list[_typed(args[0], built)]  # type: ignore[misc]
+    if get_origin(annotation) in (Union, types.UnionType):
+        typed = [_typed(a, built) for a in args]
+        return annotation if typed == list(args) else functools.reduce(operator.or_, typed)
+    return annotation
+
+
+def _models() -> dict[str, type[ShowRecord]]:
+    built: dict[type[shapes.Shape], type[BaseModel]] = {
+        shapes.ShowRecord: ShowRecord,
+        shapes.Element: Element,
+    }
+    for shape in shapes.MODELS.values():
+        _build(shape, built)
+    return {shape.__name__: built[shape] for shape in shapes.MODELS.values()}  # type: ignore[misc]
+
+
+MODELS: dict[str, type[ShowRecord]] = _models()
+# The models the code names (the others by their name in MODELS, as the registry does).
+Customer = MODELS["Customer"]
+Product = MODELS["Product"]
+OrderLine = MODELS["OrderLine"]
+OrderHistoryItem = MODELS["OrderHistoryItem"]
+ProductInventory = MODELS["ProductInventory"]
 
 
 def model_named(name: str) -> type[ShowRecord]:

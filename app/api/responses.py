@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from app.api.error_bodies import read_error
 from app.api.errors import UnexpectedResponse, UnreadableBody
 from app.api.paging import lookup, records_of
+
+if TYPE_CHECKING:  # only annotations: httpx loads after the window's first paint
+    import httpx
 
 
 def is_json(response: httpx.Response) -> bool:

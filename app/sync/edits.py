@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from app.api.errors import InvalidValue, RegistryError
-from app.api.models import MODELS, ShowRecord, validate_record
 from app.api.registry import Registry, Resource
 from app.store.cache import Cache
 from app.store.changes import (
@@ -359,6 +358,8 @@ def _coerced(
 ) -> tuple[dict[str, Any], list[Rejected]]:
     """Apply edits through the model; keep the valid ones. All at once when they are all valid
     (the usual case: one validation per record), else one field at a time to find the bad."""
+    from app.api.models import MODELS, validate_record  # pydantic: after the first paint
+
     model = MODELS[res.model]
     record = dict(view)
     rejected = _clearing_required(res, view, edits)
@@ -430,6 +431,8 @@ def _cannot(res: Resource, done: str) -> str:
 
 def _jsonable(value: Any) -> Any:
     """`value` as the outbox stores it (records as their JSON fields)."""
+    from app.api.models import ShowRecord
+
     if isinstance(value, ShowRecord):
         return value.model_dump(mode="json")
     if isinstance(value, Mapping):
@@ -441,6 +444,8 @@ def _jsonable(value: Any) -> Any:
 
 def _special_body(title: str, op: str, kind: str, body: Any) -> dict[str, Any]:
     """The payload `{"body": …}` of a special change, checked against the body kind."""
+    from app.api.models import ShowRecord
+
     if kind == "none" and body is not None:
         raise UnknownOperation(f"{title} {op} takes no body")
     if kind in _LIST_BODIES:

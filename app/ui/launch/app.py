@@ -17,6 +17,7 @@ import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QSettings, QSize, QTimer
 from PySide6.QtGui import QFontDatabase, QIcon
@@ -25,22 +26,21 @@ from PySide6.QtWidgets import QApplication, QDialog, QWidget
 from app import APP_NAME, ORG_NAME, __version__
 from app.api.errors import InvalidValue, StoreUnavailable
 from app.api.registry import RESOURCES_DIR
-from app.connect import registry_for
 from app.drafts import DraftStash
 from app.logs import remember_secret
 from app.settings import SECRET_ENV, Profile, ProfileStore, config_dir, secrets
-from app.store.cache import Cache
-from app.store.outbox import Outbox
 from app.ui.common.gc_guard import GuiThreadCollector
 from app.ui.launch.crash import CrashReporter, fatal, install_qt_log
-from app.ui.launch.draft_rescue import collect_drafts, offer_drafts
+from app.ui.launch.first_paint import after_first_paint, connected
 from app.ui.launch.first_run import FirstRunDialog
 from app.ui.launch.single_instance import ProfileInUse, ProfileLock, in_use_elsewhere
-from app.ui.session.session import ShowSession
 from app.ui.session.tasks import ShowLoop, TaskRunner
 from app.ui.window.asking import ask_user, warning_box
+from app.ui.window.local_show import LocalShow, open_local
 from app.ui.window.main_window import MainWindow
-from app.ui.window.profile_dialog import ProfileDialog
+
+if TYPE_CHECKING:  # the session talks to the show: imported after the window's first paint
+    from app.ui.session.session import ShowSession
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +50,7 @@ FONTS = RESOURCES_DIR / "fonts"  # only in a bundle: a font for systems that hav
 EXIT_REFUSED, EXIT_NOTHING_OPENED, EXIT_CRASHED = 1, 2, 70
 
 Ask = Callable[[str], bool]
+Connection = Callable[[], tuple[Profile, str]]  # the profile to connect, and its secret
 Tell = Callable[[str], None]
 NOT_OPENED = "Show not opened"  # the title of what `tell` says (a profile refused or unwritable)
 
@@ -100,13 +101,26 @@ def open_show(
     window: MainWindow, profile: Profile, secret: str, tasks: TaskRunner
 ) -> Iterator[ShowSession]:
     """Open a profile's cache and outbox, attach a session to the window, start it."""
-    registry = registry_for(profile)
-    with Cache(profile.cache_path, registry) as cache, Outbox(profile.outbox_path) as outbox:
-        # Owned by the window, so Qt deletes it on the GUI thread (never a GC in another one).
-        session = ShowSession(profile, secret, registry, cache, outbox, tasks, window)
-        window.attach(session)
-        tasks.start(start_session(session), what="Connect")
-        yield session
+    with open_local(profile) as local:
+        window.show_local(local)
+        yield connect_show(window, local, profile, secret, tasks)
+
+
+def connect_show(
+    window: MainWindow, local: LocalShow, profile: Profile, secret: str, tasks: TaskRunner
+) -> ShowSession:
+    """The session of a show the window shows (its client, sign-in, sync), attached, started.
+
+    `profile` is `local`'s, or the same show at another address (the demo's simulator on this
+    run's port). Imported here: the client and all that talks to the show come after the
+    window's first paint."""
+    from app.ui.session.session import ShowSession
+
+    # Owned by the window, so Qt deletes it on the GUI thread (never a GC in another one).
+    session = ShowSession(profile, secret, local.registry, local.cache, local.outbox, tasks, window)
+    window.attach(session)
+    tasks.start(start_session(session), what="Connect")
+    return session
 
 
 async def start_session(session: ShowSession) -> None:
@@ -130,6 +144,7 @@ class ShowDesk:
         *,
         ask: Ask | None = None,
         tell: Tell | None = None,
+        connect_later: bool = False,
     ) -> None:
         self.window = window
         self.tasks = tasks
@@ -137,32 +152,75 @@ class ShowDesk:
         self.tell: Tell = tell or functools.partial(_tell_user, window)
         self.refused: ProfileInUse | None = None
         self.failed: StoreUnavailable | InvalidValue | None = None  # why a profile did not open
+        # `showdesk` paints the show from disk first, then connects (`connect`, after the paint).
+        self.connect_later = connect_later
+        self._connect: Callable[[], ShowSession | None] | None = None
         self._open: ExitStack | None = None
         self._demo = ExitStack()
         self._switching: asyncio.Future[None] | None = None
         window.profile_requested.connect(self.on_window_profile_requested)
 
+    @property
+    def is_open(self) -> bool:
+        """A show is open in the window (connected or, with `connect_later`, not yet)."""
+        return self._open is not None
+
     def open(self, profile: Profile, secret: str) -> ShowSession | None:
-        """Open the profile in the window; None (and a message) if another process has it."""
+        """Open the profile in the window; None (and a message) if another process has it —
+        or, with `connect_later`, until `connect()` (the show is shown, `is_open`)."""
+        return self._open_show(profile, lambda: (profile, secret))
+
+    def _open_show(self, profile: Profile, connection: Connection) -> ShowSession | None:
+        """Show the profile's files in the window (its lock held), then connect through
+        `connection()`: the profile to connect (the same show, maybe at another address) and
+        its secret — at once, or on `connect()` with `connect_later`."""
         stack = ExitStack()
         try:
             stack.enter_context(ProfileLock(profile))
-            session = stack.enter_context(open_show(self.window, profile, secret, self.tasks))
+            local = stack.enter_context(open_local(profile))
         except ProfileInUse as busy:
             stack.close()
             self.refuse(busy)
             return None
-        except (StoreUnavailable, InvalidValue) as problem:  # its files; its CA bundle
+        except StoreUnavailable as problem:  # its files
             stack.close()
             self.cannot_open(profile, problem)
             return None
         self._open = stack
-        remember_secret(secret)
         ProfileStore().set_last(profile.name)
+        self.window.show_local(local)
+        self._connect = functools.partial(self._connect_show, local, connection)
+        return None if self.connect_later else self.connect()
+
+    def connect(self) -> ShowSession | None:
+        """Connect the open show (its client, sign-in, sync; the simulator of the demo):
+        what `open` left for after the window's first paint. None: nothing to connect, or its
+        settings cannot be used (said, and the show closed)."""
+        connect, self._connect = self._connect, None
+        return connect() if connect is not None and self._open is not None else None
+
+    def _connect_show(self, local: LocalShow, connection: Connection) -> ShowSession | None:
+        profile, secret = connection()
+        try:
+            session = connect_show(self.window, local, profile, secret, self.tasks)
+        except InvalidValue as problem:  # a setting of the profile: its CA bundle
+            self.cannot_open(profile, problem)
+            self._close_local()
+            if self.connect_later:
+                self.window.close()  # as when it could not be opened at all
+            return None
+        remember_secret(secret)
         # Once the window is up (a question now would run inside whoever called `open`).
         stash = DraftStash(profile.drafts_path)
         QTimer.singleShot(0, self.window, functools.partial(self.offer_drafts, stash))
         return session
+
+    def _close_local(self) -> None:
+        if self.window.local is not None:
+            self.window.detach()
+        if self._open is not None:
+            self._open.close()
+            self._open = None
 
     def cannot_open(self, profile: Profile, problem: StoreUnavailable | InvalidValue) -> None:
         """The profile's cache, outbox or folder cannot be written, or a setting of it cannot
@@ -185,14 +243,22 @@ class ShowDesk:
         self.tell(busy.message)
 
     def open_demo(self) -> ShowSession | None:
-        from app.demo import DEMO_PROFILE, start_demo
+        """The demo show: its cache shown, then the simulator started and connected to (with
+        `connect_later`, after the window's first paint)."""
+        from app.demo import demo_profile
 
-        if busy := in_use_elsewhere(Profile(DEMO_PROFILE, "", "", "")):
+        profile = demo_profile()
+        if busy := in_use_elsewhere(profile):
             self.refuse(busy)  # before starting a simulator for nothing
             return None
+        return self._open_show(profile, self._start_demo)
+
+    def _start_demo(self) -> tuple[Profile, str]:
+        from app.demo import start_demo  # the simulator: starlette, uvicorn
+
         server, profile, secret = start_demo()
         self._demo.callback(server.stop)
-        return self.open(profile, secret)
+        return profile, secret
 
     def open_saved(self, name: str | None) -> ShowSession | None:
         """A saved profile, asking for its secret when the keyring does not have it."""
@@ -212,6 +278,8 @@ class ShowDesk:
             return None
         secret = secrets.get(profile) or os.environ.get(SECRET_ENV)
         if not secret:
+            from app.ui.window.profile_dialog import ProfileDialog  # it checks a show: httpx
+
             dialog = ProfileDialog(store, profile, self.window)
             if dialog.exec() != QDialog.DialogCode.Accepted:
                 return None
@@ -224,6 +292,8 @@ class ShowDesk:
             return None
         if chooser.choice == "demo":
             return self.open_demo()
+        from app.ui.window.profile_dialog import ProfileDialog
+
         dialog = ProfileDialog(ProfileStore(), None, self.window)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
@@ -231,16 +301,16 @@ class ShowDesk:
 
     async def close_current(self) -> None:
         session = self.window.session
+        self._connect = None
         await self.tasks.cancel_all()
         if session is not None:
             await session.aclose()
-            self.window.detach()
-        if self._open is not None:
-            self._open.close()
-            self._open = None
+        self._close_local()
 
     def offer_drafts(self, stash: DraftStash) -> int:
         """Unsaved form edits rescued from a crash: offered back (how many were restored)."""
+        from app.ui.launch.draft_rescue import offer_drafts  # forms: after the first paint
+
         return offer_drafts(self.window, stash, self.ask)
 
     def rescue_drafts(self) -> int:
@@ -248,6 +318,8 @@ class ShowDesk:
         session = self.window.session
         if session is None:
             return 0
+        from app.ui.launch.draft_rescue import collect_drafts
+
         drafts = collect_drafts(self.window)
         DraftStash(session.profile.drafts_path).save(drafts)
         return len(drafts)
@@ -266,6 +338,7 @@ class ShowDesk:
                 return
             await self.close_current()
             self.open_saved(name)
+            self.connect()  # the window is up: at once
 
         # Not one of `tasks`: closing the current show cancels all of those.
         self._switching = asyncio.ensure_future(switch())
@@ -311,24 +384,25 @@ def _run(app: QApplication, demo: bool, profile_name: str | None) -> int:
     app.setQuitOnLastWindowClosed(False)
     tasks = TaskRunner()
     window = MainWindow(window_settings(), tasks)
-    desk = ShowDesk(window, tasks)
+    desk = ShowDesk(window, tasks, connect_later=True)
     reporter = CrashReporter(window=window, rescue=desk.rescue_drafts, forget=desk.forget_drafts)
     reporter.install(loop)
     tasks.on_unexpected = reporter.on_task_failed
     try:
-        session: ShowSession | None
         if demo:
-            session = desk.open_demo()
+            desk.open_demo()
         else:
-            session = desk.open_saved(profile_name or ProfileStore().last)
-            if session is None and desk.refused is None and desk.failed is None:
-                session = desk.first_run(
+            desk.open_saved(profile_name or ProfileStore().last)
+            if not desk.is_open and desk.refused is None and desk.failed is None:
+                desk.first_run(
                     f"There is no saved profile named {profile_name!r}." if profile_name else None
                 )
-        if session is None:
+        if not desk.is_open:
             window.close()
             return EXIT_REFUSED if desk.refused or desk.failed else EXIT_NOTHING_OPENED
         window.show()
+        # The show from disk first; what talks to the show once that is on screen.
+        after_first_paint(window, window.first_painted(), lambda: connected(window, desk.connect()))
         run_until_window_closed(loop, window, desk.close)
     finally:
         reporter.uninstall()

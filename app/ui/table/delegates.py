@@ -36,8 +36,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.api.models import MODELS, ShowRecord
 from app.api.registry import Resource
+from app.api.shapes import MODELS, ShowRecord
 from app.ui.form.pickers import Choices, ReferencePicker
 
 Index = QModelIndex | QPersistentModelIndex

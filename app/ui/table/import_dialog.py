@@ -40,8 +40,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.api.errors import InvalidValue
-from app.api.models import MODELS
 from app.api.registry import Resource
+from app.api.shapes import MODELS
 from app.store.cache import Cache
 from app.sync.import_names import NameResolver, guess_mapping
 from app.ui.common.files import ask_open_path

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QItemSelection,
@@ -40,7 +41,6 @@ from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.ui.common.references import ReferenceNames, title_of
 from app.ui.form.pickers import reference_choices
-from app.ui.form.record_form import RecordForm
 from app.ui.table import view_state
 from app.ui.table.column_filter import ColumnFilterBox
 from app.ui.table.delegates import ChoicesFor, RecordDelegate
@@ -51,6 +51,9 @@ from app.ui.table.selection_sum import selection_summary
 from app.ui.table.table_model import RecordTableModel
 from app.ui.table.undo_commands import Outcome, UndoableEdits
 from app.ui.table.view_state import ViewState
+
+if TYPE_CHECKING:
+    from app.ui.form.record_form import RecordForm
 
 FILTER_DELAY_MS = 150
 SUMMARY_DELAY_MS = 30

@@ -17,12 +17,12 @@ from app import APP_NAME, __version__
 from app.logs import log_path
 from app.settings import config_dir, data_dir
 from app.ui.common.files import ExportResult, Opener
-from app.ui.session.session import ShowSession
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.view_export import view_options
 from app.words import count
 
 if TYPE_CHECKING:
+    from app.ui.session.session import ShowSession
     from app.ui.window.main_window import MainWindow
 
 Say = Callable[..., None]  # the status bar's show_message(text[, timeout])

@@ -7,11 +7,15 @@ and the governor for the request budget.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QMetaObject
 from PySide6.QtWidgets import QStackedWidget, QTabWidget, QWidget
 
-from app.ui.session.session import ShowSession
 from app.ui.window.start_page import StartPage
+
+if TYPE_CHECKING:
+    from app.ui.session.session import ShowSession
 
 
 class ShowCentre(QStackedWidget):

@@ -4,10 +4,13 @@ The window holds no data of its own: tables read the cache, edits go to the outb
 `ShowSession` does every network call. State that outlives the window — geometry, the open tabs
 of each profile — is kept in the QSettings passed in.
 
-Edits: one `QUndoStack` per window, cleared when a session is attached or detached — so it is
-in effect per open show: Edit ▸ Undo lives on the window, and an undo must never replay a
-command on another show's outbox. `UndoableEdits` (app/ui/table/undo_commands.py) pushes every
-table edit on it, through the session's `Editor`.
+Edits: one `QUndoStack` per window, cleared when a show is shown or let go — so it is in effect
+per open show: Edit ▸ Undo lives on the window, and an undo must never replay a command on
+another show's outbox. `UndoableEdits` (app/ui/table/undo_commands.py) pushes every table edit
+on it, through the session's `Editor` (an Editor over the same cache and outbox until then).
+
+The start (issue 17): `show_local` paints the show from disk — tree, restored tabs — before
+anything that talks to the show is imported; `attach` then wires the session over it.
 
 The outbox: the window does not fan refreshes out. Whatever writes the outbox tells the session
 (`ShowSession.outbox_written` / `changes_written`), and the views of the outbox — each resource
@@ -19,17 +22,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMetaObject, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QUndoStack
-from PySide6.QtWidgets import QMainWindow, QMessageBox, QSplitter, QTabWidget
+from PySide6.QtWidgets import QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
 
 from app import APP_NAME
 from app.settings import ProfileStore
+from app.sync.edits import Editor
 from app.ui.common.files import ask_save_path
 from app.ui.common.references import ReferenceNames
-from app.ui.outbox.outbox_view import OutboxView
-from app.ui.session.session import ShowSession
 from app.ui.session.tasks import TaskRunner
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.undo_commands import UNDO_LIMIT, Outcome, UndoableEdits
@@ -42,14 +45,17 @@ from app.ui.window import (
     show_tabs,
     team_view,
 )
-from app.ui.window.about_export import about_text, export_resource
 from app.ui.window.asking import ask_user
 from app.ui.window.centre import ShowCentre
-from app.ui.window.profile_manager import ProfileManager
-from app.ui.window.push_review import PushGate
+from app.ui.window.local_show import LocalShow
 from app.ui.window.resource_tree import ResourceTree
-from app.ui.window.session_events import SessionEvents
 from app.ui.window.status_bar import ShowStatusBar
+
+if TYPE_CHECKING:
+    from app.ui.outbox.outbox_view import OutboxView
+    from app.ui.session.session import ShowSession
+    from app.ui.window.push_review import PushGate
+    from app.ui.window.session_events import SessionEvents
 
 Ask = Callable[[str], bool]
 AskPath = Callable[[str, str], Path | None]
@@ -75,6 +81,7 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.tasks = tasks
         self.session: ShowSession | None = None
+        self.local: LocalShow | None = None  # the show shown from disk (attached or not yet)
         self.references: ReferenceNames | None = None
         self.ask: Ask = ask or self._ask_user
         self.ask_path: AskPath = ask_path or self._ask_save_path
@@ -106,31 +113,69 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------------------ session
 
-    def attach(self, session: ShowSession) -> None:
-        """Show this session's show: tree, tabs restored, status bar wired."""
-        self.session = session
-        self.references = ReferenceNames(session.cache)
+    def show_local(self, local: LocalShow) -> None:
+        """Show this show from disk: tree, tabs restored — before any connection (first paint).
+
+        Editing works at once (edits go to the outbox); forms, the status bar's connection and
+        everything that needs the show follow when its session is attached (`attach`)."""
+        self.local = local
+        self.references = ReferenceNames(local.cache)
         self.undo_stack.clear()
-        self.undoable_edits = UndoableEdits(session.editor, self.undo_stack, self)
+        self.undoable_edits = UndoableEdits(
+            Editor(local.cache, local.outbox, local.registry), self.undo_stack, self
+        )
         self.undoable_edits.applied.connect(self.on_edits_applied)
         self.undoable_edits.refused.connect(self.status.show_message)  # issue 14 (k6): undo
         self.undoable_edits.revertible_changed.connect(self.actions_["revert_on_show"].setEnabled)
-        self.tree = ResourceTree(session.registry, counts=session.cache.counts(), owner=self)
-        self.tree.set_not_offered(session.cache.not_offered())
+        self.tree = ResourceTree(local.registry, counts=local.cache.counts(), owner=self)
+        self.tree.set_not_offered(local.cache.not_offered())
         self.tree.open_requested.connect(self.open_resource)
-        self.tree.sync_requested.connect(lambda slug: session.sync([slug]))
+        self.tree.sync_requested.connect(self.on_tree_sync_requested)
         self.tree.export_requested.connect(self.export_resource)
         self.splitter.insertWidget(0, self.tree)
         layout_memory.restore_tree_width(self.splitter, self.settings)
+        self.update_title()
+        for slug in layout_memory.saved_tabs(self.settings, local.profile.name):
+            if slug in local.registry:
+                self.open_resource(slug, True)
+
+    def on_tree_sync_requested(self, slug: str) -> None:
+        if self.session is not None:
+            self.session.sync([slug])
+
+    def first_painted(self) -> list[QWidget]:
+        """What the first paint shows of the show: its tree and the current tab's table."""
+        tab = self.tabs.currentWidget()
+        table = [tab.table] if isinstance(tab, ResourceTab) else []
+        return [self.tree, *table] if self.tree is not None else []
+
+    def attach(self, session: ShowSession) -> None:
+        """Connect the shown show to its session: forms, status bar, title, start page.
+
+        The show is first shown from the session's cache (`show_local`) unless it already is."""
+        if self.local is None or self.local.cache is not session.cache:
+            parts = (session.profile, session.registry, session.cache, session.outbox)
+            self.show_local(LocalShow(*parts))
+        from app.ui.window.session_events import SessionEvents  # the network's side: after paint
+
+        self.session = session
+        if self.undoable_edits is not None:  # one Editor per show: the session's from now on
+            self.undoable_edits.editor = session.editor
         self.events = SessionEvents(self, session)  # its signals → status bar, title, pushes
         self.follow(*self.centre.follow(session))
         self.follow(*team_view.follow(self, session))  # issue 15: the team
+        for tab in self.resource_tabs():
+            self._connect_tab(tab, session)
         self.update_title()
         self.events.on_data_changed([])
         self.events.on_outbox_changed([])
-        for slug in layout_memory.saved_tabs(self.settings, session.profile.name):
-            if slug in session.registry:
-                self.open_resource(slug, True)
+
+    def _connect_tab(self, tab: ResourceTab, session: ShowSession) -> None:
+        """What a tab needs of the session: its outbox's changes, its form and panels."""
+        slug = tab.resource.slug
+        session.watch_outbox(slug, tab).changed.connect(tab.model.refresh_pending)
+        record_forms.attach_form(self, tab, session)  # the form beside it, and its panels
+        navigation.follow_references(self, tab)  # Ctrl+click on a reference opens its record
 
     def follow(self, *links: QMetaObject.Connection) -> None:
         """Connections of the window's views to the attached session: cut when it is detached."""
@@ -161,46 +206,46 @@ class MainWindow(QMainWindow):
             self.tree.deleteLater()
             self.tree = None
         self.session = None
+        self.local = None
         self.references = None
         self.centre.forget()
         self.update_title()
 
     def update_title(self) -> None:
         """The show's profile, and whether it is offline, in the window's title."""
-        if self.session is None:
+        if self.local is None:
             self.setWindowTitle(APP_NAME)
             return
-        offline = " (offline)" if self.session.online is False else ""
-        self.setWindowTitle(f"{self.session.profile.name}{offline} — {APP_NAME}")
+        offline = " (offline)" if self.session is not None and self.session.online is False else ""
+        self.setWindowTitle(f"{self.local.profile.name}{offline} — {APP_NAME}")
 
     # -------------------------------------------------------------------------------- tabs
 
     def open_resource(self, slug: str, new_tab: bool = False) -> ResourceTab | None:
-        session = self.session
-        if session is None or self.references is None:
+        local = self.local
+        if local is None or self.references is None:
             return None
         existing = self.tab_for(slug)
         if existing is not None and not new_tab:
             self.tabs.setCurrentWidget(existing)
             return existing
-        res = session.registry[slug]
+        res = local.registry[slug]
         tab = ResourceTab(
-            session.cache,
+            local.cache,
             res,
             self.references,
             self.settings,
-            outbox=session.outbox,
+            outbox=local.outbox,
             edits=self.undoable_edits,
-            profile=session.profile.name,  # its filters are this show's
+            profile=local.profile.name,  # its filters are this show's
         )
         tab.selection_summary.connect(self.status.set_selection_summary)
         tab.model.set_background(show_tabs.in_background(self.tasks))
         tab.model.query_running.connect(self.on_model_query_running)
         tab.message.connect(self.status.show_message)
         tab.review_requested.connect(self.show_outbox)
-        session.watch_outbox(slug, tab).changed.connect(tab.model.refresh_pending)
-        record_forms.attach_form(self, tab, session)  # the form beside it, and its panels
-        navigation.follow_references(self, tab)  # Ctrl+click on a reference opens its record
+        if self.session is not None:  # else when it is attached
+            self._connect_tab(tab, self.session)
         self.tabs.setCurrentIndex(self.tabs.addTab(tab, res.title))
         return tab
 
@@ -306,6 +351,8 @@ class MainWindow(QMainWindow):
             tab.focus_filter()
 
     def on_profiles_triggered(self) -> None:
+        from app.ui.window.profile_manager import ProfileManager  # its dialog checks a show
+
         manager = ProfileManager(ProfileStore(), self)
         manager.open_requested.connect(self.profile_requested)
         manager.open()
@@ -315,11 +362,15 @@ class MainWindow(QMainWindow):
 
     def about_text(self) -> str:
         """The version, and where settings, the cache and outbox, and the log file live."""
+        from app.ui.window.about_export import about_text
+
         return about_text(self.session)
 
     def export_resource(self, slug: str | None) -> None:
         """Export from the cache to a file: the current tab's view (its filters, sort and shown
         columns) when `slug` is None (File ▸ Export), else the whole resource (the tree)."""
+        from app.ui.window.about_export import export_resource  # the exporter: when asked
+
         export_resource(self, slug)
 
     # -------------------------------------------------------------------------- start page
@@ -352,9 +403,9 @@ class MainWindow(QMainWindow):
         layout_memory.save_window(self, self.settings)
         if self.tree is not None:
             layout_memory.save_tree_width(self.splitter, self.settings)
-        if self.session is not None:
+        if self.local is not None:
             tabs = [t.resource.slug for t in self.resource_tabs()]
-            layout_memory.save_tabs(self.settings, self.session.profile.name, tabs)
+            layout_memory.save_tabs(self.settings, self.local.profile.name, tabs)
         for tab in self.resource_tabs():
             tab.save_state()
         self.settings.sync()

@@ -11,12 +11,11 @@ followed from a grid (Ctrl+click) opens its resource's tab on that record.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtWidgets import QApplication, QMainWindow, QTabWidget, QWidget
 
 from app.ui.form.pickers import ReferencePicker
-from app.ui.session.session import ShowSession
 from app.ui.table.grid_keys import GRID_COMMANDS
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.window.actions import grid_entry
@@ -40,6 +39,9 @@ FOCUS_STYLE = (
     "QAbstractItemView:focus, QLineEdit:focus, QComboBox:focus, QAbstractSpinBox:focus,"
     " QPlainTextEdit:focus { border: 2px solid palette(highlight); }"
 )
+
+if TYPE_CHECKING:
+    from app.ui.session.session import ShowSession
 
 
 def install(window: Window) -> dict[str, Callable[[], None]]:

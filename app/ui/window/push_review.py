@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
@@ -34,8 +35,10 @@ from app.store.changes import Change
 from app.sync.push_plan import plan_push, plan_text
 from app.sync.push_review import needs_review, per_record
 from app.ui.outbox.outbox_view import diff_text, record_text
-from app.ui.session.session import ShowSession
 from app.words import count
+
+if TYPE_CHECKING:
+    from app.ui.session.session import ShowSession
 
 STEPS = (10, 20, 50, 100, 200, 500, 1000, 5000, 10_000)
 

@@ -10,19 +10,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.ui.form.record_form import RecordForm
-from app.ui.panels.attach import attach_panels
-from app.ui.panels.record_panel import PanelContext
-from app.ui.session.session import ShowSession
 from app.ui.table.resource_tab import ResourceTab
 
 if TYPE_CHECKING:
+    from app.ui.session.session import ShowSession
     from app.ui.window.main_window import MainWindow
 
 
 def attach_form(window: MainWindow, tab: ResourceTab, session: ShowSession) -> None:
     """The record form beside `tab`'s table, wired to the session, the undo stack and the
-    status bar; then the resource's panels in it."""
+    status bar; then the resource's panels in it. Imported here: forms and panels come with
+    the session, after the window's first paint."""
+    from app.ui.form.record_form import RecordForm
+    from app.ui.panels.attach import attach_panels
+    from app.ui.panels.record_panel import PanelContext
+
     references = window.references
     if references is None:
         return

@@ -10,6 +10,8 @@ a hidden page is marked stale and read again when shown).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -34,7 +36,9 @@ from app.sync.show_summary import (
     summarize,
 )
 from app.ui.common.when_shown import RefreshWhenShown
-from app.ui.session.session import ShowSession
+
+if TYPE_CHECKING:
+    from app.ui.session.session import ShowSession
 
 FIRST_RESOURCE = "customers"
 
