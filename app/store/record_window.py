@@ -36,7 +36,7 @@ MAX_BLOCKS = 24  # blocks kept: a few screens around where the user is looking
 FIRST_SCREEN = 100  # rows of a first-screen query: more than the tallest window shows
 # Rows from which a column sorted on gets a sort index, built in the background after the sort:
 # a first screen sorted without one reads every row (1.2 s at 1,000,000 customers; with one,
-# 1 ms); every index costs each later write (decision 0014).
+# 1 ms); every index costs each later write (decision 0015).
 SORT_INDEX_FROM = 50_000
 
 Ids = list[str]

@@ -77,6 +77,7 @@ def bench_cache(folder: Path) -> None:
         timed(
             "cache: re-upsert 100,000 existing", lambda: cache.upsert("customers", first), 100_000
         )
+        bench_sync_writes(cache, first)
         listings: list[tuple[str, Listing]] = [
             ("fetch order", Listing()),
             ("sorted by customerName", Listing(order_by="customerName")),
@@ -105,6 +106,27 @@ def bench_cache(folder: Path) -> None:
             lambda: cache.retain_only("customers", ids[1000:]),
         )
         timed("cache: integrity_check", cache.integrity_ok)
+
+
+def bench_sync_writes(cache: Cache, records: list[dict[str, Any]]) -> None:
+    """What a sync writes: a full sync's pages of 1,000 records (one transaction each) and an
+    incremental sync's 1,000 changed records — without and with a sort index (built once a big
+    resource is sorted on a column, decision 0015)."""
+    for indexes in ("no sort index", "a sort index"):
+        if indexes == "a sort index":
+            build = lambda: cache.build_sort_index("customerName")  # noqa: E731
+            timed("cache: build the sort index on customerName (200,000 records)", build)
+        pages = [records[i : i + 1000] for i in range(0, len(records), 1000)]
+        timed(
+            f"cache: full-sync reload of 100,000, pages of 1,000, {indexes} (goal ≥ 100,000/s)",
+            lambda p=pages: [cache.upsert("customers", page) for page in p],
+            100_000,
+        )
+        changed = [{**r, "city": "Changed"} for r in records[::100]]
+        timed(
+            f"cache: incremental upsert of 1,000 changed, {indexes} (goal ≤ 0.1 s)",
+            lambda c=changed: cache.upsert("customers", c),
+        )
 
 
 def bench_outbox(folder: Path) -> None:

@@ -5,7 +5,7 @@ filters, with and without sort indexes, with pending values of the outbox laid o
 created here after the listed ones.
 
 Rows are placed by their cached values (what the show last said); a pending value is shown in
-its row but does not move it (decision 0014), and created rows come after the listed ones."""
+its row but does not move it (decision 0015), and created rows come after the listed ones."""
 
 from __future__ import annotations
 
