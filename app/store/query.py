@@ -6,6 +6,7 @@ checked against a strict pattern first (`name` or `nested.name`).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -54,6 +55,16 @@ def json_path(field: str) -> str:
     if not _FIELD.fullmatch(field):
         raise InvalidValue("order_by", f"'{field}' is not a field name", field)
     return "$." + field
+
+
+def text_needles(text: str) -> list[str]:
+    """What `text=` looks for in the stored JSON text, folded like SQLite's lower(). The cache
+    writes non-ASCII letters as JSON escapes (`ü` → `\\u00fc`, a fifth faster to write), so a
+    needle holding any is looked for escaped too (and as it is, for records written before)."""
+    folded = text.translate(_ASCII_LOWER)
+    if folded.isascii():
+        return [folded]
+    return [json.dumps(folded)[1:-1].translate(_ASCII_LOWER), folded]
 
 
 def filter_clause(spec: FieldFilter) -> tuple[str, tuple[Any, ...]]:
@@ -128,8 +139,9 @@ def select(
     sql = f"SELECT {columns} FROM {table} WHERE {where_.sql}"
     params: list[Any] = list(where_.params)
     if listing.text:
-        sql += " AND instr(lower(json), ?) > 0"
-        params.append(listing.text.translate(_ASCII_LOWER))
+        needles = text_needles(listing.text)
+        sql += " AND (" + " OR ".join(["instr(lower(json), ?) > 0"] * len(needles)) + ")"
+        params.extend(needles)
     for spec in filters:
         if spec.needle:
             clause, clause_params = filter_clause(spec)

@@ -180,3 +180,18 @@ def test_a_big_sorted_listing_gets_a_sort_index_that_gives_the_same_rows(
     window.relist(Listing(order_by="priceZone"), window.show)
     assert not cache.has_sort_index("priceZone")
     assert cache.has_sort_index("id")  # the primary key
+
+
+def test_non_ascii_text_is_found_in_records_written_escaped_or_not(cache: Cache) -> None:
+    cache.upsert("customers", [{"id": "m1", "customerID": "M1", "customerName": "Bäckerei Müller"}])
+    with cache._db.lock:  # a record written by an older version: non-ASCII letters as they are
+        cache._db.conn.execute(
+            "INSERT INTO records (resource, parent, id, fetched_at, json) VALUES (?, '', ?, '', ?)",
+            ("customers", "m2", '{"id":"m2","customerName":"Müller GmbH"}'),
+        )
+    assert cache.row_ids("customers", Listing(text="MÜLLER")) == []  # ASCII letters fold only
+    assert cache.row_ids("customers", Listing(text="müller")) == ["m1", "m2"]
+    assert cache.row_ids("customers", Listing(text="bäck")) == ["m1"]
+    assert cache.get("customers", "m1") == {
+        "id": "m1", "customerID": "M1", "customerName": "Bäckerei Müller"
+    }  # fmt: skip
