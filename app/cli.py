@@ -23,14 +23,24 @@ from app.commands import HEADLESS
 from app.logs import logging_to_file
 
 
-def _gui_parser() -> argparse.ArgumentParser:
-    from app.commands.parser import resources_text
+class _GuiParser(argparse.ArgumentParser):
+    """The window's options; its help ends with the resources, read from the registry only
+    when the help is printed (opening the window never loads the registry for it)."""
 
-    parser = argparse.ArgumentParser(
+    def format_help(self) -> str:
+        from app.commands.parser import resources_text
+
+        self.epilog = f"{SUBCOMMANDS}\n\n{resources_text()}"
+        return super().format_help()
+
+
+SUBCOMMANDS = f"Subcommands: sim, {', '.join(HEADLESS)} (`showdesk SUBCOMMAND --help`)."
+
+
+def _gui_parser() -> argparse.ArgumentParser:
+    parser = _GuiParser(
         prog="showdesk",
         description="A desktop window on a Perenso TradeShow show.",
-        epilog=f"Subcommands: sim, {', '.join(HEADLESS)} (`showdesk SUBCOMMAND --help`).\n\n"
-        + resources_text(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("-V", "--version", action="version", version=f"ShowDesk {__version__}")

@@ -81,9 +81,11 @@ def app_icon() -> QIcon:
 
 def _add_bundled_fonts(app: QApplication) -> None:
     """A bundle carries a font: used when the system has none (text would be empty boxes)."""
+    if not FONTS.is_dir():  # not a bundle: the system's fonts (never listed for nothing)
+        return
     # fontconfig answers its generic aliases even on a system without a single font file.
     had_fonts = bool(set(QFontDatabase.families()) - {"Sans Serif", "Serif", "Monospace"})
-    for ttf in sorted(FONTS.glob("*.ttf")) if FONTS.is_dir() else []:
+    for ttf in sorted(FONTS.glob("*.ttf")):
         font_id = QFontDatabase.addApplicationFont(str(ttf))
         families = QFontDatabase.applicationFontFamilies(font_id) if font_id >= 0 else []
         if families and not had_fonts:

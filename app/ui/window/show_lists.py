@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, TypeVar
 from PySide6.QtWidgets import QWidget
 
 from app.sync.orders import ORDER_LINES, Order
-from app.ui.outbox.history_view import HistoryView
-from app.ui.outbox.outbox_view import OutboxView
-from app.ui.panels.orders_list import Background, OrdersView
 from app.ui.table.resource_tab import ResourceTab
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the views open on demand: their modules are imported then
+    from app.ui.outbox.history_view import HistoryView
+    from app.ui.outbox.outbox_view import OutboxView
+    from app.ui.panels.orders_list import Background, OrdersView
     from app.ui.window.main_window import MainWindow
 
 W = TypeVar("W", bound=QWidget)
@@ -63,6 +63,8 @@ def _add(window: MainWindow, view: W, name: str, title: str) -> W:
 
 def open_orders(window: MainWindow) -> OrdersView | None:
     """The orders list tab (opened once, then brought forward)."""
+    from app.ui.panels.orders_list import OrdersView
+
     session = window.session
     if session is None:
         return None
@@ -90,6 +92,8 @@ def _reader(window: MainWindow) -> Background:
 
 
 def _orders_open(window: MainWindow) -> bool:
+    from app.ui.panels.orders_list import OrdersView
+
     found = (window.tabs.widget(i) for i in range(window.tabs.count()))
     return any(isinstance(w, OrdersView) for w in found)
 
@@ -121,6 +125,8 @@ def order_filters(order: Order) -> dict[str, str]:
 
 def open_history(window: MainWindow) -> HistoryView | None:
     """The history of pushed changes tab (opened once, then brought forward and re-read)."""
+    from app.ui.outbox.history_view import HistoryView
+
     session = window.session
     if session is None:
         return None
@@ -144,6 +150,8 @@ def open_history(window: MainWindow) -> HistoryView | None:
 
 def open_outbox(window: MainWindow, slug: str | None = None) -> OutboxView | None:
     """The outbox tab (made once per show, then brought forward) scoped to `slug` or to all."""
+    from app.ui.outbox.outbox_view import OutboxView
+
     session = window.session
     if session is None:
         return None
