@@ -61,7 +61,10 @@ class ChangeMark(NamedTuple):
 
 
 _MARK = "seq, record_id, server_id, op, state, attempts, updated_at"
-_BASE_IF_UNNAMED = " CASE WHEN changed_fields IS NULL OR changed_fields = '[]' THEN base END,"
+_BASE_IF_UNNAMED = (
+    " CASE WHEN op IN ('update', 'bulk-update') AND (changed_fields IS NULL OR changed_fields = "
+    "'[]') THEN base END,"
+)
 assert " base," in COLUMNS and " theirs," in COLUMNS  # what `shown_of` leaves out
 
 
@@ -228,9 +231,9 @@ class Outbox:
         self, resource: str, record_ids: Sequence[str], states: Sequence[State] = ACTIVE
     ) -> list[Change]:
         """These records' changes (by id or server id), oldest first, each once, with what the
-        pending overlay reads of them (app/sync/overlay.py): `base` only where no changed
-        fields are named (their diff needs it) and never the `theirs` of a conflict — half the
-        JSON of `for_records` for a paste's changes."""
+        pending overlay reads of them (app/sync/overlay.py): `base` only for an update that
+        names no changed fields (its diff needs it) and never the `theirs` of a conflict — half
+        the JSON of `for_records` for a paste's or a deletion's changes."""
         columns = COLUMNS.replace(" base,", _BASE_IF_UNNAMED).replace(" theirs,", " NULL,")
         found: dict[int, Change] = {}
         for where, params in _of_records(resource, record_ids, states):

@@ -183,9 +183,8 @@ class UndoSteps:
         records it discarded are queued again under their ids. Raises `AlreadyPushed` when a
         deletion was pushed (the record is gone from the show: nothing is written)."""
         _refuse_pushed(self.outbox, step.seqs, ON_THE_SHOW)
-        for seq in step.seqs:
-            if _state(self.outbox.get(seq)) == "pending":
-                self.outbox.discard(seq)
+        states = self.outbox.states_of(step.seqs)
+        self.outbox.discard_many(seq for seq in step.seqs if states.get(seq) == "pending")
         self.outbox.add_many(_again(c) for c in step.dropped)
 
     def revert_step(self: _Staging, step: EditStep) -> EditStep:

@@ -290,14 +290,18 @@ class Editor(UndoSteps):
         if not res.can("delete") and not all(is_local_id(r) for r in record_ids):
             raise UnknownOperation(_cannot(res, "deleted"))
         changes: list[NewChange] = []
+        discard: list[int] = []
+        # Read once for them all (deleting 2,000 rows: two queries, not 4,000).
+        unsettled = self.outbox.for_records(slug, record_ids)
+        cached = self.cache.get_many(slug, [r for r in record_ids if not is_local_id(r)])
         for record_id in record_ids:
-            unsent = [c for c in self.outbox.for_record(slug, record_id) if c.state == "pending"]
+            unsent = [c for c in unsettled[record_id] if c.state == "pending"]
             if is_local_id(record_id) and all(not creates(c) or c.attempts == 0 for c in unsent):
-                for c in unsent:
-                    self.outbox.discard(c.seq)
+                discard += [c.seq for c in unsent]
                 continue
-            base = self.cache.get(slug, record_id)
-            changes.append(NewChange(slug, "delete", record_id, base=base))
+            changes.append(NewChange(slug, "delete", record_id, base=cached.get(record_id)))
+        if discard:
+            self.outbox.discard_many(discard)
         return self.outbox.add_many(changes) if changes else []
 
     def _stage_record(

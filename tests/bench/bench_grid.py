@@ -25,7 +25,11 @@ from typing import TypeVar
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from PySide6.QtCore import QItemSelectionModel, QSettings  # after the platform is chosen
+from PySide6.QtCore import (
+    QItemSelection,
+    QItemSelectionModel,
+    QSettings,
+)  # after the platform is chosen
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QApplication
 
@@ -101,6 +105,14 @@ def bench(folder: Path, count: int) -> None:
         FIGURES["pending changes after the undo"] = outbox.counts()["pending"]
         timed("redo", editing.stack.redo)
         timed("undo again", editing.stack.undo)
+        end = model.index(top + ROWS - 1, model.column_of(FIELDS[-1]))
+        tab.table.selectionModel().select(
+            QItemSelection(start, end), QItemSelectionModel.SelectionFlag.ClearAndSelect
+        )
+        grid.ask = lambda _question: True
+        timed(f"delete {ROWS:,} rows", grid.delete_rows)
+        FIGURES["pending changes after the deletion"] = outbox.counts()["pending"]
+        timed(f"undo the deletion of {ROWS:,} rows", editing.stack.undo)
         tab.close()
         tab.deleteLater()
         collector.stop()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 
 from app.store.outbox import Outbox
 from app.sync.overlay import PendingOverlay
@@ -130,4 +130,33 @@ def test_undo_after_a_sort_and_a_filter_changes_the_right_rows_on_screen(grid: G
     assert {rid: grid.saved(rid, "city") for rid in new} == new  # the hidden rows' too
     untouched = [r for r in grid.editor.cache.ids("customers") if r not in new]
     assert all(not str(grid.saved(r, "city")).startswith("Zeta") for r in untouched)
+    shown_as_a_full_read(grid)
+
+
+def test_many_rows_selected_in_two_blocks_with_a_hidden_column(grid: Grid) -> None:
+    """The selection is read from its ranges: cells of hidden columns left out, overlapping
+    blocks counted once; deleting their rows is one step and one outbox transaction."""
+    side_by_side(grid)
+    model, table = grid.model, grid.tab.table
+    grid.tab.header.setSectionHidden(model.column_of("customerName"), True)
+    first, last = model.column_of(FIELDS[0]), model.column_of(FIELDS[-1])
+    selection = QItemSelection()
+    for column in (model.column_of(f) for f in FIELDS):  # customerName's is hidden
+        selection.select(model.index(2, column), model.index(11, column))
+    selection.select(model.index(10, first), model.index(21, first))  # overlaps rows 10–11
+    table.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+    cells = grid.grid.selected_cells()
+    assert len(cells) == 10 * 2 + 10  # rows 2–11 × city and priceZone, then rows 12–21 × city
+    assert model.column_of("customerName") not in {c for _, c in cells}
+    assert cells[:2] == [(2, first), (2, last)] and cells[-1] == (21, first)
+    ids = [model.record_id(r) for r in range(2, 22)]
+    writes: list[int] = []
+    add_many = grid.editor.outbox.add_many
+    grid.editor.outbox.add_many = lambda *a, **k: writes.append(1) or add_many(*a, **k)  # type: ignore[method-assign]
+    assert grid.grid.delete_rows() == 20 and writes == [1]
+    assert [c.record_id for c in grid.pending()] == ids
+    assert all(model.row_kind(model.row_of(rid)) == "deleted" for rid in ids)
+    shown_as_a_full_read(grid)
+    grid.editing.stack.undo()
+    assert grid.pending() == [] and all(model.row_kind(r) is None for r in range(30))
     shown_as_a_full_read(grid)
