@@ -57,8 +57,7 @@ class RecordWindow:
         *,
         first_screen: bool = False,
     ) -> None:
-        """`first_screen=True` reads only the first screen now (`complete` stays False until
-        `relist` brings the rest): what a table opening on a big resource paints first."""
+        """`first_screen=True`: only the first screen now (see `start`)."""
         self._cache, self._slug = cache, slug
         self._listing = listing
         self.runner: QueryRunner | None = None
@@ -70,9 +69,10 @@ class RecordWindow:
         self._ready: RowsReady = lambda _ids, _complete: None
         self._indexing: set[str] = set()  # fields whose sort index is being built
         self._blocks: OrderedDict[int, dict[str, dict[str, Any]]] = OrderedDict()
-        limit = FIRST_SCREEN if first_screen else None
-        ids = cache.row_ids(slug, listing, limit=limit)
-        self.show(ids, complete=limit is None or len(ids) < limit)
+        if first_screen:
+            self.start(listing)
+        else:
+            self.show(cache.row_ids(slug, listing))
 
     # ------------------------------------------------------------------------------ reading
 
@@ -89,6 +89,11 @@ class RecordWindow:
     def complete(self) -> bool:
         """False while the rows are a first screen and the whole list is still on its way."""
         return self._complete
+
+    @property
+    def waiting(self) -> bool:
+        """A runner is reading rows of the current listing."""
+        return bool(self._reads)
 
     @property
     def ids(self) -> Ids:
@@ -146,6 +151,17 @@ class RecordWindow:
             self.runner(first.run, lambda ids: self._answered(generation, ids, first=True))
         self._reads.append(whole)
         self.runner(whole.run, lambda ids: self._answered(generation, ids, first=False))
+
+    def start(self, listing: Listing) -> None:
+        """Show the first screen of `listing` now, read here (`complete` False if there is more:
+        a later `relist` brings the rest) — what a table opening on a big resource paints first."""
+        self._listing = listing
+        self._generation += 1
+        for read in self._reads:
+            read.cancel()
+        self._reads = []
+        ids = self._cache.row_ids(self._slug, listing, limit=FIRST_SCREEN)
+        self.show(ids, complete=len(ids) < FIRST_SCREEN)
 
     def _answered(self, generation: int, ids: Ids, *, first: bool) -> None:
         """An answer of a runner: passed on unless overtaken (or a first screen come late)."""

@@ -94,7 +94,8 @@ class RecordTableModel(QAbstractTableModel):
         listing = Listing(parent=parent)
         self._rows = RecordWindow(cache, resource.slug, listing, first_screen=first_screen)
         self.refresh_pending()
-        if not self._rows.complete:
+        self._opening = first_screen  # until the rest of the rows are asked for
+        if first_screen:
             QTimer.singleShot(0, self, self._complete_rows)  # after the first paint
 
     # ---------------------------------------------------------------------- what it shows
@@ -191,9 +192,10 @@ class RecordTableModel(QAbstractTableModel):
 
     def _complete_rows(self) -> None:
         """Opened on a first screen: the rest of the rows, from the background if it is set."""
+        self._opening = False
         if not self._rows.complete and self._rows.runner is None:
             self._show_rows(self._cache.row_ids(self._resource.slug, self.listing), True, False)
-        elif not self._rows.complete:
+        elif not self._rows.complete and not self._rows.waiting:
             self._relist(self.listing, first_screen=False)
 
     def set_background(self, run: QueryRunner | None) -> None:
@@ -372,6 +374,11 @@ class RecordTableModel(QAbstractTableModel):
         screen (reset) and then the rows after it (inserted); `first_screen` False keeps the
         rows shown until the whole list is ready (a refresh)."""
         background = self._rows.runner is not None
+        if self._opening and not background:  # a saved view restored while opening
+            self.beginResetModel()
+            self._rows.start(listing)
+            self.endResetModel()
+            return
         if background:
             self.query_running.emit(True)
         self._rows.relist(

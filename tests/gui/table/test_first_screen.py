@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pytestqt.qtbot import QtBot
 
 from app.api.registry import default_registry
 from app.store import record_window
@@ -135,4 +136,25 @@ def test_the_first_screen_is_the_start_of_the_whole_sorted_filtered_list(
         if cached:
             row = model.row_of(rid)
             assert row == -1 or model.record(row)["city"] == "Zzz"  # the pending value shown
+        model.deleteLater()
+
+
+def test_a_table_opens_on_its_first_screen_and_the_rest_follows(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """A saved view restored while opening costs a first screen too; the rest follows once the
+    event loop runs (here without a background: read at once then)."""
+    with Cache(tmp_path / "cache.db", REGISTRY) as cache:
+        rows = [{"id": f"c{n:03d}", "customerID": f"CU{n:03d}", "customerName": f"Shop {n % 13}"}
+                for n in range(250)]  # fmt: skip
+        cache.upsert("customers", rows)
+        refs = ReferenceNames(cache)
+        model = RecordTableModel(cache, REGISTRY["customers"], refs, first_screen=True)
+        listing = Listing(order_by="customerName", descending=True)
+        whole = cache.row_ids("customers", listing)
+        model.set_listing(listing)
+        assert model.rowCount() == record_window.FIRST_SCREEN and not model.complete
+        assert model.record_ids() == whole[: record_window.FIRST_SCREEN]
+        qtbot.waitUntil(lambda: model.complete)
+        assert model.record_ids() == whole
         model.deleteLater()
