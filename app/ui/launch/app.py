@@ -50,7 +50,7 @@ FONTS = RESOURCES_DIR / "fonts"  # only in a bundle: a font for systems that hav
 EXIT_REFUSED, EXIT_NOTHING_OPENED, EXIT_CRASHED = 1, 2, 70
 
 Ask = Callable[[str], bool]
-Connection = Callable[[], tuple[Profile, str]]  # the profile to connect, and its secret
+Credentials = Callable[[], tuple[Profile, str]]  # the profile to connect, and its secret
 Tell = Callable[[str], None]
 NOT_OPENED = "Show not opened"  # the title of what `tell` says (a profile refused or unwritable)
 
@@ -172,9 +172,9 @@ class ShowDesk:
         or, with `connect_later`, until `connect()` (the show is shown, `is_open`)."""
         return self._open_show(profile, lambda: (profile, secret))
 
-    def _open_show(self, profile: Profile, connection: Connection) -> ShowSession | None:
+    def _open_show(self, profile: Profile, credentials: Credentials) -> ShowSession | None:
         """Show the profile's files in the window (its lock held), then connect through
-        `connection()`: the profile to connect (the same show, maybe at another address) and
+        `credentials()`: the profile to connect (the same show, maybe at another address) and
         its secret — at once, or on `connect()` with `connect_later`."""
         stack = ExitStack()
         try:
@@ -191,7 +191,7 @@ class ShowDesk:
         self._open = stack
         ProfileStore().set_last(profile.name)
         self.window.show_local(local)
-        self._connect = functools.partial(self._connect_show, local, connection)
+        self._connect = functools.partial(self._connect_show, local, credentials)
         return None if self.connect_later else self.connect()
 
     def connect(self) -> ShowSession | None:
@@ -201,15 +201,13 @@ class ShowDesk:
         connect, self._connect = self._connect, None
         return connect() if connect is not None and self._open is not None else None
 
-    def _connect_show(self, local: LocalShow, connection: Connection) -> ShowSession | None:
-        profile, secret = connection()
+    def _connect_show(self, local: LocalShow, credentials: Credentials) -> ShowSession | None:
+        profile, secret = credentials()
         try:
             session = connect_show(self.window, local, profile, secret, self.tasks)
         except InvalidValue as problem:  # a setting of the profile: its CA bundle
-            self.cannot_open(profile, problem)
+            self.cannot_open(profile, problem)  # the window stays, to say so and to pick another
             self._close_local()
-            if self.connect_later:
-                self.window.close()  # as when it could not be opened at all
             return None
         remember_secret(secret)
         # Once the window is up (a question now would run inside whoever called `open`).
