@@ -152,3 +152,27 @@ def test_sweep_run_stops_when_asked(tmp_path: Path) -> None:
                     await NestedSweep(Puller(client, cache), sleep=idle).run(stop)
 
     asyncio.run(scenario())
+
+
+@pytest.mark.asyncio
+async def test_sweep_stands_aside_while_paused(tmp_path: Path) -> None:
+    """While paused (the window syncs) the sweep asks nothing and looks again a second later."""
+    clock = ManualClock()
+    with SimServer(generate_show("tiny", seed=6), _config()) as server:
+        async with paced_client(server, clock) as client:
+            with Cache(tmp_path / "cache.sqlite", REGISTRY) as cache:
+                puller = Puller(client, cache)
+                await puller.sync(["booths"], full=True)
+                first = server.show.records("booths")[0]["boothID"]
+                await puller.refresh_lists("booths", first)  # the lists' paging learned
+                server.stats.reset()
+                syncing = [True, True, False]
+                waits: list[float] = []
+
+                async def note(seconds: float) -> None:
+                    waits.append(seconds)
+                    syncing.pop(0)
+
+                sweep = NestedSweep(puller, sleep=note, paused=lambda: syncing[0])
+                assert await sweep.step()
+                assert waits == [1.0, 1.0] and nested_requests(server) == 1
