@@ -41,6 +41,7 @@ from app.sync.batches import is_record_change, sendable_fields
 from app.sync.edit_undo import UndoSteps
 from app.sync.overlay import UNSETTLED, PendingOverlay
 from app.sync.revert import BEFORE
+from app.sync.special_changes import READS, UnknownOperation, jsonable, special_body, subject_of
 from app.sync.verdicts import creates
 
 __all__ = [
@@ -57,12 +58,6 @@ __all__ = [
 ]
 
 _UNSETTLED: tuple[State, ...] = UNSETTLED  # what Editor.current lays over (app/sync/overlay.py)
-_READS = ("list", "get")
-_LIST_BODIES = ("ids", "items", "history", "array")
-
-
-class UnknownOperation(ValueError):
-    """`Editor.special` was asked for an operation the resource does not have (or cannot queue)."""
 
 
 def write_op(res: Resource, single: str) -> str | None:
@@ -258,24 +253,24 @@ class Editor(UndoSteps):
             operation = res.op(op)
         except RegistryError as exc:
             raise UnknownOperation(exc.message) from None
-        if op in _READS:
+        if op in READS:
             raise UnknownOperation(f"{res.title}: '{op}' only reads; there is nothing to queue")
         if op in ("create", "update", "delete"):
             raise UnknownOperation(f"{res.title}: '{op}' goes through create/stage/delete")
-        given = {k: _jsonable(v) for k, v in (params or {}).items()}
+        given = {k: jsonable(v) for k, v in (params or {}).items()}
         if "id" in operation.placeholders and "id" not in given and record_id is not None:
             given["id"] = record_id
         try:
             operation.url(given)
         except RegistryError as exc:
             raise UnknownOperation(f"{res.title} {op}: {exc.message}") from None
-        payload = _special_body(res.title, op, operation.body, body)
+        payload = special_body(res.title, op, operation.body, body)
         if before is not None:
-            payload[BEFORE] = _jsonable(before)
+            payload[BEFORE] = jsonable(before)
         change = NewChange(
             slug,
             op,
-            record_id if record_id is not None else _subject(res, given),
+            record_id if record_id is not None else subject_of(res, given),
             payload=payload,
             params=given,
             changed_fields=tuple(changed_fields),
@@ -431,44 +426,6 @@ def _fixed(res: Resource, failed: Change, record: dict[str, Any]) -> NewChange:
 
 def _cannot(res: Resource, done: str) -> str:
     return f"{res.title} cannot be {done} through the API"
-
-
-def _jsonable(value: Any) -> Any:
-    """`value` as the outbox stores it (records as their JSON fields)."""
-    from app.api.models import ShowRecord
-
-    if isinstance(value, ShowRecord):
-        return value.model_dump(mode="json")
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return value
-
-
-def _special_body(title: str, op: str, kind: str, body: Any) -> dict[str, Any]:
-    """The payload `{"body": …}` of a special change, checked against the body kind."""
-    from app.api.models import ShowRecord
-
-    if kind == "none" and body is not None:
-        raise UnknownOperation(f"{title} {op} takes no body")
-    if kind in _LIST_BODIES:
-        wrapped = isinstance(body, Mapping) and kind in ("items", "history")
-        single = kind == "ids" and isinstance(body, str | int)
-        if not wrapped and not single and not isinstance(body, list | tuple):
-            raise UnknownOperation(f"{title} {op} needs a list")
-    if kind in ("record", "object") and not isinstance(body, Mapping | ShowRecord | None):
-        raise UnknownOperation(f"{title} {op} needs an object")
-    return {"body": _jsonable(body)}
-
-
-def _subject(res: Resource, params: Mapping[str, Any]) -> str:
-    """What a special change is about, so that one subject's changes go in order."""
-    if params.get("id") not in (None, ""):
-        return str(params["id"])
-    if res.parent_param and params.get(res.parent_param) not in (None, ""):
-        return f"{res.parent_param}={params[res.parent_param]}"
-    return ""
 
 
 def pending_fields(changes: Iterable[Change]) -> set[tuple[str, str]]:
