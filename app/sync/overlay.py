@@ -27,7 +27,7 @@ One outbox query per resource (`PendingOverlay.read`) answers every record at on
 highlight, `failed` cells with the server's reason (`named`: those its answer names), `row_errors`
 and the ids in `conflicts`. No record is read here. The table keeps its overlay up to date with
 `PendingFollower`: only the records whose changes moved since its last read are laid again
-(`renew`; docs/decisions/0016-a-gesture-costs-its-cells.md), with the same answer.
+(`renew`; docs/decisions/0017-a-gesture-costs-its-cells.md), with the same answer.
 
 A later sort or filter in the cache that includes pending values needs no second copy of this
 rule: `rows()` answers `(id, json of the pending fields, kind)` per record — a values list (or a
