@@ -12,11 +12,12 @@ created here and not pushed: their ids answer no cached record.
 Listing ids may take a while on a big resource. Given a `runner` (`run(work, done)`: `work` on a
 worker thread, `done(result)` back where the window lives), `relist` sends the query there; the
 rows stay as they are until the answer comes, and an answer overtaken by a newer `relist` is
-dropped — its query is interrupted in SQLite (typing ahead in a filter box). Two queries go: the
-first screen (`FIRST_SCREEN` rows, `LIMIT`ed, so SQLite stops once it has them when no sort is
-asked) and the whole list; the first screen is shown as soon as it comes, and the whole list
-then adds the rows after it (the first rows of the whole list are the first screen's, the same
-query without its `LIMIT`). Without a runner the query runs at once. Nothing here knows Qt.
+dropped — its query is interrupted in SQLite (typing ahead in a filter box). Two queries go, one
+after the other: the first screen (`FIRST_SCREEN` rows, `LIMIT`ed, so SQLite stops once it has
+them when the order is served by an index) and then the whole list; the first screen is shown
+as soon as it comes, and the whole list then adds the rows after it (the first rows of the
+whole list are the first screen's: the same query without its `LIMIT`). Without a runner the
+query runs at once. Nothing here knows Qt.
 
 Rows hold ids, not rowids: 1,000,000 ids take about 70 MB, and `row_of` walks the list (a few
 milliseconds at 1,000,000) rather than keeping a dictionary of them all.
@@ -145,12 +146,18 @@ class RecordWindow:
             return
         generation, whole = self._generation, self._cache.read_ids(self._slug, listing)
         self._ready = ready
+        self._reads.append(whole)
         if first_screen:
             first = self._cache.read_ids(self._slug, listing, limit=FIRST_SCREEN)
             self._reads.append(first)
             self.runner(first.run, lambda ids: self._answered(generation, ids, first=True))
-        self._reads.append(whole)
-        self.runner(whole.run, lambda ids: self._answered(generation, ids, first=False))
+        else:
+            self._read_whole(generation, whole)
+
+    def _read_whole(self, generation: int, whole: IdsRead) -> None:
+        runner = self.runner
+        if runner is not None:
+            runner(whole.run, lambda ids: self._answered(generation, ids, first=False))
 
     def start(self, listing: Listing) -> None:
         """Show the first screen of `listing` now, read here (`complete` False if there is more:
@@ -175,6 +182,8 @@ class RecordWindow:
         self._ready(ids, complete)
         if complete:
             self._index_the_sort(len(ids))
+        elif first:  # the whole list now: it did not compete with the first screen for a core
+            self._read_whole(generation, self._reads[0])
 
     def _index_the_sort(self, rows: int) -> None:
         """After a big listing sorted on a field without a sort index: build one, in the

@@ -49,6 +49,16 @@ Index = QModelIndex | QPersistentModelIndex
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _ROLES = Qt.ItemDataRole
 _NO_CHILDREN = Qt.ItemFlag.ItemNeverHasChildren
+# The roles answered from the cell's value (the others from the record id alone, or none).
+_VALUE_ROLES = frozenset(
+    {
+        _ROLES.DisplayRole,
+        _ROLES.EditRole,
+        _ROLES.CheckStateRole,
+        _ROLES.TextAlignmentRole,
+        _ROLES.ToolTipRole,
+    }
+)
 
 
 class EditSink(Protocol):
@@ -308,6 +318,8 @@ class RecordTableModel(QAbstractTableModel):
             return self._row_style(rid, role)
         if role == _ROLES.ToolTipRole and (problem := look.note(rid, field)):
             return problem
+        if role not in _VALUE_ROLES:
+            return None  # a decoration, a size hint…: asked for every cell painted, never given
         value = self.record(row).get(field)
         if role == _ROLES.DisplayRole:
             return None if isinstance(value, bool) else look.text(field, value)
