@@ -127,7 +127,7 @@ class MainWindow(QMainWindow):
         self.undoable_edits.applied.connect(self.on_edits_applied)
         self.undoable_edits.refused.connect(self.status.show_message)  # issue 14 (k6): undo
         self.undoable_edits.revertible_changed.connect(self.actions_["revert_on_show"].setEnabled)
-        self.tree = ResourceTree(local.registry, counts=local.cache.counts(), owner=self)
+        self.tree = ResourceTree(local.registry, owner=self)  # counts: with the session
         self.tree.set_not_offered(local.cache.not_offered())
         self.tree.open_requested.connect(self.open_resource)
         self.tree.sync_requested.connect(self.on_tree_sync_requested)
@@ -167,7 +167,7 @@ class MainWindow(QMainWindow):
         for tab in self.resource_tabs():
             self._connect_tab(tab, session)
         self.update_title()
-        self.events.on_data_changed([])
+        self.events.show_counts()  # the tabs shown already read the cache: no refresh
         self.events.on_outbox_changed([])
 
     def _connect_tab(self, tab: ResourceTab, session: ShowSession) -> None:

@@ -117,10 +117,16 @@ class SessionEvents(QObject):
         if window.references is not None:
             window.references.refresh()
         show_tabs.refresh_tabs(window.tabs, slugs)
-        if window.tree is not None:
+        self.show_counts()
+
+    def show_counts(self) -> None:
+        """The tree's cached counts and what the show does not offer (counting a big cache
+        takes a moment: the window is painted before, these follow with the session)."""
+        tree = self.window.tree
+        if tree is not None:
             counts = self.session.cache.counts()
-            window.tree.set_counts({r.slug: counts.get(r.slug, 0) for r in self.session.registry})
-            window.tree.set_not_offered(self.session.cache.not_offered())
+            tree.set_counts({r.slug: counts.get(r.slug, 0) for r in self.session.registry})
+            tree.set_not_offered(self.session.cache.not_offered())
 
     def on_outbox_changed(self, _slugs: list[str]) -> None:
         """The status bar's counts of pending, failed and conflicting changes."""
