@@ -3,6 +3,10 @@
     .venv/bin/python tests/bench/bench_sync.py
 
 - requests an incremental sync uses after one change among 100,000 customers;
+- issue 17: requests of an incremental sync after 10 changes on the demo and the `large` show
+  (before: 2,058 on `large`, 2,000 of them re-listing each booth's products and vendors), and a
+  full sync of 100,000 customers at the show's rate limit beside the same sync with the limit
+  lifted (ShowDesk's own cost), the simulator in its own process;
 - push of 1,000 edits through a scaled rate window, as a share of the allowed rate;
 - bulk inventory: 1,000 inventory rows edited through the Editor and pushed through the bulk
   endpoint — requests used against rows, and the time.
@@ -20,18 +24,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))  # `tests` importable when run as a script (make bench)
 
-from app.api.client import ShowClient
-from app.api.connection import Connection
-from app.api.registry import default_registry
-from app.sim import SimConfig, SimServer, generate_show
-from app.store.cache import Cache
-from app.store.changes import NewChange
-from app.store.outbox import Outbox
-from app.sync.edits import Editor, FieldEdit
-from app.sync.puller import Puller
-from app.sync.pusher import Pusher
+import httpx  # noqa: E402
+
+from app.api.client import ShowClient  # noqa: E402
+from app.api.connection import Connection  # noqa: E402
+from app.api.registry import default_registry  # noqa: E402
+from app.sim import SimConfig, SimServer, generate_show  # noqa: E402
+from app.store.cache import Cache  # noqa: E402
+from app.store.changes import NewChange  # noqa: E402
+from app.store.outbox import Outbox  # noqa: E402
+from app.sync.edits import Editor, FieldEdit  # noqa: E402
+from app.sync.puller import Puller  # noqa: E402
+from app.sync.pusher import Pusher  # noqa: E402
+from tests.sim.test_nested_lists import NESTED, ten_changes  # noqa: E402
 
 REGISTRY = default_registry()
 
@@ -66,6 +74,72 @@ async def incremental_after_one_change(folder: Path) -> None:
                     f"{server.stats.requests} requests, {report.fetched:,} records re-fetched "
                     "(modifiedAfter is a date: everything changed since the day before)"
                 )
+
+
+async def incremental_after_ten_changes(folder: Path, size: str) -> None:
+    """Issue 17: an incremental sync after 10 changes (6 customers and 2 booths edited, a product
+    added to a booth, a booth created) costs what changed, not what exists."""
+    with SimServer(generate_show(size, seed=4), SimConfig(throttle=False)) as server:
+        async with (
+            client_for(server, 1_000_000, 60.0) as client,
+            client_for(server, 1_000_000, 60.0) as other_admin,
+        ):
+            with Cache(folder / f"ten-{size}.sqlite", REGISTRY) as cache:
+                puller = Puller(client, cache)
+                started = time.perf_counter()
+                await puller.sync(full=True)
+                full_time, full_requests = time.perf_counter() - started, server.stats.requests
+                await ten_changes(other_admin, server)
+                server.stats.reset()
+                started = time.perf_counter()
+                await puller.sync()
+                took = time.perf_counter() - started
+    requests = server.stats.requests
+    nested = sum(n for key, n in server.stats.by_operation.items() if key in NESTED)
+    before = " (before: 2,058, 2,000 of them per booth)" if size == "large" else ""
+    print(
+        f"incremental sync after 10 changes, {size} show: {requests:,} requests{before}, "
+        f"{nested} of them booth lists (the 3 booths new or changed); goal: a few per resource "
+        f"({sum(1 for r in REGISTRY if r.can('list') and not r.nested_by_param)} resources) plus "
+        f"paging; {requests / 300:.1f} min of a 300/min budget; {took:.1f} s here"
+    )
+    print(f"  (its full sync: {full_requests:,} requests, {full_time:.1f} s with the limit lifted)")
+
+
+async def full_sync_at_the_limit(folder: Path, customers: int = 100_000) -> None:
+    """Issue 17, point 3: a full sync of 100,000 customers at the show's rate limit (300 a
+    minute), and again with the limit lifted. The simulator runs in its own process; each run's
+    time is split into waiting for the show's answers (the sum over requests, which go one at a
+    time) and the rest: ShowDesk's own work (reading pages, the cache) and its pacing."""
+    print(f"full sync of {customers:,} customers (the simulator in its own process):")
+    for rate, limit in (("300/60", 300), ("1000000/60", 1_000_000)):
+        with simulator_process(customers, rate) as sim:
+            counting = CountingTransport()
+            connection = Connection(
+                sim["base URL"], sim["auth URL"], sim["show ID"], sim["secret"],
+                rate_limit=limit, rate_window=60.0,
+            )  # fmt: skip
+            async with ShowClient(connection, REGISTRY, transport=counting) as client:
+                with Cache(folder / f"full-{limit}.sqlite", REGISTRY) as cache:
+                    started = time.perf_counter()
+                    report = await Puller(client, cache).sync(["customers"], full=True)
+                    took = time.perf_counter() - started
+        assert report.fetched == customers and not report.failed
+        requests = counting.requests
+        answers = sum(answered - sent for _, sent, answered in counting.spans)
+        own = took - answers
+        allowed = math.floor(limit * 0.9)  # background requests leave the interactive reserve
+        bound = (math.ceil(requests / allowed) - 1) * 60.0  # the fastest the limit allows
+        label = "at the show's limit, 300/60 s" if limit == 300 else "with the limit lifted"
+        print(
+            f"  {label}: {took:.1f} s for {requests} requests = {answers:.1f} s waiting for the "
+            f"show's answers + {own:.1f} s ShowDesk's own (pages read, cache written, pacing: "
+            f"{customers / max(own, 1e-9):,.0f} records/s); the limit alone imposes {bound:.0f} s"
+        )
+    print(
+        "  goal: bounded by the rate limit, not by ShowDesk: ShowDesk's own part stays under "
+        "the time the limit imposes or the show's answers take, whichever is longer"
+    )
 
 
 class CountingTransport(httpx.AsyncBaseTransport):
@@ -187,9 +261,20 @@ def waiting(counting: CountingTransport, method: str) -> float:
     return max(a for _, a in spans) - min(s for s, _ in spans) if spans else 0.0
 
 
+def sync_cost(folder: Path) -> None:
+    """Issue 17's figures: incremental syncs after 10 changes, the full sync at the limit."""
+    for size in ("demo", "large"):
+        asyncio.run(incremental_after_ten_changes(folder, size))
+    asyncio.run(full_sync_at_the_limit(folder))
+
+
 def main() -> None:
+    """Every figure in turn (`--lists`: only issue 17's, `sync_cost`)."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        sync_cost(folder)
+        if "--lists" in sys.argv:
+            return
         asyncio.run(incremental_after_one_change(folder))
         asyncio.run(push_throughput(folder))
         asyncio.run(bulk_inventory(folder))
