@@ -1,0 +1,62 @@
+"""The cache's `nested_lists` table (v4, issue 17): when each parent's list was last listed —
+a cache of the older version gains it with nothing listed, and the sweep's order is oldest first,
+never-listed before any."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from app.api.registry import default_registry
+from app.store.cache import Cache
+from app.store.nested_lists import NestedLists
+from app.store.schema import CACHE_V1, CACHE_V2, CACHE_V3
+
+REGISTRY = default_registry()
+NOW = datetime(2026, 11, 26, 12, 0)
+
+
+def _booths(cache: Cache, *keys: str) -> None:
+    cache.upsert("booths", [{"id": f"id-{k}", "boothID": k} for k in keys])
+
+
+def test_a_v3_cache_gains_the_table_with_every_list_unlisted(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    conn = sqlite3.connect(path)
+    for statement in (*CACHE_V1, *CACHE_V2, *CACHE_V3):
+        conn.execute(statement)
+    conn.execute(
+        "INSERT INTO records VALUES ('booths', '', 'b1', 'B1', NULL, '2025-01-01', ?)",
+        ('{"id":"b1","boothID":"B1"}',),
+    )
+    conn.execute("PRAGMA user_version=3")
+    conn.commit()
+    conn.close()
+    with Cache(path, REGISTRY) as cache:
+        lists = NestedLists(cache)
+        assert lists.unlisted("booth-products", "booths") == ["B1"]  # listed once, then known
+        lists.listed("booth-products", ["B1"], NOW)
+        assert lists.unlisted("booth-products", "booths") == []
+        assert lists.last_listed("booth-products", "B1") == NOW
+
+
+def test_due_is_oldest_first_and_age_counts_fresh_lists(tmp_path: Path) -> None:
+    with Cache(tmp_path / "cache.sqlite", REGISTRY) as cache:
+        _booths(cache, "A", "B", "C", "D")
+        lists = NestedLists(cache)
+        lists.listed("booth-vendors", ["A"], NOW - timedelta(hours=1))
+        lists.listed("booth-vendors", ["B"], NOW - timedelta(hours=5))
+        lists.listed("booth-vendors", ["C"], NOW)
+        due = lists.due("booth-vendors", "booths", NOW - timedelta(minutes=30), 10)
+        assert due == [("D", None), ("B", NOW - timedelta(hours=5)),
+                       ("A", NOW - timedelta(hours=1))]  # fmt: skip
+        age = lists.age("booth-vendors", "booths", NOW - timedelta(minutes=30))
+        assert (age.total, age.fresh, age.never, age.due, age.oldest) == (4, 1, 1, 3, None)
+        lists.listed("booth-vendors", ["D"], NOW)
+        age = lists.age("booth-vendors", "booths", NOW - timedelta(minutes=30))
+        assert (age.due, age.oldest) == (2, NOW - timedelta(hours=5))
+        lists.forget("booth-vendors", ["C"])  # the booth changed: to be listed again
+        assert lists.unlisted("booth-vendors", "booths") == ["C"]
+        lists.forget("booth-vendors")
+        assert lists.unlisted("booth-vendors", "booths") == ["A", "B", "C", "D"]
