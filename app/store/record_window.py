@@ -29,7 +29,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from app.store.cache import Cache, IdsRead
+from app.store.cache import Cache
+from app.store.ids_read import IdsRead
 from app.store.listing import EVERY_RECORD, Listing
 
 BLOCK = 200  # records read per SELECT
@@ -132,19 +133,15 @@ class RecordWindow:
 
         `ready(ids, complete)` is called with the answer: at once without a runner; else when
         the runner is done and no newer relist was asked for meanwhile — first with the first
-        screen (`complete` False; unless `first_screen` is False or the whole list came first),
-        then with the whole list. The caller then calls `show` or `extend` (a view announces
+        screen (`complete` False, unless that was all; none if `first_screen` is False), then
+        with the whole list. The caller then calls `show` or `extend` (a view announces
         the change of rows around it). Older queries still running are interrupted.
         """
-        self._listing = listing
-        self._generation += 1
-        for read in self._reads:
-            read.cancel()
-        self._reads = []
+        generation = self._ask(listing)
         if self.runner is None:
             ready(self._cache.row_ids(self._slug, listing), True)
             return
-        generation, whole = self._generation, self._cache.read_ids(self._slug, listing)
+        whole = self._cache.read_ids(self._slug, listing)
         self._ready = ready
         self._reads.append(whole)
         if first_screen:
@@ -154,6 +151,16 @@ class RecordWindow:
         else:
             self._read_whole(generation, whole)
 
+    def _ask(self, listing: Listing) -> int:
+        """`listing` is asked for from now on: older queries are interrupted and their answers
+        will be dropped. Answers this listing's generation."""
+        self._listing = listing
+        self._generation += 1
+        for read in self._reads:
+            read.cancel()
+        self._reads = []
+        return self._generation
+
     def _read_whole(self, generation: int, whole: IdsRead) -> None:
         runner = self.runner
         if runner is not None:
@@ -162,16 +169,12 @@ class RecordWindow:
     def start(self, listing: Listing) -> None:
         """Show the first screen of `listing` now, read here (`complete` False if there is more:
         a later `relist` brings the rest) — what a table opening on a big resource paints first."""
-        self._listing = listing
-        self._generation += 1
-        for read in self._reads:
-            read.cancel()
-        self._reads = []
+        self._ask(listing)
         ids = self._cache.row_ids(self._slug, listing, limit=FIRST_SCREEN)
         self.show(ids, complete=len(ids) < FIRST_SCREEN)
 
     def _answered(self, generation: int, ids: Ids, *, first: bool) -> None:
-        """An answer of a runner: passed on unless overtaken (or a first screen come late)."""
+        """An answer of a runner: passed on unless overtaken."""
         if generation != self._generation or not self._reads:
             return  # overtaken, or the listing was answered in full already
         complete = not first or len(ids) < FIRST_SCREEN  # a short first screen is all there is
@@ -182,7 +185,7 @@ class RecordWindow:
         self._ready(ids, complete)
         if complete:
             self._index_the_sort(len(ids))
-        elif first:  # the whole list now: it did not compete with the first screen for a core
+        else:  # the whole list now: it did not compete with the first screen for a core
             self._read_whole(generation, self._reads[0])
 
     def _index_the_sort(self, rows: int) -> None:

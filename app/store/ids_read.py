@@ -1,0 +1,78 @@
+"""One listing's ids read on a connection of its own, by a worker thread, cancellable from another.
+
+A table asks for a listing's ids (app/store/record_window.py) and, while they are read, may ask
+for another (a filter typed further): `cancel()` interrupts SQLite mid-query
+(`Connection.interrupt()`), and `run()` then answers []. The ids come back as one text SQLite
+joins (`group_concat`), split here in slices: SQLite runs the whole query without the GIL, where
+fetching a million rows one by one made the worker and the GUI thread hand the GIL back and
+forth and painting stalled (decision 0015).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["IdsRead"]
+
+_SEPARATOR = "\x1f"  # the ASCII unit separator: between the ids of a listing read at once
+_SLICE = 1 << 20  # characters of such a text split at a time
+
+
+class IdsRead:
+    """One listing's ids, read on a connection of its own by whichever thread calls `run()`;
+    `cancel()` (from any thread) interrupts SQLite mid-query, and `run()` then answers []."""
+
+    def __init__(self, path: Path, sql: str, params: Sequence[Any]) -> None:
+        self._path, self._sql, self._params = path, sql, params
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self.cancelled = False
+
+    def run(self) -> list[str]:
+        conn = sqlite3.connect(f"file:{self._path}?mode=ro", uri=True, check_same_thread=False)
+        with self._lock:
+            self._conn = None if self.cancelled else conn
+        try:
+            if self._conn is None:
+                return []
+            return self._ids(conn)
+        except sqlite3.OperationalError:
+            if self.cancelled:  # interrupted on purpose: nobody wants the answer
+                return []
+            raise
+        finally:
+            with self._lock:
+                self._conn = None
+            conn.close()
+
+    def _ids(self, conn: sqlite3.Connection) -> list[str]:
+        """The ids as one text SQLite joins (it runs the whole query without the GIL), split in
+        slices that let the GUI thread in between: fetching 1,000,000 rows one by one made the
+        worker and the GUI thread pass the GIL back and forth for seconds, and painting stalled.
+        The inner query has a LIMIT (-1 for none), so SQLite keeps its ORDER BY."""
+        outer = f"SELECT count(*), group_concat(id, char(31)) FROM ({self._sql})"
+        count, text = conn.execute(outer, self._params).fetchone()
+        ids: list[str] = []
+        start, size = 0, len(text or "")
+        while start < size:
+            end = text.find(_SEPARATOR, start + _SLICE)
+            end = size if end < 0 else end
+            ids.extend(text[start:end].split(_SEPARATOR))
+            start = end + 1
+            time.sleep(0)  # the GIL to the GUI thread, if it waits for it
+        if text is not None and text.endswith(_SEPARATOR):
+            ids.append("")
+        if len(ids) != count:  # an id holding the separator itself: row by row then
+            return [r[0] for r in conn.execute(self._sql, self._params)]
+        return ids
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            if self._conn is not None:
+                self._conn.interrupt()
