@@ -166,7 +166,8 @@ class Editor(UndoSteps):
         if write_op(res, "update") is None:
             staged.rejected = [Rejected(e, _cannot(res, "changed")) for e in edits]
             return staged
-        refused = [e for e in edits if not self._can_stage(res, e)]
+        editable = {name: can_edit(res, name) for name in {e.field for e in edits}}
+        refused = [e for e in edits if not editable[e.field] and not self._can_stage(res, e)]
         staged.rejected = [
             Rejected(e, f"{e.field} cannot be changed through the API") for e in refused
         ]
@@ -190,7 +191,9 @@ class Editor(UndoSteps):
                 drop += [c.seq for c in failed[1:]]  # the whole record is in the first one
                 order.append(failed[0].seq)
             else:
-                new.append(self._change(res, rid, record, views[rid] or {}, cached.get(rid)))
+                edited = {e.field for e in grouped[rid]}
+                before = views[rid] or {}
+                new.append(self._change(res, rid, record, before, cached.get(rid), edited))
                 order.append(None)
         added = iter(self.outbox.add_many(new, rework=rework, drop=drop) if order else [])
         staged.seqs = [seq if seq is not None else next(added) for seq in order]
@@ -322,10 +325,14 @@ class Editor(UndoSteps):
         record: dict[str, Any],
         before: dict[str, Any],
         cached: dict[str, Any] | None,
+        edited: set[str],
     ) -> NewChange:
-        """An update of the whole record (for a record created here: after its create)."""
+        """An update of the whole record (for a record created here: after its create). Only
+        the `edited` fields can differ from `before`: the record was staged from it."""
         changed = tuple(
-            k for k in record if k not in SERVER_OWNED and record.get(k) != before.get(k)
+            k
+            for k in record
+            if k in edited and k not in SERVER_OWNED and record.get(k) != before.get(k)
         )
         return NewChange(
             res.slug,
