@@ -79,12 +79,16 @@ class Cache:
         self._db = Database(path, CACHE_MIGRATIONS, sync="NORMAL", what="cache")
         self._sync = SyncStateTable(self._db)
         self.writes: CacheWrites | None = None
+        self._building: set[sqlite3.Connection] = set()  # sort indexes under way (worker threads)
 
     @property
     def path(self) -> Path:
         return self._db.path
 
     def close(self) -> None:
+        """Close the file; a sort index being built is given up (built again when wanted)."""
+        for conn in list(self._building):
+            conn.interrupt()
         self._db.close()
 
     def __enter__(self) -> Cache:
@@ -256,14 +260,16 @@ class Cache:
         index only speeds things up: one that cannot be built now (a busy or full disk) is
         left for the next sort (False)."""
         _name, sql = query.sort_index(field)
-        conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+        conn = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
+        self._building.add(conn)
         try:
             conn.execute(sql)
             return True
-        except sqlite3.OperationalError as exc:
+        except sqlite3.OperationalError as exc:  # also: interrupted by `close()`
             _log.info("no sort index on %s for now: %s", field, exc)
             return False
         finally:
+            self._building.discard(conn)
             conn.close()
 
     def ids(self, slug: str, parent: str | None = None) -> list[str]:
