@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import replace
+from typing import Any
 
 from app.api.client import ShowClient
 from app.commands.output import Progress
 from app.commands.workspace import OK, SOME_FAILED, USAGE, Workspace
 from app.push_lines import change_line, outcome_lines
-from app.store.changes import State
+from app.store.changes import Change, State
 from app.store.outbox import Outbox
 from app.sync.push_plan import plan_push, plan_text, push_seconds
-from app.sync.pusher import Pusher, PushProgress
+from app.sync.pusher import Pusher, PushProgress, PushReport
 from app.words import count
 
 
@@ -23,42 +24,50 @@ def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
     if args.dry_run:
         return _push_estimate(args, ws)
     if ws.team is not None:  # relay, push the team's claimed chains, follow (issue 15)
-        return _team_push(args, ws)
+        code = _team_push(args, ws)
+        ws.out.finish(code)  # now: the `changes` list is read from the outbox, still open
+        return code
     progress = Progress()
     out = ws.out
 
     async def work(client: ShowClient) -> int:
         await client.auth.token()  # an unreachable show stops here: every change stays pending
         pusher = Pusher(client, ws.cache, ws.outbox, on_progress=_on_push(progress))
-        sent = _to_push(ws.outbox, args.resource, args.retry_failed)
         report = await pusher.push(args.resource or None, retry_failed=args.retry_failed)
         progress.done()
-        settled = ws.outbox.changes(("failed", "conflict"))
-        for line in outcome_lines([c for c in settled if c.seq in sent], ws.registry):
-            out.warn(line)
-        _changes_json(ws, sent)
-        out.set(applied=report.done, failed=report.failed, conflicts=report.conflicts,
-                found_on_server=report.found_on_server, unreachable=report.unreachable)  # fmt: skip
-        out.line(
-            f"{report.done} applied, {report.failed} failed, {report.conflicts} in conflict"
-            + (
-                f", {report.found_on_server} found already on the server"
-                if report.found_on_server
-                else ""
-            )
-        )
-        for error in report.errors:
-            out.warn(error)
-        if report.unreachable is not None:  # every change not sent stays pending, said once
-            kept = f"{count(report.kept, 'change')} {'stays' if report.kept == 1 else 'stay'}"
-            out.warn(
-                f"The show cannot be reached ({report.unreachable}): {kept} pending, each with "
-                "its attempt and the reason in the outbox."
-            )
-            return SOME_FAILED
-        return USAGE if report.errors else (OK if report.clean else SOME_FAILED)
+        return _said(ws, report, sent)
 
-    return asyncio.run(_with_client(ws, work))
+    sent = _to_push(ws.outbox, args.resource, args.retry_failed)
+    code = asyncio.run(_with_client(ws, work))
+    out.finish(code)  # now: the `changes` list is read from the outbox, still open
+    return code
+
+
+def _said(ws: Workspace, report: PushReport, sent: set[int]) -> int:
+    """A solo push's outcome said (the changes that did not land, the totals, the errors);
+    answer the exit code."""
+    out = ws.out
+    settled = ws.outbox.changes(("failed", "conflict"))
+    for line in outcome_lines([c for c in settled if c.seq in sent], ws.registry):
+        out.warn(line)
+    _changes_json(ws, sent)
+    out.set(applied=report.done, failed=report.failed, conflicts=report.conflicts,
+            found_on_server=report.found_on_server, unreachable=report.unreachable)  # fmt: skip
+    found = f", {report.found_on_server} found already on the server"
+    out.line(
+        f"{report.done} applied, {report.failed} failed, {report.conflicts} in conflict"
+        + (found if report.found_on_server else "")
+    )
+    for error in report.errors:
+        out.warn(error)
+    if report.unreachable is not None:  # every change not sent stays pending, said once
+        kept = f"{count(report.kept, 'change')} {'stays' if report.kept == 1 else 'stay'}"
+        out.warn(
+            f"The show cannot be reached ({report.unreachable}): {kept} pending, each with "
+            "its attempt and the reason in the outbox."
+        )
+        return SOME_FAILED
+    return USAGE if report.errors else (OK if report.clean else SOME_FAILED)
 
 
 def _on_push(progress: Progress) -> Callable[[PushProgress], None]:
@@ -100,25 +109,37 @@ RESULTS = {"done": "applied", "failed": "failed", "conflict": "conflict", "disca
 
 def _changes_json(ws: Workspace, seqs: set[int]) -> None:
     """`push --json`: each change the push was to send, with what became of it and the server's
-    words (a change still pending was not sent: the show could not be reached, or it waits)."""
-    for seq in sorted(seqs):
-        change = ws.outbox.get(seq)
-        if change is None:
-            continue
-        ws.out.add("changes", {
-            "id": change.seq, "resource": change.resource, "record_id": change.effective_id,
-            "key": change.key_value, "op": change.op,
-            "result": RESULTS.get(change.state, "pending"),
-            "message": change_line(change, ws.registry) if change.state in ("failed", "conflict")
-            else None,
-            "server": change.response if change.state in ("failed", "conflict") else None,
-        })  # fmt: skip
+    words (a change still pending was not sent: the show could not be reached, or it waits) —
+    streamed from the outbox as the document is printed, a page of changes at a time."""
+    if not ws.out.json_mode:
+        return
+
+    def entries() -> Iterator[dict[str, Any]]:
+        ordered = sorted(seqs)
+        for start in range(0, len(ordered), JSON_PAGE):
+            for change in ws.outbox.changes_by_seq(ordered[start : start + JSON_PAGE]):
+                yield _change_json(change, ws)
+
+    ws.out.stream("changes", entries)
+
+
+JSON_PAGE = 500
+
+
+def _change_json(change: Change, ws: Workspace) -> dict[str, Any]:
+    unsettled = change.state in ("failed", "conflict")
+    return {
+        "id": change.seq, "resource": change.resource, "record_id": change.effective_id,
+        "key": change.key_value, "op": change.op, "result": RESULTS.get(change.state, "pending"),
+        "message": change_line(change, ws.registry) if unsettled else None,
+        "server": change.response if unsettled else None,
+    }  # fmt: skip
 
 
 def _to_push(outbox: Outbox, resources: list[str] | None, retry_failed: bool) -> set[int]:
     """The changes a push is about to send (to tell afterwards which of them did not land)."""
     states: tuple[State, ...] = ("pending", "sending") + (("failed",) if retry_failed else ())
-    return {c.seq for c in outbox.changes(states) if not resources or c.resource in resources}
+    return set(outbox.seqs(states, resources or ()))
 
 
 def _team_push(args: argparse.Namespace, ws: Workspace) -> int:

@@ -168,6 +168,25 @@ class Outbox:
             params.append(resource)
         return self._select(where, params)
 
+    def seqs(self, states: Sequence[State], resources: Sequence[str] = ()) -> list[int]:
+        """The numbers of the changes in these states (of these resources), oldest first: what
+        a push of a large outbox keeps instead of the changes themselves."""
+        where = f"state IN ({','.join('?' * len(states))})"
+        params: list[Any] = list(states)
+        if resources:
+            where += f" AND resource IN ({','.join('?' * len(resources))})"
+            params += list(resources)
+        with self._db.lock:
+            sql = f"SELECT seq FROM changes WHERE {where} ORDER BY seq"
+            return [seq for (seq,) in self._db.conn.execute(sql, params)]
+
+    def changes_by_seq(self, seqs: Sequence[int]) -> list[Change]:
+        """The changes with these numbers, oldest first (a page of a large push's report)."""
+        found: list[Change] = []
+        for chunk in chunks(list(seqs), 400):
+            found += self._select(f"seq IN ({','.join('?' * len(chunk))})", chunk)
+        return sorted(found, key=lambda c: c.seq)
+
     def pending_for_push(self, resource: str | None = None) -> list[Change]:
         return self.changes(("pending",), resource)
 

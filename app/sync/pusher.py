@@ -117,23 +117,25 @@ class Pusher:
         self._only = set(seqs) if seqs is not None else None
         self._recover(wanted, retry_failed)
         self._check = self._new_check()
-        queue = self._pending(wanted)
         by_resource: dict[str, list[Change]] = defaultdict(list)
-        for change in queue:
+        for change in self._pending(wanted):
             by_resource[change.resource].append(change)
+        queue = {c.seq for chain in by_resource.values() for c in chain}  # numbers only, kept
         self._total = len(queue)
         try:
-            if not await self._check.check(by_resource):
+            checked = await self._check.check(by_resource)
+            by_resource.clear()  # the changes are read again below, without the settled ones
+            if not checked:
                 return self._report  # nothing was sent; everything stays pending
             started = time.monotonic()
             await self._send_all(self._pending(wanted))
         except TransportError as exc:  # the check (or a later one) could not reach the show
             self._report.unreachable = exc.message
         except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C, a closed window: stop
-            self._interrupted({c.seq for c in queue})
+            self._interrupted(queue)
             raise
         if self._report.unreachable is not None:
-            rest = [c.seq for c in self._pending(wanted) if c.seq not in self._noted]
+            rest = [seq for seq in self._pending_seqs(wanted) if seq not in self._noted]
             self.unreachable(self._report.unreachable, rest)
             return self._report
         self._verifier.pause = min(max(time.monotonic() - started, 0.5), 5.0)
@@ -159,7 +161,7 @@ class Pusher:
         """The push was stopped: the changes the show answered are recorded already; the ones
         in flight go back to pending with the reason (sent again by the next push: an update
         or delete is safe to resend, a create is looked up by its key first)."""
-        flying = [c.seq for c in self.outbox.changes(("sending",)) if c.seq in seqs]
+        flying = [seq for seq in self.outbox.seqs(("sending",)) if seq in seqs]
         self.outbox.note_unreachable(flying, INTERRUPTED)
 
     def _new_check(self) -> ServerCheck:
@@ -200,6 +202,13 @@ class Pusher:
             if (wanted is None or c.resource in wanted)
             and (self._only is None or c.seq in self._only)
         ]
+
+    def _pending_seqs(self, wanted: set[str] | None) -> list[int]:
+        """The numbers of the pending changes this push is for (not the changes themselves)."""
+        if wanted is not None and not wanted:
+            return []
+        seqs = self.outbox.seqs(("pending",), sorted(wanted or ()))
+        return [seq for seq in seqs if self._only is None or seq in self._only]
 
     # ---------------------------------------------------------------------------- preparation
 

@@ -51,30 +51,41 @@ def lost_message(fields: list[str], times: int) -> str:
 
 @dataclass
 class Pushed:
-    """One record's update that went through: the user's values and what they replaced."""
+    """One record's update that went through: the user's values and what they replaced — kept
+    without the changes themselves (a push of a million changes keeps a few fields each; the
+    changes are read again from the outbox only to send one again)."""
 
     res: Resource
-    run: list[Change]
+    seqs: tuple[int, ...]
     record_id: str
+    sent: dict[str, Any]
+    bases: dict[str, Any]  # each sent field's value when the user changed it
 
-    @property
-    def sent(self) -> dict[str, Any]:
-        return user_values(self.run)
-
-    def base(self, name: str) -> Any:
-        """The field's value when the user changed it (the first change of the run that did)."""
-        for change in self.run:
-            if name in user_fields(change):
-                return (change.base or {}).get(name)
-        return None
+    @classmethod
+    def of(cls, res: Resource, run: list[Change], record_id: str) -> Pushed:
+        sent = user_values(run)
+        return cls(res, tuple(c.seq for c in run), record_id, sent, _bases(run, sent))
 
     def lost(self, server: dict[str, Any]) -> list[str]:
         """The fields found back at their base value (another writer's PUT undid them)."""
         return [
             f
             for f, value in self.sent.items()
-            if same_value(server.get(f), self.base(f)) and not same_value(server.get(f), value)
+            if same_value(server.get(f), self.bases.get(f)) and not same_value(server.get(f), value)
         ]
+
+
+def _bases(run: list[Change], sent: dict[str, Any]) -> dict[str, Any]:
+    """The field's value when the user changed it (the first change of the run that did)."""
+    bases: dict[str, Any] = {}
+    for name in sent:
+        for change in run:
+            if name in user_fields(change):
+                bases[name] = (change.base or {}).get(name)
+                break
+        else:
+            bases[name] = None
+    return bases
 
 
 Resend = Callable[[list[Change]], Awaitable[bool]]
@@ -106,7 +117,7 @@ class Verifier:
     def note(self, res: Resource, run: list[Change], record_id: str) -> None:
         """An update of an existing record (with a base to compare with) went through."""
         if res.can("list") and not res.nested_by_param and any(c.base for c in run):
-            self._pushed[(res.slug, str(record_id))] = Pushed(res, run, str(record_id))
+            self._pushed[(res.slug, str(record_id))] = Pushed.of(res, run, str(record_id))
 
     async def verify(self) -> None:
         """List what changed, send again what was undone; give up after MAX_RESENDS rounds.
@@ -129,9 +140,9 @@ class Verifier:
             if round_no and not lost and not busy:
                 return
             for item, _ in lost:
-                self.outbox.reopen([c.seq for c in item.run])
-                self._on_reopen(len(item.run))
-                await self._resend(item.run)
+                self.outbox.reopen(item.seqs)
+                self._on_reopen(len(item.seqs))
+                await self._resend(self.outbox.changes_by_seq(item.seqs))
 
     async def _look(
         self, waiting: dict[tuple[str, str], Pushed], since: Any
@@ -144,32 +155,42 @@ class Verifier:
         lost: list[tuple[Pushed, list[str]]] = []
         busy: set[tuple[str, str]] = set()
         for slug, items in by_slug.items():
-            res = items[0].res
-            theirs: dict[str, dict[str, Any]] = {}
-            ours = self.cache.get_many(slug, [i.record_id for i in items])
+            res, waited = items[0].res, {i.record_id: i for i in items}
             try:
                 async for page in self.client.list(res, modified_after=since):
-                    theirs.update((str(r["id"]), r) for r in page if r.get("id") is not None)
-                    self.cache.upsert(slug, page)
+                    self._look_at(slug, page, waited, lost, busy)
             except ShowDeskError as exc:
                 self.errors.append(f"{res.title}: pushed changes not checked: {exc.message}")
-                continue
-            for item in items:
-                server = theirs.get(item.record_id)
-                if server is None:
-                    continue  # not changed since: it holds what we stored
-                gone = item.lost(server)
-                if gone:
-                    lost.append((item, gone))
-                elif _undated(server) != _undated(ours.get(item.record_id) or server):
-                    busy.add((slug, item.record_id))
         return lost, busy
+
+    def _look_at(
+        self,
+        slug: str,
+        page: list[dict[str, Any]],
+        waited: dict[str, Pushed],
+        lost: list[tuple[Pushed, list[str]]],
+        busy: set[tuple[str, str]],
+    ) -> None:
+        """One page of the listing against the updates waited for (a page at a time: the
+        listing of a large push is never held whole)."""
+        theirs = {
+            str(r["id"]): r for r in page if r.get("id") is not None and str(r["id"]) in waited
+        }
+        ours = self.cache.get_many(slug, list(theirs))  # as our PUTs stored them
+        self.cache.upsert(slug, page)
+        for record_id, server in theirs.items():
+            item = waited[record_id]
+            gone = item.lost(server)
+            if gone:
+                lost.append((item, gone))
+            elif _undated(server) != _undated(ours.get(record_id) or server):
+                busy.add((slug, record_id))
 
     def _give_up(self, lost: list[tuple[Pushed, list[str]]]) -> None:
         for item, fields in lost:
-            self.outbox.reopen([c.seq for c in item.run])
-            self._on_reopen(len(item.run))
-            for change in item.run:
+            self.outbox.reopen(item.seqs)
+            self._on_reopen(len(item.seqs))
+            for change in self.outbox.changes_by_seq(item.seqs):
                 self._on_lost(change, lost_message(fields, MAX_RESENDS + 1))
 
 
