@@ -250,9 +250,7 @@ class Cache:
     def has_sort_index(self, field: str) -> bool:
         """Whether sorts on `field` are served by an index (`build_sort_index`; an id by the
         primary key)."""
-        name, _sql = query.sort_index(field)
-        sql = "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?"
-        return field == "id" or self._one(sql, [name]) is not None
+        return field == "id" or self._has_index(query.sort_index(field)[0])
 
     def build_sort_index(self, field: str) -> bool:
         """Build the index serving sorts on `field` (every resource's), on a connection of its
@@ -349,7 +347,15 @@ class Cache:
         self, columns: str, slug: str, listing: Listing, limit: int | None = None, offset: int = 0
     ) -> tuple[str, list[Any]]:
         where, specs = self._where(slug, listing.parent), self._filters(slug, listing)
-        return query.select(columns, where, listing, specs, limit, offset)
+        field, index = listing.order_by, None
+        if field is not None and field != "id":
+            name, _sql = query.sort_index(field)
+            index = name if self._has_index(name) else None
+        return query.select(columns, where, listing, specs, limit, offset, index)
+
+    def _has_index(self, name: str) -> bool:
+        sql = "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?"
+        return self._one(sql, [name]) is not None
 
     def _filters(self, slug: str, listing: Listing) -> list[FieldFilter]:
         """Column filters as query specs; reference fields also match the target's label."""

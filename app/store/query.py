@@ -29,6 +29,7 @@ CHUNK = 500  # well under SQLite's limit on bound parameters
 class Where:
     sql: str
     params: tuple[Any, ...]
+    one_parent: bool = True  # the rows of one parent (or of no parent): a sort index serves them
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def where(slug: str, parent: str | None, *, nested: bool) -> Where:
     if parent is not None:
         return Where("resource = ? AND parent = ?", (slug, parent))
     if nested:
-        return Where("resource = ?", (slug,))
+        return Where("resource = ?", (slug,), one_parent=False)
     return Where("resource = ? AND parent = ''", (slug,))
 
 
@@ -129,15 +130,12 @@ def select(
     filters: Sequence[FieldFilter] = (),
     limit: int | None = None,
     offset: int = 0,
+    sort_index: str | None = None,
 ) -> tuple[str, list[Any]]:
     """A listing query and its parameters (in placeholder order). `where_` holds the listing's
-    resource and parent, `filters` its column filters as resolved by the cache (references)."""
-    # A whole sorted list of ids is read in fetch order and sorted once: walking a sort index
-    # instead would look every row up in the table, in random order (5.6 s instead of 3.4 s at
-    # 1,000,000). Records themselves (an export) do walk it: in order, without sorting them all.
-    whole = limit is None or limit < 0
-    ids_sorted = columns == "id" and whole and listing.order_by not in (None, *_COLUMNS)
-    table = "records INDEXED BY records_listing" if ids_sorted else "records"
+    resource and parent, `filters` its column filters as resolved by the cache (references),
+    `sort_index` the index serving its order if the cache has one (`sort_index()`)."""
+    table = "records" + _read_through(columns, where_, listing, sort_index, limit)
     sql = f"SELECT {columns} FROM {table} WHERE {where_.sql}"
     params: list[Any] = list(where_.params)
     if listing.text:
@@ -154,6 +152,23 @@ def select(
         sql += " LIMIT ? OFFSET ?"
         params.extend((-1 if limit is None else limit, offset))
     return sql, params
+
+
+def _read_through(
+    columns: str, where_: Where, listing: Listing, sort_index: str | None, limit: int | None
+) -> str:
+    """The index a listing reads its rows through (`INDEXED BY`). Left to itself, SQLite takes
+    any index that starts with (resource, parent) — another column's sort index too — and then
+    looks every row up in random order (10 s instead of 1.2 s at 1,000,000 customers). A sort
+    index is walked for a first screen or for records (an export streams them in order), but
+    not for a whole list of ids: reading those in fetch order and sorting once is faster (3.4 s
+    against 5.6 s). The primary key serves an order by id."""
+    whole_ids = columns == "id" and (limit is None or limit < 0)
+    if listing.order_by == "id":
+        return ""
+    if sort_index is not None and where_.one_parent and not whole_ids:
+        return f" INDEXED BY {sort_index}"
+    return " INDEXED BY records_listing"
 
 
 def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
