@@ -241,11 +241,19 @@ class Cache:
         with self._db.lock:
             return [r[0] for r in self._db.conn.execute(sql, params)]
 
-    def read_ids(self, slug: str, listing: Listing, *, limit: int | None = None) -> IdsRead:
+    def read_ids(
+        self,
+        slug: str,
+        listing: Listing,
+        *,
+        limit: int | None = None,
+        budget: float | None = None,
+    ) -> IdsRead:
         """`row_ids(…, detached=True)` as a value a worker thread runs and another thread may
-        cancel (a filter typed further makes the query for the previous text useless)."""
+        cancel (a filter typed further makes the query for the previous text useless); one
+        with a `budget` (seconds) gives up past it (app/store/ids_read.py)."""
         sql, params = self._select("id", slug, listing, -1 if limit is None else limit)
-        return IdsRead(self.path, sql, params)
+        return IdsRead(self.path, sql, params, budget)
 
     def has_sort_index(self, field: str) -> bool:
         """Whether sorts on `field` are served by an index (`build_sort_index`; an id by the

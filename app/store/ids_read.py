@@ -21,17 +21,24 @@ __all__ = ["IdsRead"]
 
 _SEPARATOR = "\x1f"  # the ASCII unit separator: between the ids of a listing read at once
 _SLICE = 1 << 20  # characters of such a text split at a time
+_CHECK_EVERY = 100_000  # SQLite instructions between two looks at the clock (a budgeted read)
 
 
 class IdsRead:
     """One listing's ids, read on a connection of its own by whichever thread calls `run()`;
-    `cancel()` (from any thread) interrupts SQLite mid-query, and `run()` then answers []."""
+    `cancel()` (from any thread) interrupts SQLite mid-query, and `run()` then answers [].
 
-    def __init__(self, path: Path, sql: str, params: Sequence[Any]) -> None:
-        self._path, self._sql, self._params = path, sql, params
+    With a `budget` (seconds), a read that takes longer gives up and answers [] with `gave_up`
+    set: a first screen that is not quick is no first screen (a rare filter over a sorted
+    listing walks the sort index a row at a time), and the whole list should go at once."""
+
+    def __init__(
+        self, path: Path, sql: str, params: Sequence[Any], budget: float | None = None
+    ) -> None:
+        self._path, self._sql, self._params, self._budget = path, sql, params, budget
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
-        self.cancelled = False
+        self.cancelled = self.gave_up = False
 
     def run(self) -> list[str]:
         conn = sqlite3.connect(f"file:{self._path}?mode=ro", uri=True, check_same_thread=False)
@@ -40,9 +47,12 @@ class IdsRead:
         try:
             if self._conn is None:
                 return []
+            if self._budget is not None:
+                deadline = time.monotonic() + self._budget
+                conn.set_progress_handler(lambda: self._over(deadline), _CHECK_EVERY)
             return self._ids(conn)
         except sqlite3.OperationalError:
-            if self.cancelled:  # interrupted on purpose: nobody wants the answer
+            if self.cancelled or self.gave_up:  # interrupted on purpose
                 return []
             raise
         finally:
@@ -70,6 +80,11 @@ class IdsRead:
         if len(ids) != count:  # an id holding the separator itself: row by row then
             return [r[0] for r in conn.execute(self._sql, self._params)]
         return ids
+
+    def _over(self, deadline: float) -> bool:
+        """SQLite's progress handler: True interrupts the query."""
+        self.gave_up = time.monotonic() > deadline
+        return self.gave_up
 
     def cancel(self) -> None:
         with self._lock:

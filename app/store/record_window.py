@@ -40,6 +40,7 @@ FIRST_SCREEN = 100  # rows of a first-screen query: more than the tallest window
 # a first screen sorted without one reads every row (1.2 s at 1,000,000 customers; with one,
 # 1 ms); every index costs each later write (decision 0015).
 SORT_INDEX_FROM = 50_000
+FIRST_SCREEN_BUDGET = 0.3  # seconds a filtered first screen may take before it gives up
 
 Ids = list[str]
 # Runs `work` somewhere (a worker thread), then `done(result)` back on the caller's thread.
@@ -145,9 +146,12 @@ class RecordWindow:
         self._ready = ready
         self._reads.append(whole)
         if first_screen:
-            first = self._cache.read_ids(self._slug, listing, limit=FIRST_SCREEN)
+            # A filtered first screen may have to look far for its rows: past its budget it
+            # gives up, and the whole list goes (an unfiltered one is always cheaper than that).
+            budget = FIRST_SCREEN_BUDGET if listing.text or listing.filters else None
+            first = self._cache.read_ids(self._slug, listing, limit=FIRST_SCREEN, budget=budget)
             self._reads.append(first)
-            self.runner(first.run, lambda ids: self._answered(generation, ids, first=True))
+            self.runner(first.run, lambda ids: self._answered(generation, ids, first=first))
         else:
             self._read_whole(generation, whole)
 
@@ -164,7 +168,7 @@ class RecordWindow:
     def _read_whole(self, generation: int, whole: IdsRead) -> None:
         runner = self.runner
         if runner is not None:
-            runner(whole.run, lambda ids: self._answered(generation, ids, first=False))
+            runner(whole.run, lambda ids: self._answered(generation, ids, first=None))
 
     def start(self, listing: Listing) -> None:
         """Show the first screen of `listing` now, read here (`complete` False if there is more:
@@ -173,11 +177,16 @@ class RecordWindow:
         ids = self._cache.row_ids(self._slug, listing, limit=FIRST_SCREEN)
         self.show(ids, complete=len(ids) < FIRST_SCREEN)
 
-    def _answered(self, generation: int, ids: Ids, *, first: bool) -> None:
-        """An answer of a runner: passed on unless overtaken."""
+    def _answered(self, generation: int, ids: Ids, *, first: IdsRead | None) -> None:
+        """An answer of a runner (`first`: of this first-screen read): passed on unless
+        overtaken; a first screen that gave up sends the whole list at once."""
         if generation != self._generation or not self._reads:
             return  # overtaken, or the listing was answered in full already
-        complete = not first or len(ids) < FIRST_SCREEN  # a short first screen is all there is
+        if first is not None and first.gave_up:
+            self._read_whole(generation, self._reads[0])
+            return
+        # a short first screen is all there is
+        complete = first is None or len(ids) < FIRST_SCREEN
         if complete:
             for read in self._reads:
                 read.cancel()  # the whole list is no longer needed if the first screen was it

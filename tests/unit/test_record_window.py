@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from app.api.registry import default_registry
-from app.store import record_window
+from app.store import ids_read, record_window
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.store.record_window import BLOCK, FIRST_SCREEN, MAX_BLOCKS, RecordWindow
@@ -198,3 +198,20 @@ def test_ids_read_at_once_keep_their_order_and_odd_ids(cache: Cache) -> None:
     cache.upsert("customers", [{"id": "odd\x1fid", "customerID": "ODD", "customerName": "~"}])
     assert cache.read_ids("customers", listing).run()[0] == "odd\x1fid"  # read row by row then
     assert cache.read_ids("customers", Listing(text="nothing like it")).run() == []
+
+
+def test_a_filtered_first_screen_past_its_budget_gives_up_for_the_whole_list(
+    cache: Cache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(record_window, "FIRST_SCREEN_BUDGET", 0.0)
+    monkeypatch.setattr(ids_read, "_CHECK_EVERY", 100)  # look at the clock often
+    window = RecordWindow(cache, "customers")
+    asked: list[Callable[[], list[str]]] = []
+    window.runner = lambda work, done: (asked.append(work), done(work()))
+    shown: list[tuple[list[str], bool]] = []
+    listing = Listing(order_by="customerName", text="shop 3")
+    window.relist(listing, lambda *a: shown.append(a))
+    assert len(asked) == 2  # the first screen gave up at once, then the whole list
+    assert shown == [(cache.row_ids("customers", listing), True)]
+    read = cache.read_ids("customers", listing, limit=FIRST_SCREEN, budget=0.0)
+    assert read.run() == [] and read.gave_up and not read.cancelled
