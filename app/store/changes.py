@@ -97,8 +97,11 @@ def _json(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
+_encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps builds one per call
+
+
 def dumps(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
+    return None if value is None else _encode(value)
 
 
 def change_from_row(row: tuple[Any, ...]) -> Change:
