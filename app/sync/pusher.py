@@ -122,13 +122,14 @@ class Pusher:
             by_resource[change.resource].append(change)
         queue = {c.seq for chain in by_resource.values() for c in chain}  # numbers only, kept
         self._total = len(queue)
+        upto = max(queue, default=0)
         try:
             checked = await self._check.check(by_resource)
             by_resource.clear()  # the changes are read again below, without the settled ones
             if not checked:
                 return self._report  # nothing was sent; everything stays pending
             started = time.monotonic()
-            await self._send_all(self._pending(wanted))
+            await self._send_all(wanted, upto)
         except TransportError as exc:  # the check (or a later one) could not reach the show
             self._report.unreachable = exc.message
         except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C, a closed window: stop
@@ -196,12 +197,7 @@ class Pusher:
 
     def _pending(self, wanted: set[str] | None) -> list[Change]:
         changes = self.outbox.pending_for_push()
-        return [
-            c
-            for c in changes
-            if (wanted is None or c.resource in wanted)
-            and (self._only is None or c.seq in self._only)
-        ]
+        return [c for c in changes if self._wanted(c.seq, c.resource, wanted)]
 
     def _pending_seqs(self, wanted: set[str] | None) -> list[int]:
         """The numbers of the pending changes this push is for (not the changes themselves)."""
@@ -223,23 +219,53 @@ class Pusher:
 
     # --------------------------------------------------------------------------------- sending
 
-    async def _send_all(self, changes: list[Change]) -> None:
+    async def _send_all(self, wanted: set[str] | None, upto: int) -> None:
         """Each record's changes in order, one window's worth of records at a time (a push
-        longer than one rate window checks the server's versions again between them)."""
-        chains: dict[tuple[str, str], list[Change]] = defaultdict(list)
-        for change in changes:
-            chains[(change.resource, change.record_id)].append(change)
+        longer than one rate window checks the server's versions again between them). Only the
+        records are listed up front; each window's changes are read from the outbox as it
+        comes (changes queued after the push began, past `upto`, wait for the next push)."""
+        records = self._records(wanted, upto)
         gate = asyncio.Semaphore(self.concurrency)
         bulk = BulkPush(self.client, self.outbox, self, gate, self.bulk_size, self._send)
-        every = list(chains.values())
         step = max(self.client.connection.rate_limit, 1)
-        for start in range(0, len(every), step):
+        for start in range(0, len(records), step):
             if self._report.unreachable is not None:
                 return  # the show is gone: the rest stays pending, nothing more is tried
-            heads = every[start : start + step]
+            heads = self._chains(records[start : start + step], wanted, upto)
             if start:
                 heads = await self._check.again(heads)
             await self._rounds(heads, gate, bulk)
+
+    def _records(self, wanted: set[str] | None, upto: int) -> list[tuple[str, str]]:
+        """The records with pending changes for this push, by their first pending change."""
+        found: dict[tuple[str, str], None] = {}
+        for seq, resource, record_id in self.outbox.pending_records():
+            if seq <= upto and self._wanted(seq, resource, wanted):
+                found.setdefault((resource, record_id))
+        return list(found)
+
+    def _chains(
+        self, records: Sequence[tuple[str, str]], wanted: set[str] | None, upto: int
+    ) -> list[list[Change]]:
+        """Each record's pending changes (for this push), in order."""
+        ids: dict[str, list[str]] = defaultdict(list)
+        for resource, record_id in records:
+            ids[resource].append(record_id)
+        chains: dict[tuple[str, str], list[Change]] = {}
+        for resource, some in ids.items():
+            for record_id, changes in self.outbox.for_records(resource, some, ("pending",)).items():
+                seen = {
+                    c.seq: c
+                    for c in changes
+                    if c.record_id == record_id
+                    and c.seq <= upto
+                    and self._wanted(c.seq, c.resource, wanted)
+                }
+                chains[(resource, record_id)] = sorted(seen.values(), key=lambda c: c.seq)
+        return [chains[key] for key in records if chains.get(key)]
+
+    def _wanted(self, seq: int, resource: str, wanted: set[str] | None) -> bool:
+        return (wanted is None or resource in wanted) and (self._only is None or seq in self._only)
 
     async def _rounds(
         self, heads: list[list[Change]], gate: asyncio.Semaphore, bulk: BulkPush
