@@ -38,10 +38,7 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from openpyxl import Workbook
-from openpyxl.cell import WriteOnlyCell
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-from openpyxl.utils import get_column_letter
 
 from app.api.errors import InvalidValue
 from app.api.models import MODELS
@@ -50,6 +47,7 @@ from app.output_file import output_file
 from app.store.cache import Cache
 from app.store.listing import EVERY_RECORD, Listing
 from app.sync.cell_text import cell_text
+from app.sync.xlsx_stream import XlsxStream
 from app.words import title_of
 
 Format = Literal["csv", "xlsx", "json"]
@@ -195,18 +193,6 @@ def _xlsx_value(value: Any) -> Any:
     return value
 
 
-def _xlsx_row(ws: Any, columns: list[str], row: Mapping[str, Any]) -> list[Any]:
-    cells: list[Any] = []
-    for name in columns:
-        value = _xlsx_value(row.get(name))
-        if isinstance(value, str):  # typed as text: never a formula, "02134" stays "02134"
-            cell = WriteOnlyCell(ws, value=value)
-            cell.data_type = "s"
-            value = cell
-        cells.append(value)
-    return cells
-
-
 def _widths(columns: list[str], header: list[str], first: list[Mapping[str, Any]]) -> list[float]:
     """Column widths (in characters) fitted to the header and the first rows, within bounds."""
     widths = []
@@ -216,16 +202,6 @@ def _widths(columns: list[str], header: list[str], first: list[Mapping[str, Any]
         )
         widths.append(float(min(max(longest + 2, MIN_WIDTH), MAX_WIDTH)))
     return widths
-
-
-def _new_sheet(workbook: Any, title: str, header: list[str], widths: list[float]) -> Any:
-    """A sheet with its header row frozen and its columns sized."""
-    ws = workbook.create_sheet(title)
-    ws.freeze_panes = "A2"
-    for number, width in enumerate(widths, start=1):
-        ws.column_dimensions[get_column_letter(number)].width = width
-    ws.append(header)
-    return ws
 
 
 def _sheet_title(title: str, number: int) -> str:
@@ -241,23 +217,26 @@ def _write_xlsx(
     limit: int,
     title: str,
 ) -> tuple[int, int]:
-    workbook = Workbook(write_only=True)
+    """The rows on as many sheets as Excel's limit needs, each under the header (frozen) with
+    the columns sized to the first rows; written as they come (app/sync/xlsx_stream.py)."""
     stream = iter(rows)
     first = list(islice(stream, WIDTH_SAMPLE))  # the widths, from the first rows only
     widths = _widths(columns, header, first)
-    ws: Any = None
     count = sheets = in_sheet = 0
-    for row in chain(first, stream):
-        if ws is None or in_sheet == limit - 1:
-            sheets += 1
-            ws = _new_sheet(workbook, _sheet_title(title, sheets), header, widths)
-            in_sheet = 0
-        ws.append(_xlsx_row(ws, columns, row))
-        in_sheet += 1
-        count += 1
-    if ws is None:
-        sheets = 1
-        _new_sheet(workbook, _sheet_title(title, 1), header, widths)
     with output_file(path, binary=True) as f:
-        workbook.save(f)
+        book = XlsxStream(f)
+        for row in chain(first, stream):
+            if sheets == 0 or in_sheet == limit - 1:
+                sheets += 1
+                book.sheet(_sheet_title(title, sheets), widths)
+                book.row(header)
+                in_sheet = 0
+            book.row([_xlsx_value(row.get(name)) for name in columns])
+            in_sheet += 1
+            count += 1
+        if sheets == 0:
+            sheets = 1
+            book.sheet(_sheet_title(title, 1), widths)
+            book.row(header)
+        book.close()
     return count, sheets

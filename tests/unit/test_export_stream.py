@@ -1,0 +1,94 @@
+"""Exports written as they stream (issue 17): the rows in the cache's order or the order asked,
+pending values laid over them and created rows after them, in CSV and in XLSX — the workbook
+still typed (text cells as text, long integers as text), its header frozen and its columns
+sized, read back by openpyxl; a large export continues on further sheets."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from app.api.registry import default_registry
+from app.store.cache import Cache
+from app.store.listing import Listing
+from app.store.outbox import Outbox
+from app.sync.edits import Editor, FieldEdit
+from app.sync.overlay import PendingOverlay
+from app.sync.resource_export import export
+
+REGISTRY = default_registry()
+CUSTOMERS = [
+    {"id": f"id{n}", "customerID": f"C{n:02d}", "customerName": name, "zipCode": "02134",
+     "priceZone": n, "test": n % 2 == 0, "extra3": 12345678901234567890 if n == 3 else None}
+    for n, name in enumerate(["Zed", "=SUM(A1)", "alpha", "Mid", "beta"], start=1)
+]  # fmt: skip
+COLUMNS = ["customerID", "customerName", "zipCode", "priceZone", "test", "extra3"]
+
+
+@pytest.fixture
+def editor(tmp_path: Path) -> Iterator[Editor]:
+    with Cache(tmp_path / "c.sqlite", REGISTRY) as cache, Outbox(tmp_path / "o.sqlite") as outbox:
+        cache.upsert("customers", CUSTOMERS)
+        editor = Editor(cache, outbox, REGISTRY)
+        editor.stage("customers", [FieldEdit("id4", "customerName", "Mid (pending)")])
+        editor.create("customers", {"customerID": "C99", "customerName": "Created here"})
+        yield editor
+
+
+def _expected(listing: Listing) -> list[list[str]]:
+    names = {r["customerID"]: r["customerName"] for r in CUSTOMERS} | {"C04": "Mid (pending)"}
+    ordered = list(CUSTOMERS)
+    if listing.order_by == "customerName":
+        ordered.sort(key=lambda r: str(r["customerName"]).lower())
+    keys = [r["customerID"] for r in ordered] + ["C99"]
+    return [[k, {**names, "C99": "Created here"}[k]] for k in keys]
+
+
+@pytest.mark.parametrize("listing", [Listing(), Listing(order_by="customerName")])
+def test_csv_and_xlsx_keep_the_order_pending_values_and_created_rows(
+    editor: Editor, tmp_path: Path, listing: Listing
+) -> None:
+    shown = PendingOverlay.read(editor.outbox, "customers").export_options("customerID")
+    want = _expected(listing)
+    out = tmp_path / "view.csv"
+    export(editor.cache, "customers", out, listing=listing, columns=COLUMNS, **shown)
+    with out.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == COLUMNS
+    assert [r[:2] for r in rows[1:]] == [[k, n if n[0] != "=" else "'" + n] for k, n in want]
+    book = tmp_path / "view.xlsx"
+    export(editor.cache, "customers", book, listing=listing, columns=COLUMNS, **shown)
+    ws = openpyxl.load_workbook(book).active
+    assert ws is not None
+    assert [c.value for c in ws[1]] == COLUMNS
+    assert [[c.value for c in row[:2]] for row in ws.iter_rows(min_row=2)] == want
+
+
+def test_the_workbook_is_typed_frozen_and_sized(editor: Editor, tmp_path: Path) -> None:
+    book = tmp_path / "all.xlsx"
+    result = export(editor.cache, "customers", book, columns=COLUMNS, max_sheet_rows=4)
+    assert (result.rows, result.sheets) == (5, 2)  # 3 rows a sheet under its header
+    workbook = openpyxl.load_workbook(book)
+    assert workbook.sheetnames == ["Customers", "Customers (2)"]
+    first, second = workbook.worksheets
+    assert first.freeze_panes == second.freeze_panes == "A2"
+    assert first.column_dimensions["B"].width >= len("customerName")
+    formula, zipcode = first["B3"], first["C2"]
+    assert (formula.value, formula.data_type) == ("=SUM(A1)", "s")  # text, never a formula
+    assert (zipcode.value, zipcode.data_type) == ("02134", "s")  # leading zero kept
+    assert first["D2"].value == 1 and first["E2"].value is False  # numbers and booleans
+    assert first["F4"].value == "12345678901234567890"  # over 15 digits: text
+    assert [c.value for c in second[1]] == COLUMNS  # the header again
+    assert [row[0].value for row in second.iter_rows(min_row=2)] == ["C04", "C05"]
+
+
+def test_an_empty_export_is_a_header(tmp_path: Path) -> None:
+    with Cache(tmp_path / "c.sqlite", REGISTRY) as cache:
+        book = tmp_path / "none.xlsx"
+        assert export(cache, "customers", book, columns=COLUMNS).rows == 0
+    ws = openpyxl.load_workbook(book).active
+    assert ws is not None and [c.value for c in ws[1]] == COLUMNS and ws.max_row == 1
