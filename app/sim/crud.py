@@ -28,7 +28,7 @@ def _nested_ids(call: Call, data: dict[str, Any]) -> dict[str, Any]:
 
 @handles("*", "list")
 def list_records(call: Call) -> Reply:
-    return list_reply(call, call.show.records(call.slug))
+    return list_reply(call, call.show.records(call.slug), whole=call.slug)
 
 
 @handles("*", "get")

@@ -98,20 +98,28 @@ def _sort_key(path: str) -> Callable[[Record], tuple[int, Any]]:
     return key
 
 
-def _sort(call: Call, records: list[Record]) -> list[Record]:
+def _sort_parts(call: Call) -> list[tuple[str, bool]]:
+    """The `sort` asked for as (field path, descending) pairs, checked (400s as the show)."""
     spec = call.query.get("sort")
     if not spec:
-        return records
+        return []
     if not call.config.sortable:  # issue 12: paging
         raise bad_request("sort", "sorting is not supported on this list")
-    for part in reversed([p.strip() for p in spec.split(",") if p.strip()]):
+    parts = []
+    for part in [p.strip() for p in spec.split(",") if p.strip()]:
         path, _, direction = part.partition(":")
         direction = (direction or "asc").lower()
         if path.lower() == "modifieddate":
             raise bad_request("sort", "sorting by modifiedDate is not supported")
         if direction not in ("asc", "desc"):
             raise bad_request("sort", f"direction must be asc or desc, not '{direction}'")
-        records = sorted(records, key=_sort_key(path), reverse=direction == "desc")
+        parts.append((path, direction == "desc"))
+    return parts
+
+
+def _sorted(records: list[Record], parts: list[tuple[str, bool]]) -> list[Record]:
+    for path, descending in reversed(parts):
+        records = sorted(records, key=_sort_key(path), reverse=descending)
     return records
 
 
@@ -143,9 +151,20 @@ def _window(call: Call, total: int) -> tuple[int, int | None, int]:
     return (page - 1) * per_page, per_page, page
 
 
-def list_reply(call: Call, records: Iterable[Record]) -> Reply:
-    """Filter, sort, page and shape a list answer as the request and the config ask."""
-    selected = _sort(call, _filter(call, list(records)))
+def list_reply(call: Call, records: Iterable[Record], *, whole: str | None = None) -> Reply:
+    """Filter, sort, page and shape a list answer as the request and the config ask.
+
+    `whole`: `records` are every record of that resource of the show, whose order by a sort
+    spec the show keeps between requests (a full listing's pages are then cheap to serve)."""
+    records = list(records)
+    selected = _filter(call, records)
+    parts = _sort_parts(call)
+    if whole is not None and parts and selected is records:  # unfiltered: the show's order
+        spec = ",".join(f"{path}:{'desc' if down else 'asc'}" for path, down in parts)
+        read = (path.partition(".")[0] for path, _ in parts)
+        selected = call.show.ordered(whole, spec, read, lambda: _sorted(records, parts))
+    else:
+        selected = _sorted(selected, parts)
     total = len(selected)
     start, per_page, page = _window(call, total)
     items = selected[start:] if per_page is None else selected[start : start + per_page]

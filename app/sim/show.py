@@ -60,6 +60,8 @@ class Show:
         self.integer_ids = False  # issue 12: ids are JSON integers (see `use_integer_ids`)
         self._versions: dict[str, int] = {}
         self._indexes: dict[tuple[str, str], tuple[int, dict[Any, list[Record]]]] = {}
+        # Orders of a whole resource by a sort spec: (version, the top-level fields read, order).
+        self._orders: dict[tuple[str, str], tuple[int, frozenset[str], list[Record]]] = {}
 
     # ----------------------------------------------------------------------------- reading
 
@@ -91,6 +93,19 @@ class Show:
             cached = (version, index)
             self._indexes[(slug, field)] = cached
         return list(cached[1].get(value, ()))
+
+    def ordered(
+        self, slug: str, spec: str, fields: Iterable[str], order: Callable[[], list[Record]]
+    ) -> list[Record]:
+        """Every record of `slug` in the order `spec` names, as `order()` makes it: kept until
+        the resource changes or one of `fields` (the top-level fields the order reads) is
+        touched, so paging through a large list does not sort it again for every page."""
+        version = self._versions.get(slug, 0)
+        cached = self._orders.get((slug, spec))
+        if cached is None or cached[0] != version:
+            cached = (version, frozenset(fields), order())
+            self._orders[(slug, spec)] = cached
+        return cached[2]
 
     def find_one(self, slug: str, field: str, value: Any) -> Record | None:
         found = self.find(slug, field, value)
@@ -160,8 +175,12 @@ class Show:
         if fields is None:
             self.changed(slug)
         else:
-            for name in (*fields, "modifiedDate"):
+            names = {*fields, "modifiedDate"}
+            for name in names:
                 self._indexes.pop((slug, name), None)
+            for key, (_, read, _) in list(self._orders.items()):
+                if key[0] == slug and read & names:
+                    del self._orders[key]
         return rec
 
     def remove(self, slug: str, record_id: str | int) -> Record | None:
