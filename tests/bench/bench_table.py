@@ -56,7 +56,7 @@ GOALS = {
     "  sort by priceZone: GUI thread held at most meanwhile": 0.05,
     "  sort by customerName again (indexed): GUI thread held at most": 0.05,
     "  sort by priceZone again (indexed): GUI thread held at most": 0.05,
-    "  refresh (after a sync): GUI thread held at most": 0.05,
+    "  refresh: GUI thread held at most": 0.05,
 }  # fmt: skip
 
 
@@ -278,7 +278,11 @@ def bench_refresh(cache: Cache, tab: ResourceTab, window: Window) -> None:
     timed("incremental upsert of 1,000 changed records", lambda: cache.upsert("customers", changed))
     window.ticks = [time.perf_counter()]
     painted("refresh (after a sync)", tab, tab.refresh)
-    whole(window, tab, "refresh (after a sync)")
+    began = time.perf_counter()
+    window.until(lambda: not window.jobs)  # the rows stay complete: wait for the re-read
+    tab.grab()
+    FIGURES["  refresh: the whole list read again too (+ s)"] = time.perf_counter() - began
+    FIGURES["  refresh: GUI thread held at most"] = window.held()
     FIGURES["  refresh: the current row kept (1 = yes)"] = float(tab.current_record_id() == current)
 
 
