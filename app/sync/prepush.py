@@ -19,7 +19,7 @@ A push running longer than one rate window checks again before sending the rest 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date, timedelta
 from typing import Any, Protocol
 
@@ -35,6 +35,14 @@ UNKNOWN_OUTCOME = (
     "The connection was lost after sending: ShowDesk could not tell whether the server created "
     "this record, and it has no key field to look it up. Check the show, then retry or discard."
 )
+
+
+Windows = Callable[[], Iterator[list[list[Change]]]]  # a push's chains, a window at a time
+
+
+def _chains_of(slug: str, windows: Windows) -> Iterator[list[Change]]:
+    for window in windows():
+        yield from (chain for chain in window if chain and chain[0].resource == slug)
 
 
 class Outcomes(Protocol):
@@ -80,6 +88,67 @@ class ServerCheck:
         self.checked_at = self.clock()
         return True
 
+    async def check_windows(self, slugs: Sequence[str], windows: Windows) -> bool:
+        """`check` of every pending change of a push, read a window of records at a time
+        (`windows()`: a fresh pass over the push's chains): per resource, one pass to know
+        what the listing needs, ONE `modifiedAfter` listing (into the cache), one pass to judge
+        — never every change in memory at once."""
+        for slug in slugs:
+            res = self.client.registry[slug]
+            try:
+                await self._reconcile_windows(res, windows)
+            except TransportError:
+                raise
+            except ShowDeskError as exc:
+                self.outcomes.problem(f"{slug}: {exc.message}")
+                return False
+        self.checked_at = self.clock()
+        return True
+
+    async def _reconcile_windows(self, res: Resource, windows: Windows) -> None:
+        if not res.can("list") or res.nested_by_param:
+            return
+        first: list[Change] = []  # what `_since` reads: one change, and the creates to look up
+        keys: set[str] = set()
+        for chain in _chains_of(res.slug, windows):
+            for change in chain:
+                if self._needs_server_view(change):
+                    if creates(change):
+                        first.append(change)
+                        keys.update([str(change.key_value)] if change.key_value else [])
+                    elif not first:
+                        first.append(change)
+        if not first:
+            return
+        by_key: dict[str, dict[str, Any]] = {}
+        async for page in self.client.list(res, modified_after=self._since(res, first)):
+            self.cache.upsert(res.slug, page)
+            by_key.update((str(r.get(res.key)), r) for r in page if str(r.get(res.key)) in keys)
+        for chain in _chains_of(res.slug, windows):
+            self._judge(res, [c for c in chain if self._needs_server_view(c)], by_key, {})
+
+    def _judge(
+        self,
+        res: Resource,
+        checked: list[Change],
+        by_key: dict[str, dict[str, Any]],
+        theirs: dict[str, dict[str, Any]],
+    ) -> None:
+        """Judge the changes against the server's versions: `theirs` (this listing), else the
+        cache (which the listing refreshed)."""
+        chains: dict[str, list[Change]] = defaultdict(list)
+        for change in checked:
+            if creates(change):
+                self._judge_create(change, by_key)
+            else:
+                chains[change.effective_id].append(change)
+        for record_id, chain in chains.items():
+            # Changed since the last sync: in this pull. Changed before it: the cache has it.
+            server = theirs.get(record_id) or self.cache.get(res.slug, record_id)
+            if server is not None:
+                ours = self.outbox.for_record(res.slug, record_id, states=("done",))
+                self._judge_chain(chain, server, ours)
+
     async def again(self, heads: list[list[Change]]) -> list[list[Change]]:
         """Past one rate window since the last check, check these records' chains again; the
         chains whose first change is no longer pending (conflict, done) wait for the next push."""
@@ -103,18 +172,7 @@ class ServerCheck:
             self.cache.upsert(res.slug, page)
             theirs.update((str(r["id"]), r) for r in page if r.get("id") is not None)
         by_key = {str(r.get(res.key)): r for r in theirs.values() if r.get(res.key) is not None}
-        chains: dict[str, list[Change]] = defaultdict(list)
-        for change in checked:
-            if creates(change):
-                self._judge_create(change, by_key)
-            else:
-                chains[change.effective_id].append(change)
-        for record_id, chain in chains.items():
-            # Changed since the last sync: in this pull. Changed before it: the cache has it.
-            server = theirs.get(record_id) or self.cache.get(res.slug, record_id)
-            if server is not None:
-                ours = self.outbox.for_record(res.slug, record_id, states=("done",))
-                self._judge_chain(chain, server, ours)
+        self._judge(res, checked, by_key, theirs)
 
     def _needs_server_view(self, change: Change) -> bool:
         if creates(change):  # it was sent before: did it arrive? (not if the server refused it)

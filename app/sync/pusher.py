@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -117,16 +117,21 @@ class Pusher:
         self._only = set(seqs) if seqs is not None else None
         self._recover(wanted, retry_failed)
         self._check = self._new_check()
-        by_resource: dict[str, list[Change]] = defaultdict(list)
-        for change in self._pending(wanted):
-            by_resource[change.resource].append(change)
-        queue = {c.seq for chain in by_resource.values() for c in chain}  # numbers only, kept
+        marks = [m for m in self.outbox.pending_records() if self._wanted(m[0], m[1], wanted)]
+        queue = {seq for seq, _, _ in marks}  # numbers only, kept
+        slugs = list(dict.fromkeys(resource for _, resource, _ in marks))
+        del marks
         self._total = len(queue)
         upto = max(queue, default=0)
+        records = self._records(wanted, upto)
+        step = max(self.client.connection.rate_limit, 1)
+
+        def windows() -> Iterator[list[list[Change]]]:
+            for start in range(0, len(records), step):
+                yield self._chains(records[start : start + step], wanted, upto)
+
         try:
-            checked = await self._check.check(by_resource)
-            by_resource.clear()  # the changes are read again below, without the settled ones
-            if not checked:
+            if not await self._check.check_windows(slugs, windows):
                 return self._report  # nothing was sent; everything stays pending
             started = time.monotonic()
             await self._send_all(wanted, upto)
