@@ -62,7 +62,7 @@ def _report(
         out.line(f"Rows with errors written to {errors_file}: fix them there and import that file.")
     out.set(errors_file=None if errors_file is None else str(errors_file))
     if not args.dry_run:
-        queued = len(ws.outbox.add_many(stream.changes()))
+        queued = ws.outbox.add_counted(stream.changes())  # one transaction
         out.set(queued=queued)
         out.line(f"{count(queued, 'change')} queued; run `showdesk push` to send them.")
     code = SOME_FAILED if counts["errors"] else OK

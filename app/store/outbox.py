@@ -132,6 +132,16 @@ class Outbox:
                 self._move(conn, seq, "discarded", ("failed",), {})
             return [self._insert(conn, change, now) for change in changes]
 
+    def add_counted(self, changes: Iterable[NewChange]) -> int:
+        """Queue changes in one committed transaction, as they come; answer how many (a large
+        import's: their numbers are not kept)."""
+        now, added = self._stamp(), 0
+        with self._db.write() as conn:
+            for change in changes:
+                self._insert(conn, change, now)
+                added += 1
+        return added
+
     @staticmethod
     def _insert(conn: sqlite3.Connection, c: NewChange, now: str) -> int:
         record_id = c.record_id or (new_local_id() if c.op == "create" else "")
