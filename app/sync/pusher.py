@@ -9,6 +9,8 @@ One push:
 3. Each record's changes go in order (consecutive updates of one record collapse into one PUT of
    the latest version); independent records go concurrently, all paced by the RateGovernor. A
    push running longer than one rate window lists the server's versions again (step 2).
+   Steps 2 and 3 read the changes a window of records at a time (the records listed up front,
+   by number only): a push of a million changes never holds them all.
 4. A `modifiedAfter` listing checks that every pushed field held: one undone by another
    writer's PUT is sent again, a bounded number of times (app/sync/verify.py).
 Every settled change is written to the audit log; the cache takes the server's answer.
@@ -199,10 +201,6 @@ class Pusher:
             return await self._send(run, marked=True)
 
         return Verifier(self.client, self.cache, self.outbox, resend, reopened, self._fail)
-
-    def _pending(self, wanted: set[str] | None) -> list[Change]:
-        changes = self.outbox.pending_for_push()
-        return [c for c in changes if self._wanted(c.seq, c.resource, wanted)]
 
     def _pending_seqs(self, wanted: set[str] | None) -> list[int]:
         """The numbers of the pending changes this push is for (not the changes themselves)."""
