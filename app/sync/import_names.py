@@ -5,16 +5,18 @@ and dashes aside ("Customer name", "PRICE_ZONE"), a reference also by its target
 ("Warehouse" → `warehouseID`) — after the mapping the user saved for those headers.
 `NameResolver` turns reference cells into keys: a key stays, a name is looked up by the target's
 label field; a name matching no record, or several, is an error at the field (InvalidValue),
-never a guess. Used by app/sync/importer.py `plan_table`.
+never a guess. `mapped_rows` renames a file's columns to the fields they go to, row by row as
+they are read. Used by app/sync/importer.py `plan_table` and `stream_import`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 from app.api.errors import InvalidValue
 from app.store.cache import Cache
+from app.sync.import_file import Row, Table
 
 
 def _folded(name: str) -> str:
@@ -98,3 +100,27 @@ class NameResolver:
                     labels.setdefault(str(label).strip().casefold(), []).append(str(key))
             self._keys[target], self._labels[target] = keys, labels
         return self._keys[target], self._labels[target]
+
+
+def mapped(table: Table, mapping: Mapping[str, str | None]) -> Table:
+    """The table with its columns renamed to fields (ignored columns left out)."""
+    columns, rows = mapped_rows(table.columns, lambda: iter(table.rows), mapping)
+    return Table(columns, list(rows()))
+
+
+def mapped_rows(
+    columns: Sequence[str], rows: Callable[[], Iterator[Row]], mapping: Mapping[str, str | None]
+) -> tuple[list[str], Callable[[], Iterator[Row]]]:
+    """The fields the columns go to, and the rows with their cells under those fields (read as
+    they are asked)."""
+    names = {c: mapping.get(c, c) for c in columns}
+    fields = [f for f in names.values() if f]
+    repeated = sorted({f for f in fields if fields.count(f) > 1})
+    if repeated:
+        raise InvalidValue("mapping", f"more than one column goes to {', '.join(repeated)}")
+
+    def renamed() -> Iterator[Row]:
+        for r in rows():
+            yield Row(r.number, {f: r.cells.get(c, "") for c, f in names.items() if f}, r.sheet)
+
+    return fields, renamed

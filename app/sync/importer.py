@@ -47,7 +47,7 @@ from app.sync.import_file import (
     read_table,
 )
 from app.sync.import_index import ImportIndex, pairs
-from app.sync.import_names import NameResolver, guess_mapping
+from app.sync.import_names import NameResolver, guess_mapping, mapped, mapped_rows
 from app.sync.resource_export import write_table
 
 IGNORED_COLUMNS = frozenset({"error", "modifiedDate"})
@@ -244,30 +244,6 @@ def plan_table(
         planner = _Planner(cache, plan, MODELS[resource.model], names, index)
         planner.run(lambda: iter(table.rows), plan.take)
     return plan
-
-
-def mapped(table: Table, mapping: Mapping[str, str | None]) -> Table:
-    """The table with its columns renamed to fields (ignored columns left out)."""
-    columns, rows = mapped_rows(table.columns, lambda: iter(table.rows), mapping)
-    return Table(columns, list(rows()))
-
-
-def mapped_rows(
-    columns: Sequence[str], rows: Callable[[], Iterator[Row]], mapping: Mapping[str, str | None]
-) -> tuple[list[str], Callable[[], Iterator[Row]]]:
-    """The fields the columns go to, and the rows with their cells under those fields (read as
-    they are asked)."""
-    names = {c: mapping.get(c, c) for c in columns}
-    fields = [f for f in names.values() if f]
-    repeated = sorted({f for f in fields if fields.count(f) > 1})
-    if repeated:
-        raise InvalidValue("mapping", f"more than one column goes to {', '.join(repeated)}")
-
-    def renamed() -> Iterator[Row]:
-        for r in rows():
-            yield Row(r.number, {f: r.cells.get(c, "") for c, f in names.items() if f}, r.sheet)
-
-    return fields, renamed
 
 
 class _Planner:
