@@ -228,21 +228,36 @@ class Puller:
             interactive=interactive,
         )
         received = 0
-        async for page in pages:
-            received += 1 if page else 0  # (a learned or uncertain marker page is empty)
-            if res.slug in self.children:
-                self._forget_changed(res, page)
-            self.cache.upsert(res.slug, page, parent=parent)
-            seen.update(_record_ids(res, page))
-            result.fetched += len(page)
-            result.notices += [page.notice] if page.notice else []
-            uncertain = uncertain or page.uncertain
-            total = page.total if page.total is not None else expected or None
-            self._publish(res, result.fetched, total)
-            if cancel is not None and cancel.is_set():
-                raise SyncCancelled(res.slug)
+        # The page before, written to the cache on a worker thread while the next one is asked
+        # for (issue 17: the show's answer and the cache's write overlap). One at a time: a page
+        # is written after the one before it, and the listing ends when its last page is in.
+        writing: asyncio.Future[None] | None = None
+        try:
+            async for page in pages:
+                received += 1 if page else 0  # (a learned or uncertain marker page is empty)
+                if writing is not None:
+                    await writing
+                writing = asyncio.ensure_future(asyncio.to_thread(self._store, res, parent, page))
+                seen.update(_record_ids(res, page))
+                result.fetched += len(page)
+                result.notices += [page.notice] if page.notice else []
+                uncertain = uncertain or page.uncertain
+                total = page.total if page.total is not None else expected or None
+                self._publish(res, result.fetched, total)
+                if cancel is not None and cancel.is_set():
+                    raise SyncCancelled(res.slug)
+        finally:
+            if writing is not None:  # never left writing after the sync ends, however it ends
+                await asyncio.shield(writing)
         result.requests += max(1, received)  # an empty list still took its request
         return seen, uncertain
+
+    def _store(self, res: Resource, parent: str | None, page: Sequence[dict[str, Any]]) -> None:
+        """Write one page to the cache (on a worker thread): a parent's records that came new
+        or changed first give up their nested lists' freshness, then the page is upserted."""
+        if res.slug in self.children:
+            self._forget_changed(res, page)
+        self.cache.upsert(res.slug, page, parent=parent)
 
     def _retain(
         self,
