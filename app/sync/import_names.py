@@ -12,11 +12,13 @@ they are read. Used by app/sync/importer.py `plan_table` and `stream_import`.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.api.errors import InvalidValue
 from app.store.cache import Cache
-from app.sync.import_file import Row, Table
+
+if TYPE_CHECKING:  # the window's table imports this before its first paint: not the file reader
+    from app.sync.import_file import Row, Table
 
 
 def _folded(name: str) -> str:
@@ -104,6 +106,8 @@ class NameResolver:
 
 def mapped(table: Table, mapping: Mapping[str, str | None]) -> Table:
     """The table with its columns renamed to fields (ignored columns left out)."""
+    from app.sync.import_file import Table
+
     columns, rows = mapped_rows(table.columns, lambda: iter(table.rows), mapping)
     return Table(columns, list(rows()))
 
@@ -118,6 +122,8 @@ def mapped_rows(
     repeated = sorted({f for f in fields if fields.count(f) > 1})
     if repeated:
         raise InvalidValue("mapping", f"more than one column goes to {', '.join(repeated)}")
+
+    from app.sync.import_file import Row
 
     def renamed() -> Iterator[Row]:
         for r in rows():
