@@ -18,9 +18,20 @@ import difflib
 import sys
 from collections.abc import Sequence
 
-from app import __version__
 from app.commands import HEADLESS
-from app.logs import logging_to_file
+
+
+class _Version(argparse.Action):
+    """`--version`: the installed package's version, read only when asked (not at each start)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        from app import __version__
+
+        print(f"ShowDesk {__version__}")
+        parser.exit()
 
 
 class _GuiParser(argparse.ArgumentParser):
@@ -43,7 +54,7 @@ def _gui_parser() -> argparse.ArgumentParser:
         description="A desktop window on a Perenso TradeShow show.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("-V", "--version", action="version", version=f"ShowDesk {__version__}")
+    parser.add_argument("-V", "--version", action=_Version)
     parser.add_argument("--demo", action="store_true", help="open the embedded demo show")
     parser.add_argument("--profile", help="open this saved profile")
     parser.add_argument(
@@ -64,6 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] in HEADLESS:
         from app.commands.parser import headless_parser
         from app.commands.runner import run
+        from app.logs import logging_to_file
 
         options = headless_parser(json_errors="--json" in args).parse_args(args)
         with logging_to_file():
@@ -75,10 +87,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.ui.launch.self_test import self_test
 
         return self_test(timeout=options.timeout)
-    with logging_to_file():
-        from app.ui.launch.app import run as run_gui
+    from app.ui.launch.app import run as run_gui  # it attaches the log file once painted
 
-        return run_gui(demo=options.demo, profile_name=options.profile)
+    return run_gui(demo=options.demo, profile_name=options.profile)
 
 
 def _unknown_command(name: str) -> int:

@@ -16,8 +16,6 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
-import keyring
-import keyring.errors
 import platformdirs
 
 from app import APP_NAME, ORG_NAME
@@ -170,7 +168,12 @@ class ProfileStore:
 
 # A keyring that is absent, locked or refusing: keyring's own errors, and whatever else a backend
 # raises on its way to the OS (D-Bus, a locked file, a denied prompt).
-_KEYRING_FAILURES = (keyring.errors.KeyringError, OSError, RuntimeError, ValueError)
+# keyring (and the importlib-metadata, http and ssl modules it loads) is imported on first use:
+# the window paints before it reads a secret.
+def _keyring_failures() -> tuple[type[Exception], ...]:
+    import keyring.errors
+
+    return (keyring.errors.KeyringError, OSError, RuntimeError, ValueError)
 
 
 class SecretStore:
@@ -191,21 +194,25 @@ class SecretStore:
         account = self._account(profile, what)
         if account in self._session:
             return self._session[account]
+        import keyring
+
         try:
             secret: str | None = keyring.get_password(KEYRING_SERVICE, account)
             return secret
-        except _KEYRING_FAILURES as exc:
+        except _keyring_failures() as exc:
             self._note(exc)
             return None
 
     def set(self, profile: Profile, secret: str, what: str = "") -> bool:
         """Store the secret; False when it could only be kept for this session."""
         account = self._account(profile, what)
+        import keyring
+
         try:
             keyring.set_password(KEYRING_SERVICE, account, secret)
             self._session.pop(account, None)
             return True
-        except _KEYRING_FAILURES as exc:
+        except _keyring_failures() as exc:
             self._note(exc)
             self._session[account] = secret
             return False
@@ -213,9 +220,11 @@ class SecretStore:
     def forget(self, profile: Profile, what: str = "") -> None:
         account = self._account(profile, what)
         self._session.pop(account, None)
+        import keyring
+
         try:
             keyring.delete_password(KEYRING_SERVICE, account)
-        except _KEYRING_FAILURES:
+        except _keyring_failures():
             pass
 
     def _note(self, exc: Exception) -> None:

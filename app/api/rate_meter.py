@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from app.api.governor import GovernorState
+if TYPE_CHECKING:  # the window's status bar reads this before the first paint: no asyncio yet
+    from app.api.governor import GovernorState
 
 SPANS = {60.0: "this minute", 3600.0: "this hour"}
 

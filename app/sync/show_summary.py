@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.api.governor import GovernorState
 from app.store.audit import AuditRow
 from app.store.cache import Cache
 from app.store.outbox import Outbox
+
+if TYPE_CHECKING:  # the window's start page reads this before its first paint: no asyncio yet
+    from app.api.governor import GovernorState
 
 AUDIT_ROWS_READ = 400  # enough for the last few pushes; a push of thousands shows as "1000+"
 PUSH_GAP = timedelta(minutes=2)  # audit stamps further apart than this are separate pushes

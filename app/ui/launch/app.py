@@ -10,7 +10,6 @@ opened.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import os
@@ -23,23 +22,25 @@ from PySide6.QtCore import QEvent, QObject, QSettings, QSize, QTimer
 from PySide6.QtGui import QFontDatabase, QIcon
 from PySide6.QtWidgets import QApplication, QDialog, QWidget
 
-from app import APP_NAME, ORG_NAME, __version__
+from app import APP_NAME, ORG_NAME
 from app.api.errors import InvalidValue, StoreUnavailable
 from app.api.registry import RESOURCES_DIR
 from app.drafts import DraftStash
-from app.logs import remember_secret
 from app.settings import SECRET_ENV, Profile, ProfileStore, config_dir, secrets
 from app.ui.common.gc_guard import GuiThreadCollector
 from app.ui.launch.crash import CrashReporter, fatal, install_qt_log
-from app.ui.launch.first_paint import after_first_paint, connected
+from app.ui.launch.early_log import logging_from_paint
+from app.ui.launch.first_paint import after_first_paint, connected, wait_for_first_paint
 from app.ui.launch.first_run import FirstRunDialog
 from app.ui.launch.single_instance import ProfileInUse, ProfileLock, in_use_elsewhere
-from app.ui.session.tasks import ShowLoop, TaskRunner
+from app.ui.session.tasks import TaskRunner
 from app.ui.window.asking import ask_user, warning_box
 from app.ui.window.local_show import LocalShow, open_local
 from app.ui.window.main_window import MainWindow
 
-if TYPE_CHECKING:  # the session talks to the show: imported after the window's first paint
+if TYPE_CHECKING:  # the session talks to the show, the loop runs it: both after the first paint
+    import asyncio
+
     from app.ui.session.session import ShowSession
 
 log = logging.getLogger(__name__)
@@ -50,23 +51,33 @@ FONTS = RESOURCES_DIR / "fonts"  # only in a bundle: a font for systems that hav
 EXIT_REFUSED, EXIT_NOTHING_OPENED, EXIT_CRASHED = 1, 2, 70
 
 Ask = Callable[[str], bool]
-Credentials = Callable[[], tuple[Profile, str]]  # the profile to connect, and its secret
+# The profile to connect and its secret; None when the user gave none (nothing to connect).
+Credentials = Callable[[], tuple[Profile, str] | None]
 Tell = Callable[[str], None]
 NOT_OPENED = "Show not opened"  # the title of what `tell` says (a profile refused or unwritable)
 
 
-def application() -> QApplication:
-    """The QApplication, set up once: names, icon, the Fusion style (follows light/dark)."""
+def application(*, versioned: bool = True) -> QApplication:
+    """The QApplication, set up once: names, icon, the Fusion style (follows light/dark).
+    `versioned=False` leaves the version (read from the package metadata) to `set_version`,
+    which the window calls after its first paint."""
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(sys.argv)
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(ORG_NAME)
-    app.setApplicationVersion(__version__)
+    if versioned:
+        set_version(app)
     app.setDesktopFileName("showdesk")  # the .desktop entry packaging/install-linux.sh installs
     app.setStyle("Fusion")
     app.setWindowIcon(app_icon())
     _add_bundled_fonts(app)
     return app
+
+
+def set_version(app: QApplication) -> None:
+    from app import __version__
+
+    app.setApplicationVersion(__version__)
 
 
 def app_icon() -> QIcon:
@@ -153,6 +164,7 @@ class ShowDesk:
         self.ask: Ask = ask or functools.partial(_ask_user, window)
         self.tell: Tell = tell or functools.partial(_tell_user, window)
         self.refused: ProfileInUse | None = None
+        self.declined = False  # asked for a profile's secret, the user gave none
         self.failed: StoreUnavailable | InvalidValue | None = None  # why a profile did not open
         # `showdesk` paints the show from disk first, then connects (`connect`, after the paint).
         self.connect_later = connect_later
@@ -202,13 +214,19 @@ class ShowDesk:
         return connect() if connect is not None and self._open is not None else None
 
     def _connect_show(self, local: LocalShow, credentials: Credentials) -> ShowSession | None:
-        profile, secret = credentials()
+        given = credentials()
+        if given is None:  # no secret: the show is closed, nothing connects
+            self._close_local()
+            return None
+        profile, secret = given
         try:
             session = connect_show(self.window, local, profile, secret, self.tasks)
         except InvalidValue as problem:  # a setting of the profile: its CA bundle
             self.cannot_open(profile, problem)  # the window stays, to say so and to pick another
             self._close_local()
             return None
+        from app.logs import remember_secret
+
         remember_secret(secret)
         # Once the window is up (a question now would run inside whoever called `open`).
         stash = DraftStash(profile.drafts_path)
@@ -261,7 +279,9 @@ class ShowDesk:
         return profile, secret
 
     def open_saved(self, name: str | None) -> ShowSession | None:
-        """A saved profile, asking for its secret when the keyring does not have it."""
+        """A saved profile: shown from disk, then connected with its secret from the keyring —
+        asked for when the keyring does not have it (with `connect_later`, after the window's
+        first paint: the keyring is not even imported before it)."""
         store = ProfileStore()
         profile = store.get(name) if name else None
         if profile is None:
@@ -276,15 +296,28 @@ class ShowDesk:
         if busy:
             self.refuse(busy)
             return None
-        secret = secrets.get(profile) or os.environ.get(SECRET_ENV)
-        if not secret:
-            from app.ui.window.profile_dialog import ProfileDialog  # it checks a show: httpx
+        return self._open_show(profile, functools.partial(self._secret_of, profile))
 
-            dialog = ProfileDialog(store, profile, self.window)
-            if dialog.exec() != QDialog.DialogCode.Accepted:
-                return None
-            profile, secret = dialog.profile(), dialog.secret()
-        return self.open(profile, secret) if secret else None
+    def _secret_of(self, profile: Profile) -> tuple[Profile, str] | None:
+        """The profile to connect and its secret: the keyring's (or SHOWDESK_CLIENT_SECRET),
+        else asked for in the profile's dialog (which may correct the profile too); None when
+        the user gives none."""
+        secret = secrets.get(profile) or os.environ.get(SECRET_ENV)
+        if secret:
+            return profile, secret
+        from app.ui.window.profile_dialog import ProfileDialog  # it checks a show: httpx
+
+        dialog = ProfileDialog(ProfileStore(), profile, self.window)
+        given = dialog.secret() if dialog.exec() == QDialog.DialogCode.Accepted else None
+        if not given:
+            self.declined = True
+            return None
+        corrected = dialog.profile()
+        if corrected.name != profile.name:  # renamed: its own files, opened as a switch would
+            name = corrected.name
+            QTimer.singleShot(0, self.window, lambda: self.window.profile_requested.emit(name))
+            return None
+        return corrected, given
 
     def first_run(self, message: str | None = None) -> ShowSession | None:
         chooser = FirstRunDialog(self.window, message=message)
@@ -341,6 +374,8 @@ class ShowDesk:
             self.connect()  # the window is up: at once
 
         # Not one of `tasks`: closing the current show cancels all of those.
+        import asyncio
+
         self._switching = asyncio.ensure_future(switch())
 
     async def close(self) -> None:
@@ -355,6 +390,8 @@ def _ask_user(parent: QWidget, question: str) -> bool:
 def _tell_user(parent: QWidget, text: str) -> None:
     """A warning; modal only when no asyncio loop runs (never a nested loop inside a task).
     Every message ShowDesk tells here is about a show that was not opened: its title says so."""
+    import asyncio
+
     box = warning_box(parent, NOT_OPENED, text)
     try:
         asyncio.get_running_loop()
@@ -367,51 +404,86 @@ def _tell_user(parent: QWidget, text: str) -> None:
 def run(demo: bool = False, profile_name: str | None = None) -> int:
     """The window, until it is closed: 0, or 1 (profile open elsewhere, or its files cannot be
     written), 2 (nothing opened), 70 (quit from the crash dialog, or an error while starting)."""
-    app = application()
+    app = application(versioned=False)
     install_qt_log()
-    try:
-        return _run(app, demo, profile_name)
-    except Exception as exc:
-        fatal(exc)
-        return EXIT_CRASHED
+    with logging_from_paint() as attach_log:
+        try:
+            return _run(app, demo, profile_name, attach_log)
+        except Exception as exc:
+            fatal(exc)
+            return EXIT_CRASHED
 
 
-def _run(app: QApplication, demo: bool, profile_name: str | None) -> int:
+def _run(
+    app: QApplication, demo: bool, profile_name: str | None, attach_log: Callable[[], None]
+) -> int:
     collector = GuiThreadCollector(app)
-    loop = ShowLoop(app)
-    asyncio.set_event_loop(loop)
     # Only closing the window ends the day: not a dialog, menu or drag image closing after it.
     app.setQuitOnLastWindowClosed(False)
     tasks = TaskRunner()
+    tasks.hold()  # until the loop is made, after the first paint
     window = MainWindow(window_settings(), tasks)
     desk = ShowDesk(window, tasks, connect_later=True)
     reporter = CrashReporter(window=window, rescue=desk.rescue_drafts, forget=desk.forget_drafts)
-    reporter.install(loop)
+    reporter.install()
     tasks.on_unexpected = reporter.on_task_failed
+    loop: asyncio.AbstractEventLoop | None = None
     try:
-        if demo:
-            desk.open_demo()
-        else:
-            desk.open_saved(profile_name or ProfileStore().last)
-            if not desk.is_open and desk.refused is None and desk.failed is None:
-                desk.first_run(
-                    f"There is no saved profile named {profile_name!r}." if profile_name else None
-                )
-        if not desk.is_open:
+        if not _open_at_start(desk, demo, profile_name):
             window.close()
             return EXIT_REFUSED if desk.refused or desk.failed else EXIT_NOTHING_OPENED
         window.show()
-        # The show from disk first; what talks to the show once that is on screen.
-        after_first_paint(window, window.first_painted(), lambda: connected(window, desk.connect()))
+        # The show from disk first; the event loop of asyncio (decision 0008), the log file and
+        # what talks to the show once that is on screen.
+        wait_for_first_paint(window, window.first_painted())
+        loop = show_loop(app)
+        reporter.install(loop)
+        tasks.release()
+
+        def then() -> None:
+            attach_log()
+            set_version(app)
+            connected(window, desk.connect())
+            if desk.declined:  # its secret was asked for and not given: nothing stays open
+                window.close()
+
+        after_first_paint(window, window.first_painted(), then)
         run_until_window_closed(loop, window, desk.close)
     finally:
         reporter.uninstall()
         collector.stop()
         # Joins the worker threads of sorts and refreshes (qasync's default executor): a Qt
         # thread still running when the process ends aborts it.
-        if not loop.is_running():
+        if loop is not None and not loop.is_running():
             loop.close()
-    return EXIT_CRASHED if reporter.quit_requested else 0
+    if reporter.quit_requested:
+        return EXIT_CRASHED
+    return EXIT_NOTHING_OPENED if desk.declined else 0
+
+
+def _open_at_start(desk: ShowDesk, demo: bool, profile_name: str | None) -> bool:
+    """The demo, the profile asked for or the last one, else the first run's choice: opened?"""
+    if demo:
+        desk.open_demo()
+        return desk.is_open
+    desk.open_saved(profile_name or ProfileStore().last)
+    if not desk.is_open and desk.refused is None and desk.failed is None:
+        desk.first_run(
+            f"There is no saved profile named {profile_name!r}." if profile_name else None
+        )
+    return desk.is_open
+
+
+def show_loop(app: QApplication) -> asyncio.AbstractEventLoop:
+    """The window's asyncio loop (`ShowLoop`, over Qt's), made current: asyncio and qasync are
+    imported here, once the window has painted."""
+    import asyncio
+
+    from app.ui.session.show_loop import ShowLoop
+
+    loop = ShowLoop(app)
+    asyncio.set_event_loop(loop)
+    return loop
 
 
 class WindowClosed(QObject):
@@ -420,6 +492,8 @@ class WindowClosed(QObject):
     def __init__(self, window: QWidget) -> None:
         super().__init__(window)
         self.window = window
+        import asyncio
+
         self.closed = asyncio.Event()
         window.installEventFilter(self)
 
@@ -443,10 +517,13 @@ def run_until_window_closed(
     is still open (someone quit it), the window stays and the loop turns again.
     """
     closed = WindowClosed(window)
+    closed.check()  # closed already, while the first paint was awaited (before this loop)
 
     async def day() -> None:
         await closed.closed.wait()
         await close()
+
+    import asyncio
 
     work = asyncio.ensure_future(day())
     while True:

@@ -15,7 +15,6 @@ saved) is no crash: `warn` says what was not done and why.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
 import threading
@@ -24,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
     QMessageLogContext,
@@ -38,10 +37,12 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from app import APP_NAME
 from app.api.errors import StoreUnavailable
-from app.logs import file_handler, log_path, redact
 from app.ui.session.tasks import is_unexpected
 from app.ui.window.asking import warning_box
 from app.words import count
+
+if TYPE_CHECKING:  # the loop is made after the window's first paint
+    import asyncio
 
 log = logging.getLogger(__name__)
 
@@ -130,9 +131,12 @@ class CrashReporter(QObject):
     # ------------------------------------------------------------------------------ hooks
 
     def install(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
-        self._previous = (sys.excepthook, threading.excepthook)
-        sys.excepthook = self.on_excepthook
-        threading.excepthook = self.on_thread_exception
+        """Hook the interpreter's and threads' exceptions (once), and `loop`'s when given: the
+        window's loop is made after its first paint, and installed then."""
+        if self._previous is None:
+            self._previous = (sys.excepthook, threading.excepthook)
+            sys.excepthook = self.on_excepthook
+            threading.excepthook = self.on_thread_exception
         if loop is not None:
             self._loop = loop
             loop.set_exception_handler(self.on_loop_exception)
@@ -186,6 +190,8 @@ class CrashReporter(QObject):
         self.reports.append(report)
         if self.dialog is not None and self.dialog.isVisible():
             return report  # already telling the user; the log has this one too
+        from app.logs import log_path  # the log file's handler: imported after the first paint
+
         self.dialog = CrashDialog(report, log_path(), self.window)
         self.dialog.finished.connect(self.on_dialog_finished)
         if self._loop is not None and self._loop.is_running():
@@ -236,6 +242,8 @@ class CrashReporter(QObject):
 
 
 def _redacted(text: str) -> str:
+    from app.logs import file_handler, redact
+
     handler = file_handler()
     return redact(text, handler.redactor.known if handler is not None else frozenset())
 

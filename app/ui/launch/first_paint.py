@@ -2,8 +2,10 @@
 
 `showdesk` paints the window from what is on disk — the last profile's tree and its restored
 tab's first rows, read from the cache — and only then imports and starts what talks to the show
-(the client, its sign-in, the simulator of `--demo`, team mode): `after_first_paint` calls that
-on the loop's next turn once the tree's and the current tab's table have been painted.
+(the client, its sign-in, the simulator of `--demo`, team mode): `wait_for_first_paint` turns
+Qt's own event loop until the tree's and the current tab's table have been painted — asyncio and
+qasync are not even imported before (decision 0008's loop is made after it) — and
+`after_first_paint` calls what connects on the asyncio loop's first turn.
 
 `SHOWDESK_STARTUP_PROBE` (for the bench and the tests, never set by a user) reports the start
 on standard output: "showdesk: first paint (what was painted)"; then `paint` closes the window
@@ -19,7 +21,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
 if TYPE_CHECKING:
@@ -27,7 +29,13 @@ if TYPE_CHECKING:
 
 PROBE_ENV = "SHOWDESK_STARTUP_PROBE"
 # What waits for the first paint: none of these may be imported before it (tests/gui/launch).
-AFTER_PAINT = ("httpx", "pydantic", "starlette", "uvicorn", "app.sim", "app.api.client")
+# What talks to the show, and what only its connection, its loop or the log file needs: the
+# OS keyring (the secret is read when connecting), asyncio and qasync, the log file's handler,
+# the package's metadata.
+AFTER_PAINT = (
+    *("httpx", "pydantic", "starlette", "uvicorn", "app.sim", "app.api.client"),
+    *("keyring", "asyncio", "qasync", "concurrent_log_handler", "importlib.metadata"),
+)
 SAFETY_MS = 2000  # connect anyway when no paint comes (a window the platform never exposes)
 
 
@@ -80,21 +88,30 @@ class FirstPaint(QObject):
             then()
 
 
+def wait_for_first_paint(window: QWidget, widgets: list[QWidget]) -> None:
+    """Turn Qt's event loop (a plain `QEventLoop`: no asyncio) until the window, shown, has
+    painted `widgets` (see FirstPaint)."""
+    waiting = QEventLoop()
+    FirstPaint(window, widgets, waiting.quit)
+    waiting.exec()
+    if kind := probe():
+        say(f"first paint ({', '.join(type(w).__name__ for w in widgets) or 'window'})")
+    if kind == "modules":
+        say(f"imported before paint: {' '.join(imported_after_paint_modules()) or 'none'}")
+
+
 def after_first_paint(window: QWidget, widgets: list[QWidget], then: Callable[[], None]) -> None:
-    """Call `then` once the window painted `widgets` (see FirstPaint); the probe reports it."""
+    """The window has painted `widgets` (`wait_for_first_paint`): the probe reports it, and
+    `then` runs on the event loop's next turn (the asyncio loop's, made since)."""
     kind = probe()
 
     def painted() -> None:
-        if kind:
-            say(f"first paint ({', '.join(type(w).__name__ for w in widgets) or 'window'})")
         if kind == "paint":
             window.close()
             return
-        if kind == "modules":
-            say(f"imported before paint: {' '.join(imported_after_paint_modules()) or 'none'}")
         then()
 
-    FirstPaint(window, widgets, painted)
+    QTimer.singleShot(0, window, painted)
 
 
 def connected(window: QWidget, session: ShowSession | None) -> None:

@@ -78,7 +78,8 @@ def _run(timeout: float, home: Path) -> None:
     from app import __version__
     from app.ui.launch.app import ShowDesk, application
     from app.ui.launch.crash import install_qt_log
-    from app.ui.session.tasks import ShowLoop, TaskRunner
+    from app.ui.session.show_loop import ShowLoop
+    from app.ui.session.tasks import TaskRunner
     from app.ui.window.main_window import MainWindow
 
     print(f"self-test: ShowDesk {__version__}, Python {sys.version.split()[0]}", flush=True)

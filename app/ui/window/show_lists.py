@@ -15,7 +15,6 @@ Kept out of main_window.py, which only wires the two actions here.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -82,6 +81,8 @@ def _reader(window: MainWindow) -> Background:
 
     def read(work: Callable[[], list[Order]], done: Callable[[list[Order]], None]) -> None:
         async def run() -> None:
+            import asyncio
+
             orders = await asyncio.to_thread(work)
             if window.session is not None and _orders_open(window):
                 done(orders)

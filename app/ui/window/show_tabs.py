@@ -3,7 +3,6 @@ sync brings new data, and running their sorts and filters in a worker thread."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 from PySide6.QtWidgets import QTabWidget
@@ -48,8 +47,10 @@ def in_background(tasks: TaskRunner) -> Background:
 
     def start(work: Callable[[], list[str]], done: Callable[[list[str]], None]) -> None:
         async def run() -> None:
+            import asyncio
+
             done(await asyncio.to_thread(work))
 
-        tasks.start(run(), what="Sorting and filtering")
+        tasks.start_soon(run(), what="Sorting and filtering")
 
     return start

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.api.governor import GovernorState
 from app.api.registry import Registry
 from app.sync.show_summary import (
     ShowSummary,
@@ -38,6 +37,7 @@ from app.sync.show_summary import (
 from app.ui.common.when_shown import RefreshWhenShown
 
 if TYPE_CHECKING:
+    from app.api.governor import GovernorState
     from app.ui.session.session import ShowSession
 
 FIRST_RESOURCE = "customers"

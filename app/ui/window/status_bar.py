@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import QDateTime, QLocale, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
 
-from app.api.governor import GovernorState
 from app.api.rate_meter import budget_text, counting_down, rate_meter
 from app.ui.common.palette import Hue, text_style
 
 if TYPE_CHECKING:  # a solo profile never imports the team's modules; pushes come after paint
+    from app.api.governor import GovernorState
     from app.sync.push_review import PushSummary
     from app.team.status import TeamStatus
 
