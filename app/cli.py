@@ -25,7 +25,13 @@ class _Version(argparse.Action):
     """`--version`: the installed package's version, read only when asked (not at each start)."""
 
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
-        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+        super().__init__(
+            option_strings,
+            dest,
+            nargs=0,
+            default=argparse.SUPPRESS,
+            help="show the version and exit",
+        )
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
         from app import __version__
@@ -66,6 +72,10 @@ def _gui_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _gui_parser_defaults() -> argparse.Namespace:
+    return argparse.Namespace(demo=False, profile=None, self_test=False, timeout=120.0)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "sim":
@@ -82,7 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run(options)
     if args and not args[0].startswith("-"):  # a mistyped subcommand: say the nearest
         return _unknown_command(args[0])
-    options = _gui_parser().parse_args(args)
+    # The plain `showdesk` builds no parser (its help, choices and checks are for options).
+    options = _gui_parser().parse_args(args) if args else _gui_parser_defaults()
     if options.self_test:
         from app.ui.launch.self_test import self_test
 

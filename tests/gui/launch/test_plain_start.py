@@ -1,0 +1,21 @@
+"""`showdesk` with no option builds no argument parser (issue 17: the start is timed); what it
+runs with must be exactly what the parser would have given, and `--version` still answers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.metadata import version
+
+from app.cli import _gui_parser, _gui_parser_defaults
+
+
+def test_the_plain_start_runs_with_the_parsers_defaults() -> None:
+    assert _gui_parser_defaults() == _gui_parser().parse_args([])
+
+
+def test_the_version_is_read_when_asked() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout) == (0, f"ShowDesk {version('showdesk')}\n")
