@@ -94,6 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _unknown_command(args[0])
     # The plain `showdesk` builds no parser (its help, choices and checks are for options).
     options = _gui_parser().parse_args(args) if args else _gui_parser_defaults()
+    from app.ui.launch.feature_hook import spare_source_reads
+
+    spare_source_reads()  # before the window's modules are imported
     if options.self_test:
         from app.ui.launch.self_test import self_test
 
