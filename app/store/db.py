@@ -19,7 +19,7 @@ import errno
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
@@ -135,9 +135,11 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration], *, name: 
 
 
 @contextmanager
-def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """`BEGIN IMMEDIATE` … `COMMIT`, or `ROLLBACK` if the block raises."""
-    conn.execute("BEGIN IMMEDIATE")
+def transaction(conn: sqlite3.Connection, *, begun: bool = False) -> Iterator[sqlite3.Connection]:
+    """`BEGIN IMMEDIATE` (unless `begun` already) … `COMMIT`, or `ROLLBACK` if the block
+    raises."""
+    if not begun:
+        conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn
         conn.execute("COMMIT")
@@ -171,19 +173,37 @@ class Database:
                 raise problem from exc
             raise
         self._closed = False
+        # Called before each write, and again when the file stays locked past the busy timeout:
+        # stops whatever long write of lesser worth holds the file (the cache's sort index
+        # builds) and answers whether it stopped any, so the write waits for it and retries.
+        self.give_way: Callable[[], bool] = lambda: False
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """One committed transaction, holding the lock (StoreUnavailable: nothing written)."""
         with self.lock:
             try:
-                with transaction(self.conn) as conn:
+                self._begin()
+                with transaction(self.conn, begun=True) as conn:
                     yield conn
             except sqlite3.OperationalError as exc:
                 problem = unwritable(exc, self.what, self.path)
                 if problem is None:
                     raise
                 raise problem from exc
+
+    def _begin(self) -> None:
+        """`BEGIN IMMEDIATE`, after `give_way`; once more while it gives way (a build that
+        started after the first call)."""
+        self.give_way()
+        while True:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                busy = getattr(exc, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_BUSY
+                if not (busy and self.give_way()):
+                    raise
 
     def close(self) -> None:
         if not self._closed:

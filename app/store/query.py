@@ -60,8 +60,8 @@ def json_path(field: str) -> str:
 
 def text_needles(text: str) -> list[str]:
     """What `text=` looks for in the stored JSON text, folded like SQLite's lower(). The cache
-    writes non-ASCII letters as JSON escapes (`ü` → `\\u00fc`, a fifth faster to write), so a
-    needle holding any is looked for escaped too (and as it is, for records written before)."""
+    writes non-ASCII letters as they are (orjson); caches written before issue 17 hold them as
+    JSON escapes (`ü` → `\\u00fc`), so a needle holding any is looked for escaped too."""
     folded = text.translate(_ASCII_LOWER)
     if folded.isascii():
         return [folded]
