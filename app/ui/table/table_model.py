@@ -16,19 +16,21 @@ values the sink refused are marked at their cell with the reason until a later e
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import shiboken6
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
+    QModelRoleData,
+    QModelRoleDataSpan,
     QObject,
     QPersistentModelIndex,
     Qt,
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QBrush, QFont
+from PySide6.QtGui import QFont
 
 from app.api.registry import Resource
 from app.store.cache import Cache
@@ -49,16 +51,24 @@ Index = QModelIndex | QPersistentModelIndex
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _ROLES = Qt.ItemDataRole
 _NO_CHILDREN = Qt.ItemFlag.ItemNeverHasChildren
-# The roles answered from the cell's value (the others from the record id alone, or none).
-_VALUE_ROLES = frozenset(
-    {
-        _ROLES.DisplayRole,
-        _ROLES.EditRole,
-        _ROLES.CheckStateRole,
-        _ROLES.TextAlignmentRole,
-        _ROLES.ToolTipRole,
-    }
+_SHOWN = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | _NO_CHILDREN
+# The roles a view asks of every cell it paints, as ints (what `QModelRoleData.role()` gives):
+# answered from the cell's look, read once per record (`_looks`).
+_DISPLAY, _ALIGN, _CHECK = (
+    int(_ROLES.DisplayRole),
+    int(_ROLES.TextAlignmentRole),
+    int(_ROLES.CheckStateRole),
 )
+_BACKGROUND, _FOREGROUND, _FONT = (
+    int(_ROLES.BackgroundRole),
+    int(_ROLES.ForegroundRole),
+    int(_ROLES.FontRole),
+)
+_PAINTED = frozenset({_DISPLAY, _ALIGN, _CHECK, _BACKGROUND, _FOREGROUND, _FONT})
+# The roles answered apart (not asked by a paint); any other role a cell never answers.
+_ELSEWHERE = frozenset({int(_ROLES.UserRole), int(_ROLES.EditRole), int(_ROLES.ToolTipRole)})
+LOOKS_KEPT = 2_000  # records whose cells' looks are kept: many screens around the one shown
+CellLook = dict[int, Any]  # role → what the cell answers (a tint as its `Hue`, made a brush late)
 
 
 class EditSink(Protocol):
@@ -100,6 +110,8 @@ class RecordTableModel(QAbstractTableModel):
         self._look = CellPresenter(resource, references, when=local_when)  # the user's locale
         self.pending_count = 0
         self._kinds: dict[str, FieldKind | None] = {}
+        self._flags: dict[tuple[str, bool], Qt.ItemFlag] = {}
+        self._looks = {}
         self._fields = fields_of(cache.fields(resource.slug), resource)
         listing = Listing(parent=parent)
         self._rows = RecordWindow(cache, resource.slug, listing, first_screen=first_screen)
@@ -244,6 +256,7 @@ class RecordTableModel(QAbstractTableModel):
     ) -> None:
         """Cells whose edit went in (errors cleared) and refused ones (marked with the reason)."""
         self._look.mark(cleared, refused)
+        self._forget_looks()
 
     def row_kind(self, row: int) -> str | None:
         """ "new", "deleted" or None for the record at `row`."""
@@ -281,15 +294,14 @@ class RecordTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._fields)
 
     def flags(self, index: Index) -> Qt.ItemFlag:
+        """Asked of every cell painted: the column's flags, made once (a row to be deleted is
+        not editable)."""
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | _NO_CHILDREN
-        kind = self.kind_at(index.column())
-        if kind is not None and self.row_kind(index.row()) != "deleted":
-            flags |= Qt.ItemFlag.ItemIsEditable
-            if kind.kind == "bool":
-                flags |= Qt.ItemFlag.ItemIsUserCheckable
-        return flags
+        flags = self._column_flags(index.column())
+        if flags is _SHOWN or not self._look.pending.kinds:
+            return flags
+        return _SHOWN if self.row_kind(index.row()) == "deleted" else flags
 
     def setData(self, index: Index, value: Any, role: int = _ROLES.EditRole) -> bool:
         """Ask the edit sink for an undo command (nothing is written here)."""
@@ -307,31 +319,37 @@ class RecordTableModel(QAbstractTableModel):
     def data(self, index: Index, role: int = _ROLES.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        row, field = index.row(), self._fields[index.column()]
-        rid, look = self._rows.record_id(row), self._look
+        row, column = index.row(), index.column()
+        if role in _PAINTED:
+            return _answer(role, self._cell_look(row, column).get(role))
+        rid = self._rows.record_id(row)
         if role == _ROLES.UserRole:
             return rid
-        if role == _ROLES.BackgroundRole:
-            tint = look.background(rid, field)
-            return None if tint is None else background_brush(Hue[tint])
-        if role in (_ROLES.ForegroundRole, _ROLES.FontRole):
-            return self._row_style(rid, role)
-        if role == _ROLES.ToolTipRole and (problem := look.note(rid, field)):
-            return problem
-        if role not in _VALUE_ROLES:
-            return None  # a decoration, a size hint…: asked for every cell painted, never given
-        value = self.record(row).get(field)
-        if role == _ROLES.DisplayRole:
-            return None if isinstance(value, bool) else look.text(field, value)
         if role == _ROLES.EditRole:
-            return value
-        if role == _ROLES.CheckStateRole and isinstance(value, bool):
-            return Qt.CheckState.Checked if value else Qt.CheckState.Unchecked
-        if role == _ROLES.TextAlignmentRole and is_number(value):
-            return _RIGHT
+            return self.value(row, column)
         if role == _ROLES.ToolTipRole:
-            return look.tooltip(field, value)
-        return None
+            field = self._fields[column]
+            problem = self._look.note(rid, field)
+            return problem or self._look.tooltip(field, self.value(row, column))
+        return None  # a decoration, a size hint…: asked for every cell painted, never given
+
+    def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan | QModelRoleData) -> None:
+        """The roles a view asks of a cell it paints, all in one call (Qt 6 delegates ask
+        this way: one Python call per cell instead of one per role)."""
+        items = (roleDataSpan,) if isinstance(roleDataSpan, QModelRoleData) else roleDataSpan
+        asked = cast(Iterable[QModelRoleData], items)  # a span is a sequence of role data
+        if not index.isValid():
+            for item in asked:
+                item.clearData()
+            return
+        look = self._cell_look(index.row(), index.column())
+        for item in asked:
+            role = item.role()
+            value = self.data(index, role) if role in _ELSEWHERE else look.get(role)
+            if value is None:
+                item.clearData()
+            else:
+                item.setData(_answer(role, value))
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = _ROLES.DisplayRole
@@ -347,23 +365,69 @@ class RecordTableModel(QAbstractTableModel):
 
     # ------------------------------------------------------------------------------ helpers
 
-    def _row_style(self, record_id: str, role: int) -> QBrush | QFont | None:
-        look = self._look.row_look(record_id)
+    def _column_flags(self, column: int) -> Qt.ItemFlag:
+        field = self._fields[column]
+        key = (field, self.edits is None)
+        flags = self._flags.get(key)
+        if flags is None:
+            kind = self.kind_at(column)
+            flags = _SHOWN
+            if kind is not None:
+                flags = flags | Qt.ItemFlag.ItemIsEditable
+                if kind.kind == "bool":
+                    flags |= Qt.ItemFlag.ItemIsUserCheckable
+            self._flags[key] = flags
+        return flags
+
+    def _cell_look(self, row: int, column: int) -> CellLook:
+        """What a cell answers a painting view: its text (presenter), alignment, check box, tint
+        and its row's style — made once per record and column, when first painted. Forgotten
+        whenever the records, the pending changes, the names or the marks may have changed."""
+        if self._looks_of != self._rows.records_version:
+            self._forget_looks()
+        rid = self._rows.record_id(row)
+        looks = self._looks.get(rid)
+        if looks is None:
+            if len(self._looks) >= LOOKS_KEPT:
+                self._looks.clear()
+            looks = self._looks[rid] = _RowLooks(self.record(row), len(self._fields))
+        look = looks.cells[column]
         if look is None:
-            return None
-        if role == _ROLES.ForegroundRole:
-            return text_brush(Hue[look.tint])
-        font = QFont()
-        font.setStrikeOut(look.struck)
-        font.setItalic(look.italic)
-        return font
+            look = looks.cells[column] = self._make_look(rid, looks.record, self._fields[column])
+        return look
+
+    def _make_look(self, rid: str, record: dict[str, Any], field: str) -> CellLook:
+        presenter, look = self._look, CellLook()
+        value = record.get(field)
+        if isinstance(value, bool):
+            look[_CHECK] = Qt.CheckState.Checked if value else Qt.CheckState.Unchecked
+        elif value is not None:
+            look[_DISPLAY] = presenter.text(field, value)
+            if is_number(value):
+                look[_ALIGN] = _RIGHT
+        tint = presenter.background(rid, field)
+        if tint is not None:
+            look[_BACKGROUND] = Hue[tint]
+        row_look = presenter.row_look(rid)
+        if row_look is not None:
+            look[_FOREGROUND] = Hue[row_look.tint]
+            look[_FONT] = _font(row_look.struck, row_look.italic)
+        return look
+
+    def _forget_looks(self) -> None:
+        self._looks.clear()
+        self._looks_of = self._rows.records_version
 
     def _repaint(self, roles: list[int]) -> None:
         """Every cell may read differently now (names, pending changes): repaint them all."""
+        self._forget_looks()
         rows, columns = self._rows.count, len(self._fields)
         if rows and columns:
             last = self.index(rows - 1, columns - 1)
             self.dataChanged.emit(self.index(0, 0), last, roles)
+
+    _looks: dict[str, _RowLooks]
+    _looks_of = -1  # the record window's `records_version` the looks were made from
 
     def _set_created(self, created: list[str]) -> None:
         """Rows for the records created here (after the queried ones), inserted or removed."""
@@ -416,3 +480,35 @@ class RecordTableModel(QAbstractTableModel):
             self._rows.extend(ids)
         if background and complete:
             self.query_running.emit(False)
+
+
+class _RowLooks:
+    """One record's cells as painted: the record (pending changes laid over) and each cell's
+    look once made."""
+
+    __slots__ = ("cells", "record")
+
+    def __init__(self, record: dict[str, Any], columns: int) -> None:
+        self.record = record
+        self.cells: list[CellLook | None] = [None] * columns
+
+
+def _answer(role: int, value: Any) -> Any:
+    """A cell's look as Qt takes it: tints become brushes of the current palette here, so a
+    switch of the system's colour scheme is followed on the next paint."""
+    if isinstance(value, Hue):
+        return background_brush(value) if role == _BACKGROUND else text_brush(value)
+    return value
+
+
+_fonts: dict[tuple[bool, bool], QFont] = {}
+
+
+def _font(struck: bool, italic: bool) -> QFont:
+    """The font of a row created here (italic) or to be deleted (struck out), made once."""
+    font = _fonts.get((struck, italic))
+    if font is None:
+        font = _fonts[struck, italic] = QFont()
+        font.setStrikeOut(struck)
+        font.setItalic(italic)
+    return font
