@@ -155,9 +155,8 @@ def renamed(record: dict[str, Any], name: str) -> NewChange:
 def bench_push(count: int, cache: Path) -> None:
     """Every cached customer renamed, pushed to a simulator that holds them (no throttling)."""
     show = generate_show("demo", seed=17)
-    held = show.records("customers")
-    held.clear()
-    held.extend(customers(count))
+    show.collections.pop("customers", None)
+    show.load("customers", customers(count))
     outbox_path = cache.with_name(cache.stem + ".outbox.sqlite")
     with Cache(cache, default_registry()) as store, Outbox(outbox_path) as outbox:
         changes = []
