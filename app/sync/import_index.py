@@ -11,8 +11,15 @@ cache of a million records holds only the rows it is working on.
 from __future__ import annotations
 
 import sqlite3
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
+
+from app.store.db import unwritable
+
+WHAT = "import's temporary look-up file"
 
 Rows = Iterable[tuple[Any, ...]]
 
@@ -33,12 +40,25 @@ class ImportIndex:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A full disk or a read-only temporary folder says so in the user's words (the
+        import then queues nothing: its changes are queued after the plan)."""
+        try:
+            yield
+        except (sqlite3.OperationalError, OSError) as exc:
+            problem = unwritable(exc, WHAT, Path(tempfile.gettempdir()))
+            if problem is None:
+                raise
+            raise problem from exc
+
     def duplicates(self, keys: Iterable[tuple[str, str, int]]) -> dict[tuple[str, str], list[int]]:
         """(field, value) → the rows holding it, for the values more than one row holds
         (`keys`: each row's (matching field, its value, row number), in the file's order)."""
-        self._db.execute("CREATE TABLE file_keys (name TEXT, value TEXT, number INTEGER)")
-        self._db.executemany("INSERT INTO file_keys VALUES (?, ?, ?)", keys)
-        self._db.execute("CREATE INDEX file_keys_value ON file_keys (name, value)")
+        with self._writing():
+            self._db.execute("CREATE TABLE file_keys (name TEXT, value TEXT, number INTEGER)")
+            self._db.executemany("INSERT INTO file_keys VALUES (?, ?, ?)", keys)
+            self._db.execute("CREATE INDEX file_keys_value ON file_keys (name, value)")
         repeated = self._db.execute(
             "SELECT name, value FROM file_keys GROUP BY name, value HAVING count(*) > 1"
         ).fetchall()
@@ -55,9 +75,10 @@ class ImportIndex:
         """The second column of the rows of `table` whose first equals `value`; the table is
         filled by `fill()` (pairs) on its first use."""
         if table not in self._built:
-            self._db.execute(f"CREATE TABLE {table} (value TEXT, answer TEXT)")
-            self._db.executemany(f"INSERT INTO {table} VALUES (?, ?)", fill())
-            self._db.execute(f"CREATE INDEX {table}_value ON {table} (value)")
+            with self._writing():
+                self._db.execute(f"CREATE TABLE {table} (value TEXT, answer TEXT)")
+                self._db.executemany(f"INSERT INTO {table} VALUES (?, ?)", fill())
+                self._db.execute(f"CREATE INDEX {table}_value ON {table} (value)")
             self._built.add(table)
         rows = self._db.execute(
             f"SELECT answer FROM {table} WHERE value = ? ORDER BY rowid", (value,)

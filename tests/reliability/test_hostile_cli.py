@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -132,8 +133,10 @@ def test_an_import_onto_a_full_disk_queues_nothing_and_says_so(
                  module="tests.reliability.full_disk")  # fmt: skip
     assert "Traceback" not in result.stderr
     assert result.returncode == 2, result.stdout + result.stderr
+    # Every SQLite file is full: the plan's temporary look-ups (decision 0018) meet it first.
     assert result.stderr.strip() == (
-        f"showdesk import: Cannot write the outbox at {outbox_of(cache)}: the disk is full"
+        f"showdesk import: Cannot write the import's temporary look-up file at "
+        f"{tempfile.gettempdir()}: the disk is full"
     )
     assert pending(cache) == before  # all of the import or none of it: none
 
