@@ -34,6 +34,7 @@ from app.api.errors import NotFound, ShowDeskError, TransportError
 from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.changes import Change, is_local_id
+from app.store.nested_lists import NestedLists
 from app.store.outbox import Outbox
 from app.sync.batches import BULK_SIZE, BatchKey, element, head_run, is_record_change
 from app.sync.bulk_push import BulkPush
@@ -445,10 +446,14 @@ class Pusher:
                     if parent is None:
                         continue
                     seen: list[str] = []
+                    uncertain, listed_at = False, datetime.now(UTC)
                     async for page in self.client.list(res, parent=parent):
                         self.cache.upsert(slug, page, parent=parent)
                         seen += [str(r["id"]) for r in page if r.get("id") is not None]
-                    self.cache.retain_only(slug, seen, parent=parent)
+                        uncertain = uncertain or page.uncertain
+                    if not uncertain:  # only a listing proven whole removes what it lacks
+                        self.cache.retain_only(slug, seen, parent=parent)
+                        NestedLists(self.cache).listed(slug, [parent], listed_at)
                 elif res.can("list"):
                     async for page in self.client.list(res, modified_after=since):
                         self.cache.upsert(slug, page)
