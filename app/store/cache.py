@@ -40,10 +40,14 @@ from app.store.sync_state import SyncState, SyncStateTable
 
 __all__ = ["Cache", "CacheWrites", "IdsRead", "SyncState"]
 
+# A record cached with the same text is left as it is (its `fetched_at` says when this text
+# was first fetched): a full sync re-lists mostly unchanged records, and rewriting them cost a
+# page write each and, with a sort index, two json_extract and an index update (issue 17).
 _UPSERT = """INSERT INTO records (resource, parent, id, key_value, modified, fetched_at, json)
 VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (resource, parent, id) DO UPDATE SET key_value = excluded.key_value,
-    modified = excluded.modified, fetched_at = excluded.fetched_at, json = excluded.json"""
+    modified = excluded.modified, fetched_at = excluded.fetched_at, json = excluded.json
+WHERE json IS NOT excluded.json"""
 _FETCH_BATCH = 512
 _log = logging.getLogger(__name__)
 

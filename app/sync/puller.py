@@ -41,6 +41,12 @@ from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.nested_lists import NestedLists
 
+# Pages that arrive while the cache is still writing the ones before are written together, in
+# one transaction of up to this many records: when the show answers faster than the cache
+# writes, fewer transactions (5-15 % faster into an empty cache than pages of 1,000; decision
+# 0021). When the show is the slower, each page is written as it comes.
+BULK_RECORDS = 5_000
+
 
 @dataclass(frozen=True)
 class SyncProgress:
@@ -228,16 +234,22 @@ class Puller:
             interactive=interactive,
         )
         received = 0
-        # The page before, written to the cache on a worker thread while the next one is asked
-        # for (issue 17: the show's answer and the cache's write overlap). One at a time: a page
-        # is written after the one before it, and the listing ends when its last page is in.
+        # The pages before, written to the cache on a worker thread while the next one is asked
+        # for (issue 17: the show's answer and the cache's write overlap). One write at a time:
+        # pages are written in order, and the listing ends when its last page is in. Pages that
+        # come while a write is under way are gathered for the next (BULK_RECORDS).
         writing: asyncio.Future[None] | None = None
+        gathered: list[dict[str, Any]] = []
         try:
             async for page in pages:
                 received += 1 if page else 0  # (a learned or uncertain marker page is empty)
-                if writing is not None:
-                    await writing
-                writing = asyncio.ensure_future(asyncio.to_thread(self._store, res, parent, page))
+                gathered += page
+                busy = writing is not None and not writing.done()
+                if not busy or len(gathered) >= BULK_RECORDS:
+                    if writing is not None:
+                        await writing
+                    write = asyncio.to_thread(self._store, res, parent, gathered)
+                    writing, gathered = asyncio.ensure_future(write), []
                 seen.update(_record_ids(res, page))
                 result.fetched += len(page)
                 result.notices += [page.notice] if page.notice else []
@@ -249,6 +261,8 @@ class Puller:
         finally:
             if writing is not None:  # never left writing after the sync ends, however it ends
                 await asyncio.shield(writing)
+            if gathered:  # what arrived is kept, however the listing ends
+                await asyncio.shield(asyncio.to_thread(self._store, res, parent, gathered))
         result.requests += max(1, received)  # an empty list still took its request
         return seen, uncertain
 

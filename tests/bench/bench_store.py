@@ -20,6 +20,7 @@ from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.store.outbox import NewChange, Outbox
+from app.sync.puller import BULK_RECORDS
 
 CITIES = ["Springfield", "Riverton", "Fairview", "Greenville", "Madison", "Salem", "Clinton"]
 NAMES = ["Acme", "Northwind", "Contoso", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay"]
@@ -108,6 +109,35 @@ def bench_cache(folder: Path) -> None:
         timed("cache: integrity_check", cache.integrity_ok)
 
 
+def bench_full_sync_load(folder: Path, total: int) -> None:
+    """A full sync's load of `total` customers as the Puller writes it (BULK_RECORDS per
+    transaction), into an empty cache and again over the cached records, without and with a
+    sort index (decision 0015), then an incremental sync's 1,000 changed records. Only the
+    cache's time is counted (the records are generated between writes)."""
+    with Cache(folder / f"load-{total}.db", default_registry()) as cache:
+        for label in ("an empty cache", "the cached records", "them with a sort index"):
+            if label == "them with a sort index":
+                timed(
+                    f"cache: build the sort index on customerName ({total:,} records)",
+                    lambda: cache.build_sort_index("customerName"),
+                )
+            spent = 0.0
+            for start in range(0, total, BULK_RECORDS):
+                batch = list(customers(min(BULK_RECORDS, total - start), start))
+                began = time.perf_counter()
+                cache.upsert("customers", batch)
+                spent += time.perf_counter() - began
+            print(
+                f"cache: full sync of {total:,} into {label:<24} {spent:8.3f} s  "
+                f"({total / spent:,.0f}/s; goal ≥ 100,000/s)"
+            )
+        changed = [{**r, "city": "Changed"} for r in customers(1000, total // 2)]
+        timed(
+            f"cache: incremental upsert of 1,000 changed of {total:,}, a sort index (goal ≤ 0.1 s)",
+            lambda: cache.upsert("customers", changed),
+        )
+
+
 def bench_sync_writes(cache: Cache, records: list[dict[str, Any]]) -> None:
     """What a sync writes: a full sync's pages of 1,000 records (one transaction each) and an
     incremental sync's 1,000 changed records — without and with a sort index (built once a big
@@ -154,8 +184,12 @@ def update(n: int) -> NewChange:
 
 
 def main() -> None:
+    """`bench_store.py [size …]`: the full-sync load at these sizes (200,000 and 1,000,000)."""
+    sizes = [int(a) for a in sys.argv[1:]] or [200_000, 1_000_000]
     with tempfile.TemporaryDirectory() as tmp:
         bench_cache(Path(tmp))
+        for total in sizes:
+            bench_full_sync_load(Path(tmp), total)
         bench_outbox(Path(tmp))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,20 @@ def test_what_orjson_refuses_is_written_by_json(cache: Cache) -> None:
     cache.upsert("customers", [record])
 
     assert cache.get("customers", "c1") == record
+
+
+def test_a_record_listed_again_unchanged_is_left_as_it_is(cache: Cache) -> None:
+    first, later = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 2, tzinfo=UTC)
+    record = {"id": "c1", "customerID": "CU1", "city": "Salem"}
+    cache.upsert("customers", [record], fetched_at=first)
+    cache.upsert("customers", [record], fetched_at=later)
+
+    assert fetched(cache) == first.isoformat()
+    cache.upsert("customers", [{**record, "city": "Riverton"}], fetched_at=later)
+    assert fetched(cache) == later.isoformat()
+    assert cache.get("customers", "c1") == {**record, "city": "Riverton"}
+
+
+def fetched(cache: Cache) -> str:
+    with sqlite3.connect(cache.path) as conn:
+        return str(conn.execute("SELECT fetched_at FROM records").fetchone()[0])
