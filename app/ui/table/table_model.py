@@ -3,7 +3,9 @@
 That mapping is all it does. Which ids, in which order, and the records behind them come from a
 `RecordWindow` over the cache (app/store/record_window.py: sorting and filtering in SQLite, then
 the model resets — never a `QSortFilterProxyModel` over a big resource; records read in blocks);
-what a cell says and how it is tinted comes from a `CellPresenter` (app/ui/table/presenter.py).
+what a cell says and how it is tinted comes from a `CellPresenter` (app/ui/table/presenter.py),
+kept per record and column as the cell's look (app/ui/table/cell_looks.py) that `multiData`
+answers a painting view from, in one Python call per cell.
 The sort and filters are one `Listing` (app/store/listing.py).
 
 Pending changes of the outbox are laid over the cached records, keyed on ids: the table shows
@@ -30,7 +32,6 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QFont
 
 from app.api.registry import Resource
 from app.store.cache import Cache
@@ -39,36 +40,18 @@ from app.store.outbox import Outbox
 from app.store.record_window import QueryRunner, RecordWindow
 from app.sync.edits import can_edit
 from app.sync.overlay import PendingFollower
-from app.ui.common.palette import Hue, background_brush, text_brush
-from app.ui.common.references import ReferenceNames, is_number
+from app.ui.common.references import ReferenceNames
 from app.ui.common.when import local_when
+from app.ui.table.cell_looks import ASKED_APART, PAINTED, CellLook, CellLooks, answer
 from app.ui.table.delegates import FieldKind, field_kind
 from app.ui.table.presenter import CellPresenter, fields_of
 
 __all__ = ["EditSink", "QueryRunner", "RecordTableModel"]
 
 Index = QModelIndex | QPersistentModelIndex
-_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _ROLES = Qt.ItemDataRole
 _NO_CHILDREN = Qt.ItemFlag.ItemNeverHasChildren
 _SHOWN = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | _NO_CHILDREN
-# The roles a view asks of every cell it paints, as ints (what `QModelRoleData.role()` gives):
-# answered from the cell's look, read once per record (`_looks`).
-_DISPLAY, _ALIGN, _CHECK = (
-    int(_ROLES.DisplayRole),
-    int(_ROLES.TextAlignmentRole),
-    int(_ROLES.CheckStateRole),
-)
-_BACKGROUND, _FOREGROUND, _FONT = (
-    int(_ROLES.BackgroundRole),
-    int(_ROLES.ForegroundRole),
-    int(_ROLES.FontRole),
-)
-_PAINTED = frozenset({_DISPLAY, _ALIGN, _CHECK, _BACKGROUND, _FOREGROUND, _FONT})
-# The roles answered apart (not asked by a paint); any other role a cell never answers.
-_ELSEWHERE = frozenset({int(_ROLES.UserRole), int(_ROLES.EditRole), int(_ROLES.ToolTipRole)})
-LOOKS_KEPT = 2_000  # records whose cells' looks are kept: many screens around the one shown
-CellLook = dict[int, Any]  # role → what the cell answers (a tint as its `Hue`, made a brush late)
 
 
 class EditSink(Protocol):
@@ -108,10 +91,10 @@ class RecordTableModel(QAbstractTableModel):
         self._cache, self._resource, self._names = cache, resource, references
         self._outbox, self.edits = outbox, edits
         self._look = CellPresenter(resource, references, when=local_when)  # the user's locale
+        self._looks = CellLooks(self._look)
         self.pending_count = 0
         self._kinds: dict[str, FieldKind | None] = {}
         self._flags: dict[tuple[str, bool], Qt.ItemFlag] = {}
-        self._looks = {}
         self._fields = fields_of(cache.fields(resource.slug), resource)
         listing = Listing(parent=parent)
         self._rows = RecordWindow(cache, resource.slug, listing, first_screen=first_screen)
@@ -320,8 +303,8 @@ class RecordTableModel(QAbstractTableModel):
         if not index.isValid():
             return None
         row, column = index.row(), index.column()
-        if role in _PAINTED:
-            return _answer(role, self._cell_look(row, column).get(role))
+        if role in PAINTED:
+            return answer(role, self._cell_look(row, column).get(role))
         rid = self._rows.record_id(row)
         if role == _ROLES.UserRole:
             return rid
@@ -345,11 +328,11 @@ class RecordTableModel(QAbstractTableModel):
         look = self._cell_look(index.row(), index.column())
         for item in asked:
             role = item.role()
-            value = self.data(index, role) if role in _ELSEWHERE else look.get(role)
+            value = self.data(index, role) if role in ASKED_APART else look.get(role)
             if value is None:
                 item.clearData()
             else:
-                item.setData(_answer(role, value))
+                item.setData(answer(role, value))
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = _ROLES.DisplayRole
@@ -380,43 +363,19 @@ class RecordTableModel(QAbstractTableModel):
         return flags
 
     def _cell_look(self, row: int, column: int) -> CellLook:
-        """What a cell answers a painting view: its text (presenter), alignment, check box, tint
-        and its row's style — made once per record and column, when first painted. Forgotten
-        whenever the records, the pending changes, the names or the marks may have changed."""
-        if self._looks_of != self._rows.records_version:
-            self._forget_looks()
-        rid = self._rows.record_id(row)
-        looks = self._looks.get(rid)
-        if looks is None:
-            if len(self._looks) >= LOOKS_KEPT:
-                self._looks.clear()
-            looks = self._looks[rid] = _RowLooks(self.record(row), len(self._fields))
-        look = looks.cells[column]
-        if look is None:
-            look = looks.cells[column] = self._make_look(rid, looks.record, self._fields[column])
-        return look
-
-    def _make_look(self, rid: str, record: dict[str, Any], field: str) -> CellLook:
-        presenter, look = self._look, CellLook()
-        value = record.get(field)
-        if isinstance(value, bool):
-            look[_CHECK] = Qt.CheckState.Checked if value else Qt.CheckState.Unchecked
-        elif value is not None:
-            look[_DISPLAY] = presenter.text(field, value)
-            if is_number(value):
-                look[_ALIGN] = _RIGHT
-        tint = presenter.background(rid, field)
-        if tint is not None:
-            look[_BACKGROUND] = Hue[tint]
-        row_look = presenter.row_look(rid)
-        if row_look is not None:
-            look[_FOREGROUND] = Hue[row_look.tint]
-            look[_FONT] = _font(row_look.struck, row_look.italic)
-        return look
+        """What a cell answers a painting view (app/ui/table/cell_looks.py), made once."""
+        rows = self._rows
+        return self._looks.look(
+            rows.record_id(row),
+            self._fields[column],
+            column,
+            len(self._fields),
+            lambda: self.record(row),
+            rows.records_version,
+        )
 
     def _forget_looks(self) -> None:
-        self._looks.clear()
-        self._looks_of = self._rows.records_version
+        self._looks.forget()
 
     def _repaint(self, roles: list[int]) -> None:
         """Every cell may read differently now (names, pending changes): repaint them all."""
@@ -425,9 +384,6 @@ class RecordTableModel(QAbstractTableModel):
         if rows and columns:
             last = self.index(rows - 1, columns - 1)
             self.dataChanged.emit(self.index(0, 0), last, roles)
-
-    _looks: dict[str, _RowLooks]
-    _looks_of = -1  # the record window's `records_version` the looks were made from
 
     def _set_created(self, created: list[str]) -> None:
         """Rows for the records created here (after the queried ones), inserted or removed."""
@@ -480,35 +436,3 @@ class RecordTableModel(QAbstractTableModel):
             self._rows.extend(ids)
         if background and complete:
             self.query_running.emit(False)
-
-
-class _RowLooks:
-    """One record's cells as painted: the record (pending changes laid over) and each cell's
-    look once made."""
-
-    __slots__ = ("cells", "record")
-
-    def __init__(self, record: dict[str, Any], columns: int) -> None:
-        self.record = record
-        self.cells: list[CellLook | None] = [None] * columns
-
-
-def _answer(role: int, value: Any) -> Any:
-    """A cell's look as Qt takes it: tints become brushes of the current palette here, so a
-    switch of the system's colour scheme is followed on the next paint."""
-    if isinstance(value, Hue):
-        return background_brush(value) if role == _BACKGROUND else text_brush(value)
-    return value
-
-
-_fonts: dict[tuple[bool, bool], QFont] = {}
-
-
-def _font(struck: bool, italic: bool) -> QFont:
-    """The font of a row created here (italic) or to be deleted (struck out), made once."""
-    font = _fonts.get((struck, italic))
-    if font is None:
-        font = _fonts[struck, italic] = QFont()
-        font.setStrikeOut(struck)
-        font.setItalic(italic)
-    return font

@@ -1,0 +1,133 @@
+"""What a resource table's cells answer a painting view, made once per record and column.
+
+A `QTableView` asks seven roles of every cell it paints (font, alignment, text colour, check
+box, decoration, text, background), on every paint: at 50 rows of 13 columns that is 4,500
+questions a frame. `RecordTableModel.multiData` answers them in one Python call per cell from
+the cell's look kept here (a dict of role → answer: the presenter's text, a right alignment
+for numbers, a check state for booleans, the tint of a pending or refused change, the row's
+style for records created here or to be deleted), made when the cell is first painted and
+kept until the model forgets them all (records re-read, pending changes, marks, teammates or
+names changed). Tints are kept as `Hue` names and made brushes when answered, so a switch of
+the system's colour scheme is followed on the next paint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+
+from app.ui.common.palette import Hue, background_brush, text_brush
+from app.ui.common.references import is_number
+from app.ui.table.presenter import CellPresenter
+
+__all__ = ["ASKED_APART", "PAINTED", "CellLook", "CellLooks", "answer"]
+
+_ROLES = Qt.ItemDataRole
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+# Roles as ints (what `QModelRoleData.role()` gives).
+DISPLAY, ALIGN, CHECK = (
+    int(_ROLES.DisplayRole),
+    int(_ROLES.TextAlignmentRole),
+    int(_ROLES.CheckStateRole),
+)
+BACKGROUND, FOREGROUND, FONT = (
+    int(_ROLES.BackgroundRole),
+    int(_ROLES.ForegroundRole),
+    int(_ROLES.FontRole),
+)
+PAINTED = frozenset({DISPLAY, ALIGN, CHECK, BACKGROUND, FOREGROUND, FONT})  # from the looks
+# The roles answered apart (a paint never asks them); any other role a cell never answers.
+ASKED_APART = frozenset({int(_ROLES.UserRole), int(_ROLES.EditRole), int(_ROLES.ToolTipRole)})
+KEPT = 2_000  # records whose cells' looks are kept: many screens around the one shown
+CellLook = dict[int, Any]  # role → what the cell answers (a tint as its `Hue`, made a brush late)
+
+
+class CellLooks:
+    """The looks of the cells painted lately, by record id (at most `KEPT` records)."""
+
+    def __init__(self, presenter: CellPresenter) -> None:
+        self._presenter = presenter
+        self._rows: dict[str, _RowLooks] = {}
+        self._version = -1  # the record window's `records_version` the looks were made from
+
+    def look(
+        self,
+        rid: str,
+        field: str,
+        column: int,
+        columns: int,
+        record: Callable[[], dict[str, Any]],
+        version: int,
+    ) -> CellLook:
+        """The look of record `rid`'s cell in `column` (of `columns`), showing `field`;
+        `record()` gives the record as shown (read once per record), `version` the record
+        window's records_version (looks of older records are forgotten)."""
+        if version != self._version:
+            self.forget(version)
+        row = self._rows.get(rid)
+        if row is None:
+            if len(self._rows) >= KEPT:
+                self._rows.clear()
+            row = self._rows[rid] = _RowLooks(record(), columns)
+        look = row.cells[column]
+        if look is None:
+            look = row.cells[column] = self._make(rid, row.record, field)
+        return look
+
+    def forget(self, version: int | None = None) -> None:
+        """Every cell may read differently now: looks are made again when next painted."""
+        self._rows.clear()
+        if version is not None:
+            self._version = version
+
+    def _make(self, rid: str, record: dict[str, Any], field: str) -> CellLook:
+        presenter, look = self._presenter, CellLook()
+        value = record.get(field)
+        if isinstance(value, bool):
+            look[CHECK] = Qt.CheckState.Checked if value else Qt.CheckState.Unchecked
+        elif value is not None:
+            look[DISPLAY] = presenter.text(field, value)
+            if is_number(value):
+                look[ALIGN] = _RIGHT
+        tint = presenter.background(rid, field)
+        if tint is not None:
+            look[BACKGROUND] = Hue[tint]
+        row_look = presenter.row_look(rid)
+        if row_look is not None:
+            look[FOREGROUND] = Hue[row_look.tint]
+            look[FONT] = _font(row_look.struck, row_look.italic)
+        return look
+
+
+class _RowLooks:
+    """One record's cells as painted: the record (pending changes laid over) and each cell's
+    look once made."""
+
+    __slots__ = ("cells", "record")
+
+    def __init__(self, record: dict[str, Any], columns: int) -> None:
+        self.record = record
+        self.cells: list[CellLook | None] = [None] * columns
+
+
+def answer(role: int, value: Any) -> Any:
+    """A cell's look as Qt takes it: tints become brushes of the current palette."""
+    if isinstance(value, Hue):
+        return background_brush(value) if role == BACKGROUND else text_brush(value)
+    return value
+
+
+_fonts: dict[tuple[bool, bool], QFont] = {}
+
+
+def _font(struck: bool, italic: bool) -> QFont:
+    """The font of a row created here (italic) or to be deleted (struck out), made once."""
+    font = _fonts.get((struck, italic))
+    if font is None:
+        font = _fonts[struck, italic] = QFont()
+        font.setStrikeOut(struck)
+        font.setItalic(italic)
+    return font
