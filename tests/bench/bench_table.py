@@ -6,7 +6,9 @@ the same run), their ratio, and issue 17's goal.
 Run `.venv/bin/python tests/bench/bench_table.py` (offscreen; no display needed; numbers after it
 choose other sizes, e.g. `5000` for a quick look). Each table is measured in a process of its own
 (so its memory is the table's, nothing else's). "Paint" means the view was grabbed into a pixmap,
-which paints every visible cell (and so reads the records behind them). Nothing is asserted.
+which paints every visible cell (and so reads the records behind them); a scroll frame grabs
+the table view alone (what a scroll repaints), as the bare table's, whose rows are as high as
+the tab's. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import asyncio
 import itertools
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import qasync  # after the platform is chosen
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QHeaderView, QTableView
 
 from app.api.registry import default_registry
 from app.store.cache import Cache
@@ -48,6 +51,8 @@ GOALS = {
     "filter keystroke 'grocers #1'": 0.1, "column filter city": 0.1,
     "filter keystroke 'acme', sorted by customerName (indexed)": 0.1,
     "column filter warehouseID": 0.1, "scroll to the middle": 0.016, "scroll to the end": 0.016,
+    "scroll anywhere (19 jumps): median frame": 0.016,
+    "scroll anywhere (19 jumps): worst frame": 0.016,
     "refresh (after a sync)": 0.2, "memory with the tab open (MiB)": 400,
     "incremental upsert of 1,000 changed records": 0.1, "  open: GUI thread held at most": 0.05,
     "  sort by customerName: GUI thread held at most": 0.05,
@@ -178,9 +183,10 @@ def bench(folder: Path) -> None:
         FIGURES["memory with the tab open (MiB)"] = rss_mib()
         bench_sort(tab, window)
         bench_filters(tab, window)
-        bar = tab.table.verticalScrollBar()
-        painted("scroll to the middle", tab, lambda: bar.setValue(bar.maximum() // 2))
-        painted("scroll to the end", tab, lambda: bar.setValue(bar.maximum()))
+        bar, view = tab.table.verticalScrollBar(), tab.table
+        scrolled("scroll to the middle", view, lambda: bar.setValue(bar.maximum() // 2))
+        scrolled("scroll to the end", view, lambda: bar.setValue(bar.maximum()))
+        jumps(lambda at: (bar.setValue(int(bar.maximum() * at)), view.grab()))
         timed("select all + summary", lambda: (tab.table.selectAll(), tab.summary()))
         bench_refresh(cache, tab, window)
         FIGURES["memory at the end (MiB)"] = rss_mib()
@@ -191,6 +197,12 @@ def bench(folder: Path) -> None:
 
 def painted(label: str, tab: ResourceTab, action: Callable[[], object]) -> None:
     timed(label, lambda: (action(), tab.grab()))
+
+
+def scrolled(label: str, view: QTableView, action: Callable[[], object]) -> None:
+    """A scroll frame: what a scroll repaints is the table view (the bare one's too), not the
+    filter bar above it."""
+    timed(label, lambda: (action(), view.grab()))
 
 
 def first_screen(
@@ -299,6 +311,7 @@ def bench_bare(count: int) -> None:
         for c in customers(count)
     ]
     table = timed("open", lambda: BareTable(rows, columns))
+    same_cells(table.view)
     FIGURES["memory with the tab open (MiB)"] = rss_mib()
     bare_timed = lambda label, action: timed(label, lambda: (action(), table.paint()))  # noqa: E731
     bare_timed("sort by customerName", lambda: table.sort("customerName"))
@@ -316,7 +329,32 @@ def bench_bare(count: int) -> None:
     table.filter("")
     bare_timed("scroll to the middle", lambda: table.scroll(0.5))
     bare_timed("scroll to the end", lambda: table.scroll(1.0))
+    jumps(lambda at: (table.scroll(at), table.paint()))
     bare_timed("refresh (after a sync)", table.refresh)
+
+
+def same_cells(view: QTableView) -> None:
+    """The bare view's rows as high as the tab's (app/ui/table/resource_tab.py): a scroll frame
+    paints as many rows (the tab fits its columns to their content: about as many show)."""
+    rows = view.verticalHeader()
+    rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    rows.setDefaultSectionSize(view.fontMetrics().height() + 8)
+    view.grab()
+
+
+JUMPS = [n / 20 for n in range(1, 20)]  # where the scroll frames of `jumps` go, in this order
+
+
+def jumps(frame: Callable[[float], object]) -> None:
+    """Scroll frames anywhere (each far from the one before: new records to read): the median
+    and the worst of them, steadier than one frame on a shared machine."""
+    frames = []
+    for at in JUMPS:
+        began = time.perf_counter()
+        frame(at)
+        frames.append(time.perf_counter() - began)
+    FIGURES[f"scroll anywhere ({len(frames)} jumps): median frame"] = statistics.median(frames)
+    FIGURES[f"scroll anywhere ({len(frames)} jumps): worst frame"] = max(frames)
 
 
 def child(kind: str, count: int) -> None:
