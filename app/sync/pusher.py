@@ -50,6 +50,8 @@ from app.sync.verdicts import (
 )
 from app.sync.verify import Verifier
 
+WINDOW_RECORDS = 1000  # records whose changes a push holds at once (see `Pusher._window`)
+
 INTERRUPTED = "the push was interrupted before the show answered; sent again by the next push"
 
 
@@ -127,7 +129,7 @@ class Pusher:
         self._total = len(queue)
         upto = max(queue, default=0)
         records = self._records(wanted, upto)
-        step = max(self.client.connection.rate_limit, 1)
+        step = self._window()
 
         def windows() -> Iterator[list[list[Change]]]:
             for start in range(0, len(records), step):
@@ -231,7 +233,7 @@ class Pusher:
         records = self._records(wanted, upto)
         gate = asyncio.Semaphore(self.concurrency)
         bulk = BulkPush(self.client, self.outbox, self, gate, self.bulk_size, self._send)
-        step = max(self.client.connection.rate_limit, 1)
+        step = self._window()
         for start in range(0, len(records), step):
             if self._report.unreachable is not None:
                 return  # the show is gone: the rest stays pending, nothing more is tried
@@ -239,6 +241,12 @@ class Pusher:
             if start:
                 heads = await self._check.again(heads)
             await self._rounds(heads, gate, bulk)
+
+    def _window(self) -> int:
+        """Records per window: one rate window's worth, and never more than `WINDOW_RECORDS`
+        (a window's chains and their tasks are held at once: at a generous rate limit the
+        whole push was one window, ~12 KB per change)."""
+        return max(1, min(self.client.connection.rate_limit, WINDOW_RECORDS))
 
     def _records(self, wanted: set[str] | None, upto: int) -> list[tuple[str, str]]:
         """The records with pending changes for this push, by their first pending change."""
