@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from app.settings import Profile
 from app.sim import SimConfig, SimServer
-from app.ui.launch.app import open_show
+from app.ui.launch.session_start import open_show
 from app.ui.session.session import ShowSession
 from app.ui.session.tasks import ShowLoop, TaskRunner
 from app.ui.window.main_window import MainWindow

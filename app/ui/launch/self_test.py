@@ -76,8 +76,9 @@ def _run(timeout: float, home: Path) -> None:
     from PySide6.QtCore import QSettings
 
     from app import __version__
-    from app.ui.launch.app import ShowDesk, application
     from app.ui.launch.crash import install_qt_log
+    from app.ui.launch.identity import application
+    from app.ui.launch.show_desk import ShowDesk
     from app.ui.session.show_loop import ShowLoop
     from app.ui.session.tasks import TaskRunner
     from app.ui.window.main_window import MainWindow
@@ -102,7 +103,7 @@ def _run(timeout: float, home: Path) -> None:
 
 
 async def _checks(desk: object, window: object, problems: list[str]) -> None:
-    from app.ui.launch.app import ShowDesk
+    from app.ui.launch.show_desk import ShowDesk
     from app.ui.window.main_window import MainWindow
 
     assert isinstance(desk, ShowDesk) and isinstance(window, MainWindow)

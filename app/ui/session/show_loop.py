@@ -1,7 +1,7 @@
 """The asyncio loop of the window (`ShowLoop`): qasync's, safe inside Qt's nested event loops.
 
 Its own module (decision 0008): asyncio and qasync are imported when the loop is made, after the
-window's first paint (app/ui/launch/app.py), not by everything that starts tasks.
+window's first paint (app/ui/launch/window_loop.py), not by everything that starts tasks.
 """
 
 from __future__ import annotations

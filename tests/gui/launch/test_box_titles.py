@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.api.errors import StoreUnavailable
-from app.ui.launch import app as launch
+from app.ui.launch import show_desk
 from app.ui.launch.crash import CrashReporter
 from app.ui.session.tasks import TaskRunner
 from app.ui.window.main_window import MainWindow
@@ -35,7 +35,7 @@ def test_a_show_that_was_not_opened_says_so_in_its_title(
     loop: qasync.QEventLoop, qapp: QApplication, window: MainWindow
 ) -> None:
     async def tell() -> None:
-        launch._tell_user(window, "“Spring show” is already open in another ShowDesk window.")
+        show_desk._tell_user(window, "“Spring show” is already open in another ShowDesk window.")
 
     loop.run_until_complete(tell())
     [box] = shown_boxes(qapp)
@@ -72,5 +72,5 @@ def test_the_offer_of_rescued_forms_is_titled_with_its_question(
 
     monkeypatch.setattr(QMessageBox, "question", question)
     question_text = "ShowDesk stopped on an error.\n\nPut them back in their forms? (You can …)"
-    assert launch._ask_user(window, question_text) is False
+    assert show_desk._ask_user(window, question_text) is False
     assert titles == ["Put them back in their forms?"]

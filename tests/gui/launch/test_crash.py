@@ -15,8 +15,8 @@ from app.api.errors import TransportError
 from app.drafts import DraftStash
 from app.logs import log_path, logging_to_file
 from app.sim import SimServer, generate_show
-from app.ui.launch.app import ShowDesk
 from app.ui.launch.crash import CrashReporter
+from app.ui.launch.show_desk import ShowDesk
 from app.ui.table.resource_tab import ResourceTab
 from tests.gui.conftest import SECRET, Opened, Opener, config, profile_for, until, wait_synced
 

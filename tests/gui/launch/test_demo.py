@@ -10,7 +10,7 @@ from PySide6.QtCore import QSettings
 
 from app.demo import DEMO_PROFILE
 from app.settings import ProfileStore
-from app.ui.launch.app import ShowDesk
+from app.ui.launch.show_desk import ShowDesk
 from app.ui.session.tasks import TaskRunner
 from app.ui.window.main_window import MainWindow
 from tests.gui.conftest import wait_synced

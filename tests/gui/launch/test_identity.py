@@ -20,7 +20,7 @@ from app import APP_NAME, ORG_NAME, __version__
 from app.logs import log_path
 from app.settings import config_dir
 from app.sim import SimServer, generate_show
-from app.ui.launch.app import ICON_SIZES, ICONS, app_icon, application
+from app.ui.launch.identity import ICON_SIZES, ICONS, app_icon, application
 from app.ui.session.tasks import TaskRunner
 from app.ui.window.main_window import MainWindow
 from tests.gui.conftest import Opener, config, profile_for, wait_synced
@@ -121,11 +121,11 @@ DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 FONT_PROBE = """
 import sys
 from pathlib import Path
-import app.ui.launch.app as desk
+import app.ui.launch.identity as identity
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-desk.FONTS = Path(sys.argv[1])
-desk._add_bundled_fonts(app)
+identity.FONTS = Path(sys.argv[1])
+identity._add_bundled_fonts(app)
 print(app.font().family())
 """
 

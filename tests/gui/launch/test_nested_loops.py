@@ -20,8 +20,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from app.sim import SimServer
-from app.ui.launch.app import run_until_window_closed
 from app.ui.launch.crash import CrashDialog, CrashReport
+from app.ui.launch.window_loop import run_until_window_closed
 from app.ui.session.tasks import ShowLoop
 from tests.gui.conftest import config
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QDialog, QWidget
 
 from app.settings import SECRET_ENV, Profile, ProfileStore
-from app.ui.launch.app import ShowDesk
+from app.ui.launch.show_desk import ShowDesk
 from app.ui.session.tasks import TaskRunner
 from app.ui.window import profile_dialog
 from app.ui.window.main_window import MainWindow

@@ -17,7 +17,7 @@ from PySide6.QtCore import QSettings
 
 from app.settings import Profile, ProfileStore, secrets
 from app.sim import SimServer, generate_show
-from app.ui.launch.app import ShowDesk
+from app.ui.launch.show_desk import ShowDesk
 from app.ui.launch.single_instance import ProfileInUse, ProfileLock
 from app.ui.session.tasks import TaskRunner
 from app.ui.window.main_window import MainWindow

@@ -14,8 +14,8 @@ from pytestqt.qtbot import QtBot
 
 from app.settings import ProfileStore, secrets
 from app.sim import SimServer, generate_show
-from app.ui.launch.app import ShowDesk
 from app.ui.launch.first_run import FirstRunDialog
+from app.ui.launch.show_desk import ShowDesk
 from app.ui.session.tasks import TaskRunner
 from app.ui.window.main_window import MainWindow
 from tests.gui.conftest import SECRET, Opened, Opener, config, profile_for, until, wait_synced

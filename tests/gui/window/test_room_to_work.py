@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from app.settings import ProfileStore, secrets
 from app.sim import SimServer, generate_show
 from app.store.changes import NewChange
-from app.ui.launch.app import ShowDesk
+from app.ui.launch.show_desk import ShowDesk
 from app.ui.session.tasks import TaskRunner
 from app.ui.table.form_side import FORM_MIN_HEIGHT, PANELS_MIN_HEIGHT, SIDE_MIN_WIDTH
 from app.ui.window.main_window import MainWindow

@@ -24,8 +24,8 @@ from app.cli import main as showdesk
 from app.logs import file_handler, log_path, logging_to_file, remember_secret, start_logging
 from app.settings import SECRET_ENV, Profile, ProfileStore, secrets
 from app.sim import SimConfig, SimServer, generate_show
-from app.ui.launch.app import ShowDesk
 from app.ui.launch.crash import CrashReporter
+from app.ui.launch.show_desk import ShowDesk
 from app.ui.session.session import ShowSession
 from app.ui.session.tasks import TaskRunner
 from app.ui.window.main_window import MainWindow
