@@ -40,7 +40,8 @@ MAX_BLOCKS = 96  # blocks kept: a few screens around where the user is looking
 FIRST_SCREEN = 100  # rows of a first-screen query: more than the tallest window shows
 # Rows from which a column sorted on gets a sort index, built in the background after the sort:
 # a first screen sorted without one reads every row (1.2 s at 1,000,000 customers; with one,
-# 1 ms); every index costs each later write (decision 0015).
+# 1 ms); every index costs each later write (decision 0015). From as many rows, a resource
+# listed in full gets its sort keys copied in the background (decision 0023).
 SORT_INDEX_FROM = 50_000
 FIRST_SCREEN_BUDGET = 0.3  # seconds a filtered first screen may take before it gives up
 
@@ -73,6 +74,7 @@ class RecordWindow:
         self._reads: list[IdsRead] = []  # queries under way in a runner
         self._ready: RowsReady = lambda _ids, _complete: None
         self._indexing: set[str] = set()  # fields whose sort index is being built
+        self._keying = False  # the resource's sort keys are being copied
         self._blocks: OrderedDict[int, dict[str, dict[str, Any]]] = OrderedDict()
         self.records_version = 0  # bumped whenever the records read are forgotten
         if first_screen:
@@ -197,6 +199,7 @@ class RecordWindow:
         self._ready(ids, complete)
         if complete:
             self._index_the_sort(len(ids))
+            self._copy_the_sort_keys(len(ids))
         else:  # the whole list now: it did not compete with the first screen for a core
             self._read_whole(generation, self._reads[0])
 
@@ -215,6 +218,23 @@ class RecordWindow:
             return []
 
         runner(work, lambda _none: self._indexing.discard(field))
+
+    def _copy_the_sort_keys(self, rows: int) -> None:
+        """After a big listing whose resource has no sort keys (or not of every field): copy
+        them in the background, so that a first sort on any column reads narrow rows instead
+        of every record's JSON (decision 0023). A build stopped by a write continues here."""
+        runner, cache, slug = self.runner, self._cache, self._slug
+        if runner is None or rows < SORT_INDEX_FROM or self._keying:
+            return
+        if cache.has_sort_keys(slug):
+            return
+        self._keying = True
+
+        def work() -> Ids:
+            cache.build_sort_keys(slug)
+            return []
+
+        runner(work, lambda _none: setattr(self, "_keying", False))
 
     def show(self, ids: Ids, complete: bool = True) -> None:
         """These listed ids (then the extra ones) are the rows from now on."""

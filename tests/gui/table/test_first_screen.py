@@ -1,8 +1,8 @@
 """A table's first screen (a `LIMIT`ed query, shown before the whole list) holds the same rows in
 the same order as the whole sorted and filtered list, which holds what a plain sort and filter of
 the same records in Python gives — over several columns, both directions, text and column
-filters, with and without sort indexes, with pending values of the outbox laid over and rows
-created here after the listed ones.
+filters, read from the JSON, through sort indexes or through sort keys (decision 0023), with
+pending values of the outbox laid over and rows created here after the listed ones.
 
 Rows are placed by their cached values (what the show last said); a pending value is shown in
 its row but does not move it (decision 0015), and created rows come after the listed ones."""
@@ -100,9 +100,14 @@ def run_now(work: Callable[[], list[str]], done: Callable[[list[str]], None]) ->
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(records=customers, listing=listings, edited=st.integers(0, 13), indexed=st.booleans())
+@given(
+    records=customers,
+    listing=listings,
+    edited=st.integers(0, 13),
+    read_through=st.sampled_from(["the JSON", "sort indexes", "sort keys"]),
+)
 def test_the_first_screen_is_the_start_of_the_whole_sorted_filtered_list(
-    qapp: Any, records: list[dict[str, Any]], listing: Listing, edited: int, indexed: bool
+    qapp: Any, records: list[dict[str, Any]], listing: Listing, edited: int, read_through: str
 ) -> None:
     with (
         pytest.MonkeyPatch.context() as patch,
@@ -115,8 +120,12 @@ def test_the_first_screen_is_the_start_of_the_whole_sorted_filtered_list(
             {"id": f"c{n:02d}", "customerID": f"CU{n:02d}", **r} for n, r in enumerate(records)
         ]
         cache.upsert("customers", cached)
-        for field in ("customerName", "priceZone", "city") if indexed else ():
+        for field in (
+            ("customerName", "priceZone", "city") if read_through == "sort indexes" else ()
+        ):
             assert cache.build_sort_index(field)  # first screens then read the sort indexes
+        if read_through == "sort keys":  # sorted listings then read the narrow copy (0023)
+            assert cache.build_sort_keys("customers")
         if cached:  # a pending value that would sort elsewhere: shown, the row stays in place
             rid = cached[edited % len(cached)]["id"]
             change = {"customerName": "zzz pending", "city": "Zzz"}

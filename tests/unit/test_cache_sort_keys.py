@@ -1,0 +1,182 @@
+"""A resource's sort keys (app/store/sort_keys.py, decision 0023): a narrow copy of its field
+values that serves sorted listings without reading the records' JSON. A listing read through
+them holds the same rows in the same order as one read from the JSON — first screens and whole
+lists, both directions, filters, values of every JSON type — and stays so through later
+writes (kept by triggers), a build stopped half-way, fields seen after the build, and clears."""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.api.registry import default_registry
+from app.store import record_window, sort_keys
+from app.store.cache import Cache
+from app.store.listing import Listing
+from app.store.record_window import RecordWindow
+
+REGISTRY = default_registry()
+FIELDS = ("customerName", "priceZone", "city", "test")
+
+values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.floats(-2, 2, allow_nan=False),
+    st.text(alphabet="aAbBzZ é1", max_size=4),
+    st.lists(st.integers(0, 2), max_size=2),
+    st.fixed_dictionaries({"n": st.integers(0, 2)}),
+)
+records = st.lists(
+    st.dictionaries(st.sampled_from(FIELDS), values, max_size=len(FIELDS)), max_size=12
+)
+listings = st.builds(
+    Listing,
+    order_by=st.sampled_from(FIELDS),
+    descending=st.booleans(),
+    text=st.sampled_from(["", "a", "Z"]),
+    filters=st.sampled_from([(), (("city", "a"),)]),
+)
+
+
+def customers(rows: list[dict[str, Any]], start: int = 0) -> list[dict[str, Any]]:
+    return [{"id": f"c{start + n:03d}", "customerID": f"CU{start + n:03d}", **r}
+            for n, r in enumerate(rows)]  # fmt: skip
+
+
+def through_keys(cache: Cache, listing: Listing, limit: int | None = None) -> list[str]:
+    """The listing's ids, asserting they were read through the sort keys."""
+    sql, _params = cache._select("id", "customers", listing, limit)
+    assert "keys_customers" in sql
+    return cache.row_ids("customers", listing, limit=limit)
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[Cache]:
+    with Cache(tmp_path / "cache.db", REGISTRY) as c:
+        yield c
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=records, listing=listings, limit=st.sampled_from([None, 1, 3]))
+def test_a_listing_read_through_the_sort_keys_is_the_one_read_from_the_json(
+    rows: list[dict[str, Any]], listing: Listing, limit: int | None
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp, Cache(Path(tmp) / "cache.db", REGISTRY) as cache:
+        cache.upsert("customers", customers(rows))
+        cache.upsert("customers", [{"id": "c000", "customerID": "x", "customerName": None}])
+        from_json = cache.row_ids("customers", listing, limit=limit)
+        assert cache.build_sort_keys("customers") and cache.has_sort_keys("customers")
+        if cache.count("customers") and listing.order_by in cache.fields("customers"):
+            assert through_keys(cache, listing, limit) == from_json
+        else:
+            assert cache.row_ids("customers", listing, limit=limit) == from_json
+
+
+def test_writes_after_the_build_are_copied_by_its_triggers(cache: Cache, tmp_path: Path) -> None:
+    rows = [{"customerName": f"Shop {n % 5}", "priceZone": n % 3, "city": "Salem"}
+            for n in range(30)]  # fmt: skip
+    cache.upsert("customers", customers(rows))
+    assert cache.build_sort_keys("customers")
+    with Cache(tmp_path / "plain.db", REGISTRY) as plain:  # the same writes, no sort keys
+        plain.upsert("customers", customers(rows))
+        for each in (cache, plain):
+            each.upsert("customers", customers([{"customerName": "aaa first"}], 7))  # changed
+            each.upsert("customers", customers([{"customerName": "new", "priceZone": -1}], 40))
+            each.delete("customers", ["c003", "c011"])
+            each.retain_only("customers", [f"c{n:03d}" for n in range(25)] + ["c040"])
+        for listing in (Listing(order_by="customerName"), Listing(order_by="priceZone",
+                        descending=True), Listing(order_by="city", text="shop 1")):  # fmt: skip
+            assert through_keys(cache, listing) == plain.row_ids("customers", listing)
+            assert through_keys(cache, listing, 4) == plain.row_ids("customers", listing, limit=4)
+
+
+def test_a_stopped_build_keeps_its_chunks_and_continues(
+    cache: Cache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache.upsert("customers", customers([{"customerName": f"n{n % 4}"} for n in range(10)]))
+    monkeypatch.setattr(sort_keys, "CHUNK", 3)
+    real, calls = sort_keys._copy_chunk, []
+
+    def stopped_after_two(conn: sqlite3.Connection, slug: str, copy: str) -> bool:
+        calls.append(slug)
+        if len(calls) == 3:
+            raise sqlite3.OperationalError("interrupted")  # as a write interrupts it
+        return real(conn, slug, copy)
+
+    monkeypatch.setattr(sort_keys, "_copy_chunk", stopped_after_two)
+    assert cache.build_sort_keys("customers") is False
+    assert not cache.has_sort_keys("customers")
+    listing = Listing(order_by="customerName")
+    assert "keys_customers" not in cache._select("id", "customers", listing)[0]  # not complete
+    cache.upsert("customers", customers([{"customerName": "n0 late"}], 20))  # meanwhile
+    assert cache.build_sort_keys("customers") and len(calls) == 5  # two more chunks, not five
+    plain = cache.row_ids("customers", listing.with_text("n"))  # filtered: read from the JSON…
+    assert through_keys(cache, listing) == plain  # …the same rows through the keys
+
+
+def test_a_field_seen_after_the_build_is_sorted_from_the_json_until_copied(cache: Cache) -> None:
+    cache.upsert("customers", customers([{"customerName": "b"}, {"customerName": "a"}]))
+    assert cache.build_sort_keys("customers")
+    cache.upsert("customers", customers([{"customerName": "c", "state": "OH"}], 2))
+    assert not cache.has_sort_keys("customers")  # a field they do not copy
+    by_state = Listing(order_by="state")
+    assert "keys_customers" not in cache._select("id", "customers", by_state)[0]
+    assert through_keys(cache, Listing(order_by="customerName")) == ["c001", "c000", "c002"]
+    assert cache.build_sort_keys("customers") and cache.has_sort_keys("customers")  # over
+    assert through_keys(cache, by_state, 1) == ["c000"]  # NULLs first, in fetch order
+
+
+def test_nested_resources_are_sorted_per_parent_and_across_parents(cache: Cache) -> None:
+    for parent, names in (("b1", ["z", "a"]), ("b2", ["m", "b"])):
+        rows = [{"id": f"{parent}-{n}", "productID": f"P{parent}{n}", "description": name}
+                for n, name in enumerate(names)]  # fmt: skip
+        cache.upsert("booth-products", rows, parent=parent)
+    assert cache.build_sort_keys("booth-products")
+    listing = Listing(order_by="description")
+    for parent, expected in ((None, ["b1-1", "b2-1", "b2-0", "b1-0"]), ("b2", ["b2-1", "b2-0"])):
+        sql = cache._select("id", "booth-products", listing.with_parent(parent), 2)[0]
+        assert "keys_booth_products" in sql
+        assert cache.row_ids("booth-products", listing.with_parent(parent)) == expected
+        assert cache.row_ids("booth-products", listing.with_parent(parent), limit=1) == [
+            expected[0]
+        ]
+
+
+def test_clearing_a_resource_forgets_its_sort_keys(cache: Cache) -> None:
+    cache.upsert("customers", customers([{"customerName": "a"}]))
+    cache.upsert("warehouses", [{"id": "w1", "warehouseID": "W1", "city": "Salem"}])
+    assert cache.build_sort_keys("customers") and cache.build_sort_keys("warehouses")
+    cache.clear("customers")
+    assert not cache.has_sort_keys("customers") and cache.has_sort_keys("warehouses")
+    cache.upsert("customers", customers([{"customerName": "b"}]))  # no trigger left behind
+    assert cache.row_ids("customers", Listing(order_by="customerName")) == ["c000"]
+    cache.clear()
+    assert not cache.has_sort_keys("warehouses")
+    with cache._db.lock:
+        left = cache._db.conn.execute("SELECT name FROM sqlite_master WHERE name LIKE 'keys_%'")
+        assert left.fetchall() == []
+
+
+def test_a_big_listing_gets_its_sort_keys_copied_in_the_background(
+    cache: Cache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache.upsert("customers", customers([{"customerName": f"n{n % 3}"} for n in range(6)]))
+    monkeypatch.setattr(record_window, "SORT_INDEX_FROM", 6)
+    window, builds, build = RecordWindow(cache, "customers"), [], cache.build_sort_keys
+    monkeypatch.setattr(cache, "build_sort_keys", lambda slug: builds.append(slug) or build(slug))
+    window.runner = lambda work, done: done(work())
+    window.relist(Listing(text="n1"), window.show)  # two rows: too few to copy anything
+    assert builds == [] and not cache.has_sort_keys("customers")
+    window.relist(Listing(text="n"), window.show)
+    assert builds == ["customers"] and cache.has_sort_keys("customers")
+    window.relist(Listing(order_by="customerName"), window.show)  # the keys are there
+    assert builds == ["customers"]
+    assert window.ids == ["c000", "c003", "c001", "c004", "c002", "c005"]
