@@ -38,23 +38,20 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-
 from app.api.errors import InvalidValue
-from app.api.models import MODELS
-from app.formula_guard import keep_exact, neutralise
+from app.api.shapes import MODELS  # the fields' order, without pydantic
+from app.formula_guard import neutralise
 from app.output_file import output_file
 from app.store.cache import Cache
 from app.store.listing import EVERY_RECORD, Listing
 from app.sync.cell_text import cell_text
-from app.sync.xlsx_stream import XlsxStream
+from app.sync.xlsx_stream import XlsxStream, cell_width
 from app.words import title_of
 
 Format = Literal["csv", "xlsx", "json"]
 Headers = Literal["fields", "titles"]
 FORMATS: tuple[Format, ...] = ("csv", "xlsx", "json")
 XLSX_MAX_ROWS = 1_048_576  # Excel's limit per sheet, header row included
-LONGEST_NUMBER = 10**15  # spreadsheets hold 15 significant digits: longer integers go as text
 WIDTH_SAMPLE = 200  # rows an XLSX column's width is fitted to
 MIN_WIDTH, MAX_WIDTH = 6, 60  # characters
 
@@ -181,25 +178,11 @@ def _csv_cell(value: Any, guard: bool) -> str:
     return cell_text(neutralise(value) if guard else value)
 
 
-def _xlsx_value(value: Any) -> Any:
-    """A value as an XLSX cell holds it: objects and lists as JSON text, integers too long for a
-    spreadsheet's number (over 15 digits) as text, texts exactly (`keep_exact`)."""
-    if isinstance(value, dict | list):
-        value = json.dumps(value, ensure_ascii=False)
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= LONGEST_NUMBER:
-        value = str(value)
-    if isinstance(value, str):
-        return keep_exact(ILLEGAL_CHARACTERS_RE.sub("", value))
-    return value
-
-
 def _widths(columns: list[str], header: list[str], first: list[Mapping[str, Any]]) -> list[float]:
     """Column widths (in characters) fitted to the header and the first rows, within bounds."""
     widths = []
     for name, head in zip(columns, header, strict=True):
-        longest = max(
-            [len(head), *(len(cell_text(_xlsx_value(r.get(name)))) for r in first)], default=0
-        )
+        longest = max([len(head), *(cell_width(r.get(name)) for r in first)], default=0)
         widths.append(float(min(max(longest + 2, MIN_WIDTH), MAX_WIDTH)))
     return widths
 
@@ -223,20 +206,18 @@ def _write_xlsx(
     first = list(islice(stream, WIDTH_SAMPLE))  # the widths, from the first rows only
     widths = _widths(columns, header, first)
     count = sheets = in_sheet = 0
-    with output_file(path, binary=True) as f:
-        book = XlsxStream(f)
+    with output_file(path, binary=True) as f, XlsxStream(f) as book:
         for row in chain(first, stream):
             if sheets == 0 or in_sheet == limit - 1:
                 sheets += 1
                 book.sheet(_sheet_title(title, sheets), widths)
                 book.row(header)
                 in_sheet = 0
-            book.row([_xlsx_value(row.get(name)) for name in columns])
+            book.row(map(row.get, columns))
             in_sheet += 1
             count += 1
         if sheets == 0:
             sheets = 1
             book.sheet(_sheet_title(title, 1), widths)
             book.row(header)
-        book.close()
     return count, sheets

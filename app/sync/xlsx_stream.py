@@ -8,17 +8,26 @@ sheets of rows under a frozen header row, columns sized, text cells typed as inl
 into the zip entry of its sheet, never holding the rows. The files it writes are plain
 SpreadsheetML (ECMA-376): Excel, LibreOffice and openpyxl (the importer) read them. See
 docs/decisions (xlsx export written directly).
+
+A row costs one pass of plain Python over its values: a text with nothing to escape or keep
+(most of them) is written as it is, after one regular expression says so; only the others go
+through `cell_value` and the escaping. The rows are deflated on a thread of their own (zlib,
+its checksum and the disk let go of the interpreter) while the next rows are written.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
+import re
+import threading
 import zipfile
 from collections.abc import Iterable, Sequence
 from typing import IO, Any
-from xml.sax.saxutils import escape, quoteattr
 
-from openpyxl.utils import get_column_letter
+from app.formula_guard import keep_exact
+from app.sync.cell_text import cell_text
 
 _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -27,7 +36,16 @@ _TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml"
 _DOC = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 
-_BATCH = 1000  # rows written to the zip entry at once
+_BATCH = 1000  # rows handed to the zip entry at once
+LONGEST_NUMBER = 10**15  # spreadsheets hold 15 significant digits: longer integers go as text
+
+# What XML 1.0 cannot hold (openpyxl's ILLEGAL_CHARACTERS_RE: C0 controls but tab, LF, CR).
+ILLEGAL_CHARACTERS = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")
+# A text written as it is: no character to escape or drop (&, <, >, controls), no space to keep
+# at either end, no leading apostrophe (`keep_exact`).
+_PLAIN = re.compile(r"[^\s'&<>\x00-\x1f](?:[^&<>\x00-\x1f]*[^\s&<>\x00-\x1f])?").fullmatch
+_dumps = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(value, ensure_ascii=False)
+_BOOLEAN = {True: '" t="b"><v>1</v></c>', False: '" t="b"><v>0</v></c>'}
 
 _STYLES = (
     f'{_HEAD}<styleSheet xmlns="{_MAIN}">'
@@ -42,9 +60,38 @@ _STYLES = (
 )
 
 
+def cell_value(value: Any) -> Any:
+    """A value as an XLSX cell holds it: objects and lists as JSON text, integers too long for a
+    spreadsheet's number (over 15 digits) as text, texts exactly (`keep_exact`) without the
+    characters XML cannot hold."""
+    if isinstance(value, dict | list):
+        value = _dumps(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= LONGEST_NUMBER:
+        value = str(value)
+    if isinstance(value, str):
+        return keep_exact(ILLEGAL_CHARACTERS.sub("", value))
+    return value
+
+
+def cell_width(value: Any) -> int:
+    """The characters a value takes in its cell (for sizing a column)."""
+    return len(cell_text(cell_value(value)))
+
+
+def column_letter(number: int) -> str:
+    """A column's letters: 1 → A, 27 → AA."""
+    letters = ""
+    while number:
+        number, rest = divmod(number - 1, 26)
+        letters = chr(65 + rest) + letters
+    return letters
+
+
 class XlsxStream:
     """A workbook being written to `out` (binary): `sheet(title, widths)` starts a sheet
-    (header frozen, columns sized), `row(values)` appends one, `close()` finishes the file."""
+    (header frozen, columns sized), `row(values)` appends one, `close()` finishes the file —
+    or leaving `with XlsxStream(out) as book:` does (by an exception too: the rows being
+    deflated are waited for, and the file, to be thrown away, closed)."""
 
     def __init__(self, out: IO[bytes]) -> None:
         self._zip = zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=1)
@@ -53,6 +100,23 @@ class XlsxStream:
         self._letters: list[str] = []
         self._row = 0
         self._pending: list[str] = []  # rows not yet handed to the zip entry
+        self._writing: threading.Thread | None = None  # the previous rows being deflated
+        self._failure: BaseException | None = None
+
+    def __enter__(self) -> XlsxStream:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is None:
+            self.close()
+            return
+        self._pending = []  # the file is thrown away: the first error stands
+        if self._writing is not None:
+            self._writing.join()
+        for finish in (self._sheet.close if self._sheet else None, self._zip.close):
+            with contextlib.suppress(Exception):
+                if finish is not None:
+                    finish()
 
     def sheet(self, title: str, widths: Sequence[float]) -> None:
         self._end_sheet()
@@ -63,32 +127,50 @@ class XlsxStream:
             f'<col min="{n}" max="{n}" width="{w:g}" customWidth="1"/>'
             for n, w in enumerate(widths, start=1)
         )
-        self._write(
+        self._pending.append(
             f'{_HEAD}<worksheet xmlns="{_MAIN}"><sheetViews><sheetView workbookViewId="0">'
             '<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>'
             '<selection pane="bottomLeft" activeCell="A2" sqref="A2"/></sheetView></sheetViews>'
             f'<sheetFormatPr defaultRowHeight="15"/>{"<cols>" + cols + "</cols>" if cols else ""}'
             "<sheetData>"
         )
-        self._letters = [get_column_letter(n) for n in range(1, len(widths) + 1)]
+        self._letters = [f'<c r="{column_letter(n)}' for n in range(1, len(widths) + 1)]
         self._row = 0
 
-    def row(self, values: Sequence[Any]) -> None:
-        """One row: `str` as text, `bool` as a boolean, `int`/`float` as a number, None empty."""
+    def row(self, values: Iterable[Any]) -> None:
+        """One row, each value as `cell_value` makes it: `str` as text, `bool` as a boolean,
+        `int`/`float` as a number, None (or no text) an empty cell."""
         self._row += 1
         n = str(self._row)
         cells = [f'<row r="{n}">']
-        for letter, value in zip(self._letters, values, strict=False):
-            if value is None or value == "":
+        add = cells.append
+        plain = _PLAIN
+        for cell, value in zip(self._letters, values, strict=False):
+            if value is None:
                 continue
-            ref = letter + n
-            if isinstance(value, bool):
-                cells.append(f'<c r="{ref}" t="b"><v>{int(value)}</v></c>')
-            elif isinstance(value, int | float) and math.isfinite(value):
-                cells.append(f'<c r="{ref}"><v>{value!r}</v></c>')
-            else:
-                cells.append(f'<c r="{ref}" t="inlineStr"><is>{_text(str(value))}</is></c>')
-        cells.append("</row>")
+            kind = type(value)  # the common cases first, each written as it is
+            if kind is str:
+                if plain(value) is not None:
+                    add(f'{cell}{n}" t="inlineStr"><is><t>{value}</t></is></c>')
+                    continue
+                if not value:
+                    continue
+            elif kind is int:
+                if -LONGEST_NUMBER < value < LONGEST_NUMBER:
+                    add(f'{cell}{n}"><v>{value}</v></c>')
+                    continue
+            elif kind is bool:
+                add(f"{cell}{n}{_BOOLEAN[value]}")
+                continue
+            elif kind is list or kind is dict:
+                value = _dumps(value)  # JSON text: no apostrophe or space first, no controls
+                if plain(value) is not None:
+                    add(f'{cell}{n}" t="inlineStr"><is><t>{value}</t></is></c>')
+                    continue
+            written = _cell(cell_value(value))
+            if written:
+                add(f"{cell}{n}{written}")
+        add("</row>")
         self._pending.append("".join(cells))
         if len(self._pending) >= _BATCH:
             self._flush()
@@ -100,7 +182,7 @@ class XlsxStream:
     def close(self) -> None:
         self._end_sheet()
         sheets = "".join(
-            f'<sheet name={quoteattr(t)} sheetId="{n}" r:id="rId{n}"/>'
+            f'<sheet name="{_escape(t, True)}" sheetId="{n}" r:id="rId{n}"/>'
             for n, t in enumerate(self._titles, start=1)
         )
         count = len(self._titles)
@@ -140,24 +222,58 @@ class XlsxStream:
             self._zip.writestr(name, text)
         self._zip.close()
 
-    def _write(self, text: str) -> None:
-        assert self._sheet is not None
-        self._sheet.write(text.encode("utf-8"))
-
     def _flush(self) -> None:
-        if self._pending:
-            self._write("".join(self._pending))
-            self._pending = []
+        """Hand the pending rows to the zip entry: deflated on a thread while the next are
+        written (one batch at a time; a failure, such as a full disk, raised here)."""
+        if not self._pending:
+            return
+        data = "".join(self._pending).encode("utf-8")
+        self._pending = []
+        self._wait()
+        self._writing = threading.Thread(target=self._deflate, args=(self._sheet, data))
+        self._writing.start()
+
+    def _deflate(self, sheet: IO[bytes], data: bytes) -> None:
+        try:
+            sheet.write(data)
+        except BaseException as exc:  # raised again by the writing thread (_wait)
+            self._failure = exc
+
+    def _wait(self) -> None:
+        if self._writing is not None:
+            self._writing.join()
+            self._writing = None
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise failure
 
     def _end_sheet(self) -> None:
         if self._sheet is not None:
+            self._pending.append("</sheetData></worksheet>")
             self._flush()
-            self._write("</sheetData></worksheet>")
+            self._wait()
             self._sheet.close()
             self._sheet = None
 
 
-def _text(value: str) -> str:
-    """An inline string's `<t>`, its spaces kept."""
-    space = ' xml:space="preserve"' if value != value.strip() or "\n" in value else ""
-    return f"<t{space}>{escape(value)}</t>"
+def _cell(value: Any) -> str:
+    """A cell's type and content after its reference (`cell_value` done); "" when empty."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, bool):
+        return f'" t="b"><v>{int(value)}</v></c>'
+    if isinstance(value, int | float) and math.isfinite(value):
+        return f'"><v>{value!r}</v></c>'
+    text = str(value)
+    space = ' xml:space="preserve"' if text != text.strip() or "\n" in text else ""
+    return f'" t="inlineStr"><is><t{space}>{_escape(text)}</t></is></c>'
+
+
+def _escape(text: str, attribute: bool = False) -> str:
+    """Text as XML holds it (in an attribute between double quotes when `attribute`); a
+    carriage return as a reference, which a reader does not turn into a line feed."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = text.replace("\r", "&#13;")
+    if attribute:
+        text = text.replace('"', "&quot;").replace("\n", "&#10;").replace("\t", "&#9;")
+    return text

@@ -6,8 +6,10 @@ sized, read back by openpyxl; a large export continues on further sheets."""
 from __future__ import annotations
 
 import csv
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import openpyxl
 import pytest
@@ -18,7 +20,7 @@ from app.store.listing import Listing
 from app.store.outbox import Outbox
 from app.sync.edits import Editor, FieldEdit
 from app.sync.overlay import PendingOverlay
-from app.sync.resource_export import export
+from app.sync.resource_export import export, write_table
 
 REGISTRY = default_registry()
 CUSTOMERS = [
@@ -92,3 +94,57 @@ def test_an_empty_export_is_a_header(tmp_path: Path) -> None:
         assert export(cache, "customers", book, columns=COLUMNS).rows == 0
     ws = openpyxl.load_workbook(book).active
     assert ws is not None and [c.value for c in ws[1]] == COLUMNS and ws.max_row == 1
+
+
+TRICKY = {
+    "plain": "Hooli Deli #3",
+    "markup": 'Fish & Chips <Ltd> > "others"',
+    "spaces": "  padded  ",
+    "nbsp": "kept\u00a0",
+    "lines": "first\nsecond\ttabbed\r",
+    "controls": "bell\x07 and\x00 nul",
+    "apostrophe": "'=not a formula",
+    "accents": "Crème brûlée ☕",
+    "nested": [{"a": "<b>", "n": 1}],
+    "flat": ["SR1", "SR2"],
+    "long": -12345678901234567890,
+    "edge": 999_999_999_999_999,
+    "price": 2.5,
+    "no": False,
+    "empty": "",
+    "none": None,
+}
+
+
+def test_every_kind_of_cell_reads_back_as_written(tmp_path: Path) -> None:
+    """The texts written as they are and those escaped, kept or cleaned read back alike."""
+    columns = list(TRICKY)
+    book = tmp_path / "tricky.xlsx"
+    write_table(book, columns, [TRICKY, {"plain": "second"}], fmt="xlsx")
+    ws = openpyxl.load_workbook(book).active
+    assert ws is not None
+    read = {c: cell.value for c, cell in zip(columns, ws[2], strict=False)}
+    assert read == {
+        **TRICKY,
+        "controls": "bell and nul",  # what XML cannot hold is left out
+        "apostrophe": "''=not a formula",  # the importer's restore gives the text back
+        "nested": '[{"a": "<b>", "n": 1}]',
+        "flat": '["SR1", "SR2"]',
+        "long": "-12345678901234567890",
+        "empty": None,
+    }
+    assert [c.value for c in ws[3]][:2] == ["second", None]
+
+
+def test_a_failed_export_leaves_no_file_and_no_writer(tmp_path: Path) -> None:
+    def rows() -> Iterator[dict[str, Any]]:
+        for n in range(2_500):  # past the rows handed to the zip entry at once
+            yield {"n": n, "name": f"row {n}"}
+        raise OSError("the cache went away")
+
+    book = tmp_path / "broken.xlsx"
+    threads = threading.active_count()
+    with pytest.raises(OSError, match="went away"):
+        write_table(book, ["n", "name"], rows(), fmt="xlsx")
+    assert not book.exists() and not any(p.is_file() for p in tmp_path.iterdir())
+    assert threading.active_count() == threads
