@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from app.local_show import LocalShow, open_local
 from app.settings import Profile
 from app.ui.session.tasks import TaskRunner
-from app.ui.window.local_show import LocalShow, open_local
 from app.ui.window.main_window import MainWindow
 
 if TYPE_CHECKING:  # the session talks to the show: after the first paint

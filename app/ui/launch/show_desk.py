@@ -21,13 +21,13 @@ from PySide6.QtWidgets import QDialog, QWidget
 
 from app.api.errors import InvalidValue, StoreUnavailable
 from app.drafts import DraftStash
+from app.local_show import LocalShow, open_local
 from app.settings import SECRET_ENV, Profile, ProfileStore, secrets
 from app.ui.launch.first_run import FirstRunDialog
 from app.ui.launch.session_start import connect_show
 from app.ui.launch.single_instance import ProfileInUse, ProfileLock, in_use_elsewhere
 from app.ui.session.tasks import TaskRunner
 from app.ui.window.asking import ask_user, warning_box
-from app.ui.window.local_show import LocalShow, open_local
 from app.ui.window.main_window import MainWindow
 
 if TYPE_CHECKING:  # the session talks to the show, the loop runs it: both after the first paint

@@ -29,6 +29,7 @@ from PySide6.QtGui import QCloseEvent, QUndoStack
 from PySide6.QtWidgets import QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
 
 from app import APP_NAME
+from app.local_show import LocalShow
 from app.settings import ProfileStore
 from app.sync.edits import Editor
 from app.ui.common.files import ask_save_path
@@ -47,7 +48,6 @@ from app.ui.window import (
 )
 from app.ui.window.asking import ask_user
 from app.ui.window.centre import ShowCentre
-from app.ui.window.local_show import LocalShow
 from app.ui.window.resource_tree import ResourceTree
 from app.ui.window.status_bar import ShowStatusBar
 

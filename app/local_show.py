@@ -3,6 +3,7 @@
 The window paints a show from its `LocalShow` (the tree, the restored tabs' first rows) before
 anything that talks to the show is even imported; the `ShowSession` (the client, sync, push)
 is attached over the same cache and outbox right after the first paint (app/ui/launch/app.py).
+Qt-free, beside app/connect.py (from a profile to a live client): what is on disk, opened.
 """
 
 from __future__ import annotations
