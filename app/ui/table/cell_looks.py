@@ -13,17 +13,27 @@ the system's colour scheme is followed on the next paint.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetricsF
 
 from app.ui.common.palette import Hue, background_brush, text_brush
 from app.ui.common.references import is_number
 from app.ui.table.presenter import CellPresenter
 
-__all__ = ["ASKED_APART", "PAINTED", "CellLook", "CellLooks", "answer"]
+__all__ = [
+    "ASKED_APART",
+    "PAINTED",
+    "PLAIN_WIDTH",
+    "CellLook",
+    "CellLooks",
+    "TextWidths",
+    "answer",
+    "plain_width",
+]
 
 _ROLES = Qt.ItemDataRole
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -41,6 +51,10 @@ BACKGROUND, FOREGROUND, FONT = (
 PAINTED = frozenset({DISPLAY, ALIGN, CHECK, BACKGROUND, FOREGROUND, FONT})  # from the looks
 # The roles answered apart (a paint never asks them); any other role a cell never answers.
 ASKED_APART = frozenset({int(_ROLES.UserRole), int(_ROLES.EditRole), int(_ROLES.ToolTipRole)})
+# Not a role (no view asks it): the width of a plain cell's text, -1 for a cell that is not
+# plain (app/ui/table/delegates.py `CellDelegate`), measured when the cell is first painted.
+PLAIN_WIDTH = -1
+_PLAIN = frozenset({DISPLAY, ALIGN})
 KEPT = 2_000  # records whose cells' looks are kept: many screens around the one shown
 CellLook = dict[int, Any]  # role → what the cell answers (a tint as its `Hue`, made a brush late)
 
@@ -118,6 +132,37 @@ def answer(role: int, value: Any) -> Any:
     if isinstance(value, Hue):
         return background_brush(value) if role == BACKGROUND else text_brush(value)
     return value
+
+
+def plain_width(look: CellLook, width_of: Callable[[str], int]) -> int:
+    """The width of a plain cell's text (only a text, maybe aligned right; 0 for an empty
+    cell: nothing at all), else -1."""
+    if not look:
+        return 0
+    if DISPLAY not in look or not look.keys() <= _PLAIN:
+        return -1
+    return width_of(look[DISPLAY])
+
+
+class TextWidths:
+    """Widths of texts in one font, never narrower than Qt lays them out: an ASCII text's is
+    the sum of its letters' (each measured once) and 2 pixels, a fifth of the time of
+    measuring the text (kerning only narrows it); any other text is measured."""
+
+    def __init__(self, font: QFont) -> None:
+        self._metrics = QFontMetricsF(font)
+        self._letters: dict[str, float] = {}
+
+    def __call__(self, text: str) -> int:
+        if not text.isascii():
+            return math.ceil(self._metrics.horizontalAdvance(text))
+        letters, total = self._letters, 0.0
+        for letter in text:
+            width = letters.get(letter)
+            if width is None:
+                width = letters[letter] = self._metrics.horizontalAdvance(letter)
+            total += width
+        return math.ceil(total) + 2
 
 
 _fonts: dict[tuple[bool, bool], QFont] = {}

@@ -43,7 +43,7 @@ from app.ui.common.references import ReferenceNames, title_of
 from app.ui.form.pickers import reference_choices
 from app.ui.table import view_state
 from app.ui.table.column_filter import ColumnFilterBox
-from app.ui.table.delegates import ChoicesFor, RecordDelegate
+from app.ui.table.delegates import CellDelegate, ChoicesFor, RecordDelegate
 from app.ui.table.form_side import FormSide
 from app.ui.table.gestures import GridGestures
 from app.ui.table.import_dialog import GridImport
@@ -315,6 +315,7 @@ class ResourceTab(QWidget):
     def _build_table(self) -> None:
         table = self.table
         table.setModel(self._model)
+        table.setItemDelegate(CellDelegate(table, self._model.cell_look))  # plain cells fast
         table.setWordWrap(False)
         table.setAlternatingRowColors(True)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
@@ -363,7 +364,7 @@ class ResourceTab(QWidget):
         self.column_filter_edit.applied.connect(self.set_column_filter)
 
     def _set_up_editing(self, edits: UndoableEdits, choices: ChoicesFor) -> None:
-        delegate = RecordDelegate(self.table, choices)
+        delegate = RecordDelegate(self.table, choices, look=self._model.cell_look)
         self._model.modelReset.connect(delegate.forget_choices)
         self.table.setItemDelegate(delegate)
         self.grid = GridGestures(self.table, self._model, edits)

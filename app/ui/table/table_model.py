@@ -94,7 +94,7 @@ class RecordTableModel(QAbstractTableModel):
         self._looks = CellLooks(self._look)
         self.pending_count = 0
         self._kinds: dict[str, FieldKind | None] = {}
-        self._flags: dict[tuple[str, bool], Qt.ItemFlag] = {}
+        self._flags: dict[int, Qt.ItemFlag] = {}  # by column, while the fields stay
         self._fields = fields_of(cache.fields(resource.slug), resource)
         listing = Listing(parent=parent)
         self._rows = RecordWindow(cache, resource.slug, listing, first_screen=first_screen)
@@ -177,6 +177,7 @@ class RecordTableModel(QAbstractTableModel):
         if fields != self._fields:
             self.beginResetModel()
             self._fields = fields
+            self._flags.clear()
             self._rows.forget_records()
             self.endResetModel()
             self.columns_changed.emit()
@@ -276,12 +277,23 @@ class RecordTableModel(QAbstractTableModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008  # Qt's signature
         return 0 if parent.isValid() else len(self._fields)
 
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        """Asked of every cell painted (Qt's own asks `rowCount` and `columnCount`: two
+        Python calls where this is one)."""
+        rows, columns = self._rows.count, len(self._fields)
+        if 0 <= row < rows and 0 <= column < columns and not parent.isValid():
+            return self.createIndex(row, column)
+        return QModelIndex()
+
     def flags(self, index: Index) -> Qt.ItemFlag:
         """Asked of every cell painted: the column's flags, made once (a row to be deleted is
         not editable)."""
-        if not index.isValid():
+        column = index.column()
+        if column < 0:  # not a cell
             return Qt.ItemFlag.NoItemFlags
-        flags = self._column_flags(index.column())
+        flags = self._flags.get(column)
+        if flags is None:
+            flags = self._column_flags(column)
         if flags is _SHOWN or not self._look.pending.kinds:
             return flags
         return _SHOWN if self.row_kind(index.row()) == "deleted" else flags
@@ -304,7 +316,7 @@ class RecordTableModel(QAbstractTableModel):
             return None
         row, column = index.row(), index.column()
         if role in PAINTED:
-            return answer(role, self._cell_look(row, column).get(role))
+            return answer(role, self.cell_look(row, column).get(role))
         rid = self._rows.record_id(row)
         if role == _ROLES.UserRole:
             return rid
@@ -325,7 +337,7 @@ class RecordTableModel(QAbstractTableModel):
             for item in asked:
                 item.clearData()
             return
-        look = self._cell_look(index.row(), index.column())
+        look = self.cell_look(index.row(), index.column())
         for item in asked:
             role = item.role()
             value = self.data(index, role) if role in ASKED_APART else look.get(role)
@@ -349,21 +361,18 @@ class RecordTableModel(QAbstractTableModel):
     # ------------------------------------------------------------------------------ helpers
 
     def _column_flags(self, column: int) -> Qt.ItemFlag:
-        field = self._fields[column]
-        key = (field, self.edits is None)
-        flags = self._flags.get(key)
-        if flags is None:
-            kind = self.kind_at(column)
-            flags = _SHOWN
-            if kind is not None:
-                flags = flags | Qt.ItemFlag.ItemIsEditable
-                if kind.kind == "bool":
-                    flags |= Qt.ItemFlag.ItemIsUserCheckable
-            self._flags[key] = flags
+        kind = self.kind_at(column)
+        flags = _SHOWN
+        if kind is not None:
+            flags = flags | Qt.ItemFlag.ItemIsEditable
+            if kind.kind == "bool":
+                flags |= Qt.ItemFlag.ItemIsUserCheckable
+        self._flags[column] = flags
         return flags
 
-    def _cell_look(self, row: int, column: int) -> CellLook:
-        """What a cell answers a painting view (app/ui/table/cell_looks.py), made once."""
+    def cell_look(self, row: int, column: int) -> CellLook:
+        """What a cell answers a painting view (app/ui/table/cell_looks.py), made once; a
+        `CellDelegate` paints a plain cell from it (app/ui/table/delegates.py)."""
         rows = self._rows
         return self._looks.look(
             rows.record_id(row),

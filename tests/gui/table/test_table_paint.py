@@ -1,7 +1,8 @@
 """What a painting view reads of RecordTableModel: `multiData` (one call per cell, as Qt 6's
 delegates ask) answers exactly what `data()` answers, role by role, and the cells' looks (made
 once per record) follow pending changes, refused edits, teammates' notes, a refresh after a
-sync and new reference labels."""
+sync and new reference labels; the tab's delegate paints a plain cell in one call, the same
+pixels as Qt's."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QModelIndex, QModelRoleData, Qt
-from PySide6.QtWidgets import QTableView
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QModelRoleData, Qt
+from PySide6.QtWidgets import QStyledItemDelegate, QTableView
 from pytestqt.qtbot import QtBot
 
 from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
 from app.ui.common.palette import Hue, background_brush, text_brush
+from app.ui.table.delegates import CellDelegate, RecordDelegate
 from app.ui.table.table_model import RecordTableModel
 from tests.gui.table.test_table_model import cell, make_model
 
@@ -127,3 +129,25 @@ def test_a_view_paints_every_cell_through_multi_data(
     view.resize(600, 300)
     view.grab()
     assert (0, 0) in asked
+
+
+def test_a_plain_cell_painted_in_one_call_looks_as_qt_paints_it(
+    cache: Cache, outbox: Outbox, open_tab: Any
+) -> None:
+    """The tab's delegate draws plain cells itself (app/ui/table/delegates.py `CellDelegate`):
+    the same pixels as Qt's styled delegate, with pending, refused, teammates', created and
+    deleted rows, check boxes, numbers, selected and current cells and a text too long for
+    its column (elided by Qt's)."""
+    tab = open_tab("customers", outbox=outbox)
+    tab.model.mark([], {("c00003", "city"): "too long"})
+    tab.model.set_teammates({"c00004": {"priceZone": "Ann, 10:02"}})
+    view = tab.table
+    view.setColumnWidth(tab.model.column_of("customerName"), 40)  # elided
+    view.setCurrentIndex(tab.model.index(6, 2))
+    view.selectionModel().select(tab.model.index(8, 3), QItemSelectionModel.SelectionFlag.Select)
+    assert isinstance(view.itemDelegate(), CellDelegate)
+    painted = view.grab().toImage()
+    view.setItemDelegate(QStyledItemDelegate(view))
+    assert view.grab().toImage() == painted
+    view.setItemDelegate(RecordDelegate(view, look=tab.model.cell_look))  # as when editing
+    assert view.grab().toImage() == painted
