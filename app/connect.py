@@ -6,14 +6,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from app.api.client import ShowClient
-from app.api.connection import Connection
-from app.api.governor import RequestWindow
 from app.api.registry import Registry, load_registry
 from app.settings import Profile
-from app.store.request_history import shared_window
 
-if TYPE_CHECKING:  # a solo profile never imports the database driver
+if TYPE_CHECKING:  # a solo profile never imports the database driver; an export, no client
+    from app.api.client import ShowClient
+    from app.api.connection import Connection
+    from app.api.governor import RequestWindow
     from app.team.team import Team
 
 TEAM_URL_ENV = "SHOWDESK_TEAM_URL"
@@ -22,6 +21,8 @@ TEAM_MEMBER_ENV = "SHOWDESK_TEAM_MEMBER"
 
 def connection_for(profile: Profile, secret: str) -> Connection:
     """The client's view of a profile, with its secret."""
+    from app.api.connection import Connection
+
     return Connection(
         base_url=profile.base_url,
         auth_url=profile.auth_url,
@@ -76,6 +77,9 @@ def client_for(
 ) -> ShowClient:
     """The profile's client; in a team it paces against the team's one budget (the team
     database's window, app.team.budget), solo against the profile's shared request history."""
+    from app.api.client import ShowClient
+    from app.store.request_history import shared_window
+
     if team is None:
         return ShowClient(connection_for(profile, secret), registry, open_window=shared_window)
     from app.team.budget import team_window

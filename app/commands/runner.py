@@ -3,34 +3,37 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 from collections.abc import Callable
+from typing import cast
 
 from app.api.errors import InvalidValue, ShowDeskError
-from app.commands.audit import cmd_audit
-from app.commands.check import cmd_check
-from app.commands.conflicts import cmd_conflicts, cmd_resolve
-from app.commands.export import cmd_export
-from app.commands.importing import cmd_import
 from app.commands.output import Output
-from app.commands.push import cmd_push
-from app.commands.status import cmd_status
-from app.commands.sync import cmd_sync
 from app.commands.workspace import INTERRUPTED, USAGE, UsageError, Workspace, workspace
 
 log = logging.getLogger(__name__)
 
-COMMANDS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
-    "check": cmd_check,
-    "sync": cmd_sync,
-    "push": cmd_push,
-    "export": cmd_export,
-    "import": cmd_import,
-    "status": cmd_status,
-    "conflicts": cmd_conflicts,
-    "resolve": cmd_resolve,
-    "audit": cmd_audit,
+Command = Callable[[argparse.Namespace, Workspace], int]
+# Each command's module is imported when it runs: an export or a status never imports the
+# client (httpx, pydantic), a command it does not send with.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("app.commands.check", "cmd_check"),
+    "sync": ("app.commands.sync", "cmd_sync"),
+    "push": ("app.commands.push", "cmd_push"),
+    "export": ("app.commands.export", "cmd_export"),
+    "import": ("app.commands.importing", "cmd_import"),
+    "status": ("app.commands.status", "cmd_status"),
+    "conflicts": ("app.commands.conflicts", "cmd_conflicts"),
+    "resolve": ("app.commands.conflicts", "cmd_resolve"),
+    "audit": ("app.commands.audit", "cmd_audit"),
 }
+
+
+def command(name: str) -> Command:
+    """The function that carries out the command `name`."""
+    module, function = COMMANDS[name]
+    return cast(Command, getattr(importlib.import_module(module), function))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     out = Output(args.command, json_mode=getattr(args, "json", False))
     try:
         with workspace(args, out) as ws:
-            code = COMMANDS[args.command](args, ws)
+            code = command(args.command)(args, ws)
     except (UsageError, InvalidValue) as exc:
         code = _failed(out, str(exc), USAGE)
     except ShowDeskError as exc:

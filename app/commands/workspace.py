@@ -12,7 +12,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.api.client import ShowClient
 from app.api.registry import Registry
 from app.commands.output import Output
 from app.connect import (
@@ -28,6 +27,7 @@ from app.store.cache import Cache
 from app.store.outbox import Outbox
 
 if TYPE_CHECKING:
+    from app.api.client import ShowClient  # an export or an import sends nothing
     from app.team.team import Team
 
 OK, SOME_FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130
