@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from app.store.cache import Cache
 from app.store.db import Database
@@ -38,7 +38,18 @@ class ListAge:
 
 
 def _iso(value: datetime) -> str:
-    return value.isoformat(timespec="microseconds")
+    return _utc(value).isoformat(timespec="microseconds")
+
+
+def _utc(value: datetime) -> datetime:
+    """Zone-less UTC, as the API writes dates and `utc_now` answers: a time given with a zone
+    (a push notes `datetime.now(UTC)`) is stored and read as the others are, so they order as
+    text and compare with zone-less times (an aware one raised TypeError in the window)."""
+    return value if value.tzinfo is None else value.astimezone(UTC).replace(tzinfo=None)
+
+
+def _read(text: str) -> datetime:
+    return _utc(datetime.fromisoformat(text))
 
 
 def _database(cache: Cache) -> Database:
@@ -86,7 +97,7 @@ class NestedLists:
         sql = "SELECT listed_at FROM nested_lists WHERE resource = ? AND parent = ?"
         with self._db.lock:
             row = self._db.conn.execute(sql, (slug, parent)).fetchone()
-        return None if row is None else datetime.fromisoformat(row[0])
+        return None if row is None else _read(row[0])
 
     def unlisted(self, slug: str, parent_slug: str) -> list[str]:
         """The parents (cached records of `parent_slug`) whose list of `slug` was never listed
@@ -107,7 +118,7 @@ class NestedLists:
         with self._db.lock:
             rows = self._db.conn.execute(query, (slug, parent_slug, _iso(before), limit))
             found = rows.fetchall()
-        return [(str(key), None if at is None else datetime.fromisoformat(at)) for key, at in found]
+        return [(str(key), None if at is None else _read(at)) for key, at in found]
 
     def age(self, slug: str, parent_slug: str, since: datetime) -> ListAge:
         """How many of `slug`'s lists were listed since `since`, of how many, and the oldest."""
@@ -120,5 +131,5 @@ class NestedLists:
             total=len(rows),
             fresh=sum(1 for at in listed if at >= cut),
             never=never,
-            oldest=datetime.fromisoformat(min(listed)) if listed and not never else None,
+            oldest=_read(min(listed)) if listed and not never else None,
         )

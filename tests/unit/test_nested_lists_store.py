@@ -5,7 +5,7 @@ never-listed before any."""
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 from app.api.registry import default_registry
@@ -60,3 +60,27 @@ def test_due_is_oldest_first_and_age_counts_fresh_lists(tmp_path: Path) -> None:
         assert lists.unlisted("booth-vendors", "booths") == ["C"]
         lists.forget("booth-vendors")
         assert lists.unlisted("booth-vendors", "booths") == ["A", "B", "C", "D"]
+
+
+def test_a_listing_noted_with_a_zone_reads_as_the_others_zone_less_utc(tmp_path: Path) -> None:
+    """A push notes the lists it listed again with an aware `datetime.now(UTC)`; the sweep and
+    the window compare listing times with zone-less UTC (`utc_now`): every time reads back
+    zone-less UTC, one written with a zone before this rule included, and orders as the others."""
+    with Cache(tmp_path / "cache.sqlite", REGISTRY) as cache:
+        _booths(cache, "A", "B", "C")
+        lists = NestedLists(cache)
+        lists.listed("booth-products", ["A"], (NOW - timedelta(hours=2)).replace(tzinfo=UTC))
+        tokyo = timezone(timedelta(hours=9))
+        lists.listed("booth-products", ["B"], (NOW + timedelta(hours=9)).replace(tzinfo=tokyo))
+        lists.listed("booth-products", ["C"], NOW - timedelta(hours=3))
+        with cache._db.write() as conn:  # as a push before this rule wrote it
+            conn.execute("UPDATE nested_lists SET listed_at = '2026-11-26T10:00:00+00:00' "
+                         "WHERE parent = 'A'")  # fmt: skip
+        two_hours_ago = NOW - timedelta(hours=2)
+        assert lists.last_listed("booth-products", "A") == two_hours_ago
+        assert lists.last_listed("booth-products", "B") == NOW
+        assert lists.last_listed("booth-products", "A") < NOW  # comparable with zone-less UTC
+        due = lists.due("booth-products", "booths", NOW, 10)
+        assert due == [("C", NOW - timedelta(hours=3)), ("A", two_hours_ago)]
+        age = lists.age("booth-products", "booths", NOW - timedelta(minutes=1))
+        assert (age.fresh, age.oldest) == (1, NOW - timedelta(hours=3))
