@@ -163,6 +163,12 @@ class RateGovernor:
     def window(self) -> float:
         return self._window.window
 
+    @property
+    def sent(self) -> int:
+        """Requests this governor has let go so far (tries and probes included): what a task
+        spent is the difference before and after it (the background sweep's share)."""
+        return self._seq
+
     def state(self) -> GovernorState:
         now = self._clock()
         allowance = self.adaptive.allowed(now)

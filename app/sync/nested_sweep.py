@@ -9,10 +9,11 @@ lists never listed first, then those listed longest ago, among those older than 
 restart where it left off. When nothing is older than `max_age` it waits until something is.
 
 Its budget: at most `share` (default 20 %) of the profile's requests per window, counted in a
-window of its own (one request per page received, at least one per list; a list whose paging the
-profile is still learning may take one more). It also stands aside while any other request of
-the profile waits for budget (a sync, a push, the window's own requests): the sweep never makes
-the administrator wait. The share and the age are profile settings (`Profile.extra`:
+window of its own as every request the profile's governor let go while a list was asked (pages,
+tries, the trials of other paging names when a listing does not add up; one of another task sent
+meanwhile counts too, so the share is never exceeded). It also stands aside while any other
+request of the profile waits for budget (a sync, a push, the window's own requests): the sweep
+never makes the administrator wait. The share and the age are profile settings (`Profile.extra`:
 `nested_refresh_share`, `nested_refresh_max_age_s`).
 """
 
@@ -146,11 +147,14 @@ class NestedSweep:
         res, key = due
         await self._wait_for_budget()
         result = ResourceSync(res.slug, full=False, parents=1)
+        sent = self.governor.sent
         try:
             await self.puller.list_parent(res, key, result)
         except (NotFound, ListingIncomplete):  # gone, or not provably whole: noted, kept
             self.puller.nested.listed(res.slug, [key], self.puller.now())
-        self._spend(max(1, result.requests))
+        # Counted as sent, not as pages received: a listing that failed, or tried other paging
+        # names, took more requests than it delivered pages (8 for 1, on a show repeating pages).
+        self._spend(max(1, self.governor.sent - sent, result.requests))
         self.lists += 1
         self.on_refreshed(res.slug)
         self.publish()

@@ -342,13 +342,16 @@ class Puller:
         interactive: bool = False,
     ) -> None:
         """List one parent's list of `res` in full: upsert it, delete what it lacks (on proof
-        only), and note when it was listed (raises `NotFound`, `ListingIncomplete`)."""
+        only), and note when it was listed (raises `NotFound`, `ListingIncomplete`).
+
+        An uncertain listing (a show that ignores paging names sent one page) is noted as listed
+        too: asked again, it answers the same page, so every sync and the sweep would ask it again
+        for nothing. It still deletes nothing (`_retain`)."""
         listed_at = self.now()
         seen, uncertain = await self._pull(res, key, None, result, cancel, interactive=interactive)
         self._retain(res, key, seen, uncertain, result)
         result.lists += 1
-        if not uncertain:
-            self.nested.listed(res.slug, [key], listed_at)
+        self.nested.listed(res.slug, [key], listed_at)
 
     async def refresh_lists(
         self, parent_slug: str, key: str, slugs: Iterable[str] | None = None

@@ -5,7 +5,8 @@ got wrong. This server is: stdlib only, its own legal-but-different reading of t
 
 - token endpoint `/oauth2/token` (not the simulator's path), client credentials in the form body
   or a Basic header, answering `access_token` + `expires_in`, no refresh token;
-- API under `/tradeshow/v1`, paths case-insensitive: `/Customer`, `/Warehouse`, `/Brand`;
+- API under `/tradeshow/v1`, paths case-insensitive: `/Customer`, `/Warehouse`, `/Brand`,
+  `/Booth` and a booth's lists `/BoothProduct`, `/BoothVendor` (tests/e2e/plain_booths.py);
   every other path answers 404;
 - 300 requests per 60 s per show; over it a 403 with an EMPTY body;
 - lists paged with `page` / `resultsPerPage` (25 a page when none is asked, at most 100),
@@ -33,6 +34,10 @@ from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from tests.e2e.plain_booths import PATHS as BOOTH_PATHS
+from tests.e2e.plain_booths import BoothLists
+from tests.e2e.plain_booths import answer as booth_answer
 
 SHOW_ID = "PLAIN-SHOW"
 SECRET = "plain-secret"
@@ -69,6 +74,7 @@ RESOURCES: dict[str, tuple[str, dict[str, str]]] = {
         dict.fromkeys(["warehouseID", "description", "city", "state"], STR),
     ),
     "brand": ("brandID", dict.fromkeys(["brandID", "name"], STR)),
+    "booth": ("boothID", dict.fromkeys(["boothID", "name", "hall"], STR)),
 }
 
 
@@ -133,6 +139,7 @@ class PlainShow:
         self.requests: Counter[tuple[str, str]] = Counter()
         self.creates: Counter[tuple[str, str]] = Counter()
         self.throttled = 0
+        self.booth_lists = BoothLists()
         self._seed(customers)
 
     # ------------------------------------------------------------------ data for the test
@@ -157,6 +164,9 @@ class PlainShow:
                     {"orderingGroupID": "G1", "orderingGroupName": "Co-op", "customers": []}
                 ]
             self.add("customer", record, when=old)
+        booth = {"name": "Stand", "hall": "A"}
+        stands = [self.add("booth", {"boothID": f"S{n}", **booth}, when=old) for n in range(1, 6)]
+        self.booth_lists.seed(stands)
 
     def _new_id(self) -> str:
         alphabet = string.ascii_lowercase + string.digits
@@ -185,6 +195,8 @@ class PlainShow:
     def delete(self, resource: str, record_id: str) -> None:
         with self.lock:
             del self.data[resource][record_id]
+            if resource == "booth":
+                self.booth_lists.forget_booth(record_id)
 
     def records(self, resource: str) -> list[dict[str, Any]]:
         """Every record as a full list shows it (no `modifiedDate`), copies."""
@@ -347,6 +359,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def _route(self, path: str, query: dict[str, str], body: Any) -> tuple[int, Any]:
         show = self.server.show
+        if path.lower() in BOOTH_PATHS:  # a booth's lists
+            with show.lock:
+                lists, booths = show.booth_lists, show.data["booth"]
+                return booth_answer(lists, booths, self.command, path.lower(), query, body)
         parts = [p for p in path.split("/") if p]
         resource = parts[0].lower() if parts else ""
         if resource not in RESOURCES or len(parts) > 2:

@@ -113,18 +113,29 @@ class Showdesk:
 
 
 @contextmanager
-def serving(shape: str) -> Iterator[Target]:
+def running(shape: str, customers: int = 60, seed: int = 12) -> Iterator[PlainServer | SimServer]:
+    """The server playing `shape`: the plain server, or the simulator with that preset (its
+    show generated for `customers`)."""
     if shape == PLAIN:
         plain = PlainServer().start()
         try:
-            yield plain_target(plain)
+            yield plain
         finally:
             plain.stop()
         return
     switches = FLOW_SWITCHES.get(shape, {"throttle": False})
     config = config_for([shape], show_id="E2E-SHOW", client_secret="e2e-secret", **switches)
-    with SimServer(generate_show(60, seed=12), config) as server:
-        yield sim_target(server, shape)
+    with SimServer(generate_show(customers, seed=seed), config) as server:
+        yield server
+
+
+@contextmanager
+def serving(shape: str) -> Iterator[Target]:
+    with running(shape) as server:
+        if isinstance(server, PlainServer):
+            yield plain_target(server)
+        else:
+            yield sim_target(server, shape)
 
 
 @pytest.mark.parametrize("shape", SHAPES)

@@ -30,6 +30,23 @@ class Stopped(Exception):
     """The test's sleep ends the sweep's run here."""
 
 
+class SweepWaits:
+    """The sweep's sleeps on a manual clock, noted in `waits`: `stop` ends its run at the first,
+    `pass_time` moves the clock instead of waiting."""
+
+    def __init__(self, clock: ManualClock) -> None:
+        self.clock = clock
+        self.waits: list[float] = []
+
+    async def stop(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        raise Stopped
+
+    async def pass_time(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        self.clock.advance(seconds)
+
+
 def paced_client(server: SimServer, clock: ManualClock) -> ShowClient:
     """A client whose budget is LIMIT a WINDOW on the manual clock (no real waiting)."""
     connection = Connection(
@@ -47,15 +64,8 @@ def _config() -> SimConfig:
 async def test_sweep_keeps_to_its_share_and_resumes_after_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "cache.sqlite"
     clock = ManualClock()
-    waits: list[float] = []
-
-    async def stop_at_first_wait(seconds: float) -> None:
-        waits.append(seconds)
-        raise Stopped
-
-    async def let_time_pass(seconds: float) -> None:
-        waits.append(seconds)
-        clock.advance(seconds)
+    sleeps = SweepWaits(clock)
+    waits = sleeps.waits
 
     with SimServer(generate_show("demo", seed=6), _config()) as server:
         booths = server.show.records("booths")
@@ -67,7 +77,7 @@ async def test_sweep_keeps_to_its_share_and_resumes_after_a_restart(tmp_path: Pa
                 server.stats.reset()
                 heard: list[SweepProgress] = []
                 sweep = NestedSweep(puller, SweepSettings(share=0.2), clock=clock,
-                                    sleep=stop_at_first_wait, on_progress=heard.append)  # fmt: skip
+                                    sleep=sleeps.stop, on_progress=heard.append)  # fmt: skip
                 with pytest.raises(Stopped):
                     await sweep.run()
                 assert sweep.allowed == 20
@@ -82,7 +92,7 @@ async def test_sweep_keeps_to_its_share_and_resumes_after_a_restart(tmp_path: Pa
             with Cache(path, REGISTRY) as cache:
                 puller = Puller(client, cache)
                 sweep = NestedSweep(puller, SweepSettings(share=0.2), clock=clock,
-                                    sleep=let_time_pass)  # fmt: skip
+                                    sleep=sleeps.pass_time)  # fmt: skip
                 while await sweep.step():
                     pass
                 # every list asked exactly once across the restart: it resumed where it stopped

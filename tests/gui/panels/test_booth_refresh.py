@@ -54,11 +54,14 @@ def test_opening_a_booth_lists_its_products_again(
     links = tab.findChild(BoothLinks, "booth-products")
     assert isinstance(links, BoothLinks) and links.key == key
 
-    loop.run_until_complete(until(lambda: sorted(links.associated()) ==
-                                  sorted(units_at(server, booth["id"]))))  # fmt: skip
+    def refreshed() -> bool:
+        """Its products shown and its listing noted (the note follows the records written)."""
+        listed = session.lists.nested.last_listed("booth-products", key)
+        shown = sorted(links.associated()) == sorted(units_at(server, booth["id"]))
+        return shown and listed is not None and listed > hours_ago
+
+    loop.run_until_complete(until(refreshed))
     assert server.stats.by_operation[BOOTH_PRODUCTS] == asked_before + 1  # that booth's, once
-    listed = session.lists.nested.last_listed("booth-products", key)
-    assert listed is not None and listed > hours_ago
 
     # opened again at once: just listed, not asked again
     tab.table.setCurrentIndex(tab.model.index(0 if row else 1, 0))
