@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -141,7 +141,10 @@ class Cache:
 
         listener = self.writes
         batch: Iterable[tuple[Any, ...]] = rows() if listener is None else list(rows())
+        bulk = not isinstance(records, Sized) or len(records) >= sort_keys.BULK
         with self._db.write() as conn:
+            if bulk:  # its new records' sort keys are copied by the next build, in chunks
+                sort_keys.bulk_load(conn, slug)
             conn.executemany(_UPSERT, batch)
             conn.executemany(
                 "INSERT OR IGNORE INTO record_fields VALUES (?, ?)",

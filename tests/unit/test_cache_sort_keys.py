@@ -180,3 +180,33 @@ def test_a_big_listing_gets_its_sort_keys_copied_in_the_background(
     window.relist(Listing(order_by="customerName"), window.show)  # the keys are there
     assert builds == ["customers"]
     assert window.ids == ["c000", "c003", "c001", "c004", "c002", "c005"]
+
+
+def test_a_bulk_load_leaves_its_new_records_to_the_next_build(
+    cache: Cache, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A full sync's gathered pages are not slowed by a trigger per new record: the next build
+    copies them in chunks after the last record copied, and changes are copied meanwhile."""
+    monkeypatch.setattr(sort_keys, "BULK", 4)
+    monkeypatch.setattr(sort_keys, "CHUNK", 5)
+    old = [{"customerName": f"n{n % 3}"} for n in range(10)]
+    cache.upsert("customers", customers(old))
+    assert cache.build_sort_keys("customers")
+    bulk = customers([{"customerName": "b new"}] * 3, 10) + customers([{"customerName": "a"}], 2)
+    cache.upsert("customers", bulk)  # three new records, one changed
+    assert not cache.has_sort_keys("customers")
+    with cache._db.lock:
+        copied = cache._db.conn.execute("SELECT count(*) FROM keys_customers").fetchone()[0]
+    assert copied == 10  # the new ones wait for the build
+    chunks = []
+    real = sort_keys._copy_chunk
+    monkeypatch.setattr(sort_keys, "_copy_chunk", lambda *a: chunks.append(1) or real(*a))
+    assert cache.build_sort_keys("customers") and len(chunks) == 1  # rowids 11-13 only
+    cache.upsert("customers", customers([{"customerName": "0 late"}], 20))  # one: its trigger
+    assert cache.has_sort_keys("customers")
+    with Cache(tmp_path / "plain.db", REGISTRY) as plain:
+        for rows in (customers(old), bulk, customers([{"customerName": "0 late"}], 20)):
+            plain.upsert("customers", rows)
+        listing = Listing(order_by="customerName", descending=True)
+        assert through_keys(cache, listing) == plain.row_ids("customers", listing)
+        assert through_keys(cache, listing, 2) == plain.row_ids("customers", listing, limit=2)
