@@ -19,6 +19,10 @@ as soon as it comes, and the whole list then adds the rows after it (the first r
 whole list are the first screen's: the same query without its `LIMIT`). Without a runner the
 query runs at once. Nothing here knows Qt.
 
+A big resource (`SORT_INDEX_FROM` rows) gets, in the runner: its sort keys after a whole listing
+(a narrow copy of its values: a first sort on any column reads no JSON, decision 0023), and a
+sort index for a column after a sort on it (a sort again reads its first rows at once, 0015).
+
 Rows hold ids, not rowids: 1,000,000 ids take about 70 MB, and `row_of` walks the list (a few
 milliseconds at 1,000,000) rather than keeping a dictionary of them all.
 """
