@@ -21,6 +21,7 @@ from app.store import record_window, sort_keys
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.store.record_window import RecordWindow
+from app.store.schema import CACHE_MIGRATIONS
 
 REGISTRY = default_registry()
 FIELDS = ("customerName", "priceZone", "city", "test")
@@ -210,3 +211,24 @@ def test_a_bulk_load_leaves_its_new_records_to_the_next_build(
         listing = Listing(order_by="customerName", descending=True)
         assert through_keys(cache, listing) == plain.row_ids("customers", listing)
         assert through_keys(cache, listing, 2) == plain.row_ids("customers", listing, limit=2)
+
+
+def test_a_v5_cache_gets_its_sort_keys_table_and_keeps_its_records(tmp_path: Path) -> None:
+    path = tmp_path / "cache.db"
+    conn = sqlite3.connect(path)
+    for migration in CACHE_MIGRATIONS[:5]:
+        for statement in migration:
+            conn.execute(statement)
+    conn.execute(
+        "INSERT INTO records VALUES ('customers', '', 'a', 'A', NULL, '2025-01-01', ?)",
+        ('{"id":"a","customerID":"A","customerName":"Zed"}',),
+    )
+    conn.execute("INSERT INTO record_fields VALUES ('customers', 'customerName')")
+    conn.execute("PRAGMA user_version=5")
+    conn.commit()
+    conn.close()
+    with Cache(path, REGISTRY) as cache:
+        assert not cache.has_sort_keys("customers")
+        cache.upsert("customers", customers([{"customerName": "Amy"}], 1))
+        assert cache.build_sort_keys("customers")
+        assert through_keys(cache, Listing(order_by="customerName")) == ["c001", "a"]
