@@ -6,7 +6,6 @@ sized, read back by openpyxl; a large export continues on further sheets."""
 from __future__ import annotations
 
 import csv
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -136,15 +135,15 @@ def test_every_kind_of_cell_reads_back_as_written(tmp_path: Path) -> None:
     assert [c.value for c in ws[3]][:2] == ["second", None]
 
 
-def test_a_failed_export_leaves_no_file_and_no_writer(tmp_path: Path) -> None:
+def test_a_failed_export_leaves_no_file(tmp_path: Path) -> None:
+    """Nor a zip file left open (an error then, when Python collects it)."""
+
     def rows() -> Iterator[dict[str, Any]]:
-        for n in range(2_500):  # past the rows handed to the zip entry at once
+        for n in range(2_500):  # past the rows written to the zip entry at once
             yield {"n": n, "name": f"row {n}"}
         raise OSError("the cache went away")
 
     book = tmp_path / "broken.xlsx"
-    threads = threading.active_count()
     with pytest.raises(OSError, match="went away"):
         write_table(book, ["n", "name"], rows(), fmt="xlsx")
     assert not book.exists() and not any(p.is_file() for p in tmp_path.iterdir())
-    assert threading.active_count() == threads
