@@ -46,6 +46,9 @@ from app.store.nested_lists import NestedLists
 # writes, fewer transactions (5-15 % faster into an empty cache than pages of 1,000; decision
 # 0021). When the show is the slower, each page is written as it comes.
 BULK_RECORDS = 5_000
+# A per-parent list whose first this many parents asked all answer 404 is not offered by the
+# show (fewer parents: all of them); a 404 after one answered is a parent gone since.
+NOT_OFFERED_AFTER = 3
 
 
 @dataclass(frozen=True)
@@ -311,26 +314,38 @@ class Puller:
         keys = [str(r[parent.key]) for r in self.cache.records(parent.slug) if r.get(parent.key)]
         chosen = keys if result.full else self.nested.unlisted(res.slug, parent.slug)
         result.parents = len(keys)
-        answered = False
-        for key in chosen:
-            try:
-                await self.list_parent(res, key, result, cancel)
-            except NotFound:
-                if not answered:
-                    raise  # the first parent asked: the list itself is not offered
-                self.nested.listed(res.slug, [key], self.now())  # gone since: not asked again
-                continue  # that parent is gone since: its cached records stay until it is
-            except ListingIncomplete as exc:  # one parent's list: the others still sync
-                answered = True
-                result.failure = result.failure or exc.message
-                continue
-            answered = True
+        await self._list_parents(res, chosen, result, cancel)
         if result.failure is not None or result.kept:
             return  # not every parent's list is known complete: no parent is given up
         gone = sorted(set(self.cache.parents(res.slug)) - set(keys))
         for key in gone:
             result.removed += self.cache.delete(res.slug, self.cache.ids(res.slug, key), parent=key)
         self.nested.forget(res.slug, gone)
+
+    async def _list_parents(
+        self, res: Resource, keys: list[str], result: ResourceSync, cancel: asyncio.Event | None
+    ) -> None:
+        """List each parent's list in turn. A 404 is a parent gone from the show since it was
+        cached (an incremental sync still holds the parents deleted since): noted as listed, its
+        cached records kept until a full sync proves it gone. Only when the first
+        NOT_OFFERED_AFTER parents asked all answer 404 (or every one, when fewer) is it the list
+        itself the show does not offer (raises `NotFound`)."""
+        gone: list[str] = []  # parents answered 404 since the last list that answered
+        answered = False
+        for key in keys:
+            try:
+                await self.list_parent(res, key, result, cancel)
+                answered = True
+            except NotFound:
+                gone.append(key)
+                if not answered and len(gone) >= min(NOT_OFFERED_AFTER, len(keys)):
+                    raise  # the list itself is not offered
+            except ListingIncomplete as exc:  # one parent's list: the others still sync
+                result.failure = result.failure or exc.message
+                answered = True
+            if answered and gone:  # parents gone since: not asked again
+                self.nested.listed(res.slug, gone, self.now())
+                gone = []
 
     async def list_parent(
         self,

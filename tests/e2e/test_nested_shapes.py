@@ -262,3 +262,23 @@ async def test_the_sweep_counts_every_request_a_list_it_cannot_prove_took(
             assert await sweep.step()
             assert sweep.lists == 1 and sweep.requests >= show.asked > 0
             assert sweep.requests > 1 or not side.proved  # the trials of other paging names
+
+
+@pytest.mark.asyncio
+async def test_a_booth_gone_from_the_show_does_not_make_its_lists_not_offered(
+    side: BoothSide, tmp_path: Path
+) -> None:
+    """An incremental sync still holds the booths the show deleted since (only a full listing
+    sees a deletion): the first one it asks answering 404 says that booth is gone, not that the
+    show has no booth lists, and the other booths' lists are listed."""
+    async with ShowClient(side.connection, REGISTRY) as client:
+        with Cache(tmp_path / "cache.sqlite", REGISTRY) as cache:
+            puller = Puller(client, cache)
+            assert not (await puller.sync(["booths"], full=True)).failed  # lists: not yet
+            gone = min(side.booths())  # the first booth an incremental sync asks for
+            side.delete_booth(gone)
+            report = await puller.sync(SYNCED)
+            assert not report.failed and not report.not_offered, report
+            assert_lists_equal(cache, side)
+            lists = NestedLists(cache)
+            assert lists.unlisted("booth-products", "booths") == []  # the gone one: noted

@@ -15,7 +15,7 @@ from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.store.nested_lists import NestedLists
-from app.sync.puller import Puller
+from app.sync.puller import NOT_OFFERED_AFTER, Puller
 from tests.sim.test_sync import booth_products_equal, booth_vendors_equal, connect
 
 REGISTRY = default_registry()
@@ -132,3 +132,19 @@ async def test_refresh_lists_of_one_booth(tmp_path: Path) -> None:
                 assert nested_requests(server) == 2
                 booth_products_equal(cache, server)
                 assert await puller.refresh_lists("booths", "NO-SUCH-BOOTH") is not None
+
+
+@pytest.mark.asyncio
+async def test_a_booth_list_the_show_does_not_offer_costs_three_requests(tmp_path: Path) -> None:
+    """Its path answers 404 for the first three booths asked: not offered (a booth gone from the
+    show answers 404 too, so one 404 alone proves nothing), and no other booth is asked."""
+    config = SimConfig(show_id="DEMO-SHOW", client_secret="demo-secret", throttle=False,
+                       missing=frozenset({"booth-products"}))  # fmt: skip
+    with SimServer(generate_show("demo", seed=4), config) as server:
+        async with connect(server) as client:
+            with Cache(tmp_path / "cache.sqlite", REGISTRY) as cache:
+                await Puller(client, cache).sync(["booths"], full=True)
+                server.stats.reset()
+                report = await Puller(client, cache).sync(["booth-products"], full=True)
+                assert [slug for slug, _ in report.not_offered] == ["booth-products"]
+                assert server.stats.requests == NOT_OFFERED_AFTER == 3
