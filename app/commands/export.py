@@ -7,11 +7,10 @@ from pathlib import Path
 
 from app.commands.workspace import OK, UsageError, Workspace
 from app.output_file import is_stdout
-from app.sync.overlay import PendingOverlay
 
 
 def cmd_export(args: argparse.Namespace, ws: Workspace) -> int:
-    from app.sync import resource_export  # openpyxl is slow to import: only when needed
+    from app.sync import resource_export  # with what it imports, only when an export runs
 
     res = ws.registry[args.resource]  # an unknown slug is a usage error
     to_stdout = args.output is not None and is_stdout(args.output)
@@ -24,8 +23,11 @@ def cmd_export(args: argparse.Namespace, ws: Workspace) -> int:
     else:
         fmt = "csv"
     path = args.output if args.output is not None else Path(f"{args.resource}.{fmt}")
-    # --pending: as the window shows it (the overlay of its table, form and view export)
-    shown = PendingOverlay.read(ws.outbox, res.slug).export_options(res.key) if args.pending else {}
+    shown = {}
+    if args.pending:  # as the window shows it (the overlay of its table, form and view export)
+        from app.sync.overlay import PendingOverlay
+
+        shown = PendingOverlay.read(ws.outbox, res.slug).export_options(res.key)
     result = resource_export.export(
         ws.cache,
         args.resource,
