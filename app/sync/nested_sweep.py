@@ -7,6 +7,7 @@ opened in the window (`Puller.refresh_lists`) or when the sweep comes to it. The
 lists never listed first, then those listed longest ago, among those older than `max_age`
 (default one hour); where it stands is the cache's `nested_lists` table, so it resumes after a
 restart where it left off. When nothing is older than `max_age` it waits until something is.
+Lists a sync found the show does not offer (404) are left alone until a sync finds them offered.
 
 Its budget: at most `share` (default 20 %) of the profile's requests per window, counted in a
 window of its own as every request the profile's governor let go while a list was asked (pages,
@@ -164,7 +165,11 @@ class NestedSweep:
         """Per parent resource: how fresh its lists are."""
         since = self.puller.now() - self.settings.max_age
         found = []
-        for parent_slug, children in self.puller.children.items():
+        offered = self._offered()
+        for parent_slug, all_children in self.puller.children.items():
+            children = [c for c in all_children if c in offered]
+            if not children:
+                continue
             ages = [self.puller.nested.age(c.slug, parent_slug, since) for c in children]
             due = [a for a in ages if a.due]
             oldest = [a.oldest for a in due]
@@ -184,11 +189,17 @@ class NestedSweep:
 
     # ---------------------------------------------------------------------------- helpers
 
+    def _offered(self) -> list[Resource]:
+        """The nested resources a sync did not find the show lacking (a list, or its parent's,
+        answered 404: none of its lists is asked until a sync finds it offered)."""
+        lacking = self.puller.cache.not_offered()
+        return [r for r in self.nested if r.slug not in lacking and r.parent not in lacking]
+
     def _next_due(self) -> tuple[Resource, str] | None:
         """The most overdue list of any nested resource (never listed first, then oldest)."""
         before = self.puller.now() - self.settings.max_age
         best: tuple[Resource, str, datetime | None] | None = None
-        for res in self.nested:
+        for res in self._offered():
             assert res.parent is not None
             for key, at in self.puller.nested.due(res.slug, res.parent, before, 1):
                 if best is None or _older(at, best[2]):
@@ -199,7 +210,7 @@ class NestedSweep:
         """Seconds until the oldest list falls due (at most IDLE_CHECK)."""
         horizon = self.puller.now() + timedelta(seconds=IDLE_CHECK) - self.settings.max_age
         soonest = IDLE_CHECK
-        for res in self.nested:
+        for res in self._offered():
             assert res.parent is not None
             for _, at in self.puller.nested.due(res.slug, res.parent, horizon, 1):
                 if at is not None:

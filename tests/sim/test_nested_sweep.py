@@ -186,3 +186,26 @@ async def test_sweep_stands_aside_while_paused(tmp_path: Path) -> None:
                 sweep = NestedSweep(puller, sleep=note, paused=lambda: syncing[0])
                 assert await sweep.step()
                 assert waits == [1.0, 1.0] and nested_requests(server) == 1
+
+
+@pytest.mark.asyncio
+async def test_sweep_leaves_alone_a_list_the_show_does_not_offer(tmp_path: Path) -> None:
+    """A sync found the booths' vendor lists not offered (404): the sweep asks none of them, and
+    its progress counts only the lists it can refresh."""
+    config = SimConfig(show_id="DEMO-SHOW", client_secret="demo-secret", throttle=False,
+                       missing=frozenset({"booth-vendors"}))  # fmt: skip
+    with SimServer(generate_show("tiny", seed=6), config) as server:
+        async with connect(server) as client:
+            with Cache(tmp_path / "cache.sqlite", REGISTRY) as cache:
+                puller = Puller(client, cache)
+                report = await puller.sync(["booths", "booth-vendors"], full=True)
+                assert [slug for slug, _ in report.not_offered] == ["booth-vendors"]
+                server.stats.reset()
+                sweep = NestedSweep(puller)
+                while await sweep.step():
+                    pass
+                booths = server.show.count("booths")
+                assert sweep.lists == booths  # their products only: nothing asked of vendors
+                assert server.stats.requests == nested_requests(server)  # (a 404 not among them)
+                assert [(p.fresh, p.total) for p in sweep.progress()] == [(booths, booths)]
+                booth_products_equal(cache, server)
