@@ -54,14 +54,15 @@ class ListRefresher(QObject):
     def refresh(self, parent_slug: str, key: str, slugs: Iterable[str]) -> None:
         """A record opened in the window (a booth): list its lists `slugs` again (its products,
         its vendors) unless listed within REFRESH_FRESH or being listed now. Nothing is asked
-        while the show cannot be reached."""
+        while the show cannot be reached, nor of a list a sync found the show does not offer."""
         session = self.session
         if session.online is False:
             return
         recent = utc_now() - REFRESH_FRESH
+        lacking = session.cache.not_offered()
         wanted = [
             slug for slug in slugs
-            if (slug, key) not in self._refreshing
+            if (slug, key) not in self._refreshing and slug not in lacking
             and ((at := self.nested.last_listed(slug, key)) is None or at < recent)
         ]  # fmt: skip
         if not wanted:

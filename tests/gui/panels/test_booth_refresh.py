@@ -82,3 +82,18 @@ def test_status_bar_says_how_the_refresh_of_booth_lists_stands(qtbot: QtBot) -> 
     bar.on_sweep_progress(SweepProgress("booth", 2000, 2000, None, False))
     assert not bar.sweep.isVisible()
     assert now  # (the words use the cache's UTC clock, not the local one)
+
+
+def test_opening_a_booth_asks_nothing_of_a_list_the_show_does_not_offer(
+    loop: qasync.QEventLoop, open_window: Opener
+) -> None:
+    missing = config(rate_limit=300, missing=frozenset({"booth-vendors"}))
+    with SimServer(generate_show("tiny", seed=5), missing) as server:
+        session = open_window(profile_for(server)).session
+        wait_synced(loop, session)
+        assert "booth-vendors" in session.cache.not_offered()
+        booth = server.show.records("booths")[1]["boothID"]
+        server.stats.reset()
+        session.refresh_lists("booths", booth, ["booth-vendors"])
+        loop.run_until_complete(until(lambda: not session.tasks.busy))
+        assert server.stats.requests == 0  # a 404 for nothing, at every booth opened
