@@ -38,11 +38,14 @@ _HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 _BATCH = 1000  # rows handed to the zip entry at once
 LONGEST_NUMBER = 10**15  # spreadsheets hold 15 significant digits: longer integers go as text
 
-# What XML 1.0 cannot hold (openpyxl's ILLEGAL_CHARACTERS_RE: C0 controls but tab, LF, CR).
-ILLEGAL_CHARACTERS = re.compile(r"[\000-\010]|[\013-\014]|[\016-\037]")
+# What XML 1.0 cannot hold: C0 controls but tab, LF and CR (openpyxl's ILLEGAL_CHARACTERS_RE),
+# and U+FFFE, U+FFFF (which made the file unreadable: "not well-formed").
+ILLEGAL_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 # A text written as it is: no character to escape or drop (&, <, >, controls), no space to keep
 # at either end, no leading apostrophe (`keep_exact`).
-_PLAIN = re.compile(r"[^\s'&<>\x00-\x1f](?:[^&<>\x00-\x1f]*[^\s&<>\x00-\x1f])?").fullmatch
+_PLAIN = re.compile(
+    "[^\\s'&<>\x00-\x1f\ufffe\uffff](?:[^&<>\x00-\x1f\ufffe\uffff]*[^\\s&<>\x00-\x1f\ufffe\uffff])?"
+).fullmatch
 _json = json.JSONEncoder(ensure_ascii=False)  # json.dumps(value, ensure_ascii=False)
 # The C encoder `_json.encode` makes again at each call, made once (a list cell: 2.3 -> 1 µs).
 _make_encoder = getattr(json.encoder, "c_make_encoder", None)

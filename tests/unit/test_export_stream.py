@@ -6,20 +6,25 @@ sized, read back by openpyxl; a large export continues on further sheets."""
 from __future__ import annotations
 
 import csv
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import openpyxl
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from app.api.registry import default_registry
+from app.formula_guard import keep_exact
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.store.outbox import Outbox
 from app.sync.edits import Editor, FieldEdit
 from app.sync.overlay import PendingOverlay
 from app.sync.resource_export import export, write_table
+from app.sync.xlsx_stream import ILLEGAL_CHARACTERS
 
 REGISTRY = default_registry()
 CUSTOMERS = [
@@ -147,3 +152,24 @@ def test_a_failed_export_leaves_no_file(tmp_path: Path) -> None:
     with pytest.raises(OSError, match="went away"):
         write_table(book, ["n", "name"], rows(), fmt="xlsx")
     assert not book.exists() and not any(p.is_file() for p in tmp_path.iterdir())
+
+
+# Any character but lone surrogates (no UTF-8 for them), often one a writer must take care of.
+CHARACTERS = st.characters(exclude_categories=["Cs"]) | st.sampled_from("\ufffe\uffff\r\n '=&<")
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.text(CHARACTERS, max_size=12), min_size=1, max_size=6))
+@example(["a\ufffeb", "x\uffff", "\r", " '=x ", "&<", ""])
+def test_any_text_reads_back_as_the_importer_expects(texts: list[str]) -> None:
+    """Whichever way a text is written (as it is, or escaped), a spreadsheet reader gets back
+    the text without what XML cannot hold, an apostrophe before a formula-looking one kept."""
+    columns = [f"c{n}" for n in range(len(texts))]
+    with tempfile.TemporaryDirectory() as folder:
+        book = Path(folder) / "any.xlsx"
+        write_table(book, columns, [dict(zip(columns, texts, strict=True))], fmt="xlsx")
+        ws = openpyxl.load_workbook(book).active
+        assert ws is not None
+        (read,) = ws.iter_rows(min_row=2, max_row=2, max_col=len(texts), values_only=True)
+    expected = [keep_exact(ILLEGAL_CHARACTERS.sub("", t)) or None for t in texts]
+    assert list(read) == expected
