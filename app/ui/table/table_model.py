@@ -18,6 +18,7 @@ values the sink refused are marked at their cell with the reason until a later e
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any, Protocol, cast
 
 import shiboken6
@@ -100,6 +101,7 @@ class RecordTableModel(QAbstractTableModel):
         self._rows = RecordWindow(cache, resource.slug, listing, first_screen=first_screen)
         self.refresh_pending()
         self._opening = first_screen  # until the rest of the rows are asked for
+        self._relists = 0  # listings asked for so far
         if first_screen:
             QTimer.singleShot(0, self, self._complete_rows)  # after the first paint
 
@@ -183,8 +185,20 @@ class RecordTableModel(QAbstractTableModel):
             self.columns_changed.emit()
         else:
             self._rows.forget_records()  # the records may have changed: read again when painted
-        self._relist(self.listing, first_screen=False)
+        if self._rows.runner is None:
+            self._relist(self.listing, first_screen=False)
+        else:  # after the records read again are painted: see `_relist_unless_overtaken`
+            self.query_running.emit(True)
+            QTimer.singleShot(0, self, partial(self._relist_unless_overtaken, self._relists))
         self.refresh_pending()
+
+    def _relist_unless_overtaken(self, relists: int) -> None:
+        """The whole list again, after a refresh, unless another listing was asked for since
+        (it reads the cache as it is now). Sent once the event loop runs, after the paint of
+        the rows on screen: the worker reading a million ids holds the GIL now and then, and
+        a paint meanwhile took twice as long (PySide takes it for every cell)."""
+        if relists == self._relists:
+            self._relist(self.listing, first_screen=False, announced=True)
 
     def refresh_labels(self) -> None:
         """Only the names of referenced records changed (their resource was synced): repaint."""
@@ -410,17 +424,21 @@ class RecordTableModel(QAbstractTableModel):
         self._rows.set_extra(created)
         (self.endInsertRows if grow else self.endRemoveRows if shrink else self.endResetModel)()
 
-    def _relist(self, listing: Listing, *, first_screen: bool = True) -> None:
+    def _relist(
+        self, listing: Listing, *, first_screen: bool = True, announced: bool = False
+    ) -> None:
         """Ask the record window for the rows of `listing`: with a background runner, a first
         screen (reset) and then the rows after it (inserted); `first_screen` False keeps the
-        rows shown until the whole list is ready (a refresh)."""
+        rows shown until the whole list is ready (a refresh); `announced`: `query_running` was
+        emitted already (by the refresh that sent this)."""
+        self._relists += 1
         background = self._rows.runner is not None
         if self._opening and not background:  # a saved view restored while opening
             self.beginResetModel()
             self._rows.start(listing)
             self.endResetModel()
             return
-        if background:
+        if background and not announced:
             self.query_running.emit(True)
         self._rows.relist(
             listing,

@@ -15,6 +15,7 @@ from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.ui.common.references import ReferenceNames
 from app.ui.table.table_model import RecordTableModel
+from tests.gui.conftest import until
 
 REGISTRY = default_registry()
 
@@ -61,3 +62,31 @@ def test_rows_follow_a_background_sort_and_stale_answers_are_dropped(
     assert names and set(names) == {"Shop 05"} and len(jobs) == 2  # first screens (short ones)
     assert running.count(False) == 1  # only the newest answer was applied
     qtmodeltester.check(model)
+
+
+def test_a_refresh_reads_the_list_again_after_the_paint_unless_overtaken(
+    loop: qasync.QEventLoop, model: RecordTableModel
+) -> None:
+    """A refresh with a worker shows the records read again at once and sends the whole list
+    once the event loop runs (after the paint); a listing asked for meanwhile overtakes it."""
+    jobs: list[asyncio.Task[None]] = []
+    model.set_background(in_a_thread(jobs))
+    running: list[bool] = []
+    model.query_running.connect(running.append)
+    cache = model._cache  # the model's own cache file
+    cache.upsert("customers", [{**cache.get("customers", "c0000"), "customerName": "Changed"}])  # type: ignore[dict-item]
+
+    async def scenario(then: Callable[[], None]) -> None:
+        model.refresh()
+        assert model.record(0)["customerName"] == "Changed" and not jobs and running == [True]
+        then()
+        await until(lambda: bool(jobs))  # the loop runs: the whole list goes (or the newer one)
+        await asyncio.gather(*jobs)
+
+    loop.run_until_complete(scenario(lambda: None))
+    assert len(jobs) == 1 and running == [True, False] and model.rowCount() == 2000
+    jobs.clear()
+    running.clear()
+    loop.run_until_complete(scenario(lambda: model.set_text_filter("Shop 05")))
+    assert len(jobs) == 1 and running == [True, True, False]  # the filter's first screen only
+    assert {model.record(r)["customerName"] for r in range(model.rowCount())} == {"Shop 05"}
