@@ -14,12 +14,14 @@ import codecs
 import csv
 import json
 import zipfile
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time
 from pathlib import Path
 from typing import Any, get_args, get_origin
+from xml.etree.ElementTree import ParseError
 
 import openpyxl
 from openpyxl.utils.exceptions import InvalidFileException
@@ -38,6 +40,9 @@ _NOT_A_WORKBOOK = (
     TypeError,
     EOFError,
 )
+# What reading a workbook's sheet may raise part-way, once opened: the above, a compressed
+# stream that does not inflate, XML that does not parse.
+_DAMAGED = (*_NOT_A_WORKBOOK, zlib.error, ParseError)
 
 
 @dataclass(frozen=True)
@@ -98,15 +103,27 @@ def open_table(
             ) from None
         try:
             for ws in workbook:
-                yield ws.title, enumerate(ws.iter_rows(values_only=True), 1)
-        except _NOT_A_WORKBOOK as exc:
-            raise InvalidValue(
-                "file", f"{path.name}: a damaged workbook ({type(exc).__name__})"
-            ) from None
+                yield ws.title, _checked(path, enumerate(ws.iter_rows(values_only=True), 1))
+        except _DAMAGED as exc:
+            raise _damaged(path, exc) from None
         finally:
             workbook.close()
 
     return _table_file(path, sheets)
+
+
+def _checked(path: Path, rows: Iterator[tuple[int, Sequence[Any]]]) -> Iterator[tuple[int, Any]]:
+    """A sheet's rows as openpyxl reads them, lazily: a sheet found damaged part-way (a bad
+    CRC, a broken compressed stream, malformed XML) is an InvalidValue naming the file, as one
+    found damaged on opening — not an exception the reader cannot tell from a bug."""
+    try:
+        yield from rows
+    except _DAMAGED as exc:
+        raise _damaged(path, exc) from None
+
+
+def _damaged(path: Path, exc: BaseException) -> InvalidValue:
+    return InvalidValue("file", f"{path.name}: a damaged workbook ({type(exc).__name__})")
 
 
 def read_csv(path: Path, *, delimiter: str | None = None, encoding: str | None = None) -> Table:

@@ -1,0 +1,56 @@
+"""Importing at the edges: a workbook damaged past its first rows, records cached without an
+`id` matched on another field."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from app.api.errors import InvalidValue
+from app.api.registry import default_registry
+from app.store.cache import Cache
+from app.sync.importer import plan_import, read_table
+
+SHEET = "xl/worksheets/sheet1.xml"
+
+
+def damaged_workbook(tmp_path: Path, rows: int = 3_000) -> Path:
+    """A workbook whose sheet is stored uncompressed with one byte changed far into it: the
+    header and first rows read, the rest fails its CRC once read that far."""
+    whole = tmp_path / "whole.xlsx"
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["customerID", "customerName"])
+    for n in range(rows):
+        sheet.append([f"CU{n}", f"Customer {n}"])
+    book.save(whole)
+    damaged = tmp_path / "damaged.xlsx"
+    with zipfile.ZipFile(whole) as source, zipfile.ZipFile(damaged, "w") as out:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == SHEET:
+                out.writestr(info.filename, data, compress_type=zipfile.ZIP_STORED)
+            else:
+                out.writestr(info, data)
+    raw = bytearray(damaged.read_bytes())
+    at = raw.index(f"Customer {rows - 10}".encode())
+    raw[at] = ord("X")
+    damaged.write_bytes(bytes(raw))
+    return damaged
+
+
+def test_a_workbook_damaged_past_its_first_rows_is_an_error_naming_the_file(
+    tmp_path: Path,
+) -> None:
+    path = damaged_workbook(tmp_path)
+    with pytest.raises(InvalidValue, match=r"damaged\.xlsx: a damaged workbook"):
+        read_table(path)
+    with (
+        Cache(tmp_path / "cache.db", default_registry()) as cache,
+        pytest.raises(InvalidValue, match=r"damaged\.xlsx: a damaged workbook"),
+    ):
+        plan_import(cache, "customers", path)
