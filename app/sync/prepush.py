@@ -159,7 +159,8 @@ class ServerCheck:
             by_resource[chain[0].resource] += chain
         if not await self.check(by_resource):
             return []  # the rest stays pending for the next push
-        pending = {c.seq for c in self.outbox.pending_for_push()}
+        firsts = self.outbox.changes_by_seq([chain[0].seq for chain in heads])
+        pending = {c.seq for c in firsts if c.state == "pending"}  # this window's, not all
         return [chain for chain in heads if chain[0].seq in pending]
 
     async def _reconcile(self, res: Resource, changes: list[Change]) -> None:
@@ -167,11 +168,16 @@ class ServerCheck:
         if not checked or not res.can("list") or res.nested_by_param:
             return
         since = self._since(res, checked)
+        # Only the listed records these changes are about are kept: the listing of a check
+        # again, late in a long push, holds every record the push has sent so far.
+        ids = {c.effective_id for c in checked if not creates(c)}
+        keys = {str(c.key_value) for c in checked if creates(c) and c.key_value}
         theirs: dict[str, dict[str, Any]] = {}
+        by_key: dict[str, dict[str, Any]] = {}
         async for page in self.client.list(res, modified_after=since):
             self.cache.upsert(res.slug, page)
-            theirs.update((str(r["id"]), r) for r in page if r.get("id") is not None)
-        by_key = {str(r.get(res.key)): r for r in theirs.values() if r.get(res.key) is not None}
+            theirs.update((str(r["id"]), r) for r in page if str(r.get("id")) in ids)
+            by_key.update((str(r.get(res.key)), r) for r in page if str(r.get(res.key)) in keys)
         self._judge(res, checked, by_key, theirs)
 
     def _needs_server_view(self, change: Change) -> bool:

@@ -25,8 +25,6 @@ import asyncio
 import time
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.api.client import ShowClient
@@ -34,11 +32,13 @@ from app.api.errors import NotFound, ShowDeskError, TransportError
 from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.changes import Change, is_local_id
-from app.store.nested_lists import NestedLists
 from app.store.outbox import Outbox
 from app.sync.batches import BULK_SIZE, BatchKey, element, head_run, is_record_change
 from app.sync.bulk_push import BulkPush
 from app.sync.prepush import ServerCheck
+from app.sync.push_outcomes import PushOutcomes, PushProgress, PushReport
+from app.sync.push_refresh import refresh_after_push
+from app.sync.push_windows import PushRecords
 from app.sync.verdicts import (
     creates,
     explain,
@@ -50,30 +50,11 @@ from app.sync.verdicts import (
 )
 from app.sync.verify import Verifier
 
+__all__ = ["INTERRUPTED", "WINDOW_RECORDS", "PushProgress", "PushReport", "Pusher"]
+
 WINDOW_RECORDS = 1000  # records whose changes a push holds at once (see `Pusher._window`)
 
 INTERRUPTED = "the push was interrupted before the show answered; sent again by the next push"
-
-
-@dataclass
-class PushReport:
-    done: int = 0
-    failed: int = 0
-    conflicts: int = 0
-    found_on_server: int = 0
-    errors: list[str] = field(default_factory=list)
-    unreachable: str | None = None  # why the show could not be reached: the rest stays pending
-    kept: int = 0  # changes left pending because the show could not be reached
-
-    @property
-    def clean(self) -> bool:
-        return self.failed == 0 and self.conflicts == 0
-
-
-@dataclass(frozen=True)
-class PushProgress:
-    done: int
-    total: int
 
 
 class Pusher:
@@ -96,12 +77,10 @@ class Pusher:
         self.concurrency = concurrency
         self.bulk_size = bulk_size  # elements per bulk request at most (and the registry's batch)
         self.on_progress = on_progress or (lambda progress: None)
-        self._report = PushReport()
-        self._total = 0
+        self._outcomes = self._new_outcomes()
         self._only: set[int] | None = None
         self._noted: set[int] = set()  # changes already noted as not reaching the show
         self._unknown: set[int] = set()  # changes a crash left in `sending`: outcome unknown
-        self._stale: set[tuple[str, str | None]] = set()  # (slug, parent) to list again after
         self._verifier = self._new_verifier()
         self.clock: Callable[[], float] = time.monotonic  # when the check is due again
         self._check = self._new_check()
@@ -114,66 +93,81 @@ class Pusher:
         seqs: Collection[int] | None = None,
     ) -> PushReport:
         """Push the pending changes (of these resources, or only the changes `seqs`)."""
-        self._report = PushReport()
+        self._outcomes = self._new_outcomes()
         self._noted = set()
-        self._stale = set()
         self._verifier = self._new_verifier()
         wanted = set(resources) if resources is not None else None
         self._only = set(seqs) if seqs is not None else None
         self._recover(wanted, retry_failed)
         self._check = self._new_check()
-        marks = [m for m in self.outbox.pending_records() if self._wanted(m[0], m[1], wanted)]
-        queue = {seq for seq, _, _ in marks}  # numbers only, kept
-        slugs = list(dict.fromkeys(resource for _, resource, _ in marks))
-        del marks
-        self._total = len(queue)
-        upto = max(queue, default=0)
-        records = self._records(wanted, upto)
-        step = self._window()
+        records = PushRecords()  # the records listed up front, by number only, out of memory
+        try:
+            records.read(self.outbox, lambda seq, resource: self._wanted(seq, resource, wanted))
+            await self._push(records, wanted)
+        finally:
+            records.close()
+            self._verifier.close()
+        return self.report
+
+    async def _push(self, records: PushRecords, wanted: set[str] | None) -> None:
+        self._outcomes.total = records.changes
+        upto, step = records.upto, self._window()
 
         def windows() -> Iterator[list[list[Change]]]:
-            for start in range(0, len(records), step):
-                yield self._chains(records[start : start + step], wanted, upto)
+            for window in records.windows(step):
+                yield self._chains(window, wanted, upto)
 
         try:
-            if not await self._check.check_windows(slugs, windows):
-                return self._report  # nothing was sent; everything stays pending
+            if not await self._check.check_windows(records.slugs, windows):
+                return  # nothing was sent; everything stays pending
             started = time.monotonic()
-            await self._send_all(wanted, upto)
+            await self._send_all(records, wanted, upto)
         except TransportError as exc:  # the check (or a later one) could not reach the show
-            self._report.unreachable = exc.message
+            self.report.unreachable = exc.message
         except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C, a closed window: stop
-            self._interrupted(queue)
+            self._interrupted(upto)
             raise
-        if self._report.unreachable is not None:
+        if self.report.unreachable is not None:
             rest = [seq for seq in self._pending_seqs(wanted) if seq not in self._noted]
-            self.unreachable(self._report.unreachable, rest)
-            return self._report
+            self.unreachable(self.report.unreachable, rest)
+            return
         self._verifier.pause = min(max(time.monotonic() - started, 0.5), 5.0)
         await self._verifier.verify()
-        self._report.errors += self._verifier.errors
-        await self._refresh()
-        return self._report
+        self.report.errors += self._verifier.errors
+        self.report.errors += await refresh_after_push(
+            self.client, self.cache, self._outcomes.stale
+        )
 
     @property
     def report(self) -> PushReport:
         """The report of the push under way (or the last one)."""
-        return self._report
+        return self._outcomes.report
 
     def unreachable(self, reason: str, seqs: Sequence[int]) -> None:
         """The show could not be reached: these changes stay pending, each with one more
         attempt and the reason (the ones a request already tried were noted as it failed)."""
-        self._report.unreachable = self._report.unreachable or reason
+        self.report.unreachable = self.report.unreachable or reason
         self.outbox.note_unreachable(seqs, reason)
         self._noted.update(seqs)
-        self._report.kept = len(self._noted)
+        self.report.kept = len(self._noted)
 
-    def _interrupted(self, seqs: set[int]) -> None:
-        """The push was stopped: the changes the show answered are recorded already; the ones
-        in flight go back to pending with the reason (sent again by the next push: an update
-        or delete is safe to resend, a create is looked up by its key first)."""
-        flying = [seq for seq in self.outbox.seqs(("sending",)) if seq in seqs]
+    def _interrupted(self, upto: int) -> None:
+        """The push was stopped: the changes the show answered are recorded (now, for the ones
+        not settled yet); the ones in flight go back to pending with the reason (sent again by
+        the next push: an update or delete is safe to resend, a create is looked up by its key
+        first)."""
+        self._outcomes.flush()
+        flying = [
+            seq
+            for seq in self.outbox.seqs(("sending",))
+            if seq <= upto and (self._only is None or seq in self._only)
+        ]
         self.outbox.note_unreachable(flying, INTERRUPTED)
+
+    def _new_outcomes(self) -> PushOutcomes:
+        return PushOutcomes(
+            self.registry, self.cache, self.outbox, self._server_id, lambda p: self.on_progress(p)
+        )
 
     def _new_check(self) -> ServerCheck:
         return ServerCheck(
@@ -188,22 +182,24 @@ class Pusher:
     # What the pre-push check (app/sync/prepush.py `Outcomes`) calls.
 
     def applied(self, change: Change, response: Any) -> None:
-        self._settle(change, response)
+        self._outcomes.applied(change, response)
 
     def counted(self, what: str) -> None:
-        setattr(self._report, what, getattr(self._report, what) + 1)
+        setattr(self.report, what, getattr(self.report, what) + 1)
 
     def problem(self, message: str) -> None:
-        self._report.errors.append(message)
+        self.report.errors.append(message)
 
     def _new_verifier(self) -> Verifier:
         def reopened(count: int) -> None:
-            self._report.done -= count
+            self.report.done -= count
 
         async def resend(run: list[Change]) -> bool:
-            return await self._send(run, marked=True)
+            sent = await self._send(run, marked=True)
+            self._outcomes.flush()
+            return sent
 
-        return Verifier(self.client, self.cache, self.outbox, resend, reopened, self._fail)
+        return Verifier(self.client, self.cache, self.outbox, resend, reopened, self.fail)
 
     def _pending_seqs(self, wanted: set[str] | None) -> list[int]:
         """The numbers of the pending changes this push is for (not the changes themselves)."""
@@ -225,20 +221,18 @@ class Pusher:
 
     # --------------------------------------------------------------------------------- sending
 
-    async def _send_all(self, wanted: set[str] | None, upto: int) -> None:
+    async def _send_all(self, records: PushRecords, wanted: set[str] | None, upto: int) -> None:
         """Each record's changes in order, one window's worth of records at a time (a push
         longer than one rate window checks the server's versions again between them). Only the
         records are listed up front; each window's changes are read from the outbox as it
         comes (changes queued after the push began, past `upto`, wait for the next push)."""
-        records = self._records(wanted, upto)
         gate = asyncio.Semaphore(self.concurrency)
         bulk = BulkPush(self.client, self.outbox, self, gate, self.bulk_size, self._send)
-        step = self._window()
-        for start in range(0, len(records), step):
-            if self._report.unreachable is not None:
+        for number, window in enumerate(records.windows(self._window())):
+            if self.report.unreachable is not None:
                 return  # the show is gone: the rest stays pending, nothing more is tried
-            heads = self._chains(records[start : start + step], wanted, upto)
-            if start:
+            heads = self._chains(window, wanted, upto)
+            if number:
                 heads = await self._check.again(heads)
             await self._rounds(heads, gate, bulk)
 
@@ -247,14 +241,6 @@ class Pusher:
         (a window's chains and their tasks are held at once: at a generous rate limit the
         whole push was one window, ~12 KB per change)."""
         return max(1, min(self.client.connection.rate_limit, WINDOW_RECORDS))
-
-    def _records(self, wanted: set[str] | None, upto: int) -> list[tuple[str, str]]:
-        """The records with pending changes for this push, by their first pending change."""
-        found: dict[tuple[str, str], None] = {}
-        for seq, resource, record_id in self.outbox.pending_records():
-            if seq <= upto and self._wanted(seq, resource, wanted):
-                found.setdefault((resource, record_id))
-        return list(found)
 
     def _chains(
         self, records: Sequence[tuple[str, str]], wanted: set[str] | None, upto: int
@@ -284,8 +270,9 @@ class Pusher:
     ) -> None:
         """By rounds: every round sends the next run of each record, the runs that share a bulk
         operation gathered into it (app/sync/bulk_push.py), the others one request each, all
-        concurrently under one gate."""
-        while heads and self._report.unreachable is None:
+        concurrently under one gate. The round's single requests are marked `sending` in one
+        transaction, and what they got through is settled many at a time (PushOutcomes)."""
+        while heads and self.report.unreachable is None:
             alone: list[tuple[list[Change], list[Change]]] = []  # (run, chain)
             groups: dict[BatchKey, list[tuple[list[Change], list[Change]]]] = defaultdict(list)
             for chain in heads:
@@ -294,11 +281,16 @@ class Pusher:
 
             async def one(run: list[Change]) -> list[bool]:
                 async with gate:
-                    return [await self._send(run)]
+                    return [await self._send(run, marked=True)]
 
+            if alone:
+                self.outbox.mark_sending([c.seq for run, _ in alone for c in run])
             sends = [one(run) for run, _ in alone]
             sends += [bulk.send(key, [run for run, _ in pairs]) for key, pairs in groups.items()]
-            results = [ok for answer in await asyncio.gather(*sends) for ok in answer]
+            try:
+                results = [ok for answer in await asyncio.gather(*sends) for ok in answer]
+            finally:
+                self._outcomes.flush()
             pairs = alone + [pair for pairs in groups.values() for pair in pairs]
             # a record's later changes wait behind a failed one (still pending)
             heads = [
@@ -320,11 +312,9 @@ class Pusher:
                 self.unreachable(exc.message, [c.seq for c in run])  # not the change's fault
                 return False
             for c in run:
-                self._fail(c, explain(exc, change), refusal(exc))
+                self.fail(c, explain(exc, change), refusal(exc))
             return False
-        for c in run:
-            self._settle(c, response)
-            self.outbox.mark_done(c.seq, response, server_id=server_id)
+        self._outcomes.answered(run, response, server_id)
         if change.op == "update":
             self._verifier.note(res, run, self._server_id(change))
         return True
@@ -374,96 +364,16 @@ class Pusher:
         )
         return create.server_id if create and create.server_id else change.record_id
 
-    # ------------------------------------------------------------------------------- outcomes
-
-    def _settle(self, change: Change, response: Any) -> None:
-        self._update_cache(change, response)
-        self.outbox.audit(change, "applied")
-        self._report.done += 1
-        self.on_progress(PushProgress(self._report.done + self._report.failed, self._total))
-
-    def _fail(self, change: Change, message: str, response: Any = None) -> None:
-        self.outbox.mark_failed(change.seq, message, response or None)
-        self.outbox.audit(change, f"failed: {message}")
-        self._report.failed += 1
-        self.on_progress(PushProgress(self._report.done + self._report.failed, self._total))
-
     # What the bulk sender (app/sync/bulk_push.py `Settling`) calls.
 
     def settle(self, done: Sequence[tuple[Change, Any, str | None]]) -> None:
-        """Changes a bulk request got through: the cache takes them (one write), the outbox
-        marks them done and logs them (one transaction)."""
-        records: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for change, response, _ in done:
-            record = self._cached_record(change, response)
-            if record is not None:
-                records[change.resource].append(record)
-        for slug, found in records.items():
-            self.cache.upsert(slug, found)
-        self.outbox.mark_done_many(done)
-        self._report.done += len(done)
-        self.on_progress(PushProgress(self._report.done + self._report.failed, self._total))
+        self._outcomes.settle(done)
 
     def fail(self, change: Change, message: str, response: Any = None) -> None:
-        self._fail(change, message, response)
+        self._outcomes.fail(change, message, response)
 
     def server_id(self, change: Change) -> str:
         return self._server_id(change)
 
     def explain(self, exc: ShowDeskError, change: Change) -> str:
         return explain(exc, change)
-
-    def _update_cache(self, change: Change, response: Any) -> None:
-        record = self._cached_record(change, response)
-        if record is not None:
-            self.cache.upsert(change.resource, [record])
-
-    def _cached_record(self, change: Change, response: Any) -> dict[str, Any] | None:
-        """The record the cache takes for a change that went through (None: nothing to write;
-        a delete is applied here, what cannot be known here is listed again after the push)."""
-        res = self.registry[change.resource]
-        if res.nested_by_param:  # a booth's products…: list that booth's again after the push
-            parent = change.params.get(res.parent_param or "")
-            self._stale.add((res.slug, None if parent is None else str(parent)))
-            return None
-        if change.op == "delete":
-            self.cache.delete(res.slug, [self._server_id(change)])
-            return None
-        if not is_record_change(change):
-            return None
-        if change.op == "bulk-create":
-            self._stale.add((res.slug, None))  # the server filled in its fields (and maybe id)
-        record = dict(change.payload)
-        if isinstance(response, dict) and response.get(res.key) is not None:
-            record = response  # the stored record came back
-        found = response.get("id") if isinstance(response, dict) else None
-        record_id = found if found is not None else self._server_id(change)
-        if is_local_id(str(record_id)):
-            return None
-        record["id"] = record_id  # as the server gave it: an integer id stays one
-        return record
-
-    async def _refresh(self) -> None:
-        """List again what the push changed but could not write to the cache itself: a booth's
-        associations (per booth), bulk-created records (recent changes of the resource)."""
-        since = datetime.now(UTC).date() - timedelta(days=1)
-        for slug, parent in sorted(self._stale, key=lambda s: (s[0], s[1] or "")):
-            res = self.registry[slug]
-            try:
-                if res.nested_by_param:
-                    if parent is None:
-                        continue
-                    seen: list[str] = []
-                    uncertain, listed_at = False, datetime.now(UTC)
-                    async for page in self.client.list(res, parent=parent):
-                        self.cache.upsert(slug, page, parent=parent)
-                        seen += [str(r["id"]) for r in page if r.get("id") is not None]
-                        uncertain = uncertain or page.uncertain
-                    if not uncertain:  # only a listing proven whole removes what it lacks
-                        self.cache.retain_only(slug, seen, parent=parent)
-                        NestedLists(self.cache).listed(slug, [parent], listed_at)
-                elif res.can("list"):
-                    async for page in self.client.list(res, modified_after=since):
-                        self.cache.upsert(slug, page)
-            except ShowDeskError as exc:
-                self._report.errors.append(f"{res.title}: not listed again: {exc.message}")

@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections import defaultdict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -35,7 +33,9 @@ from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.changes import Change
 from app.store.outbox import Outbox
-from app.sync.verdicts import same_value, user_fields, user_values
+from app.sync.verify_pushed import Pushed, PushedUpdates
+
+__all__ = ["MAX_RESENDS", "Pushed", "Verifier", "lost_message"]
 
 MAX_RESENDS = 3
 _IGNORED = ("id", "modifiedDate")
@@ -47,45 +47,6 @@ def lost_message(fields: list[str], times: int) -> str:
         f"{', '.join(fields)} (sent {times} times without it holding). Check the record on "
         "the show, then retry."
     )
-
-
-@dataclass
-class Pushed:
-    """One record's update that went through: the user's values and what they replaced — kept
-    without the changes themselves (a push of a million changes keeps a few fields each; the
-    changes are read again from the outbox only to send one again)."""
-
-    res: Resource
-    seqs: tuple[int, ...]
-    record_id: str
-    sent: dict[str, Any]
-    bases: dict[str, Any]  # each sent field's value when the user changed it
-
-    @classmethod
-    def of(cls, res: Resource, run: list[Change], record_id: str) -> Pushed:
-        sent = user_values(run)
-        return cls(res, tuple(c.seq for c in run), record_id, sent, _bases(run, sent))
-
-    def lost(self, server: dict[str, Any]) -> list[str]:
-        """The fields found back at their base value (another writer's PUT undid them)."""
-        return [
-            f
-            for f, value in self.sent.items()
-            if same_value(server.get(f), self.bases.get(f)) and not same_value(server.get(f), value)
-        ]
-
-
-def _bases(run: list[Change], sent: dict[str, Any]) -> dict[str, Any]:
-    """The field's value when the user changed it (the first change of the run that did)."""
-    bases: dict[str, Any] = {}
-    for name in sent:
-        for change in run:
-            if name in user_fields(change):
-                bases[name] = (change.base or {}).get(name)
-                break
-        else:
-            bases[name] = None
-    return bases
 
 
 Resend = Callable[[list[Change]], Awaitable[bool]]
@@ -109,7 +70,7 @@ class Verifier:
         self._resend = resend
         self._on_reopen = on_reopen
         self._on_lost = on_lost
-        self._pushed: dict[tuple[str, str], Pushed] = {}
+        self._pushed = PushedUpdates(client.registry)  # out of memory: a push may be large
         self.errors: list[str] = []
         self.pause = 0.5  # seconds between two looks (the Pusher sets it from its sending time)
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
@@ -117,7 +78,11 @@ class Verifier:
     def note(self, res: Resource, run: list[Change], record_id: str) -> None:
         """An update of an existing record (with a base to compare with) went through."""
         if res.can("list") and not res.nested_by_param and any(c.base for c in run):
-            self._pushed[(res.slug, str(record_id))] = Pushed.of(res, run, str(record_id))
+            self._pushed.add(Pushed.of(res, run, str(record_id)))
+
+    def close(self) -> None:
+        """Forget the updates kept (their temporary file is deleted)."""
+        self._pushed.close()
 
     async def verify(self) -> None:
         """List what changed, send again what was undone; give up after MAX_RESENDS rounds.
@@ -133,7 +98,7 @@ class Verifier:
                 return
             if round_no:  # at random, so two writers checking alike do not resend in step
                 await self.sleep(self.pause * random.uniform(0.5, 1.5))
-            lost, busy = await self._look(self._pushed, since)
+            lost, busy = await self._look(since)
             if round_no == MAX_RESENDS:
                 self._give_up(lost)
                 return
@@ -144,47 +109,40 @@ class Verifier:
                 self._on_reopen(len(item.seqs))
                 await self._resend(self.outbox.changes_by_seq(item.seqs))
 
-    async def _look(
-        self, waiting: dict[tuple[str, str], Pushed], since: Any
-    ) -> tuple[list[tuple[Pushed, list[str]]], set[tuple[str, str]]]:
-        """One listing per resource: the updates undone (with their fields), and the records
-        someone else changed after our PUT (to look at once more)."""
-        by_slug: dict[str, list[Pushed]] = defaultdict(list)
-        for item in waiting.values():
-            by_slug[item.res.slug].append(item)
+    async def _look(self, since: Any) -> tuple[list[tuple[Pushed, list[str]]], bool]:
+        """One listing per resource: the updates undone (with their fields), and whether
+        someone else changed one of the records after our PUT (to look at once more)."""
         lost: list[tuple[Pushed, list[str]]] = []
-        busy: set[tuple[str, str]] = set()
-        for slug, items in by_slug.items():
-            res, waited = items[0].res, {i.record_id: i for i in items}
+        busy = False
+        for slug in self._pushed.slugs():
+            res = self.client.registry[slug]
             try:
                 async for page in self.client.list(res, modified_after=since):
-                    self._look_at(slug, page, waited, lost, busy)
+                    busy = self._look_at(slug, page, lost) or busy
             except ShowDeskError as exc:
                 self.errors.append(f"{res.title}: pushed changes not checked: {exc.message}")
         return lost, busy
 
     def _look_at(
-        self,
-        slug: str,
-        page: list[dict[str, Any]],
-        waited: dict[str, Pushed],
-        lost: list[tuple[Pushed, list[str]]],
-        busy: set[tuple[str, str]],
-    ) -> None:
-        """One page of the listing against the updates waited for (a page at a time: the
-        listing of a large push is never held whole)."""
-        theirs = {
-            str(r["id"]): r for r in page if r.get("id") is not None and str(r["id"]) in waited
-        }
+        self, slug: str, page: list[dict[str, Any]], lost: list[tuple[Pushed, list[str]]]
+    ) -> bool:
+        """One page of the listing against the updates waited for (a page at a time: neither
+        the listing of a large push nor its updates are ever held whole); True when a record
+        was changed by someone else after our PUT."""
+        listed = {str(r["id"]): r for r in page if r.get("id") is not None}
+        waited = self._pushed.of(slug, list(listed))
+        theirs = {record_id: listed[record_id] for record_id in waited}
         ours = self.cache.get_many(slug, list(theirs))  # as our PUTs stored them
         self.cache.upsert(slug, page)
+        busy = False
         for record_id, server in theirs.items():
             item = waited[record_id]
             gone = item.lost(server)
             if gone:
                 lost.append((item, gone))
             elif _undated(server) != _undated(ours.get(record_id) or server):
-                busy.add((slug, record_id))
+                busy = True
+        return busy
 
     def _give_up(self, lost: list[tuple[Pushed, list[str]]]) -> None:
         for item, fields in lost:

@@ -1,4 +1,4 @@
-"""After a push, a booth's lists are listed again (app/sync/pusher.py `_refresh`): only a listing
+"""After a push, a booth's lists are listed again (app/sync/push_refresh.py): only a listing
 proven whole removes cached records it lacks (issue 12's rule, decision 0003), and a proven one
 is recorded as listed (decision 0014), so the sweep does not ask for it again at once."""
 
@@ -14,8 +14,7 @@ from app.api.page_walk import Page
 from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.nested_lists import NestedLists
-from app.store.outbox import Outbox
-from app.sync.pusher import Pusher
+from app.sync.push_refresh import refresh_after_push
 
 
 class OnePageShow:
@@ -41,12 +40,11 @@ async def test_a_push_relists_a_booth_and_deletes_only_on_proof(
         cached = [{"id": f"p{n}", "productID": f"P{n}"} for n in range(3)]
         cache.upsert("booth-products", cached, parent="B1")
         show = OnePageShow(cached[:1], uncertain)
-        with Outbox(tmp_path / "outbox.sqlite") as outbox:
-            pusher = Pusher(show, cache, outbox)  # type: ignore[arg-type]  # only list is asked
-            pusher._stale = {("booth-products", "B1")}
-            await pusher._refresh()
+        stale = {("booth-products", "B1")}
+        errors = await refresh_after_push(show, cache, stale)  # type: ignore[arg-type]
         kept = sorted(cache.ids("booth-products", "B1"))
         listed = NestedLists(cache).last_listed("booth-products", "B1")
+    assert errors == []
     if uncertain:
         assert kept == ["p0", "p1", "p2"] and listed is None
     else:
