@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from app.store.db import unwritable
+from app.sync.overlay import record_id_of
 
 WHAT = "import's temporary look-up file"
 
@@ -87,10 +88,11 @@ class ImportIndex:
 
 
 def pairs(
-    records: Iterable[dict[str, Any]], pick: Callable[[dict[str, Any]], Any]
+    records: Iterable[dict[str, Any]], pick: Callable[[dict[str, Any]], Any], key: str
 ) -> Iterator[tuple[str, str]]:
-    """(value, id) of each record `pick` answers a value for (None: left out)."""
+    """(value, id) of each record `pick` answers a value for (None: left out); the id as the
+    cache files the record: its `id`, else its business key `key`."""
     for record in records:
         value = pick(record)
         if value is not None:
-            yield value, str(record.get("id"))
+            yield value, record_id_of(record, key)

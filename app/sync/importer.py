@@ -48,6 +48,7 @@ from app.sync.import_file import (
 )
 from app.sync.import_index import ImportIndex, pairs
 from app.sync.import_names import NameResolver, guess_mapping, mapped, mapped_rows
+from app.sync.overlay import record_id_of
 from app.sync.resource_export import write_table
 
 IGNORED_COLUMNS = frozenset({"error", "modifiedDate"})
@@ -325,7 +326,8 @@ class _Planner:
             return self.cache.find_by_key(self.slug, value)
 
         def by_field() -> Iterator[tuple[str, str]]:
-            return pairs(self.cache.records(self.slug), lambda r: str(r.get(self.key)))
+            records = self.cache.records(self.slug)
+            return pairs(records, lambda r: str(r.get(self.key)), self.plan.resource.key)
 
         ids = self.index.lookup("by_field", by_field, value)
         return [r for i in ids if (r := self.cache.get(self.slug, i)) is not None]
@@ -362,7 +364,8 @@ class _Planner:
             return None
         op = _operation(self.plan.resource, "update", "bulk-update")
         payload = {**base, **{n: after for n, (_, after) in changed.items()}}
-        record_id, key_value = str(base.get("id")), _text(base.get(self.key))
+        record_id = record_id_of(base, self.plan.resource.key)  # as the cache files it
+        key_value = _text(base.get(self.key))
         for name, (before, _) in changed.items():
             why = type_loss(before, row.cells.get(name, ""))
             if why is not None:

@@ -54,3 +54,28 @@ def test_a_workbook_damaged_past_its_first_rows_is_an_error_naming_the_file(
         pytest.raises(InvalidValue, match=r"damaged\.xlsx: a damaged workbook"),
     ):
         plan_import(cache, "customers", path)
+
+
+def test_records_cached_without_an_id_are_matched_on_the_field_given(tmp_path: Path) -> None:
+    """The cache files a record without `id` under its business key: `key=` another field
+    finds it there (an update, never a second record)."""
+    path = tmp_path / "in.csv"
+    path.write_text("customerName,priceZone\nCustomer 1,7\n", encoding="utf-8")
+    with Cache(tmp_path / "cache.db", default_registry()) as cache:
+        record = {"customerID": "CU001", "customerName": "Customer 1", "priceZone": 1}
+        cache.upsert("customers", [record])
+        plan = plan_import(cache, "customers", path, key="customerName")
+    assert [e.reason for e in plan.errors] == []
+    assert plan.creates == []
+    assert [(u.record_id, u.changes) for u in plan.updates] == [("CU001", {"priceZone": (1, 7)})]
+
+
+def test_a_record_cached_without_an_id_is_updated_under_the_id_the_cache_files_it(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "in.csv"
+    path.write_text("customerID,priceZone\nCU001,7\n", encoding="utf-8")
+    with Cache(tmp_path / "cache.db", default_registry()) as cache:
+        cache.upsert("customers", [{"customerID": "CU001", "customerName": "C", "priceZone": 1}])
+        plan = plan_import(cache, "customers", path)
+    assert [u.record_id for u in plan.updates] == ["CU001"]  # never "None"
