@@ -146,8 +146,9 @@ class CellDelegate(QStyledItemDelegate):
 
     def _measure(self, option: QStyleOptionViewItem) -> tuple[int, int, int]:
         """QCommonStyle's inset of an item's text (its focus frame margin + 1), the font's
-        height and ascent — measured once — and whether the view wraps or mirrors its text
-        (then Qt's delegate paints every cell; the tab's tables do neither)."""
+        height and ascent — measured once, at the first paint (the table's font is the
+        application's, set before any table opens) — and whether the view wraps or mirrors its
+        text (then Qt's delegate paints every cell; the tab's tables do neither)."""
         view = option.widget
         style = view.style() if view is not None else None
         focus = QStyle.PixelMetric.PM_FocusFrameHMargin
