@@ -93,17 +93,25 @@ class Output:
         if not any(isinstance(v, Streamed) for v in data.values()):
             print(json.dumps(data, ensure_ascii=False, default=str), file=self.stdout)
             return
-        out, dumps = self.stdout, _dumps
-        for n, (name, value) in enumerate(data.items()):
-            out.write(("{" if n == 0 else ", ") + dumps(name) + ": ")
-            if isinstance(value, Streamed):
-                out.write("[")
-                for i, item in enumerate(value.items()):
-                    out.write((", " if i else "") + dumps(item))
-                out.write("]")
-            else:
-                out.write(dumps(value))
-        out.write("}\n")
+        # Written to a temporary file first, then copied: a list that fails part-way (a read
+        # error, Ctrl-C) leaves stdout empty rather than holding half a document.
+        import shutil
+        import tempfile
+
+        with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
+            dumps = _dumps
+            for n, (name, value) in enumerate(data.items()):
+                out.write(("{" if n == 0 else ", ") + dumps(name) + ": ")
+                if isinstance(value, Streamed):
+                    out.write("[")
+                    for i, item in enumerate(value.items()):
+                        out.write((", " if i else "") + dumps(item))
+                    out.write("]")
+                else:
+                    out.write(dumps(value))
+            out.write("}\n")
+            out.seek(0)
+            shutil.copyfileobj(out, self.stdout)
 
 
 def _dumps(value: Any) -> str:
