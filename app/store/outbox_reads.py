@@ -74,12 +74,16 @@ class OutboxReads(OutboxFile):
         self, resource: str, record_ids: Sequence[str], states: Sequence[State] = ACTIVE
     ) -> dict[str, list[Change]]:
         """`for_record` of many records at once (a paste): record id → its changes, in order."""
-        found: dict[str, list[Change]] = {rid: [] for rid in record_ids}
+        # A change may answer two chunks of ids (its own id in one, its server id in another):
+        # each is taken once, then handed out in the outbox's order.
+        by_seq: dict[int, Change] = {}
         for where, params in of_records(resource, record_ids, states):
-            for change in self._select(where, params):
-                for rid in {change.record_id, change.server_id}:
-                    if rid in found:
-                        found[rid].append(change)
+            by_seq.update((change.seq, change) for change in self._select(where, params))
+        found: dict[str, list[Change]] = {rid: [] for rid in record_ids}
+        for _seq, change in sorted(by_seq.items()):
+            for rid in {change.record_id, change.server_id}:
+                if rid in found:
+                    found[rid].append(change)
         return found
 
     def recover_interrupted(self) -> list[Change]:

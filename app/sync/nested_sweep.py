@@ -43,6 +43,13 @@ STAND_ASIDE = 1.0
 _BATCH = 50  # due lists read from the cache at a time
 
 
+MAX_AGE_LIMIT = timedelta(days=365)  # a longer "refresh after" is taken as a mistake
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 @dataclass(frozen=True)
 class SweepSettings:
     share: float = DEFAULT_SHARE  # of the profile's requests per window, at most
@@ -53,8 +60,10 @@ class SweepSettings:
         """From a profile's extra settings; a missing or unusable value takes the default."""
         share = extra.get("nested_refresh_share", DEFAULT_SHARE)
         age = extra.get("nested_refresh_max_age_s", DEFAULT_MAX_AGE.total_seconds())
-        ok_share = isinstance(share, int | float) and 0 < share <= 1
-        ok_age = isinstance(age, int | float) and age >= 0
+        # a number (not a bool: True is an int), finite, in its range: `inf` or 1e20 seconds
+        # would overflow a timedelta when the session starts
+        ok_share = _number(share) and 0 < share <= 1
+        ok_age = _number(age) and 0 <= age <= MAX_AGE_LIMIT.total_seconds()
         return cls(
             share=float(share) if ok_share else DEFAULT_SHARE,
             max_age=timedelta(seconds=float(age)) if ok_age else DEFAULT_MAX_AGE,

@@ -137,6 +137,11 @@ def test_sweep_settings_and_words() -> None:
     )
     assert custom == SweepSettings(share=0.05, max_age=timedelta(minutes=10))
     assert SweepSettings.from_profile({"nested_refresh_share": 3}) == SweepSettings()
+    # values a profile file may hold that are no setting: the defaults, never an exception
+    for unusable in (float("inf"), float("nan"), 1e20, True, "600"):
+        age = {"nested_refresh_max_age_s": unusable}
+        assert SweepSettings.from_profile(age) == SweepSettings(), unusable
+    assert SweepSettings.from_profile({"nested_refresh_share": True}) == SweepSettings()
     now = datetime(2026, 1, 2, 12, 0)
     assert ago(now - timedelta(hours=3, minutes=5), now) == "3 h ago"
     assert ago(now - timedelta(seconds=40), now) == "40 s ago"

@@ -229,3 +229,19 @@ def test_changes_of_many_records_are_read_at_once_by_either_id(tmp_path: Path) -
             assert found[rid] == outbox.for_record("customers", rid)
         outbox.discard_many([a, c])
         assert outbox.counts()["discarded"] == 2
+
+
+def test_a_change_answering_two_chunks_of_ids_is_read_once_for_each(tmp_path: Path) -> None:
+    """Ids are looked up 400 at a time: a sent create's local id in the first chunk and its
+    server id in the second find the same change twice; each id still lists it once (a paste's
+    rework must not drop, nor a deletion discard twice, the change it read)."""
+    with Outbox(tmp_path / "o.sqlite") as outbox:
+        seq = outbox.add(NewChange("customers", "create", "new-1", payload={"city": "B"}))
+        outbox.mark_sending([seq])
+        outbox.mark_done(seq, {"id": "srv-1"}, server_id="srv-1")
+        outbox.reopen([seq])  # active again, under both ids
+        fillers = [f"other-{n}" for n in range(450)]
+        found = outbox.for_records("customers", ["new-1", *fillers, "srv-1"])
+        assert [x.seq for x in found["new-1"]] == [seq]
+        assert [x.seq for x in found["srv-1"]] == [seq]
+        assert all(found[rid] == [] for rid in fillers)

@@ -38,9 +38,10 @@ def logging_from_paint(level: int = logging.INFO) -> Iterator[Callable[[], None]
     def attach() -> None:
         if early not in root.handlers:
             return
-        root.removeHandler(early)
-        from app.logs import start_logging
+        from app.logs import start_logging  # imported first: what other threads log meanwhile
+        # still reaches the early handler
 
+        root.removeHandler(early)
         handler = start_logging(level)
         while handler is not None and early.records:  # none when the log cannot be written
             handler.handle(early.records.pop(0))
