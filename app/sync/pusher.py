@@ -33,6 +33,7 @@ from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.changes import Change, is_local_id
 from app.store.outbox import Outbox
+from app.store.page_cache import walking
 from app.sync.batches import BULK_SIZE, BatchKey, element, head_run, is_record_change
 from app.sync.bulk_push import BulkPush
 from app.sync.prepush import ServerCheck
@@ -102,8 +103,9 @@ class Pusher:
         self._check = self._new_check()
         records = PushRecords()  # the records listed up front, by number only, out of memory
         try:
-            records.read(self.outbox, lambda seq, resource: self._wanted(seq, resource, wanted))
-            await self._push(records, wanted)
+            with walking(self.cache, self.outbox):  # each page is read once: no 64 MiB caches
+                records.read(self.outbox, lambda seq, res: self._wanted(seq, res, wanted))
+                await self._push(records, wanted)
         finally:
             records.close()
             self._verifier.close()
