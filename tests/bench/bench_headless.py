@@ -1,22 +1,28 @@
 """Headless commands at any size (issue 17, point 5): the peak memory of `showdesk import
 --dry-run`, `showdesk push` and `showdesk export` (CSV and XLSX) at 10,000 / 100,000 /
 1,000,000 rows, each run in a `showdesk` process of its own (its peak resident memory from the
-kernel: `ru_maxrss` of that one child, by `os.wait4`), printed beside the goal (≤ 200 MB, flat in
-the number of rows), and the XLSX export's rows per second beside its goal (≥ 20,000).
+kernel: VmHWM of that one process), printed beside the goal (≤ 200 MB, flat in the number of
+rows), and the XLSX export's rows per second beside its goal (≥ 20,000).
 
     .venv/bin/python tests/bench/bench_headless.py              # 10,000 100,000 1,000,000
     .venv/bin/python tests/bench/bench_headless.py 10000 100000  # sizes as arguments
 
 The cache is filled with tests/bench/bench_store.py's customers. The push runs against the
 simulator (throttling off: a generous rate limit) with one change per row — an update of every
-record — so a million-row push is a million requests: it is measured up to `PUSH_MAX` rows
-unless `--push-all` is given (`--no-push`: none). Nothing here asserts a time.
+record, one PUT each (the API has no bulk update of customers) — so a million-row push is a
+million requests, ~2 h at the ~150 changes/s measured here: it is measured up to `PUSH_MAX`
+rows unless `--push-all` is given (`--no-push`: none), and past it the memory per change
+measured between the two largest pushes run is printed, labelled as such, with the peak it
+implies. `push --json` is run at the smallest size only. Beside each push: the CPU time per
+change of the `showdesk` process and of the simulator (this process), which says which of the
+two bounds the rate. Nothing here asserts a time.
 """
 
 from __future__ import annotations
 
 import csv
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -91,25 +97,28 @@ runpy.run_module('app', run_name='__main__', alter_sys=True)
 """
 
 
-def showdesk(args: list[str], connection: list[str]) -> tuple[float, float, str]:
-    """Run one `showdesk` command in its own process: (peak MB, seconds, its stderr tail)."""
+def showdesk(args: list[str], connection: list[str]) -> tuple[float, float, float]:
+    """Run one `showdesk` command in its own process: (peak MB, seconds, its CPU seconds)."""
     with tempfile.TemporaryDirectory() as tmp:
         peak_file = Path(tmp) / "peak"
         env = {**os.environ, "SHOWDESK_CLIENT_SECRET": SECRET, "PYTHONPATH": str(ROOT),
                "BENCH_HWM": str(peak_file)}  # fmt: skip
         began = time.perf_counter()
-        child = subprocess.run(
-            [sys.executable, "-c", PEAK_AT_EXIT, *args, *connection],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env=env,
-            check=False,
-        )
-        spent = time.perf_counter() - began
-        tail = child.stderr.decode(errors="replace").strip().splitlines()[-1:]
+        with tempfile.TemporaryFile() as err:
+            child = subprocess.Popen(
+                [sys.executable, "-c", PEAK_AT_EXIT, *args, *connection],
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                env=env,
+            )
+            _, status, usage = os.wait4(child.pid, 0)
+            child.returncode = os.waitstatus_to_exitcode(status)
+            spent = time.perf_counter() - began
+            err.seek(0)
+            tail = err.read().decode(errors="replace").strip().splitlines()[-1:]
         if child.returncode not in (0, 1):
             raise SystemExit(f"showdesk {' '.join(args)} failed ({child.returncode}): {tail}")
-        return int(peak_file.read_text()) / 1024, spent, "".join(tail)
+        return int(peak_file.read_text()) / 1024, spent, usage.ru_utime + usage.ru_stime
 
 
 def memory_line(label: str, peak: float, seconds: float, extra: str = "") -> None:
@@ -120,7 +129,7 @@ def memory_line(label: str, peak: float, seconds: float, extra: str = "") -> Non
     )
 
 
-def bench_size(count: int, folder: Path, push: bool) -> None:
+def bench_size(count: int, folder: Path, push: bool, first: bool) -> None:
     cache = folder / f"cache-{count}.db"
     fill_cache(cache, count)
     offline = ["--base-url", "http://127.0.0.1:9", "--auth-url", "http://127.0.0.1:9/token"]
@@ -138,9 +147,13 @@ def bench_size(count: int, folder: Path, push: bool) -> None:
         memory_line(f"export {fmt}, {count:,} rows", peak, spent, rate)
         out.unlink()
     if push:
-        bench_push(count, cache)
+        bench_push(count, cache, json=first)
     else:
-        print(f"{'push, ' + format(count, ',') + ' changes':<44} not run (over {PUSH_MAX:,})")
+        why = f"over {PUSH_MAX:,}"
+        if PUSHES:
+            rate = PUSHES[-1][2]
+            why += f": ~{count / rate / 60:,.0f} min at the {rate:,.0f} changes/s measured"
+        print(f"{'push, ' + format(count, ',') + ' changes':<44} not run ({why})")
     cache.unlink()
 
 
@@ -152,35 +165,69 @@ def renamed(record: dict[str, Any], name: str) -> NewChange:
     )  # fmt: skip
 
 
-def bench_push(count: int, cache: Path) -> None:
-    """Every cached customer renamed, pushed to a simulator that holds them (no throttling)."""
+PUSHES: list[tuple[int, float, float]] = []  # (changes, peak MB, changes/s) of each push run
+
+
+def bench_push(count: int, cache: Path, json: bool) -> None:
+    """Every cached customer renamed, pushed to a simulator that holds them (no throttling);
+    with `json`, pushed again by `push --json`."""
     show = generate_show("demo", seed=17)
     show.collections.pop("customers", None)
     show.load("customers", customers(count))
     outbox_path = cache.with_name(cache.stem + ".outbox.sqlite")
-    with Cache(cache, default_registry()) as store, Outbox(outbox_path) as outbox:
-        changes = []
-        for rec in store.records("customers"):
-            changes.append(renamed(rec, "Pushed"))
-            if len(changes) == CHUNK:
-                outbox.add_many(changes)
-                changes = []
-        if changes:
-            outbox.add_many(changes)
+    queue_renames(cache, outbox_path, "Pushed")
     config = SimConfig(show_id="BENCH", client_secret=SECRET, throttle=False)
     with SimServer(show, config) as server:
         connection = [
             "--base-url", server.base_url, "--auth-url", server.auth_url,
             "--show-id", server.show_id, "--cache", str(cache), "--rate", "100000/1",
         ]  # fmt: skip
-        for flags in ([], ["--json"]):
-            peak, spent, _ = showdesk(["push", *flags], connection)
+        for flags in ([], ["--json"]) if json else ([],):
+            if flags:  # the second run pushes them again
+                queue_renames(cache, outbox_path, "Again")
+            before = resource.getrusage(resource.RUSAGE_SELF)
+            peak, spent, cpu = showdesk(["push", *flags], connection)
+            after = resource.getrusage(resource.RUSAGE_SELF)
+            served = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
             label = f"push{' --json' if flags else ''}, {count:,} changes"
             memory_line(label, peak, spent, f"  {count / spent:8,.0f} changes/s")
-            if not flags:  # the second run pushes them again
-                with Outbox(outbox_path) as outbox, Cache(cache, default_registry()) as again:
-                    outbox.add_many(renamed(r, "Again") for r in again.records("customers"))
+            print(
+                f"{'':<44} CPU per change: showdesk {cpu / count * 1000:.2f} ms,"
+                f" simulator {served / count * 1000:.2f} ms"
+            )
+            if not flags:
+                PUSHES.append((count, peak, count / spent))
     outbox_path.unlink()
+
+
+def queue_renames(cache: Path, outbox_path: Path, name: str) -> None:
+    with Outbox(outbox_path) as outbox, Cache(cache, default_registry()) as store:
+        changes = []
+        for rec in store.records("customers"):
+            changes.append(renamed(rec, name))
+            if len(changes) == CHUNK:
+                outbox.add_many(changes)
+                changes = []
+        if changes:
+            outbox.add_many(changes)
+
+
+def push_slope(sizes: list[int]) -> None:
+    """The memory per change between the two largest pushes measured, and the peak it implies
+    at each size whose push was not run (a projection, not a measurement)."""
+    skipped = [n for n in sizes if n > PUSH_MAX]
+    if len(PUSHES) < 2 or not skipped:
+        return
+    (small, low, _), (large, high, _) = PUSHES[-2], PUSHES[-1]
+    slope = (high - low) / (large - small) * 1000  # MB per 1,000 changes
+    for count in skipped:
+        implied = high + slope * (count - large) / 1000
+        verdict = "ok" if implied <= MEMORY_GOAL_MB else "OVER"
+        print(
+            f"{'push, ' + format(count, ',') + ' changes (NOT RUN)':<44} implied "
+            f"{implied:7.1f} MB  (goal ≤ {MEMORY_GOAL_MB} MB: {verdict}) from "
+            f"{slope:+.2f} MB per 1,000 changes measured between {small:,} and {large:,}"
+        )
 
 
 def main(argv: list[str]) -> None:
@@ -191,8 +238,11 @@ def main(argv: list[str]) -> None:
     sizes = [int(a.replace(",", "").replace("_", "")) for a in argv if not a.startswith("--")]
     print(f"Headless commands: peak memory per process (goal ≤ {MEMORY_GOAL_MB} MB, flat)")
     with tempfile.TemporaryDirectory(prefix="bench-headless-") as tmp:
-        for count in sizes or SIZES:
-            bench_size(count, Path(tmp), push_all or count <= PUSH_MAX)
+        sizes = sizes or list(SIZES)
+        for n, count in enumerate(sizes):
+            bench_size(count, Path(tmp), push_all or count <= PUSH_MAX, first=n == 0)
+    if not push_all:
+        push_slope(sizes)
 
 
 if __name__ == "__main__":
