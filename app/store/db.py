@@ -9,10 +9,11 @@ Connections run in autocommit mode (`isolation_level=None`); writers group their
 `transaction()`, which is explicit `BEGIN IMMEDIATE` … `COMMIT`.
 
 The cache (synchronous NORMAL) copies its WAL into the database file in a thread of its own
-(`_Checkpoints`), after writes, at most twice a second: SQLite's own checkpoint ran inside the
-commit that passed 1,000 pages, and an incremental sync's 1,000 changed records spread over a
-1,000,000-record table write ~3,000 pages (two sort indexes): its commit spent 0.06-0.09 s
-copying them and syncing the file. The outbox (synchronous FULL) keeps SQLite's checkpoints.
+(`_Checkpoints`), half a second after a write (at most twice a second): SQLite's own
+checkpoint ran inside the commit that passed 1,000 pages, and an incremental sync's 1,000
+changed records spread over a 1,000,000-record table write ~3,000 pages (two sort indexes):
+its commit spent 0.06-0.09 s copying them and syncing the file. The outbox (synchronous FULL)
+keeps SQLite's checkpoints.
 
 A file that cannot be created or written — a read-only folder, a full disk — raises
 `StoreUnavailable` naming the file and the reason in the user's words, when it is opened and on
@@ -155,14 +156,17 @@ def transaction(conn: sqlite3.Connection, *, begun: bool = False) -> Iterator[sq
         raise
 
 
-CHECKPOINT_PAUSE = 0.5  # seconds between two background checkpoints, at least
+# Seconds from a write to the checkpoint after it (writes meanwhile wait for the same one): a
+# sync's last write is followed by the tables' refresh, which the copy would slow down.
+CHECKPOINT_DELAY = 0.5
 WAL_PAGES_AT_MOST = 10_000  # SQLite checkpoints in a commit past these (if the thread lags)
 
 
 class _Checkpoints:
     """A thread that copies the WAL into the database file (a PASSIVE checkpoint: readers and
-    writers go on meanwhile) when `written()` says there was a write, on a connection of its
-    own; a checkpoint that fails (the file busy, read-only) is tried after the next write."""
+    writers go on meanwhile) `CHECKPOINT_DELAY` after `written()` says there was a write, on a
+    connection of its own; a checkpoint that fails (the file busy, read-only) is tried after
+    the next write. Closing it leaves what is left to SQLite's own (at the last close)."""
 
     def __init__(self, path: Path) -> None:
         self._path = path
@@ -187,14 +191,12 @@ class _Checkpoints:
         except sqlite3.Error:
             return  # no checkpoints from here: SQLite's own, past WAL_PAGES_AT_MOST
         try:
-            while self._wanted.wait() and not self._closing.is_set():
+            while self._wanted.wait() and not self._closing.wait(CHECKPOINT_DELAY):
                 self._wanted.clear()
                 try:
                     conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
                 except sqlite3.Error:
                     pass  # tried again after the next write
-                if self._closing.wait(CHECKPOINT_PAUSE):
-                    return
         finally:
             conn.close()
 
