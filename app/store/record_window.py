@@ -23,14 +23,19 @@ A big resource (`SORT_INDEX_FROM` rows) gets, in the runner: its sort keys after
 (a narrow copy of its values: a first sort on any column reads no JSON, decision 0023), and a
 sort index for a column after a sort on it (a sort again reads its first rows at once, 0015).
 
-Rows hold ids, not rowids: 1,000,000 ids take about 70 MB, and `row_of` walks the list (a few
-milliseconds at 1,000,000) rather than keeping a dictionary of them all.
+Rows hold ids, not rowids: 1,000,000 ids take about 70 MB, and `row_of` walks the list (about
+10 ms at 1,000,000; around the row it last found that record at first, where a refresh leaves
+it) rather than keeping a dictionary of them all. A list of ids handed to `show` or `extend` is
+kept as it is, not copied; the list it replaces is freed in the runner (freeing a million
+strings held the GUI thread 10-20 ms).
 """
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from app.store.cache import Cache
@@ -48,6 +53,9 @@ FIRST_SCREEN = 100  # rows of a first-screen query: more than the tallest window
 # listed in full gets its sort keys copied in the background (decision 0023).
 SORT_INDEX_FROM = 50_000
 FIRST_SCREEN_BUDGET = 0.3  # seconds a filtered first screen may take before it gives up
+FREED_APART = 10_000  # ids from which a list replaced is freed in the runner, in slices of:
+FREE_SLICE = 50_000
+NEAR = 2_000  # rows either side of where `row_of` last found a record, looked at first
 
 Ids = list[str]
 # Runs `work` somewhere (a worker thread), then `done(result)` back on the caller's thread.
@@ -80,6 +88,7 @@ class RecordWindow:
         self._indexing: set[str] = set()  # fields whose sort index is being built
         self._keying = False  # the resource's sort keys are being copied
         self._blocks: OrderedDict[int, dict[str, dict[str, Any]]] = OrderedDict()
+        self._found: dict[str, int] = {}  # rows `row_of` answered last (a few)
         self.records_version = 0  # bumped whenever the records read are forgotten
         if first_screen:
             self.start(listing)
@@ -120,11 +129,24 @@ class RecordWindow:
         return self._ids[row]
 
     def row_of(self, record_id: str) -> int:
-        """The row of this record, or -1."""
-        try:
-            return self._ids.index(record_id)
-        except ValueError:
-            return -1
+        """The row of this record, or -1: looked for around the row it was found at last (a
+        refresh keeps most rows where they were), then everywhere."""
+        ids, row = self._ids, -1
+        near = self._found.get(record_id)
+        if near is not None:
+            try:
+                row = ids.index(record_id, max(near - NEAR, 0), near + NEAR)
+            except ValueError:
+                pass
+        if row < 0:
+            try:
+                row = ids.index(record_id)
+            except ValueError:
+                return -1
+        if len(self._found) >= 16:
+            self._found.clear()
+        self._found[record_id] = row
+        return row
 
     def record(self, row: int) -> dict[str, Any]:
         """The cached record at `row` ({} if it vanished from the cache or was never in it)."""
@@ -241,10 +263,21 @@ class RecordWindow:
         runner(work, lambda _none: setattr(self, "_keying", False))
 
     def show(self, ids: Ids, complete: bool = True) -> None:
-        """These listed ids (then the extra ones) are the rows from now on."""
-        self._ids = ids + self._extra
+        """These listed ids (then the extra ones) are the rows from now on. The window keeps
+        `ids` itself (no copy of a million ids): the caller hands it over."""
+        self._replace(ids)
         self._complete = complete
         self.forget_records()
+
+    def _replace(self, ids: Ids) -> None:
+        """`ids`, then the extra ones, are the rows; the list before is freed in the runner."""
+        old = self._ids
+        if self._extra:
+            ids = ids + self._extra
+        self._ids = ids
+        runner = self.runner
+        if runner is not None and len(old) >= FREED_APART and old is not ids:
+            runner(partial(_free, old), _nothing)
 
     def extension(self, ids: Ids) -> int | None:
         """How many rows `ids` (a whole list) adds after a first screen shown of the same
@@ -255,14 +288,17 @@ class RecordWindow:
         return len(ids) - listed
 
     def extend(self, ids: Ids) -> None:
-        """The whole list after its first screen (see `extension`): records read stay."""
-        self._ids = ids + self._extra
+        """The whole list after its first screen (see `extension`): records read stay. The
+        window keeps `ids` itself, as `show` does."""
+        self._replace(ids)
         self._complete = True
 
     def set_extra(self, extra: Ids) -> None:
-        """The rows after the listed ones (records not in the cache yet), replaced."""
+        """The rows after the listed ones (records not in the cache yet), replaced (in place:
+        the listed ids are not copied)."""
         listed = len(self._ids) - len(self._extra)
-        self._ids = self._ids[:listed] + extra
+        del self._ids[listed:]
+        self._ids.extend(extra)
         self._extra = list(extra)
 
     def forget_records(self) -> None:
@@ -277,3 +313,16 @@ class RecordWindow:
         while len(self._blocks) > MAX_BLOCKS:
             self._blocks.popitem(last=False)
         return records
+
+
+def _free(ids: Ids) -> Ids:
+    """Drop these ids (in the runner's thread), a slice at a time: the GUI thread may take the
+    GIL in between, where freeing a million strings at once held it 10-20 ms."""
+    while ids:
+        del ids[-FREE_SLICE:]
+        time.sleep(0)
+    return []
+
+
+def _nothing(_ids: Ids) -> None:
+    pass
