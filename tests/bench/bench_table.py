@@ -44,9 +44,12 @@ COUNT = 200_000
 SIZES = (200_000, 1_000_000)
 T = TypeVar("T")
 FIGURES: dict[str, float] = {}  # what this process measured: operation → seconds (or MiB)
+# A column's first sort, timed once the background jobs the opening started are done (the sort
+# keys copied, decision 0023): what a user sees sorting a few seconds after the tab opened.
+FIRST_SORT = "first sort by {}, keys copied"
 # Issue 17's goals: seconds to the first screen painted (memory in MiB).
 GOALS = {
-    "open": 0.3, "sort by customerName": 0.3, "sort by priceZone": 0.3,
+    "open": 0.3, FIRST_SORT.format("customerName"): 0.3, FIRST_SORT.format("priceZone"): 0.3,
     "sort by customerName again (indexed)": 0.3, "sort by priceZone again (indexed)": 0.3,
     "filter keystroke 'a'": 0.1, "filter keystroke 'acme'": 0.1,
     "filter keystroke 'grocers #1'": 0.1, "column filter city": 0.1,
@@ -58,10 +61,11 @@ GOALS = {
     "incremental upsert of 1,000 changed records": 0.1,
     "  incremental upsert of 1,000 records, every field changed": 0.1,
     "  open: GUI thread held at most": 0.05,
-    "  sort by customerName: GUI thread held at most": 0.05,
-    "  sort by priceZone: GUI thread held at most": 0.05,
-    "  sort by customerName: GUI thread held at most meanwhile": 0.05,
-    "  sort by priceZone: GUI thread held at most meanwhile": 0.05,
+    "  open: GUI thread held at most while the keys were copied": 0.05,
+    f"  {FIRST_SORT.format('customerName')}: GUI thread held at most": 0.05,
+    f"  {FIRST_SORT.format('priceZone')}: GUI thread held at most": 0.05,
+    f"  {FIRST_SORT.format('customerName')}: GUI thread held at most meanwhile": 0.05,
+    f"  {FIRST_SORT.format('priceZone')}: GUI thread held at most meanwhile": 0.05,
     "  sort by customerName again (indexed): GUI thread held at most": 0.05,
     "  sort by priceZone again (indexed): GUI thread held at most": 0.05,
     "  refresh: GUI thread held at most": 0.05,
@@ -201,6 +205,7 @@ def bench(folder: Path) -> None:
         tab = timed("open", lambda: open_tab(cache, settings, window))
         whole(window, tab, "open")
         FIGURES["memory with the tab open (MiB)"] = rss_mib()
+        background_after_opening(window)
         bench_sort(tab, window)
         bench_filters(tab, window)
         bar, view = tab.table.verticalScrollBar(), tab.table
@@ -247,9 +252,19 @@ def whole(window: Window, tab: ResourceTab, label: str) -> None:
     FIGURES[f"  {label}: GUI thread held at most"] = window.held()
 
 
+def background_after_opening(window: Window) -> None:
+    """Wait for the jobs the opening left in the background: on a big resource, its sort keys
+    copied (decision 0023, a few seconds at 1,000,000). Timed from the whole list shown."""
+    began = time.perf_counter()
+    done = window.until(lambda: not window.jobs)
+    FIGURES["  open: sort keys copied after it, in the background (+ s)"] = done - began
+    FIGURES["  open: GUI thread held at most while the keys were copied"] = window.held()
+
+
 def bench_sort(tab: ResourceTab, window: Window) -> None:
-    """Each column sorted on first without a sort index (built in the background after it),
-    then again (the first screen read from the index)."""
+    """Each column sorted on first without a sort index (built in the background after it) but
+    with the sort keys copied (`background_after_opening` waited for them), then again (the
+    first screen read from the index)."""
     model, header = tab.model, tab.header
     for again, field, order in (
         ("", "customerName", Qt.SortOrder.AscendingOrder),
@@ -257,7 +272,8 @@ def bench_sort(tab: ResourceTab, window: Window) -> None:
         (" again (indexed)", "customerName", Qt.SortOrder.DescendingOrder),
         (" again (indexed)", "priceZone", Qt.SortOrder.AscendingOrder),
     ):
-        column, label = model.column_of(field), f"sort by {field}{again}"
+        label = f"sort by {field}{again}" if again else FIRST_SORT.format(field)
+        column = model.column_of(field)
         first_screen(label, tab, window, lambda c=column, o=order: header.setSortIndicator(c, o))
         began = time.perf_counter()
         done = window.until(lambda: not window.jobs)
@@ -346,8 +362,8 @@ def bench_bare(count: int) -> None:
     same_cells(table.view)
     FIGURES["memory with the tab open (MiB)"] = rss_mib()
     bare_timed = lambda label, action: timed(label, lambda: (action(), table.paint()))  # noqa: E731
-    bare_timed("sort by customerName", lambda: table.sort("customerName"))
-    bare_timed("sort by priceZone", lambda: table.sort("priceZone", descending=True))
+    bare_timed(FIRST_SORT.format("customerName"), lambda: table.sort("customerName"))
+    bare_timed(FIRST_SORT.format("priceZone"), lambda: table.sort("priceZone", descending=True))
     bare_timed(
         "sort by customerName again (indexed)",
         lambda: table.sort("customerName", descending=True),
