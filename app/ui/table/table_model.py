@@ -1,8 +1,8 @@
 """The table model of one resource: rows are cached record ids, columns are the record's fields.
 
-That mapping is all it does. Which ids, in which order, and the records behind them come from a
-`RecordWindow` over the cache (app/store/record_window.py: sorting and filtering in SQLite, then
-the model resets — never a `QSortFilterProxyModel` over a big resource; records read in blocks);
+That mapping is all it does. Which ids, in which order, come from its base `RecordRows`
+(app/ui/table/table_rows.py: a `RecordWindow` over the cache, sorting and filtering in SQLite,
+answered from the background), the records behind them from that window (read in blocks);
 what a cell says and how it is tinted comes from a `CellPresenter` (app/ui/table/presenter.py),
 kept per record and column as the cell's look (app/ui/table/cell_looks.py) that `multiData`
 answers a painting view from, in one Python call per cell.
@@ -18,27 +18,21 @@ values the sink refused are marked at their cell with the reason until a later e
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from functools import partial
 from typing import Any, Protocol, cast
 
-import shiboken6
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QModelRoleData,
     QModelRoleDataSpan,
     QObject,
     QPersistentModelIndex,
     Qt,
-    QTimer,
     Signal,
 )
 
 from app.api.registry import Resource
 from app.store.cache import Cache
-from app.store.listing import Listing
 from app.store.outbox import Outbox
-from app.store.record_window import QueryRunner, RecordWindow
 from app.sync.edits import can_edit
 from app.sync.overlay import PendingFollower
 from app.ui.common.references import ReferenceNames
@@ -46,6 +40,7 @@ from app.ui.common.when import local_when
 from app.ui.table.cell_looks import ASKED_APART, PAINTED, CellLook, CellLooks, answer
 from app.ui.table.delegates import FieldKind, field_kind
 from app.ui.table.presenter import CellPresenter, fields_of
+from app.ui.table.table_rows import QueryRunner, RecordRows
 
 __all__ = ["EditSink", "QueryRunner", "RecordTableModel"]
 
@@ -61,7 +56,7 @@ class EditSink(Protocol):
     def edit_cells(self, slug: str, values: Sequence[tuple[str, str, Any]], text: str) -> Any: ...
 
 
-class RecordTableModel(QAbstractTableModel):
+class RecordTableModel(RecordRows):
     """Records of one resource (optionally under one parent record), read from the cache.
 
     Signals: `columns_changed()` after a `refresh()` that found a different set of fields (the
@@ -72,7 +67,6 @@ class RecordTableModel(QAbstractTableModel):
 
     columns_changed = Signal()
     pending_changed = Signal()
-    query_running = Signal(bool)
 
     def __init__(
         self,
@@ -88,32 +82,17 @@ class RecordTableModel(QAbstractTableModel):
     ) -> None:
         """`first_screen=True` opens on the first screen of rows and brings the rest once the
         event loop runs (from the background, if `set_background` was called by then)."""
-        super().__init__(owner)
-        self._cache, self._resource, self._names = cache, resource, references
-        self._outbox, self.edits = outbox, edits
+        super().__init__(cache, resource, parent=parent, owner=owner, first_screen=first_screen)
+        self._names, self._outbox, self.edits = references, outbox, edits
         self._look = CellPresenter(resource, references, when=local_when)  # the user's locale
         self._looks = CellLooks(self._look)
         self.pending_count = 0
         self._kinds: dict[str, FieldKind | None] = {}
         self._flags: dict[int, Qt.ItemFlag] = {}  # by column, while the fields stay
         self._fields = fields_of(cache.fields(resource.slug), resource)
-        listing = Listing(parent=parent)
-        self._rows = RecordWindow(cache, resource.slug, listing, first_screen=first_screen)
         self.refresh_pending()
-        self._opening = first_screen  # until the rest of the rows are asked for
-        self._relists = 0  # listings asked for so far
-        if first_screen:
-            QTimer.singleShot(0, self, self._complete_rows)  # after the first paint
 
     # ---------------------------------------------------------------------- what it shows
-
-    @property
-    def resource(self) -> Resource:
-        return self._resource
-
-    @property
-    def record_parent(self) -> str | None:
-        return self._rows.listing.parent
 
     @property
     def fields(self) -> list[str]:
@@ -126,17 +105,6 @@ class RecordTableModel(QAbstractTableModel):
         """The column showing `field`, or -1."""
         return self._fields.index(field) if field in self._fields else -1
 
-    def record_id(self, row: int) -> str:
-        return self._rows.record_id(row)
-
-    def row_of(self, record_id: str) -> int:
-        """The row of this record in the current order and filters, or -1."""
-        return self._rows.row_of(record_id)
-
-    def record_ids(self) -> list[str]:
-        """Every row's record id, in the current order and filters."""
-        return self._rows.ids
-
     def record(self, row: int) -> dict[str, Any]:
         """The record shown at `row`, pending changes laid over ({} if it vanished)."""
         return self._look.laid_over(self._rows.record_id(row), self._rows.record(row))
@@ -146,30 +114,10 @@ class RecordTableModel(QAbstractTableModel):
 
     # ------------------------------------------------------------------ sorting, filtering
 
-    @property
-    def listing(self) -> Listing:
-        """The rows asked for: parent, sort and filters (app/store/listing.py)."""
-        return self._rows.listing
-
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Re-query in this order; a column outside the table means the cache's own order."""
         field = self._fields[column] if 0 <= column < len(self._fields) else None
         self.set_listing(self.listing.with_order(field, order == Qt.SortOrder.DescendingOrder))
-
-    def set_text_filter(self, text: str) -> None:
-        """Rows whose record holds `text` anywhere (case-insensitive)."""
-        self.set_listing(self.listing.with_text(text))
-
-    def set_column_filter(self, field: str, text: str) -> None:
-        """Rows whose `field` holds `text` (for a reference: or whose target's label does)."""
-        self.set_listing(self.listing.with_filter(field, text))
-
-    def set_listing(self, listing: Listing) -> None:
-        """Sort and filters at once (restoring a saved view costs one query); no-op if unchanged.
-        The parent record stays the model's own."""
-        listing = listing.with_parent(self.record_parent)
-        if listing != self.listing:
-            self._relist(listing)
 
     def refresh(self) -> None:
         """Read the cache again after a sync, keeping order and filters. With a background
@@ -185,46 +133,13 @@ class RecordTableModel(QAbstractTableModel):
             self.columns_changed.emit()
         else:
             self._rows.forget_records()  # the records may have changed: read again when painted
-        if self._rows.runner is None:
-            self._relist(self.listing, first_screen=False)
-        else:  # after the records read again are painted: see `_relist_unless_overtaken`
-            self.query_running.emit(True)
-            QTimer.singleShot(0, self, partial(self._relist_unless_overtaken, self._relists))
+        self._relist_after_refresh()
         self.refresh_pending()
-
-    def _relist_unless_overtaken(self, relists: int) -> None:
-        """The whole list again, after a refresh, unless another listing was asked for since
-        (it reads the cache as it is now). Sent once the event loop runs, after the paint of
-        the rows on screen: the worker reading a million ids holds the GIL now and then, and
-        a paint meanwhile took twice as long (PySide takes it for every cell)."""
-        if relists == self._relists:
-            self._relist(self.listing, first_screen=False, announced=True)
 
     def refresh_labels(self) -> None:
         """Only the names of referenced records changed (their resource was synced): repaint."""
         self._names.refresh()
         self._repaint([_ROLES.DisplayRole])
-
-    @property
-    def complete(self) -> bool:
-        """False while the rows are a first screen and the rest are still on their way."""
-        return self._rows.complete
-
-    def _complete_rows(self) -> None:
-        """Opened on a first screen: the rest of the rows, from the background if it is set."""
-        self._opening = False
-        if not self._rows.complete and self._rows.runner is None:
-            self._show_rows(self._cache.row_ids(self._resource.slug, self.listing), True, False)
-        elif not self._rows.complete and not self._rows.waiting:
-            self._relist(self.listing, first_screen=False)
-
-    def set_background(self, run: QueryRunner | None) -> None:
-        """Run sort and filter queries through `run(work, done)` (a worker thread, say).
-
-        The rows on screen stay until the new order is ready; an answer overtaken by a newer
-        query is dropped. Without it, queries run at once on the calling thread.
-        """
-        self._rows.runner = run
 
     # ------------------------------------------------------------------------ pending hook
 
@@ -284,9 +199,6 @@ class RecordTableModel(QAbstractTableModel):
         return self._look.is_pending(self._rows.record_id(row), self._fields[column])
 
     # -------------------------------------------------------------------------- Qt model API
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008  # Qt's signature
-        return 0 if parent.isValid() else self._rows.count
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008  # Qt's signature
         return 0 if parent.isValid() else len(self._fields)
@@ -407,59 +319,3 @@ class RecordTableModel(QAbstractTableModel):
         if rows and columns:
             last = self.index(rows - 1, columns - 1)
             self.dataChanged.emit(self.index(0, 0), last, roles)
-
-    def _set_created(self, created: list[str]) -> None:
-        """Rows for the records created here (after the queried ones), inserted or removed."""
-        old = self._rows.extra
-        if created == old:
-            return
-        first = self._rows.count - len(old)
-        grow, shrink = created[: len(old)] == old, old[: len(created)] == created
-        if grow:
-            self.beginInsertRows(QModelIndex(), first + len(old), first + len(created) - 1)
-        elif shrink:
-            self.beginRemoveRows(QModelIndex(), first + len(created), first + len(old) - 1)
-        else:
-            self.beginResetModel()
-        self._rows.set_extra(created)
-        (self.endInsertRows if grow else self.endRemoveRows if shrink else self.endResetModel)()
-
-    def _relist(
-        self, listing: Listing, *, first_screen: bool = True, announced: bool = False
-    ) -> None:
-        """Ask the record window for the rows of `listing`: with a background runner, a first
-        screen (reset) and then the rows after it (inserted); `first_screen` False keeps the
-        rows shown until the whole list is ready (a refresh); `announced`: `query_running` was
-        emitted already (by the refresh that sent this)."""
-        self._relists += 1
-        background = self._rows.runner is not None
-        if self._opening and not background:  # a saved view restored while opening
-            self.beginResetModel()
-            self._rows.start(listing)
-            self.endResetModel()
-            return
-        if background and not announced:
-            self.query_running.emit(True)
-        self._rows.relist(
-            listing,
-            lambda ids, complete: self._show_rows(ids, complete, background),
-            first_screen=first_screen,
-        )
-
-    def _show_rows(self, ids: list[str], complete: bool, background: bool) -> None:
-        if not shiboken6.isValid(self):
-            return  # the tab was closed meanwhile
-        more = self._rows.extension(ids) if complete else None
-        if more is None:
-            self.beginResetModel()
-            self._rows.show(ids, complete)
-            self.endResetModel()
-        elif more > 0:
-            listed = self._rows.count - len(self._rows.extra)
-            self.beginInsertRows(QModelIndex(), listed, listed + more - 1)
-            self._rows.extend(ids)
-            self.endInsertRows()
-        else:
-            self._rows.extend(ids)
-        if background and complete:
-            self.query_running.emit(False)

@@ -1,0 +1,201 @@
+"""Which rows a resource's table shows, and how a new listing of them reaches the view.
+
+The base of `RecordTableModel` (app/ui/table/table_model.py, which maps these rows to cells):
+the ids of the rows, in order, come from a `RecordWindow` over the cache
+(app/store/record_window.py: sorting and filtering in SQLite, never a `QSortFilterProxyModel`
+over a big resource). Asked for a sort or filters (one `Listing`, app/store/listing.py), it asks
+the window, which answers at once or from a background runner: a first screen (the model
+resets) and then the rows after it (inserted); a refresh keeps the rows on screen until the
+whole new list is ready. Records created here and not pushed are rows after the listed ones.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import shiboken6
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QTimer,
+    Signal,
+)
+
+from app.api.registry import Resource
+from app.store.cache import Cache
+from app.store.listing import Listing
+from app.store.record_window import QueryRunner, RecordWindow
+
+__all__ = ["QueryRunner", "RecordRows"]
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class RecordRows(QAbstractTableModel):
+    """The rows of one resource's records (optionally under one parent record), in the order
+    and filters of its listing. Signal: `query_running(bool)` while a sort or filter runs in
+    the background (`set_background`)."""
+
+    query_running = Signal(bool)
+
+    def __init__(
+        self,
+        cache: Cache,
+        resource: Resource,
+        *,
+        parent: str | None = None,
+        owner: QObject | None = None,
+        first_screen: bool = False,
+    ) -> None:
+        """`first_screen=True` opens on the first screen of rows and brings the rest once the
+        event loop runs (from the background, if `set_background` was called by then)."""
+        super().__init__(owner)
+        self._cache, self._resource = cache, resource
+        listing = Listing(parent=parent)
+        self._rows = RecordWindow(cache, resource.slug, listing, first_screen=first_screen)
+        self._opening = first_screen  # until the rest of the rows are asked for
+        self._relists = 0  # listings asked for so far
+        if first_screen:
+            QTimer.singleShot(0, self, self._complete_rows)  # after the first paint
+
+    @property
+    def resource(self) -> Resource:
+        return self._resource
+
+    @property
+    def record_parent(self) -> str | None:
+        return self._rows.listing.parent
+
+    def record_id(self, row: int) -> str:
+        return self._rows.record_id(row)
+
+    def row_of(self, record_id: str) -> int:
+        """The row of this record in the current order and filters, or -1."""
+        return self._rows.row_of(record_id)
+
+    def record_ids(self) -> list[str]:
+        """Every row's record id, in the current order and filters."""
+        return self._rows.ids
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008  # Qt's signature
+        return 0 if parent.isValid() else self._rows.count
+
+    # ------------------------------------------------------------------ sorting, filtering
+
+    @property
+    def listing(self) -> Listing:
+        """The rows asked for: parent, sort and filters (app/store/listing.py)."""
+        return self._rows.listing
+
+    def set_text_filter(self, text: str) -> None:
+        """Rows whose record holds `text` anywhere (case-insensitive)."""
+        self.set_listing(self.listing.with_text(text))
+
+    def set_column_filter(self, field: str, text: str) -> None:
+        """Rows whose `field` holds `text` (for a reference: or whose target's label does)."""
+        self.set_listing(self.listing.with_filter(field, text))
+
+    def set_listing(self, listing: Listing) -> None:
+        """Sort and filters at once (restoring a saved view costs one query); no-op if unchanged.
+        The parent record stays the model's own."""
+        listing = listing.with_parent(self.record_parent)
+        if listing != self.listing:
+            self._relist(listing)
+
+    @property
+    def complete(self) -> bool:
+        """False while the rows are a first screen and the rest are still on their way."""
+        return self._rows.complete
+
+    def set_background(self, run: QueryRunner | None) -> None:
+        """Run sort and filter queries through `run(work, done)` (a worker thread, say).
+
+        The rows on screen stay until the new order is ready; an answer overtaken by a newer
+        query is dropped. Without it, queries run at once on the calling thread.
+        """
+        self._rows.runner = run
+
+    # ----------------------------------------------------------------------------- listing
+
+    def _relist_after_refresh(self) -> None:
+        """The same listing again, the cache having changed: at once without a background
+        runner; else after the records read again are painted (`_relist_unless_overtaken`)."""
+        if self._rows.runner is None:
+            self._relist(self.listing, first_screen=False)
+        else:
+            self.query_running.emit(True)
+            QTimer.singleShot(0, self, partial(self._relist_unless_overtaken, self._relists))
+
+    def _relist_unless_overtaken(self, relists: int) -> None:
+        """The whole list again, after a refresh, unless another listing was asked for since
+        (it reads the cache as it is now). Sent once the event loop runs, after the paint of
+        the rows on screen: the worker reading a million ids holds the GIL now and then, and
+        a paint meanwhile took twice as long (PySide takes it for every cell)."""
+        if relists == self._relists:
+            self._relist(self.listing, first_screen=False, announced=True)
+
+    def _complete_rows(self) -> None:
+        """Opened on a first screen: the rest of the rows, from the background if it is set."""
+        self._opening = False
+        if not self._rows.complete and self._rows.runner is None:
+            self._show_rows(self._cache.row_ids(self._resource.slug, self.listing), True, False)
+        elif not self._rows.complete and not self._rows.waiting:
+            self._relist(self.listing, first_screen=False)
+
+    def _relist(
+        self, listing: Listing, *, first_screen: bool = True, announced: bool = False
+    ) -> None:
+        """Ask the record window for the rows of `listing`: with a background runner, a first
+        screen (reset) and then the rows after it (inserted); `first_screen` False keeps the
+        rows shown until the whole list is ready (a refresh); `announced`: `query_running` was
+        emitted already (by the refresh that sent this)."""
+        self._relists += 1
+        background = self._rows.runner is not None
+        if self._opening and not background:  # a saved view restored while opening
+            self.beginResetModel()
+            self._rows.start(listing)
+            self.endResetModel()
+            return
+        if background and not announced:
+            self.query_running.emit(True)
+        self._rows.relist(
+            listing,
+            lambda ids, complete: self._show_rows(ids, complete, background),
+            first_screen=first_screen,
+        )
+
+    def _show_rows(self, ids: list[str], complete: bool, background: bool) -> None:
+        if not shiboken6.isValid(self):
+            return  # the tab was closed meanwhile
+        more = self._rows.extension(ids) if complete else None
+        if more is None:
+            self.beginResetModel()
+            self._rows.show(ids, complete)
+            self.endResetModel()
+        elif more > 0:
+            listed = self._rows.count - len(self._rows.extra)
+            self.beginInsertRows(QModelIndex(), listed, listed + more - 1)
+            self._rows.extend(ids)
+            self.endInsertRows()
+        else:
+            self._rows.extend(ids)
+        if background and complete:
+            self.query_running.emit(False)
+
+    def _set_created(self, created: list[str]) -> None:
+        """Rows for the records created here (after the queried ones), inserted or removed."""
+        old = self._rows.extra
+        if created == old:
+            return
+        first = self._rows.count - len(old)
+        grow, shrink = created[: len(old)] == old, old[: len(created)] == created
+        if grow:
+            self.beginInsertRows(QModelIndex(), first + len(old), first + len(created) - 1)
+        elif shrink:
+            self.beginRemoveRows(QModelIndex(), first + len(created), first + len(old) - 1)
+        else:
+            self.beginResetModel()
+        self._rows.set_extra(created)
+        (self.endInsertRows if grow else self.endRemoveRows if shrink else self.endResetModel)()
