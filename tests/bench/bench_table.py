@@ -202,6 +202,7 @@ def bench(folder: Path) -> None:
     with Cache(folder / "cache.db", default_registry()) as cache:
         fill(cache)
         window.timer.start()
+        idle(window)
         tab = timed("open", lambda: open_tab(cache, settings, window))
         whole(window, tab, "open")
         FIGURES["memory with the tab open (MiB)"] = rss_mib()
@@ -250,6 +251,17 @@ def whole(window: Window, tab: ResourceTab, label: str) -> None:
     tab.grab()  # the rows after the first screen may change nothing on screen: paint anyway
     FIGURES[f"  {label}: the whole list too (+ s)"] = time.perf_counter() - began
     FIGURES[f"  {label}: GUI thread held at most"] = window.held()
+
+
+IDLE = "  idle event loop: GUI thread held at most (the machine's noise)"
+
+
+def idle(window: Window, seconds: float = 2.0) -> None:
+    """The longest hold of an event loop doing nothing: what the shared machine alone costs
+    the ticks (other processes on its cores), the floor under every "held at most" figure."""
+    window.ticks = [time.perf_counter()]
+    window.loop.run_until_complete(asyncio.sleep(seconds))
+    FIGURES[IDLE] = window.held()
 
 
 def background_after_opening(window: Window) -> None:
@@ -359,6 +371,9 @@ def bench_bare(count: int) -> None:
         for c in customers(count)
     ]
     table = timed("open", lambda: BareTable(rows, columns))
+    window = Window()
+    window.timer.start()
+    idle(window)  # the same floor, measured in this process too
     same_cells(table.view)
     FIGURES["memory with the tab open (MiB)"] = rss_mib()
     bare_timed = lambda label, action: timed(label, lambda: (action(), table.paint()))  # noqa: E731
