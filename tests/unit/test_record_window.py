@@ -215,3 +215,30 @@ def test_a_filtered_first_screen_past_its_budget_gives_up_for_the_whole_list(
     assert shown == [(cache.row_ids("customers", listing), True)]
     read = cache.read_ids("customers", listing, limit=FIRST_SCREEN, budget=0.0)
     assert read.run() == [] and read.gave_up and not read.cancelled
+
+
+def test_a_list_of_rows_replaced_is_freed_in_the_runner_and_rows_are_found_where_they_went(
+    cache: Cache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ids handed over are kept as they are (no copy of a million ids on the GUI thread);
+    the list they replace is emptied in the runner. `row_of` looks near where it found a
+    record last, then everywhere."""
+    monkeypatch.setattr(record_window, "FREED_APART", 10)
+    monkeypatch.setattr(record_window, "FREE_SLICE", 7)
+    monkeypatch.setattr(record_window, "NEAR", 3)
+    window = RecordWindow(cache, "customers")
+    asked: list[Callable[[], list[str]]] = []
+    window.runner = lambda work, done: (asked.append(work), done([]))
+    shown = cache.row_ids("customers", Listing())
+    window.show(shown)
+    listed = cache.row_ids("customers", Listing(order_by="id", descending=True))
+    window.show(listed)
+    assert window.ids == listed and shown and len(asked) == 2  # the lists before, to free
+    assert [work() for work in asked] == [[], []] and shown == []  # emptied by the runner
+    assert window.row_of("c00005") == COUNT - 6 and window.row_of("c00005") == COUNT - 6
+    window.show(cache.row_ids("customers", Listing()))
+    assert window.row_of("c00005") == 5 and window.row_of("nope") == -1  # moved far: found
+    window.set_extra(["local-1"])
+    assert window.count == COUNT + 1 and window.row_of("local-1") == COUNT
+    window.set_extra([])
+    assert window.count == COUNT and window.row_of("local-1") == -1
