@@ -169,6 +169,9 @@ class RecordWindow:
         with the whole list. The caller then calls `show` or `extend` (a view announces
         the change of rows around it). Older queries still running are interrupted.
         """
+        # the same listing again, all of it shown (a refresh): kept as it is if it reads the same
+        same = not first_screen and listing == self._listing and self._complete
+        kept = self._ids if same and not self._extra else None
         generation = self._ask(listing)
         if self.runner is None:
             ready(self._cache.row_ids(self._slug, listing), True)
@@ -184,7 +187,7 @@ class RecordWindow:
             self._reads.append(first)
             self.runner(first.run, lambda ids: self._answered(generation, ids, first=first))
         else:
-            self._read_whole(generation, whole)
+            self._read_whole(generation, whole, kept)
 
     def _ask(self, listing: Listing) -> int:
         """`listing` is asked for from now on: older queries are interrupted and their answers
@@ -196,10 +199,15 @@ class RecordWindow:
         self._reads = []
         return self._generation
 
-    def _read_whole(self, generation: int, whole: IdsRead) -> None:
+    def _read_whole(self, generation: int, whole: IdsRead, kept: Ids | None = None) -> None:
+        """The whole list, read by the runner; compared there with `kept` (the rows shown, if
+        the same listing): the same ids answer `_UNCHANGED`, and the rows stay as they are — a
+        refresh after a sync that moved no row resets nothing, and its screen is not read and
+        painted twice."""
         runner = self.runner
         if runner is not None:
-            runner(whole.run, lambda ids: self._answered(generation, ids, first=None))
+            work = whole.run if kept is None else partial(_unless_unchanged, whole.run, kept)
+            runner(work, lambda ids: self._answered(generation, ids, first=None))
 
     def start(self, listing: Listing) -> None:
         """Show the first screen of `listing` now, read here (`complete` False if there is more:
@@ -216,6 +224,8 @@ class RecordWindow:
         if first is not None and first.gave_up:
             self._read_whole(generation, self._reads[0])
             return
+        if ids is _UNCHANGED:  # the rows shown, listed as they are (see `extension`)
+            ids = self._ids if not self._extra else self._ids[: -len(self._extra)]
         # a short first screen is all there is
         complete = first is None or len(ids) < FIRST_SCREEN
         if complete:
@@ -282,6 +292,8 @@ class RecordWindow:
     def extension(self, ids: Ids) -> int | None:
         """How many rows `ids` (a whole list) adds after a first screen shown of the same
         listing (None: it is not the first screen followed by more; show it instead)."""
+        if ids is self._ids and self._complete:
+            return 0  # the rows shown, answered unchanged by `relist`
         listed = len(self._ids) - len(self._extra)
         if self._complete or ids[:listed] != self._ids[:listed]:
             return None
@@ -313,6 +325,22 @@ class RecordWindow:
         while len(self._blocks) > MAX_BLOCKS:
             self._blocks.popitem(last=False)
         return records
+
+
+_UNCHANGED: Ids = []  # a whole list read the same as the rows shown (never shown itself)
+
+
+def _unless_unchanged(read: Callable[[], Ids], kept: Ids) -> Ids:
+    """`read()`, or `_UNCHANGED` if it reads the same as `kept` — compared a slice at a time,
+    the GUI thread may take the GIL in between (one compare of 1,000,000 ids holds it ~20 ms)."""
+    ids = read()
+    if len(ids) != len(kept):
+        return ids
+    for start in range(0, len(ids), FREE_SLICE):
+        if ids[start : start + FREE_SLICE] != kept[start : start + FREE_SLICE]:
+            return ids
+        time.sleep(0)
+    return _UNCHANGED
 
 
 def _free(ids: Ids) -> Ids:

@@ -242,3 +242,18 @@ def test_a_list_of_rows_replaced_is_freed_in_the_runner_and_rows_are_found_where
     assert window.count == COUNT + 1 and window.row_of("local-1") == COUNT
     window.set_extra([])
     assert window.count == COUNT and window.row_of("local-1") == -1
+
+
+def test_a_refresh_that_moved_no_row_keeps_the_rows_as_they_are(cache: Cache) -> None:
+    """The same listing read again whole (a refresh): compared in the runner with the rows
+    shown; the same ids answer the very list shown (`extension` 0: nothing to reset)."""
+    window = RecordWindow(cache, "customers")
+    window.runner = run_now
+    shown = window.ids
+    window.show(shown)
+    answered: list[list[str]] = []
+    window.relist(window.listing, lambda ids, _complete: answered.append(ids), first_screen=False)
+    assert answered[0] is shown and window.extension(answered[0]) == 0
+    cache.delete("customers", ["c00003"])
+    window.relist(window.listing, lambda ids, _complete: answered.append(ids), first_screen=False)
+    assert window.extension(answered[1]) is None and len(answered[1]) == COUNT - 1
