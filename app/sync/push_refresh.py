@@ -8,9 +8,10 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 from app.api.client import ShowClient
-from app.api.errors import ShowDeskError
+from app.api.errors import NotFound, ShowDeskError
 from app.store.cache import Cache
-from app.store.nested_lists import NestedLists
+from app.sync.puller import Puller
+from app.sync.sync_report import ResourceSync
 
 
 async def refresh_after_push(
@@ -25,18 +26,15 @@ async def refresh_after_push(
             if res.nested_by_param:
                 if parent is None:
                     continue
-                seen: list[str] = []
-                uncertain, listed_at = False, datetime.now(UTC)
-                async for page in client.list(res, parent=parent):
-                    cache.upsert(slug, page, parent=parent)
-                    seen += [str(r["id"]) for r in page if r.get("id") is not None]
-                    uncertain = uncertain or page.uncertain
-                if not uncertain:  # only a listing proven whole removes what it lacks
-                    cache.retain_only(slug, seen, parent=parent)
-                    NestedLists(cache).listed(slug, [parent], listed_at)
+                # the sync's own rule (app/sync/booth_lists.py): deletes only on a listing
+                # proven whole, notes when it was listed
+                result = ResourceSync(slug, full=False, parents=1)
+                await Puller(client, cache).list_parent(res, parent, result)
             elif res.can("list"):
                 async for page in client.list(res, modified_after=since):
                     cache.upsert(slug, page)
+        except NotFound:
+            pass  # the booth is gone: its cached records stay until a full listing proves it
         except ShowDeskError as exc:
             errors.append(f"{res.title}: not listed again: {exc.message}")
     return errors
