@@ -16,8 +16,10 @@ dropped — its query is interrupted in SQLite (typing ahead in a filter box). T
 after the other: the first screen (`FIRST_SCREEN` rows, `LIMIT`ed, so SQLite stops once it has
 them when the order is served by an index) and then the whole list; the first screen is shown
 as soon as it comes, and the whole list then adds the rows after it (the first rows of the
-whole list are the first screen's: the same query without its `LIMIT`). Without a runner the
-query runs at once. Nothing here knows Qt.
+whole list are the first screen's: the same query without its `LIMIT`). A refresh (the same
+listing again, whole) is compared in the runner with the rows shown: the same ids keep them as
+they are (`extension` 0, nothing reset). Without a runner the query runs at once. Nothing here
+knows Qt.
 
 A big resource (`SORT_INDEX_FROM` rows) gets, in the runner: its sort keys after a whole listing
 (a narrow copy of its values: a first sort on any column reads no JSON, decision 0023), and a
