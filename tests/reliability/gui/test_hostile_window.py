@@ -55,7 +55,10 @@ def fresh_secrets(monkeypatch: pytest.MonkeyPatch) -> SecretStore:
 
 
 @pytest.fixture
-def desk(loop: qasync.QEventLoop, tmp_path: Path) -> Iterator[Desk]:
+def desk(loop: qasync.QEventLoop, tmp_path: Path, server: SimServer) -> Iterator[Desk]:
+    """The window's desk, closed (its sessions' requests ended) before the simulator stops:
+    a request still running when it stopped was cut off, its connection left to the garbage
+    collector, which warned in whatever test came next."""
     made = Desk(tmp_path)
     yield made
     made.close(loop)
