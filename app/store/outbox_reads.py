@@ -40,13 +40,6 @@ class OutboxReads(OutboxFile):
             sql = f"SELECT seq FROM changes WHERE {where} ORDER BY seq"
             return [seq for (seq,) in self._db.conn.execute(sql, params)]
 
-    def pending_records(self) -> list[tuple[int, str, str]]:
-        """(seq, resource, record id) of each pending change, oldest first: the records a push
-        goes through, read without the changes' contents (loaded a window at a time)."""
-        sql = "SELECT seq, resource, record_id FROM changes WHERE state = 'pending' ORDER BY seq"
-        with self._db.lock:
-            return [(seq, res, rid) for seq, res, rid in self._db.conn.execute(sql)]
-
     def changes_by_seq(self, seqs: Sequence[int]) -> list[Change]:
         """The changes with these numbers, oldest first (a page of a large push's report)."""
         found: list[Change] = []

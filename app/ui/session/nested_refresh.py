@@ -99,10 +99,6 @@ class ListRefresher(QObject):
         )
         self._sweep = asyncio.ensure_future(self._run(sweep))
 
-    @property
-    def sweeping(self) -> bool:
-        return self._sweep is not None and not self._sweep.done()
-
     async def _run(self, sweep: NestedSweep) -> None:
         try:
             await sweep.run()
