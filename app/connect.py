@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -48,23 +50,50 @@ def window_open(profile: Profile) -> bool:
     """Whether a ShowDesk window holds the profile, read without Qt: the window holds
     `profile.lock` (app/ui/launch/single_instance.py, a QLockFile) with an exclusive `flock` for
     as long as it is open, and a lock file left by a crash holds none. Where that cannot be told
-    (no `flock`: another system, a network folder) a lock file counts as an open window — the
-    reserve is kept rather than taken from a user who may be there."""
+    a lock file counts as an open window — the reserve is kept rather than taken from a user who
+    may be there."""
     try:
         handle = profile.lock_path.open("rb")
     except OSError:
         return False  # no lock file: no window
     with handle:
         try:
-            import fcntl  # POSIX only
-
-            fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True  # its window holds it
+            if sys.platform == "linux":
+                return _listed_as_held(os.fstat(handle.fileno()).st_ino)
+            return _held_when_tried(handle.fileno())
         except (ImportError, OSError):
             return True  # cannot tell: keep the reserve
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-        return False
+
+
+def _listed_as_held(inode: int) -> bool:
+    """Whether the kernel's list of locks (/proc/locks) has a write lock (an exclusive `flock`)
+    on the file numbered `inode`: looked at, not taken. A lock taken only to look, however
+    briefly, turns away a window starting at that moment: QLockFile cannot remove a stale lock
+    file someone holds (the profile would be "open in another window"), nor lock its new one (a
+    warning, and a window the check no longer sees). The number alone is matched: the same
+    number on another device counts too — the reserve kept, the safe side. A window in another
+    PID namespace (a container) is not listed: not seen, as when it runs on another machine."""
+    with open("/proc/locks", encoding="ascii", errors="replace") as locks:
+        for line in locks:
+            # "1: FLOCK  ADVISORY  WRITE 7594 fe:00:2147322 0 EOF"; a waiter's line has "->".
+            fields = line.split()
+            held = len(fields) >= 6 and fields[1] != "->" and fields[3] == "WRITE"
+            if held and fields[5].rsplit(":", 1)[-1] == str(inode):
+                return True
+    return False
+
+
+def _held_when_tried(fd: int) -> bool:
+    """Where there is no list of locks to read: whether a shared `flock` is refused, taken and
+    given back at once (which can turn away a window starting at that very moment)."""
+    import fcntl  # POSIX only; ImportError: cannot tell
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True  # its window holds it
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    return False
 
 
 def registry_for(profile: Profile) -> Registry:
