@@ -10,7 +10,7 @@ log) instead of vanishing with the garbage-collected task.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 from app.api.errors import ProgrammingError, ShowDeskError
@@ -58,10 +58,15 @@ class TaskRunner:
         self._held = []
 
     def release(self) -> None:
-        """The loop is made: start what was held, in order."""
+        """The loop is made: start what was held, in order. Refused (no loop to run on), what is
+        left of it is closed, never run."""
         held, self._held = self._held or [], None
-        for coro, what in held:
-            self.start(coro, what=what)
+        for n, (coro, what) in enumerate(held):
+            try:
+                self.start(coro, what=what)
+            except BaseException:
+                _close(later for later, _what in held[n + 1 :])
+                raise
 
     def start_soon(self, coro: Coroutine[Any, Any, Any], *, what: str) -> None:
         """`start`, or once released when held (work nobody awaits: a background read)."""
@@ -73,7 +78,11 @@ class TaskRunner:
     def start(self, coro: Coroutine[Any, Any, Any], *, what: str) -> asyncio.Task[Any]:
         import asyncio
 
-        task = asyncio.ensure_future(coro)
+        try:
+            task = asyncio.ensure_future(coro)
+        except BaseException:
+            coro.close()  # refused (no loop, or a closed one): it will never run
+            raise
         self._tasks.add(task)
         task.add_done_callback(lambda t: self._finished(t, what))
         return task
@@ -94,10 +103,20 @@ class TaskRunner:
         return bool(self._tasks)
 
     async def cancel_all(self) -> None:
-        """Cancel every task and wait for them to finish (window closing, test teardown)."""
+        """Cancel every task and wait for them to finish (window closing, test teardown); work
+        still held will never start: closed."""
         import asyncio
 
+        if self._held:
+            _close(coro for coro, _what in self._held)
+            self._held.clear()
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _close(coros: Iterable[Coroutine[Any, Any, Any]]) -> None:
+    """Work that will never run, closed: no "coroutine was never awaited" when it is collected."""
+    for coro in coros:
+        coro.close()
