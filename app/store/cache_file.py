@@ -16,6 +16,7 @@ from app.store import query, sort_keys
 from app.store.db import Database
 from app.store.query import Where
 from app.store.schema import CACHE_MIGRATIONS
+from app.store.snapshots import Snapshots
 from app.store.store_file import StoreFile
 from app.store.sync_state import SyncState, SyncStateTable
 
@@ -47,6 +48,11 @@ class CacheFile(StoreFile):
         self.registry = registry
         self._sync = SyncStateTable(self._db)
         self.writes: CacheWrites | None = None
+        self._snapshots = Snapshots(path)  # streams of records (app/store/snapshots.py)
+
+    def close(self) -> None:
+        self._snapshots.close()
+        super().close()
 
     def fields(self, slug: str) -> list[str]:
         """Every top-level field name ever cached for `slug`, sorted (a superset after deletes)."""

@@ -160,17 +160,9 @@ class CacheReads(CacheFile):
         return specs
 
     def _stream(self, sql: str, params: Sequence[Any]) -> Iterator[Any]:
-        with self._db.lock:
-            cursor = self._db.conn.execute(sql, params)
-        try:
-            while True:
-                with self._db.lock:
-                    batch = cursor.fetchmany(_FETCH_BATCH)
-                if not batch:
-                    return
-                yield from batch
-        finally:
-            cursor.close()
+        """The rows as they were when the stream began, whatever a sync writes meanwhile (on
+        a connection of its own: app/store/snapshots.py)."""
+        return self._snapshots.stream(sql, params, _FETCH_BATCH)
 
 
 def _loads(text: str) -> dict[str, Any]:
