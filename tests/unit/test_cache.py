@@ -81,6 +81,18 @@ def test_find_by_key(cache: Cache) -> None:
     assert cache.find_by_key("customers", "CU999") == []
 
 
+@pytest.mark.parametrize("changed", [3, 2_500])  # a sync's few changed records, or its pages
+def test_a_changed_business_key_is_found_by_its_new_value(cache: Cache, changed: int) -> None:
+    cache.upsert("customers", [customer(n) for n in range(changed)])
+    renamed = [customer(n, customerID=f"NEW{n}") for n in range(changed)]
+    cache.upsert("customers", [*renamed[:-1], customer(changed - 1, customerName="same key")])
+    assert cache.find_by_key("customers", "NEW0") == [renamed[0]]
+    assert cache.find_by_key("customers", "CU000") == []
+    assert [r["id"] for r in cache.find_by_key("customers", f"CU{changed - 1:03d}")] == [
+        f"c{changed - 1}"
+    ]
+
+
 def test_records_sorted_by_json_field(cache: Cache) -> None:
     cache.upsert("customers", [customer(1, customerName="bravo"), customer(2, customerName="Alpha"),
                                customer(3, customerName="charlie")])  # fmt: skip
