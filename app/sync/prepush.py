@@ -13,13 +13,21 @@ the cache holds what is older) brings the server's versions of the edited record
   is looked up there by its key field and, when found, settled without sending it again; one with
   no key to look up is never resent blindly: it fails with an explanation.
 
-A push running longer than one rate window checks again before sending the rest (`again`).
+A push running longer than one rate window checks again before sending the rest (`again`). The
+listing's `modifiedAfter` is a date, so late in a long push it holds every record the push sent
+today: listed again at each check, the checks grew with the square of the push. Each check again
+costs what is cheaper in requests: the window's records got one by one (where the resource has a
+single GET and no create is to be looked up by its key), or the listing, its pages estimated from
+what the last listing of the resource returned plus the records sent since (`_Listed`). A GET
+that fails (a record deleted since, a show without single GETs) sends the check to the listing.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Protocol
 
@@ -38,6 +46,24 @@ UNKNOWN_OUTCOME = (
 
 
 Windows = Callable[[], Iterator[list[list[Change]]]]  # a push's chains, a window at a time
+GETS_AT_ONCE = 16  # a check's single GETs in flight at once (the governor paces them)
+
+
+@dataclass
+class _Listed:
+    """What the last listing of a resource returned, and the records pushed since: what the
+    next listing would cost in requests."""
+
+    records: int = 0
+    pages: int = 0
+    largest: int = 0  # records in its largest page
+    sent: int = 0  # records sent since (a listing from the day before holds them all)
+
+    def pages_next(self, asked: int) -> int:
+        """The next listing's requests: its records by the page size seen (`asked` while one
+        page held them all), the last page short or empty."""
+        size = self.largest if self.pages > 1 else max(asked, self.largest)
+        return (self.records + self.sent) // max(size, 1) + 1
 
 
 def _chains_of(slug: str, windows: Windows) -> Iterator[list[Change]]:
@@ -74,6 +100,8 @@ class ServerCheck:
         self.unknown = unknown
         self.clock = clock
         self.checked_at = 0.0
+        self._listed: dict[str, _Listed] = {}  # by resource: its last listing
+        self._no_get: set[str] = set()  # resources whose single GET missed a listed record
 
     async def check(self, by_resource: dict[str, list[Change]]) -> bool:
         """One `modifiedAfter` listing per resource (False: one failed; nothing to send)."""
@@ -121,8 +149,7 @@ class ServerCheck:
         if not first:
             return
         by_key: dict[str, dict[str, Any]] = {}
-        async for page in self.client.list(res, modified_after=self._since(res, first)):
-            self.cache.upsert(res.slug, page)
+        async for page in self._listing(res, self._since(res, first)):
             by_key.update((str(r.get(res.key)), r) for r in page if str(r.get(res.key)) in keys)
         for chain in _chains_of(res.slug, windows):
             self._judge(res, [c for c in chain if self._needs_server_view(c)], by_key, {})
@@ -163,6 +190,13 @@ class ServerCheck:
         pending = {c.seq for c in firsts if c.state == "pending"}  # this window's, not all
         return [chain for chain in heads if chain[0].seq in pending]
 
+    def sending(self, heads: list[list[Change]]) -> None:
+        """These records are about to be sent: the next listing of their resource holds them."""
+        for chain in heads:
+            listed = self._listed.get(chain[0].resource) if chain else None
+            if listed is not None:
+                listed.sent += 1
+
     async def _reconcile(self, res: Resource, changes: list[Change]) -> None:
         checked = [c for c in changes if self._needs_server_view(c)]
         if not checked or not res.can("list") or res.nested_by_param:
@@ -172,13 +206,65 @@ class ServerCheck:
         # again, late in a long push, holds every record the push has sent so far.
         ids = {c.effective_id for c in checked if not creates(c)}
         keys = {str(c.key_value) for c in checked if creates(c) and c.key_value}
+        missed: set[str] = set()
+        if not keys and self._gets_cheaper(res, ids):
+            got, missed = await self._get_each(res, ids)
+            if not missed:
+                self._judge(res, checked, {}, got)
+                return
         theirs: dict[str, dict[str, Any]] = {}
         by_key: dict[str, dict[str, Any]] = {}
-        async for page in self.client.list(res, modified_after=since):
-            self.cache.upsert(res.slug, page)
+        async for page in self._listing(res, since):
             theirs.update((str(r["id"]), r) for r in page if str(r.get("id")) in ids)
             by_key.update((str(r.get(res.key)), r) for r in page if str(r.get(res.key)) in keys)
+        if missed == ids or missed & theirs.keys():  # every GET failed, or one listed did:
+            self._no_get.add(res.slug)  # this show's single GETs are no help
         self._judge(res, checked, by_key, theirs)
+
+    async def _listing(self, res: Resource, since: date | None) -> AsyncIterator[list[Any]]:
+        """The `modifiedAfter` listing, into the cache, its cost remembered (`_Listed`)."""
+        listed = _Listed()
+        async for page in self.client.list(res, modified_after=since):
+            listed.pages += 1
+            listed.records += len(page)
+            listed.largest = max(listed.largest, len(page))
+            self.cache.upsert(res.slug, page)
+            yield page
+        self._listed[res.slug] = listed
+
+    def _gets_cheaper(self, res: Resource, ids: set[str]) -> bool:
+        """One GET per record costs no more requests than the listing would."""
+        listed = self._listed.get(res.slug)
+        if not res.can("get") or res.slug in self._no_get or listed is None:
+            return False
+        return len(ids) <= listed.pages_next(res.paging.page_size)
+
+    async def _get_each(
+        self, res: Resource, ids: set[str]
+    ) -> tuple[dict[str, dict[str, Any]], set[str]]:
+        """The records by single GETs, into the cache, and the ids whose GET failed."""
+        gate = asyncio.Semaphore(GETS_AT_ONCE)
+
+        async def one(record_id: str) -> dict[str, Any]:
+            async with gate:
+                return await self.client.get(res, record_id)
+
+        order = sorted(ids)
+        answers = await asyncio.gather(*(one(i) for i in order), return_exceptions=True)
+        got: dict[str, dict[str, Any]] = {}
+        missed: set[str] = set()
+        for record_id, answer in zip(order, answers, strict=True):
+            if isinstance(answer, TransportError | asyncio.CancelledError):
+                raise answer  # the show cannot be reached: the push says so once
+            if isinstance(answer, ShowDeskError):
+                missed.add(record_id)  # deleted since, or not offered: the listing tells
+            elif isinstance(answer, BaseException):
+                raise answer
+            else:
+                got[record_id] = answer
+        if got:
+            self.cache.upsert(res.slug, list(got.values()))
+        return got, missed
 
     def _needs_server_view(self, change: Change) -> bool:
         if creates(change):  # it was sent before: did it arrive? (not if the server refused it)

@@ -236,6 +236,7 @@ class Pusher:
             heads = self._chains(window, wanted, upto)
             if number:
                 heads = await self._check.again(heads)
+            self._check.sending(heads)
             await self._rounds(heads, gate, bulk)
 
     def _window(self) -> int:

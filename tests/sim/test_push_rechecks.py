@@ -1,0 +1,235 @@
+"""Issue 17 point 5: the re-check of a long push (app/sync/prepush.py `ServerCheck.again`).
+
+Past each rate window a push checks the next window's records against the server again. Its
+`modifiedAfter` listing has a date's granularity, so it holds every record the push already
+sent today: listed again at every check, the re-checks grew with the square of the push. Each
+re-check now costs what is cheaper in requests — the window's records got one by one, or the
+listing (its pages estimated from the last listing plus what was sent since) — with the same
+verdicts (decision 0004): a conflict only where the server changed a field the user changed.
+
+Over real loopback against the simulator, with windows of 4 records, pages of 3 records and a
+clock that makes every window past the first a re-check.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from app.api.client import ShowClient
+from app.api.registry import Registry, load_registry
+from app.sim import SimServer, generate_show
+from app.sim.presets import PRESETS, config_for
+from app.sync import pusher
+from app.sync.prepush import ServerCheck
+from app.sync.puller import Puller
+from app.sync.pusher import Pusher, PushProgress
+from tests.sim.test_push_by_field import Desk
+from tests.sim.test_sync import _config, connect, queue_update
+
+WINDOW = 4  # records per window
+PAGE = 3  # records per listing page
+
+
+class Counting(httpx.AsyncHTTPTransport):
+    """Loopback, counting the customers' listing pages, the records in them and single GETs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pages = self.listed = self.gets = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await super().handle_async_request(request)
+        path = request.url.path.rstrip("/")
+        if request.method == "GET" and path.endswith("/Customer"):
+            await response.aread()
+            self.pages += 1
+            self.listed += _records_in(json.loads(response.content or b"[]"))
+        elif request.method == "GET" and "/Customer/" in path:
+            self.gets += 1
+        return response
+
+
+def _records_in(data: Any) -> int:
+    if isinstance(data, list):
+        return sum(_records_in(d) if isinstance(d, dict) and "id" not in d else 1 for d in data)
+    if isinstance(data, dict):
+        return next((len(v) for v in data.values() if isinstance(v, list)), 0)
+    return 0
+
+
+def _registry(tmp_path: Path) -> Registry:
+    overrides = tmp_path / "api-overrides.toml"
+    overrides.write_text(f"[resources.customers.paging]\npage_size = {PAGE}\n", encoding="utf-8")
+    return load_registry(overrides=overrides)
+
+
+def _client(server: SimServer, registry: Registry, transport: Counting) -> ShowClient:
+    client = connect(server, transport)
+    client.registry = registry  # customers paged 3 at a time
+    return client
+
+
+Cost = tuple[int, int, int, int]  # (listing pages, records listed, single GETs, window records)
+
+
+@pytest.fixture
+def rechecks(monkeypatch: pytest.MonkeyPatch) -> list[Cost]:
+    """Every window is a re-check; what each costs, through the transport of the push's client."""
+    monkeypatch.setattr(pusher, "WINDOW_RECORDS", WINDOW)
+    costs: list[Cost] = []
+    again: Callable[[ServerCheck, list[Any]], Awaitable[list[Any]]] = ServerCheck.again
+
+    async def measured(check: ServerCheck, heads: list[Any]) -> list[Any]:
+        counted = check.client._http._transport
+        assert isinstance(counted, Counting)
+        before = (counted.pages, counted.listed, counted.gets)
+        kept = await again(check, heads)
+        costs.append(
+            (
+                counted.pages - before[0],
+                counted.listed - before[1],
+                counted.gets - before[2],
+                len(heads),
+            )
+        )
+        return kept
+
+    monkeypatch.setattr(ServerCheck, "again", measured)
+    return costs
+
+
+def _always_late(push: Pusher) -> None:
+    ticks = itertools.count()
+    push.clock = lambda: next(ticks) * 1000.0  # every window is a rate window after the last
+
+
+@pytest.mark.asyncio
+async def test_the_rechecks_of_a_long_push_cost_no_more_than_their_windows(
+    tmp_path: Path, rechecks: list[Cost]
+) -> None:
+    """40 records pushed 4 at a time: 9 re-checks. Listing again everything sent since the
+    day before the last sync, the 9th listed 36 records in 13 pages for a window of 4; each
+    now costs at most one request per record of its window, and once the listing would cost
+    more than the window's records, nothing is listed again."""
+    desk = Desk(tmp_path / "desk")
+    registry = _registry(tmp_path)
+    with SimServer(generate_show(60, seed=21), _config()) as server:
+        async with _client(server, registry, Counting()) as client:
+            await Puller(client, desk.cache).sync(["customers"], full=True)
+            ids = [r["id"] for r in server.show.records("customers")[:40]]
+            for n, rid in enumerate(ids):
+                queue_update(desk.cache, desk.outbox, "customers", rid, city=f"Town {n}")
+            push = Pusher(client, desk.cache, desk.outbox)
+            _always_late(push)
+            report = await push.push()
+        for n, rid in enumerate(ids):
+            assert server.show.get("customers", rid)["city"] == f"Town {n}"  # type: ignore[index]
+    assert (report.done, report.failed, report.conflicts, report.errors) == (40, 0, 0, [])
+    assert len(rechecks) == 9
+    for pages, _, gets, records in rechecks:
+        assert pages + gets <= records, rechecks
+    assert sum(listed for _, listed, _, _ in rechecks[-5:]) == 0, rechecks
+    desk.close()
+
+
+# Every shape the simulator plays whose customers live at the registry's paths and take writes.
+SHAPES = [name for name in PRESETS if name not in ("renamed-paths", "deny-writes")]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("shape", SHAPES)
+async def test_a_recheck_by_single_gets_judges_as_the_listing_did(
+    tmp_path: Path, rechecks: list[Cost], shape: str
+) -> None:
+    """After the first window has landed, another admin changes the city of a record of the
+    4th window (the field we change: a conflict) and the phone of one of the 5th (another
+    field: merged into our PUT, kept on the show). The re-checks, by single GETs where
+    those cost fewer requests than the listing, find both as a listing would, whatever shape
+    the show has."""
+    desk = Desk(tmp_path / "desk")
+    registry = _registry(tmp_path)
+    config = config_for([shape], show_id="RECHECK", client_secret="s3cret", throttle=False)
+    with SimServer(generate_show(40, seed=22), config) as server:
+        async with _client(server, registry, Counting()) as client:
+            await Puller(client, desk.cache).sync(["customers"], full=True)
+            ids = [str(r["id"]) for r in server.show.records("customers")[:24]]
+            for rid in ids:
+                queue_update(desk.cache, desk.outbox, "customers", rid, city="Ours")
+            clash, beside = ids[13], ids[17]
+            crossed: list[str] = []
+
+            def other_admin(progress: PushProgress) -> None:
+                if progress.done >= WINDOW and not crossed:
+                    crossed.append("yes")
+                    for rid, fields in ((clash, {"city": "Theirs"}), (beside, {"phone": "555"})):
+                        current = server.show.get("customers", rid)
+                        assert current is not None
+                        server.show.replace("customers", rid, {**current, **fields})
+
+            push = Pusher(client, desk.cache, desk.outbox, on_progress=other_admin)
+            _always_late(push)
+            report = await push.push()
+        on_show = {rid: server.show.get("customers", rid) or {} for rid in ids}
+    assert crossed
+    assert (report.done, report.failed, report.conflicts) == (23, 0, 1), report
+    assert on_show[clash]["city"] == "Theirs"
+    assert (on_show[beside]["city"], on_show[beside]["phone"]) == ("Ours", "555")
+    assert all(on_show[rid]["city"] == "Ours" for rid in ids if rid != clash)
+    for pages, _, gets, records in rechecks:
+        assert pages + gets <= records, rechecks
+    # single GETs where they were cheaper: where a page holds the show's whole answer (a show
+    # that pages by other names serves its own page size), the listing is one request
+    assert any(gets for _, _, gets, _ in rechecks) or all(p == 1 for p, *_ in rechecks), rechecks
+    desk.close()
+
+
+class NoSingleGet(Counting):
+    """A show whose GET of one customer answers 404 (the registry declares it, the show not)."""
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path.rstrip("/")
+        if request.method == "GET" and "/Customer/" in path:
+            self.gets += 1
+            return httpx.Response(404, json={"message": "No HTTP resource was found"})
+        return await super().handle_async_request(request)
+
+
+@pytest.mark.asyncio
+async def test_a_show_without_single_gets_is_rechecked_by_its_listing(
+    tmp_path: Path, rechecks: list[Cost]
+) -> None:
+    """Every single GET answers 404: the re-check that tried them lists instead, finds the
+    records its GETs missed in the listing, and lists from then on; the record another admin
+    changed under our edit is still a conflict."""
+    desk = Desk(tmp_path / "desk")
+    registry = _registry(tmp_path)
+    with SimServer(generate_show(60, seed=23), _config()) as server:
+        async with _client(server, registry, NoSingleGet()) as client:
+            await Puller(client, desk.cache).sync(["customers"], full=True)
+            ids = [str(r["id"]) for r in server.show.records("customers")[:28]]
+            for rid in ids:
+                queue_update(desk.cache, desk.outbox, "customers", rid, city="Ours")
+            clash = ids[-1]
+
+            def other_admin(progress: PushProgress) -> None:
+                current = server.show.get("customers", clash)
+                if progress.done >= WINDOW and current is not None and current["city"] != "X":
+                    server.show.replace("customers", clash, {**current, "city": "X"})
+
+            push = Pusher(client, desk.cache, desk.outbox, on_progress=other_admin)
+            _always_late(push)
+            report = await push.push()
+        on_show = {rid: server.show.get("customers", rid) or {} for rid in ids}
+    assert (report.done, report.failed, report.conflicts) == (27, 0, 1), report
+    assert on_show[clash]["city"] == "X"
+    tried = [n for n, (_, _, gets, _) in enumerate(rechecks) if gets]
+    assert len(tried) == 1, rechecks  # GETs tried once, then the listing
+    assert all(pages for pages, *_ in rechecks[tried[0] :]), rechecks
+    desk.close()
