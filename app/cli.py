@@ -14,7 +14,6 @@ showdesk check                                ask every list once; suggest overr
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from collections.abc import Sequence
 
@@ -83,12 +82,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return int(sim_main(args[1:]))
     if args and args[0] in HEADLESS:
+        from app.commands.log_on_demand import logging_when_used
         from app.commands.parser import headless_parser
         from app.commands.runner import run
-        from app.logs import logging_to_file
 
         options = headless_parser(json_errors="--json" in args).parse_args(args)
-        with logging_to_file():
+        with logging_when_used():
             return run(options)
     if args and not args[0].startswith("-"):  # a mistyped subcommand: say the nearest
         return _unknown_command(args[0])
@@ -107,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _unknown_command(name: str) -> int:
+    import difflib
+
     nearest = difflib.get_close_matches(name, ("sim", *HEADLESS), n=1, cutoff=0.5)
     hint = f" Did you mean `showdesk {nearest[0]}`?" if nearest else ""
     print(

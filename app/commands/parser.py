@@ -24,12 +24,16 @@ def resources_text() -> str:
     return "\n".join(lines)
 
 
-def headless_parser(json_errors: bool = False) -> argparse.ArgumentParser:
+def headless_parser(
+    json_errors: bool = False, command: str | None = None
+) -> argparse.ArgumentParser:
     """The headless command line; with `json_errors` (`--json` was given) a usage error is one
-    JSON object on stderr, as every other error of a `--json` command is."""
+    JSON object on stderr, as every other error of a `--json` command is. Given the `command`
+    it will parse, the options every command shares (connection, `--json`: most of the
+    parser's making) are given to that command's parser only."""
     from app.commands.workspace import add_connection_options  # the client's modules: only here
 
-    parser = (_JsonErrors if json_errors else argparse.ArgumentParser)(prog="showdesk")
+    parser = (_JsonErrors if json_errors else _Parser)(prog="showdesk")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("sync", help="pull the show into the local cache")
     p.add_argument("--resource", action="append", metavar="SLUG", help="only this resource")
@@ -64,7 +68,7 @@ def headless_parser(json_errors: bool = False) -> argparse.ArgumentParser:
         help="ask every list once, report how each answered, suggest overrides for 404s",
     )
     for name in ("sync", "push", "export", "import"):  # the commands that take a SLUG
-        sub.choices[name].epilog = resources_text()
+        sub.choices[name].lists_resources = True
         sub.choices[name].formatter_class = argparse.RawDescriptionHelpFormatter
     for action in sub.choices.values():
         action.add_argument(
@@ -119,7 +123,19 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-class _JsonErrors(argparse.ArgumentParser):
+class _Parser(argparse.ArgumentParser):
+    """A command's parser; the help of one that takes a SLUG ends with the resources, read from
+    the registry only when the help is printed (a command's start never loads it for that)."""
+
+    lists_resources = False
+
+    def format_help(self) -> str:
+        if self.lists_resources:
+            self.epilog = resources_text()
+        return super().format_help()
+
+
+class _JsonErrors(_Parser):
     """A parser whose usage errors are `{"command", "error", "exit": 2}` on stderr (its
     subcommands' parsers are of this class too: argparse makes them of the parent's class)."""
 

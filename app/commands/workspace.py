@@ -24,10 +24,10 @@ from app.connect import (
 )
 from app.settings import SECRET_ENV, Profile, ProfileStore, secrets
 from app.store.cache import Cache
-from app.store.outbox import Outbox
 
 if TYPE_CHECKING:
     from app.api.client import ShowClient  # an export or an import sends nothing
+    from app.store.outbox import Outbox
     from app.team.team import Team
 
 OK, SOME_FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130
@@ -39,14 +39,24 @@ class UsageError(Exception):
 
 @dataclass
 class Workspace:
-    """What a command works on: the profile, its registry, cache and outbox."""
+    """What a command works on: the profile, its registry, cache and outbox (opened when first
+    used: an export never opens it, nor imports it)."""
 
     profile: Profile
     registry: Registry
     cache: Cache
-    outbox: Outbox
+    outbox_path: Path
     team: Team | None = None  # the team's database, when the profile works in a team
     out: Output = field(default_factory=lambda: Output("showdesk"))
+    opened_outbox: Outbox | None = field(default=None, init=False, repr=False)
+
+    @property
+    def outbox(self) -> Outbox:
+        if self.opened_outbox is None:
+            from app.store.outbox import Outbox
+
+            self.opened_outbox = Outbox(self.outbox_path)
+        return self.opened_outbox
 
     def client(self) -> ShowClient:
         secret = os.environ.get(SECRET_ENV) or secrets.get(self.profile)
@@ -134,8 +144,13 @@ def workspace(args: argparse.Namespace, out: Output) -> Iterator[Workspace]:
     command = getattr(args, "command", None)
     team = _open_team(profile, out, alone_if_down=command in ("sync", "status"))
     try:
-        with Cache(cache_path, registry) as cache, Outbox(outbox_path) as outbox:
-            yield Workspace(profile, registry, cache, outbox, team, out)
+        with Cache(cache_path, registry) as cache:
+            ws = Workspace(profile, registry, cache, outbox_path, team, out)
+            try:
+                yield ws
+            finally:
+                if ws.opened_outbox is not None:
+                    ws.opened_outbox.close()
     finally:
         if team is not None:
             team.close()
