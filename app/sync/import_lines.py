@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from app.sync.importer import ImportPlan, PlannedChange
+from app.sync.import_plan import ImportPlan, PlannedChange
 from app.words import title_of
 
 SHOWN_VALUE = 60  # characters of a value shown in a line

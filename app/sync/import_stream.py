@@ -21,7 +21,7 @@ from typing import IO, Any
 from app.api.registry import Resource
 from app.store.outbox import NewChange
 from app.sync.import_lines import change_line
-from app.sync.importer import RowOutcome, error_line, push_requests
+from app.sync.import_plan import RowOutcome, error_line, push_requests
 
 TOTALS = {"create": "creates", "update": "updates", "unchanged": "unchanged", "error": "errors"}
 
