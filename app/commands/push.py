@@ -17,7 +17,8 @@ from app.commands.workspace import OK, SOME_FAILED, USAGE, Workspace
 from app.push_lines import change_line, outcome_lines
 from app.store.changes import Change, State
 from app.store.outbox import Outbox
-from app.sync.push_plan import plan_push, plan_text, push_seconds
+from app.store.page_cache import walking
+from app.sync.push_plan import plan_pages, plan_text, push_seconds
 from app.sync.pusher import Pusher, PushProgress, PushReport
 from app.words import count
 
@@ -87,9 +88,14 @@ def _push_estimate(args: argparse.Namespace, ws: Workspace) -> int:
 
     async def work(client: ShowClient) -> int:
         sent = _to_push(ws.outbox, args.resource, args.retry_failed)
-        # What the push would send, as it would send it (a failed one retried goes as pending).
-        changes = [replace(c, state="pending") for c in ws.outbox.changes() if c.seq in sent]
-        plan = plan_push(changes, ws.registry)
+        # What the push would send, as it would send it (a failed one retried goes as pending),
+        # read a page at a time: the plan keeps a few numbers per change, out of memory.
+        pages = (
+            [replace(c, state="pending") for c in ws.outbox.changes_by_seq(page)]
+            for page in sent.pages(JSON_PAGE)
+        )
+        with walking(ws.outbox):  # each page is read once: no 64 MiB page cache
+            plan = plan_pages(pages, ws.registry)
         state, reserve = client.governor.state(), ws.profile.interactive_reserve
         ws.out.set(
             dry_run=True,

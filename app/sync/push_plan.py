@@ -3,7 +3,8 @@
 The one estimate of a push, told alike by the outbox's review pane (app/ui/outbox/outbox_view.py)
 and `showdesk push --dry-run` (app/commands/push.py). `plan_push(changes, registry)` counts the
 requests the Pusher (app/sync/pusher.py) makes for the pending changes among `changes`, walking
-each record's changes in rounds as it does:
+each record's changes in rounds as it does (`plan_pages` counts the same from pages of changes,
+holding a few numbers per change in a temporary file: `push --dry-run` of a million changes):
 
 - one per create, delete and special operation; a record's consecutive updates are ONE PUT;
 - changes that share a bulk operation (`batches.batch_key`: record changes of a bulk-only
@@ -23,16 +24,20 @@ left in its window goes at once, the rest at the pace the limit allows backgroun
 from __future__ import annotations
 
 import math
+import sqlite3
 import time
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from contextlib import closing
+from dataclasses import astuple, dataclass
+from itertools import groupby
+from operator import itemgetter
 
 from app.api.governor import GovernorState
 from app.api.pacing import allowed_requests
 from app.api.registry import Registry, Resource
 from app.store.changes import Change
-from app.sync.batches import BULK_SIZE, BatchKey, collapses, head_run, lines_of
+from app.sync.batches import BULK_SIZE, batch_key, collapses, lines_of
 
 
 @dataclass(frozen=True)
@@ -53,50 +58,123 @@ def plan_push(
     changes: Iterable[Change], registry: Registry, bulk_size: int = BULK_SIZE
 ) -> PushPlan:
     """The requests a push of the pending changes among `changes` makes (all going through)."""
-    pending = [c for c in changes if c.state == "pending" and c.resource in registry]
-    chains: dict[tuple[str, str], list[Change]] = defaultdict(list)
-    for change in pending:
-        chains[(change.resource, change.record_id)].append(change)
-    heads, sends, bulk = list(chains.values()), 0, 0
-    while heads:
-        groups: dict[BatchKey, int] = defaultdict(int)
-        runs = [head_run(registry, chain) for chain in heads]
-        for run, key in runs:
-            if key is None:
-                sends += 1
+    count = _Count(registry, bulk_size)
+    chains: dict[tuple[str, str], list[_Step]] = defaultdict(list)
+    for change in changes:
+        if count.wants(change):
+            chains[(change.resource, change.record_id)].append(count.step(change))
+    for chain in chains.values():
+        count.chain(chain)
+    return count.plan()
+
+
+def plan_pages(
+    pages: Iterable[Iterable[Change]], registry: Registry, bulk_size: int = BULK_SIZE
+) -> PushPlan:
+    """`plan_push` of the changes in `pages` (oldest first), never holding them all (`push
+    --dry-run` of a million changes): what the plan needs of each change (`_Step`, a few
+    numbers) goes to a temporary SQLite file, read back a record's chain at a time."""
+    count = _Count(registry, bulk_size)
+    with closing(sqlite3.connect("", isolation_level=None)) as db:  # "": deleted on close
+        db.execute("PRAGMA cache_size=-2048")  # it spills to disk (the sort too)
+        db.execute(
+            "CREATE TABLE steps (resource TEXT, record_id TEXT, seq INTEGER, key TEXT,"
+            " up INTEGER, collapses INTEGER, elements INTEGER)"
+        )
+        for page in pages:
+            rows = [
+                (c.resource, c.record_id, c.seq, *astuple(count.step(c)))
+                for c in page
+                if count.wants(c)
+            ]
+            db.execute("BEGIN")
+            db.executemany("INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            db.execute("COMMIT")
+        ordered = db.execute(
+            "SELECT resource, record_id, key, up, collapses, elements FROM steps"
+            " ORDER BY resource, record_id, seq"
+        )
+        for _, chain in groupby(ordered, key=itemgetter(0, 1)):
+            count.chain([_Step(key, bool(up), bool(fold), n) for _, _, key, up, fold, n in chain])
+    return count.plan()
+
+
+@dataclass(frozen=True)
+class _Step:
+    """What the plan needs of one pending change."""
+
+    key: str | None  # the bulk request it goes in (`batch_key`, as text); None: sent alone
+    update: bool  # a plain update (a record's consecutive ones: one PUT)
+    collapses: bool  # a record's consecutive ones send only the last (`collapses`)
+    elements: int  # the elements it adds to its bulk request
+
+
+class _Count:
+    """A plan counted a record at a time: each pending change `step`ped (its listings noted),
+    each record's steps, in order, walked in rounds by `chain` as the Pusher walks them: a
+    round sends the next run of every record, the runs sharing a bulk request together."""
+
+    def __init__(self, registry: Registry, bulk_size: int) -> None:
+        self.registry, self.bulk_size = registry, bulk_size
+        self.changes = self.singles = 0
+        self.elements: dict[tuple[int, str], int] = defaultdict(int)  # (round, key) → elements
+        self.batches: dict[str, int] = {}  # key → elements per bulk request
+        self.before: set[str] = set()  # resources listed before the sends (conflicts)
+        self.after: set[tuple[str, str]] = set()  # listed after (a booth, bulk creates)
+
+    def wants(self, change: Change) -> bool:
+        return change.state == "pending" and change.resource in self.registry
+
+    def step(self, change: Change) -> _Step:
+        self.changes += 1
+        res = self.registry[change.resource]
+        self._listings(res, change)
+        found = batch_key(res, change)
+        key = None if found is None else repr(found)
+        if found is not None and key not in self.batches:
+            batch = self.registry[found[0]].op(found[1]).batch or self.bulk_size
+            self.batches[str(key)] = max(min(batch, self.bulk_size), 1)
+        elements = len(lines_of(res, change, None)) if found is not None else 0
+        return _Step(key, change.op == "update", collapses(res, change), elements)
+
+    def chain(self, steps: list[_Step]) -> None:
+        """A record's steps, in order, run by run (`head_run`'s rule), a round each."""
+        start, number = 0, 0
+        while start < len(steps):
+            first, end = steps[start], start + 1
+            while end < len(steps):
+                following = steps[end]
+                if first.key is not None and following.key != first.key:
+                    break
+                if first.key is None and not (steps[end - 1].update and following.update):
+                    break
+                end += 1
+            if first.key is None:
+                self.singles += 1
             else:
-                groups[key] += _elements(registry[key[0]], run)
-        for (slug, op, _), n in groups.items():
-            batch = registry[slug].op(op).batch or bulk_size
-            bulk += math.ceil(n / max(min(batch, bulk_size), 1))
-        heads = [chain[len(run) :] for chain, (run, _) in zip(heads, runs, strict=True)]
-        heads = [chain for chain in heads if chain]
-    return PushPlan(len(pending), sends + bulk, bulk, _listings(registry, pending))
+                run = steps[start:end]
+                folded = all(s.collapses for s in run)
+                elements = run[-1].elements if folded else sum(s.elements for s in run)
+                self.elements[(number, first.key)] += elements
+            start, number = end, number + 1
 
+    def plan(self) -> PushPlan:
+        bulk = sum(math.ceil(n / self.batches[key]) for (_, key), n in self.elements.items())
+        checks = len(self.before) + len(self.after)
+        return PushPlan(self.changes, self.singles + bulk, bulk, checks)
 
-def _elements(res: Resource, run: list[Change]) -> int:
-    """Elements a run adds to its bulk request (consecutive bulk updates: the last record)."""
-    if all(collapses(res, c) for c in run):
-        return len(lines_of(res, run[-1], None))
-    return sum(len(lines_of(res, c, None)) for c in run)
-
-
-def _listings(registry: Registry, pending: list[Change]) -> int:
-    """Listings before the sends (conflicts) and after (a booth's associations, bulk creates)."""
-    before: set[str] = set()
-    after: set[tuple[str, str]] = set()
-    for change in pending:
-        res = registry[change.resource]
+    def _listings(self, res: Resource, change: Change) -> None:
+        """Listings before the sends (conflicts) and after (a booth's associations, bulk
+        creates)."""
         if res.nested_by_param:
-            after.add((res.slug, str(change.params.get(res.parent_param or ""))))
-            continue
+            self.after.add((res.slug, str(change.params.get(res.parent_param or ""))))
+            return
         if not res.can("list"):
-            continue
+            return
         if _needs_check(change):
-            before.add(res.slug)
+            self.before.add(res.slug)
         if change.op == "bulk-create" and "body" not in change.payload:
-            after.add((res.slug, ""))
-    return len(before) + len(after)
+            self.after.add((res.slug, ""))
 
 
 def push_seconds(
