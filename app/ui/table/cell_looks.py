@@ -26,6 +26,8 @@ from app.ui.table.presenter import CellPresenter
 
 __all__ = [
     "ASKED_APART",
+    "CHECK_ONLY",
+    "ELIDED",
     "PAINTED",
     "PLAIN_WIDTH",
     "CellLook",
@@ -51,10 +53,14 @@ BACKGROUND, FOREGROUND, FONT = (
 PAINTED = frozenset({DISPLAY, ALIGN, CHECK, BACKGROUND, FOREGROUND, FONT})  # from the looks
 # The roles answered apart (a paint never asks them); any other role a cell never answers.
 ASKED_APART = frozenset({int(_ROLES.UserRole), int(_ROLES.EditRole), int(_ROLES.ToolTipRole)})
-# Not a role (no view asks it): the width of a plain cell's text, -1 for a cell that is not
-# plain (app/ui/table/delegates.py `CellDelegate`), measured when the cell is first painted.
-PLAIN_WIDTH = -1
+# Not roles (no view asks them), kept in a look by the delegate that paints it
+# (app/ui/table/cell_paint.py `CellDelegate`) when the cell is first painted: the width of a
+# plain cell's text (-1: not plain; `CHECK_ONLY`: a check box alone), and the text shown in a
+# column too narrow for it, (room, text elided).
+PLAIN_WIDTH, ELIDED = -1, -3
+CHECK_ONLY = -2
 _PLAIN = frozenset({DISPLAY, ALIGN})
+_CHECK_ONLY = frozenset({CHECK})
 KEPT = 2_000  # records whose cells' looks are kept: many screens around the one shown
 CellLook = dict[int, Any]  # role → what the cell answers (a tint as its `Hue`, made a brush late)
 
@@ -135,13 +141,14 @@ def answer(role: int, value: Any) -> Any:
 
 
 def plain_width(look: CellLook, width_of: Callable[[str], int]) -> int:
-    """The width of a plain cell's text (only a text, maybe aligned right; 0 for an empty
-    cell: nothing at all), else -1."""
+    """The width of a plain cell's text (only a text printable on one line, maybe aligned
+    right; 0 for an empty cell: nothing at all), `CHECK_ONLY` for a check box alone, else -1."""
     if not look:
         return 0
     if DISPLAY not in look or not look.keys() <= _PLAIN:
-        return -1
-    return width_of(look[DISPLAY])
+        return CHECK_ONLY if look.keys() == _CHECK_ONLY else -1
+    text = look[DISPLAY]
+    return width_of(text) if text.isprintable() else -1  # a new line: laid out by Qt
 
 
 class TextWidths:

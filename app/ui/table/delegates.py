@@ -8,12 +8,8 @@ gets the forms' searchable `ReferencePicker` over the target's cached records, a
 the key. The editor only collects a value: `setModelData` hands it to the model, whose `setData`
 turns it into an undo command — the delegate never writes anything itself.
 
-Painting: `CellDelegate` draws a plain cell (its text alone, fitting its column, or nothing at
-all; not selected, focused or hovered) with one `drawText` (or none) from the cell's look
-(app/ui/table/cell_looks.py), the same pixels Qt's styled delegate draws; every other cell is
-painted by Qt's styled delegate.
-Qt's way lays out each cell's text in a `QTextLayout` and asks the model seven roles: at 45
-rows of 13 columns that was most of a scroll frame (decision 0022).
+Painting: `RecordDelegate` paints as `CellDelegate` (app/ui/table/cell_paint.py: most cells
+with one `drawText` from the cell's look, the same pixels as Qt's styled delegate).
 """
 
 from __future__ import annotations
@@ -30,18 +26,14 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
-    QRectF,
     Qt,
 )
-from PySide6.QtGui import QPainter, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QLineEdit,
     QSpinBox,
-    QStyle,
-    QStyledItemDelegate,
     QStyleOptionViewItem,
     QWidget,
 )
@@ -49,22 +41,13 @@ from PySide6.QtWidgets import (
 from app.api.registry import Resource
 from app.api.shapes import MODELS, ShowRecord
 from app.ui.form.pickers import Choices, ReferencePicker
-from app.ui.table.cell_looks import ALIGN, DISPLAY, PLAIN_WIDTH, CellLook, TextWidths, plain_width
+from app.ui.table.cell_paint import CellDelegate, LookOf
 
 Index = QModelIndex | QPersistentModelIndex
 Kind = Literal["text", "int", "float", "bool", "choice"]
 READ_ONLY = frozenset({"id", "modifiedDate"})
 INT_LIMIT = 2_147_483_647
 ChoicesFor = Callable[[str], Choices]  # target resource slug → what its picker offers
-LookOf = Callable[[int, int], CellLook]  # (row, column) → the cell's look (the table model's)
-_State = QStyle.StateFlag
-# A cell in any of these states is painted by Qt's delegate (highlight, focus frame, hover).
-_STYLED = (_State.State_Selected | _State.State_HasFocus | _State.State_MouseOver).value
-_ENABLED, _ACTIVE_STATE = _State.State_Enabled.value, _State.State_Active.value
-_WRAP = QStyleOptionViewItem.ViewItemFeature.WrapText
-_TOP_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop
-_ACTIVE, _INACTIVE = QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive
-_TEXT = QPalette.ColorRole.Text
 
 
 @dataclass(frozen=True)
@@ -102,61 +85,6 @@ def _kind_of(annotation: Any) -> FieldKind | None:
     }
     kind = simple.get(annotation)
     return None if kind is None else FieldKind(kind)
-
-
-class CellDelegate(QStyledItemDelegate):
-    """Paints a plain cell with one `drawText` (given `look`, the model's cell looks); any
-    other cell, or every cell without `look`, as Qt's styled delegate does."""
-
-    def __init__(self, parent: QObject | None = None, look: LookOf | None = None) -> None:
-        super().__init__(parent)
-        self._look_of = look
-        self._metrics: tuple[int, int, int] | None = None  # text inset, font height, ascent
-        self._wraps_or_mirrors = False
-        self._widths: Callable[[str], int] = len  # measured in the view's font from the first paint
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        """A plain cell drawn as QCommonStyle draws an item's text; else Qt's delegate paints.
-        (One method, flags compared as ints: every Python call and enum `&` here costs about
-        a microsecond, and a frame paints 600 cells.)"""
-        look_of, state = self._look_of, option.state.value
-        if look_of is None or state & _STYLED or not state & _ENABLED:
-            super().paint(painter, option, index)
-            return
-        look = look_of(index.row(), index.column())
-        if self._metrics is None:
-            self._metrics = self._measure(option)
-        margin, height, ascent = self._metrics
-        width = look.get(PLAIN_WIDTH)
-        if width is None:
-            width = look[PLAIN_WIDTH] = plain_width(look, self._widths)
-        rect = option.rect
-        if width < 0 or width > rect.width() - 2 * margin or self._wraps_or_mirrors:
-            super().paint(painter, option, index)  # not plain, elided by Qt's, or wrapped
-            return
-        if not width:
-            return  # an empty cell: Qt's delegate draws nothing either
-        painter.setPen(option.palette.color(_ACTIVE if state & _ACTIVE_STATE else _INACTIVE, _TEXT))
-        top = rect.y() + (rect.height() - height) // 2
-        if ALIGN in look:  # a number, at the right: placed as Qt's text layout places it
-            box = QRectF(rect.x() + margin, top, rect.width() - 2 * margin, height)
-            painter.drawText(box, _TOP_RIGHT, look[DISPLAY])
-        else:
-            painter.drawText(rect.x() + margin, top + ascent, look[DISPLAY])
-
-    def _measure(self, option: QStyleOptionViewItem) -> tuple[int, int, int]:
-        """QCommonStyle's inset of an item's text (its focus frame margin + 1), the font's
-        height and ascent — measured once, at the first paint (the table's font is the
-        application's, set before any table opens) — and whether the view wraps or mirrors its
-        text (then Qt's delegate paints every cell; the tab's tables do neither)."""
-        view = option.widget
-        style = view.style() if view is not None else None
-        focus = QStyle.PixelMetric.PM_FocusFrameHMargin
-        mirrored = option.direction != Qt.LayoutDirection.LeftToRight
-        self._wraps_or_mirrors = mirrored or bool(option.features & _WRAP)
-        self._widths = TextWidths(option.font)
-        margin = (style.pixelMetric(focus, None, view) if style else 2) + 1
-        return margin, option.fontMetrics.height(), option.fontMetrics.ascent()
 
 
 class RecordDelegate(CellDelegate):

@@ -42,8 +42,9 @@ from app.store.outbox import Outbox
 from app.ui.common.references import ReferenceNames, title_of
 from app.ui.form.pickers import reference_choices
 from app.ui.table import view_state
+from app.ui.table.cell_paint import CellDelegate
 from app.ui.table.column_filter import ColumnFilterBox
-from app.ui.table.delegates import CellDelegate, ChoicesFor, RecordDelegate
+from app.ui.table.delegates import ChoicesFor, RecordDelegate
 from app.ui.table.form_side import FormSide
 from app.ui.table.gestures import GridGestures
 from app.ui.table.import_dialog import GridImport

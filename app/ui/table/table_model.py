@@ -298,7 +298,7 @@ class RecordTableModel(RecordRows):
 
     def cell_look(self, row: int, column: int) -> CellLook:
         """What a cell answers a painting view (app/ui/table/cell_looks.py), made once; a
-        `CellDelegate` paints a plain cell from it (app/ui/table/delegates.py)."""
+        `CellDelegate` paints a plain cell from it (app/ui/table/cell_paint.py)."""
         rows = self._rows
         return self._looks.look(
             rows.record_id(row),

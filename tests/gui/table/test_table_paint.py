@@ -18,7 +18,8 @@ from pytestqt.qtbot import QtBot
 from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
 from app.ui.common.palette import Hue, background_brush, text_brush
-from app.ui.table.delegates import CellDelegate, RecordDelegate
+from app.ui.table.cell_paint import CellDelegate
+from app.ui.table.delegates import RecordDelegate
 from app.ui.table.table_model import RecordTableModel
 from tests.gui.table.test_table_model import cell, make_model
 
