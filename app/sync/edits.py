@@ -2,11 +2,11 @@
 
 The grid, the record form, paste, fill, "Set field…" and import all describe what the user did as
 `FieldEdit`s (record, field, new value). `Editor.stage` coerces every value through the record's
-model, rejects the invalid ones with a reason at their field (a required field — the record's key
-or its name, `required_fields` — cannot be cleared: the cell, the form and the import all hear
-why), and writes the rest to the outbox
-in ONE committed transaction — one change per record, carrying the whole record as it will be
-PUT, and the server's version it was made on (for conflict detection). Only then does it answer;
+model (app/sync/edit_values.py), rejects the invalid ones with a reason at their field (a
+required field — the record's key or its name, `required_fields` — cannot be cleared: the cell,
+the form and the import all hear why), and writes the rest to the outbox in ONE committed
+transaction — one change per record, carrying the whole record as it will be PUT, and the
+server's version it was made on (for conflict detection). Only then does it answer;
 the caller updates its view afterwards.
 
 A resource the API updates or creates only in bulk (order lines, inventory, order history items)
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
-from app.api.errors import InvalidValue, RegistryError
+from app.api.errors import RegistryError
 from app.api.registry import Registry, Resource
 from app.store.cache import Cache
 from app.store.changes import (
@@ -37,8 +37,9 @@ from app.store.changes import (
     new_local_id,
 )
 from app.store.outbox import Outbox
-from app.sync.batches import is_record_change, sendable_fields
+from app.sync.batches import is_record_change
 from app.sync.edit_undo import UndoSteps
+from app.sync.edit_values import FieldEdit, Rejected, can_edit, coerced, required_fields, write_op
 from app.sync.overlay import UNSETTLED, PendingOverlay
 from app.sync.revert import BEFORE
 from app.sync.special_changes import READS, UnknownOperation, jsonable, special_body, subject_of
@@ -58,50 +59,6 @@ __all__ = [
 ]
 
 _UNSETTLED: tuple[State, ...] = UNSETTLED  # what Editor.current lays over (app/sync/overlay.py)
-
-
-def write_op(res: Resource, single: str) -> str | None:
-    """The operation that writes `single` ("create"/"update") for `res`: itself, else its bulk
-    form (`bulk-create`/`bulk-update`), else None (the API cannot do it)."""
-    if res.can(single):
-        return single
-    bulk = f"bulk-{single}"
-    return bulk if res.can(bulk) else None
-
-
-def required_fields(res: Resource) -> tuple[str, ...]:
-    """The fields a record of `res` cannot be left without: its business key (what a person
-    reads it by) and its name (the registry's `label`). Clearing one is refused at the cell."""
-    return tuple(dict.fromkeys(f for f in (res.key, res.label) if f and f != "id"))
-
-
-def can_edit(res: Resource, name: str) -> bool:
-    """Whether an edit of field `name` of an existing record can be pushed: the resource has an
-    `update` or `bulk-update`, and that operation carries the field (an order line's price is the
-    server's)."""
-    op = write_op(res, "update")
-    if op is None or name in ("id", "modifiedDate"):
-        return False
-    allowed = sendable_fields(res.slug, op)
-    return allowed is None or name in allowed
-
-
-class FieldEdit(NamedTuple):
-    """Set `field` of record `record_id` to `value` (raw as typed or pasted: coerced later).
-    A named tuple: a paste makes two per cell (new and old values), and a frozen dataclass
-    costs four times as much to build."""
-
-    record_id: str
-    field: str
-    value: Any
-
-
-@dataclass(frozen=True)
-class Rejected:
-    """An edit that was not queued, and why (shown at the cell or field)."""
-
-    edit: FieldEdit
-    reason: str
 
 
 @dataclass
@@ -216,7 +173,7 @@ class Editor(UndoSteps):
         op = write_op(res, "create")
         if op is None:
             return None, [Rejected(FieldEdit("new", res.key, None), _cannot(res, "created"))]
-        record, rejected = _coerced(res, {}, [FieldEdit("new", k, v) for k, v in values.items()])
+        record, rejected = coerced(res, {}, [FieldEdit("new", k, v) for k, v in values.items()])
         # A bulk-created record's key may be the server's to give (an order line's orderLineID).
         if not rejected and not record.get(res.key) and res.key != "id" and op == "create":
             rejected.append(Rejected(FieldEdit("new", res.key, None), "is required"))
@@ -313,7 +270,7 @@ class Editor(UndoSteps):
         if view is None:
             staged.rejected += [Rejected(e, "this record no longer exists") for e in edits]
             return
-        record, rejected = _coerced(res, view, edits)
+        record, rejected = coerced(res, view, edits)
         staged.rejected += rejected
         if record != view:
             staged.records[record_id] = record
@@ -357,58 +314,6 @@ def _by_record(edits: Sequence[FieldEdit]) -> dict[str, list[FieldEdit]]:
     for edit in edits:
         grouped.setdefault(edit.record_id, []).append(edit)
     return grouped
-
-
-def _coerced(
-    res: Resource, view: Mapping[str, Any], edits: Sequence[FieldEdit]
-) -> tuple[dict[str, Any], list[Rejected]]:
-    """Apply edits through the model; keep the valid ones. All at once when they are all valid
-    (the usual case: one validation per record), else one field at a time to find the bad."""
-    from app.api.models import MODELS, validate_record  # pydantic: after the first paint
-
-    model = MODELS[res.model]
-    record = dict(view)
-    rejected = _clearing_required(res, view, edits)
-    refused = {id(r.edit) for r in rejected}
-    edits = [e for e in edits if id(e) not in refused]
-    if len(edits) > 1:
-        trial = {**record, **{e.field: _blank_to_none(e.value) for e in edits}}
-        try:
-            coerced = validate_record(model, trial).model_dump(mode="json")
-        except InvalidValue:
-            pass
-        else:
-            record.update((e.field, coerced.get(e.field)) for e in edits)
-            return record, rejected
-    for edit in edits:
-        trial = {**record, edit.field: _blank_to_none(edit.value)}
-        try:
-            coerced = validate_record(model, trial).model_dump(mode="json")
-        except InvalidValue as exc:
-            rejected.append(
-                Rejected(edit, exc.reason if exc.field.startswith(edit.field) else str(exc))
-            )
-            continue
-        record[edit.field] = coerced.get(edit.field)
-    return record, rejected
-
-
-def _clearing_required(
-    res: Resource, view: Mapping[str, Any], edits: Sequence[FieldEdit]
-) -> list[Rejected]:
-    """Edits that would empty a required field the record has a value in."""
-    required = required_fields(res)
-    return [
-        Rejected(e, "is required: it cannot be left empty")
-        for e in edits
-        if e.field in required
-        and _blank_to_none(e.value) is None
-        and _blank_to_none(view.get(e.field)) is not None
-    ]
-
-
-def _blank_to_none(value: Any) -> Any:
-    return None if isinstance(value, str) and not value.strip() else value
 
 
 def _text(value: Any) -> str | None:
