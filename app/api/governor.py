@@ -10,7 +10,8 @@ SDKs' adaptive mode), which then grow back.
 After a pause a single probe request goes first; the others wait until it has been answered.
 Observers get a frozen `GovernorState` whenever it changes (the status bar's "182/300 this
 minute" and "resuming in 23 s"). The decisions themselves live in `app.api.pacing` and
-`app.api.denials`; this module adds the waiting, with an injected clock, rng and sleep.
+`app.api.denials`; what answers do (the pauses, a team's pause followed) in `app.api.pauses`, the
+governor's base; this module adds the waiting, with an injected clock, rng and sleep.
 """
 
 from __future__ import annotations
@@ -23,27 +24,32 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
-from enum import Enum
 from typing import Protocol
 
 from app.api.denials import Denials
 from app.api.pacing import (
     BackoffSchedule,
     CubicAllowance,
-    Forbidden403,
     SlidingWindow,
     TeamPacing,
     allowed_requests,
-    classify_403,
-    says_permission,
 )
+from app.api.pauses import RACE_WAIT, Pauses, Verdict
 
 log = logging.getLogger(__name__)
 Sleep = Callable[[float], Awaitable[object]]
 # While the allowance grows back, a waiting request looks again this often (seconds).
 _REGROWTH_CHECK = 1.0
-# The shared history lost the last slot to another process between the check and the take.
-_RACE_WAIT = 0.05
+
+__all__ = [
+    "GovernorState",
+    "Observer",
+    "RateGovernor",
+    "RequestWindow",
+    "Sleep",
+    "Slot",
+    "Verdict",  # what `on_403` answers: app/api/pauses.py's
+]
 
 
 class RequestWindow(Protocol):
@@ -102,16 +108,10 @@ class Slot:
     operation: str = ""  # method + path template, e.g. "PUT /Customer/{id}"
 
 
-class Verdict(Enum):
-    RETRY = "retry"  # throttled: wait (acquire does) and send again
-    FORBIDDEN = "forbidden"  # a permission error
-    RATE_LIMITED = "rate-limited"  # still throttled after the last backoff try
-
-
 Observer = Callable[[GovernorState], None]
 
 
-class RateGovernor:
+class RateGovernor(Pauses):
     """Paces one profile's requests and backs off, for all of them, when throttled."""
 
     def __init__(
@@ -223,7 +223,7 @@ class RateGovernor:
                 taken = self._take(now, interactive, operation)
                 if taken is not None:
                     return taken
-                wait = _RACE_WAIT
+                wait = RACE_WAIT
             self._waiting += 1
             self._hold_for_budget(now, interactive)
             self._publish()
@@ -314,111 +314,6 @@ class RateGovernor:
             for task in waiters:
                 task.cancel()
             await asyncio.gather(*waiters, return_exceptions=True)
-
-    # ------------------------------------------------------------------------------- answers
-
-    def on_answer(self, slot: Slot) -> None:
-        """A non-403 answer: the show answered this operation (it is not denied, and vouches
-        for operations refused before it); a probe sent after the last pause ends the episode."""
-        self.denials.on_success(slot.operation, slot.seq)
-        self._answered_at = self._clock()
-        if self._attempt > 0 and slot.epoch == self._epoch:
-            log.info("rate limiting cleared after %d backoff tries", self._attempt)
-            self._end_episode()
-            if self._team is not None:
-                self._team.cleared()
-
-    def on_403(
-        self, slot: Slot, body: str, *, message: str = "", retry_after: float | None = None
-    ) -> Verdict:
-        """Decide what a 403 means; a throttling 403 starts (or extends) a pause of everything
-        and cuts the allowance. `retry_after`: the seconds the server asked to wait, if it did."""
-        proven = self.denials.on_refusal(
-            slot.operation, slot.seq, worded=says_permission(body), message=message or body
-        )
-        if classify_403(body, proven_denied=proven) is Forbidden403.PERMISSION:
-            return Verdict.FORBIDDEN
-        now = self._clock()
-        if slot.epoch < self._epoch:  # sent before the current pause began: already accounted for
-            if retry_after is not None and self._paused_until is not None:
-                self._paused_until = max(self._paused_until, now + retry_after)
-                self._notify()
-            return Verdict.RETRY
-        if self.backoff.exhausted(self._attempt):
-            self._end_episode()
-            return Verdict.RATE_LIMITED
-        used, answered = self._window.used(now), self._answered(now)
-        if self._team is not None and self._team.throttled(
-            slot.handle, retry_after, self._backoff_delay, used, answered
-        ):
-            self._cut_at = now
-            self._follow_team(now)  # the team paused (or this request was part of its last pause)
-            return Verdict.RETRY
-        allowance = self.adaptive.cut(now, used, answered=answered)
-        self._cut_at = now
-        self._pause(now, retry_after, allowance)
-        return Verdict.RETRY
-
-    def _answered(self, now: float) -> bool:
-        """Whether the show answered this process in the last window, and since the last cut: a
-        probe refused again gets no floor (it would keep knocking on a full window)."""
-        last = self._answered_at
-        if last is None or now - last >= self.window:
-            return False
-        return self._cut_at is None or last > self._cut_at
-
-    def _pause(self, now: float, retry_after: float | None, allowance: float) -> None:
-        self._attempt += 1
-        self._epoch += 1
-        delay = self.backoff.delay(self._attempt, self._rng) if retry_after is None else retry_after
-        self._paused_until = now + delay
-        log.warning(
-            "throttled (403): pausing all requests %.1f s%s, try %d of %d; %d per %g s from now",
-            delay,
-            " as the server asked" if retry_after is not None else "",
-            self._attempt,
-            self.backoff.max_attempts,
-            math.floor(allowance),
-            self._window.window,
-        )
-        self._notify()
-
-    def _backoff_delay(self, attempt: int) -> float:
-        """The pause before try `attempt` of an episode (full jitter)."""
-        return self.backoff.delay(attempt, self._rng)
-
-    def _follow_team(self, now: float) -> None:
-        """Pause with the team: any member's throttling 403 paused every member's requests."""
-        assert self._team is not None
-        shared = self._team.shared_pause()
-        if shared is None:
-            return
-        until = now + shared.left
-        if shared.number != self._team_pause:
-            self._team_pause = shared.number
-            if shared.attempt == 0:  # that episode is over (the show answered since)
-                return
-            self._attempt = shared.attempt  # one probe goes first, as after its own pause
-            self._epoch += 1  # requests in flight were sent before it: the team accounted them
-            self._paused_until = until if shared.left > 0 else None
-            log.warning(
-                "throttled (403): the team pauses all requests %.1f s, try %d of %d",
-                shared.left,
-                self._attempt,
-                self.backoff.max_attempts,
-            )
-            self._notify()
-        elif shared.left > 0 and (
-            self._paused_until is None or until > self._paused_until + _RACE_WAIT
-        ):
-            self._paused_until = until  # a teammate was asked to wait longer (Retry-After)
-            self._notify()
-
-    def _end_episode(self) -> None:
-        self._attempt = 0
-        self._epoch += 1
-        self._paused_until = None
-        self._notify()
 
     # ----------------------------------------------------------------------------- observers
 
