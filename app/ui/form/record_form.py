@@ -4,6 +4,8 @@ Generated for any resource from its model and registry entry (layouts: app/ui/fo
 Save checks every field inline first (nothing with a problem is queued), then hands the changed
 fields to `Editor.stage` (or `Editor.create` for a new record): one outbox transaction, the same
 path as the grid. A refused value, or a server 400 for a pushed change, is shown at its field.
+What moved the shown record since the form read it (a sync, a push, an edit in the grid) is told
+by app/ui/form/record_moves.py; `refresh` decides what the user sees.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.api.models import MODELS
 from app.api.registry import Resource
-from app.store.changes import Change, is_local_id
+from app.store.changes import is_local_id
 from app.sync.batches import sendable_fields
 from app.sync.edits import Editor, FieldEdit, Rejected, write_op
 from app.sync.overlay import PendingOverlay
@@ -33,7 +35,8 @@ from app.ui.common.references import ReferenceNames, title_of
 from app.ui.form.banner import FormMessages
 from app.ui.form.field_input import FieldInput, is_empty, same_value
 from app.ui.form.fields import FormFields
-from app.ui.form.layouts import CREATED_ELSEWHERE, READ_ONLY_FIELDS
+from app.ui.form.layouts import CREATED_ELSEWHERE
+from app.ui.form.record_moves import ReadVersion, pending_moved, same_record
 from app.words import count
 
 Confirm = Callable[[str], bool]
@@ -71,8 +74,7 @@ class RecordForm(QWidget):
         self.record_id: str | None = None
         self.is_new = False
         self._loaded: dict[str, Any] = {}
-        self._base_version: Any = None
-        self._pushed_at_base: set[int] = set()  # the record's changes pushed when it was read
+        self._read = ReadVersion(editor, resource.slug)  # the server's version shown
         self._teammates: Mapping[str, Mapping[str | None, str]] = {}  # team mode: who, when
         self._tinted: set[str] = set()
         self.title = QLabel(self)
@@ -91,7 +93,7 @@ class RecordForm(QWidget):
         self.record_id, self.is_new = record_id, False
         record = self.editor.current(self.resource.slug, record_id) if record_id else None
         self._load(record or {})
-        self._mark_base()
+        self._read.mark(record_id)
         if record_id and record is None:
             self.messages.show_error("This record no longer exists.")
         self._show_failures()
@@ -166,15 +168,15 @@ class RecordForm(QWidget):
         create, note a newer server version, show the record's pending values, errors."""
         if self.record_id is None or self.is_new:
             return
-        if is_local_id(self.record_id) and (server_id := self._created_as(self.record_id)):
+        if is_local_id(self.record_id) and (server_id := self._read.created_as(self.record_id)):
             self.record_id = server_id
-        moved = self._cached_version() != self._base_version
-        theirs = moved and not self._moved_by_own_push()
+        moved = self._read.moved(self.record_id)
+        theirs = moved and not self._read.moved_by_own_push(self.record_id)
         record = self.editor.current(self.resource.slug, self.record_id)
-        if theirs and record is not None and not _same_record(record, self._loaded):
+        if theirs and record is not None and not same_record(record, self._loaded):
             if self.dirty:
                 self.messages.show_banner("Changed on the server since you opened it.")
-                self._mark_base()
+                self._read.mark(self.record_id)
                 return
             self.show_record(self.record_id)
             self.messages.show_banner("Changed on the server since you opened it: reloaded.")
@@ -182,11 +184,11 @@ class RecordForm(QWidget):
             self.show_record(self.record_id)  # our own push came back: take the server's ids
             return
         elif moved:
-            self._mark_base()
-            if record is not None and not _same_record(record, self._loaded):
+            self._read.mark(self.record_id)
+            if record is not None and not same_record(record, self._loaded):
                 self._follow_pending(record)  # our push came back: keep what is being typed
                 return
-        elif _pending_moved(record, self._loaded):
+        elif pending_moved(record, self._loaded):
             self._follow_pending(record)
             return
         self._show_failures()
@@ -323,40 +325,6 @@ class RecordForm(QWidget):
         self.buttons["Revert"].setEnabled(dirty)
         self.buttons["Delete"].setEnabled(has and res.can("delete"))
 
-    def _cached_version(self) -> Any:
-        """The server's version of the record as cached, by its values: a strict server sends
-        `modifiedDate` only to `modifiedAfter` lists, so it cannot tell that the record moved."""
-        if self.record_id is None or is_local_id(self.record_id):
-            return None
-        cached = self.editor.cache.get(self.resource.slug, self.record_id)
-        return None if cached is None else {k: v for k, v in cached.items() if k != "modifiedDate"}
-
-    def _mark_base(self) -> None:
-        """The server's version the form was read on, and the record's changes already pushed
-        then (what moves the version later is the user's own push or someone else)."""
-        self._base_version = self._cached_version()
-        self._pushed_at_base = {c.seq for c in self._pushed()}
-
-    def _pushed(self) -> list[Change]:
-        if self.record_id is None:
-            return []
-        return self.editor.outbox.for_record(self.resource.slug, self.record_id, ("done",))
-
-    def _moved_by_own_push(self) -> bool:
-        """Whether every field in which the server's version moved since the form read it was
-        set by this user's own changes pushed since then: that is no "changed on the server"."""
-        before, now = self._base_version or {}, self._cached_version() or {}
-        fresh = [c for c in self._pushed() if c.seq not in self._pushed_at_base]
-        if not fresh:
-            return False
-        ours = {name for c in fresh for name, _, _ in c.diff()}
-        return not before or _moved_fields(before, now) <= ours
-
-    def _created_as(self, local_id: str) -> str | None:
-        done = self.editor.outbox.for_record(self.resource.slug, local_id, ("done",))
-        creates = ("create", "bulk-create")
-        return next((c.server_id for c in done if c.op in creates and c.server_id), None)
-
     def _show_failures(self) -> None:
         """A failed push of this record: the server's messages at the fields they name (read
         from the same overlay as the table's refused cells), else on the form."""
@@ -405,28 +373,3 @@ class RecordForm(QWidget):
         title = question.partition("?")[0].strip()[:60] + "?"
         answer = QMessageBox.question(self, title, question)
         return answer == QMessageBox.StandardButton.Yes
-
-
-def _pending_moved(record: dict[str, Any] | None, loaded: dict[str, Any]) -> bool:
-    """Whether the record as queued now differs from the one the form shows (its deletion
-    queued, or values changed)."""
-    return bool(loaded) if record is None else not _same_record(record, loaded)
-
-
-def _same_record(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """Equal but for server-owned parts: `modifiedDate` and the ids of nested elements (a push
-    of our own edit comes back like this)."""
-    return not _moved_fields(a, b)
-
-
-def _moved_fields(a: dict[str, Any], b: dict[str, Any]) -> set[str]:
-    """The fields in which two versions of a record differ (server-owned parts aside)."""
-    keys = (set(a) | set(b)) - set(READ_ONLY_FIELDS)
-    return {k for k in keys if not same_value(_without_ids(a.get(k)), _without_ids(b.get(k)))}
-
-
-def _without_ids(value: Any) -> Any:
-    if isinstance(value, list):
-        return [{k: v for k, v in e.items() if k != "id"} if isinstance(e, dict) else e
-                for e in value]  # fmt: skip
-    return value
