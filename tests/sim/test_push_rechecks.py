@@ -70,8 +70,10 @@ def _registry(tmp_path: Path) -> Registry:
     return load_registry(overrides=overrides)
 
 
-def _client(server: SimServer, registry: Registry, transport: Counting) -> ShowClient:
-    client = connect(server, transport)
+def _client(
+    server: SimServer, registry: Registry, transport: Counting, **options: Any
+) -> ShowClient:
+    client = connect(server, transport, **options)
     client.registry = registry  # customers paged 3 at a time
     return client
 
@@ -111,17 +113,21 @@ def _always_late(push: Pusher) -> None:
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize("rate", [(100_000, 60.0), (20, 0.5)], ids=["spare-budget", "tight"])
 async def test_the_rechecks_of_a_long_push_cost_no_more_than_their_windows(
-    tmp_path: Path, rechecks: list[Cost]
+    tmp_path: Path, rechecks: list[Cost], rate: tuple[int, float]
 ) -> None:
     """40 records pushed 4 at a time: 9 re-checks. Listing again everything sent since the
     day before the last sync, the 9th listed 36 records in 13 pages for a window of 4; each
     now costs at most one request per record of its window, and once the listing would cost
-    more than the window's records, nothing is listed again."""
+    more than the window's records (in requests; with budget to spare, in records), nothing
+    is listed again."""
+    limit, window = rate
     desk = Desk(tmp_path / "desk")
     registry = _registry(tmp_path)
     with SimServer(generate_show(60, seed=21), _config()) as server:
-        async with _client(server, registry, Counting()) as client:
+        connection = {"rate_limit": limit, "rate_window": window}
+        async with _client(server, registry, Counting(), **connection) as client:
             await Puller(client, desk.cache).sync(["customers"], full=True)
             ids = [r["id"] for r in server.show.records("customers")[:40]]
             for n, rid in enumerate(ids):
