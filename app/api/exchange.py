@@ -194,9 +194,12 @@ class Exchange:
         self, req: Request, slot: Slot, token: str
     ) -> httpx.Response | httpx.TransportError:
         headers = {"Authorization": f"Bearer {token}"}
+        # The URL parsed once (as text, httpx parsed it twice), no query merged when there is
+        # none: half of building a request, which a push does once per change.
+        url, query = httpx.URL(req.url), tuple(req.query) or None
         try:
             response = await self._http.request(
-                req.method, req.url, params=list(req.query), json=req.body, headers=headers
+                req.method, url, params=query, json=req.body, headers=headers
             )
         except httpx.TransportError as exc:
             # A request that never left this machine cannot count on the server's side.
