@@ -59,28 +59,64 @@ def window_open(profile: Profile) -> bool:
     with handle:
         try:
             if sys.platform == "linux":
-                return _listed_as_held(os.fstat(handle.fileno()).st_ino)
+                return _listed_as_held(handle.fileno())
             return _held_when_tried(handle.fileno())
         except (ImportError, OSError):
             return True  # cannot tell: keep the reserve
 
 
-def _listed_as_held(inode: int) -> bool:
+def _listed_as_held(fd: int) -> bool:
     """Whether the kernel's list of locks (/proc/locks) has a write lock (an exclusive `flock`)
-    on the file numbered `inode`: looked at, not taken. A lock taken only to look, however
+    on the file open as `fd`: looked at, not taken. A lock taken only to look, however
     briefly, turns away a window starting at that moment: QLockFile cannot remove a stale lock
     file someone holds (the profile would be "open in another window"), nor lock its new one (a
-    warning, and a window the check no longer sees). The number alone is matched: the same
-    number on another device counts too — the reserve kept, the safe side. A window in another
-    PID namespace (a container) is not listed: not seen, as when it runs on another machine."""
+    warning, and a window the check no longer sees). A line names its file `MAJ:MIN:INODE`, the
+    device in hex: matched by its inode and, where it can be read, its device
+    (`_kernel_device`); a device that cannot be read counts as the same — the reserve kept, the
+    safe side. A window in another PID namespace (a container) is not listed: not seen, as when
+    it runs on another machine."""
+    inode = str(os.fstat(fd).st_ino)
+    device = _kernel_device(fd)
     with open("/proc/locks", encoding="ascii", errors="replace") as locks:
         for line in locks:
             # "1: FLOCK  ADVISORY  WRITE 7594 fe:00:2147322 0 EOF"; a waiter's line has "->".
             fields = line.split()
-            held = len(fields) >= 6 and fields[1] != "->" and fields[3] == "WRITE"
-            if held and fields[5].rsplit(":", 1)[-1] == str(inode):
+            if len(fields) < 6 or fields[1] == "->" or fields[3] != "WRITE":
+                continue
+            named, _, number = fields[5].rpartition(":")
+            if number == inode and (device is None or _device_of(named) in (device, None)):
                 return True
     return False
+
+
+def _kernel_device(fd: int) -> tuple[int, int] | None:
+    """The device (major, minor) /proc/locks names the file open as `fd` by: that of its
+    mount's file system (/proc/self/mountinfo), never `st_dev`, which btrfs subvolumes and
+    overlayfs report otherwise. None where it cannot be read."""
+    try:
+        with open(f"/proc/self/fdinfo/{fd}", encoding="ascii") as info:
+            mount = next((ln.split()[1] for ln in info if ln.startswith("mnt_id:")), None)
+        if mount is None:
+            return None
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as mounts:
+            for line in mounts:
+                # "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw": decimal
+                fields = line.split(maxsplit=3)
+                if len(fields) >= 3 and fields[0] == mount:
+                    major, _, minor = fields[2].partition(":")
+                    return int(major), int(minor)
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _device_of(named: str) -> tuple[int, int] | None:
+    """A /proc/locks device, "%02x:%02x" (e.g. "103:10": 259, 16); None if it is not one."""
+    major, sep, minor = named.partition(":")
+    try:
+        return (int(major, 16), int(minor, 16)) if sep else None
+    except ValueError:
+        return None
 
 
 def _held_when_tried(fd: int) -> bool:
