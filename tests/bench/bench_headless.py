@@ -10,16 +10,21 @@ of the rows alone. The processes run from compiled modules, as an installed Show
 
     .venv/bin/python tests/bench/bench_headless.py              # 10,000 100,000 1,000,000
     .venv/bin/python tests/bench/bench_headless.py 10000 100000  # sizes as arguments
+    .venv/bin/python tests/bench/bench_headless.py --all         # every run at every size
+
+Past `LONG_MAX` rows (100,000) only the exports run unless `--all` is given: the imports, the
+plan and the push of a million rows take ~10 min, ~5 min and ~2 h here; each is projected
+instead from the memory per row between its two largest measured sizes, printed labelled
+NOT RUN with the peak it implies (a projection, not a measurement).
 
 The cache is filled with tests/bench/bench_store.py's customers. The push runs against the
 simulator (throttling off: a generous rate limit) with one change per row — an update of every
 record, one PUT each (the API has no bulk update of customers) — so a million-row push is a
 million requests, ~2 h at the ~150 changes/s measured here: it is measured up to `PUSH_MAX`
-rows unless `--push-all` is given (`--no-push`: none), and past it the memory per change
-measured between the two largest pushes run is printed, labelled as such, with the peak it
-implies. `push --json` is run at the smallest size only. `push --dry-run` plans the same
+rows unless `--push-all` (or `--all`) is given (`--no-push`: none), projected past it.
+`push --json` is run at the smallest size only. `push --dry-run` plans the same kind of
 outbox (every record renamed: one update per record, queued directly through the store) with
-no server: it is run at every size. Beside each push: the CPU time per
+no server. Beside each push: the CPU time per
 change of the `showdesk` process and of the simulator (this process), which says which of the
 two bounds the rate. Nothing here asserts a time.
 """
@@ -48,6 +53,9 @@ from tests.bench.bench_store import customers  # noqa: E402
 
 SIZES = (10_000, 100_000, 1_000_000)
 PUSH_MAX = 100_000
+# Past this size only the exports run (a minute each at 1,000,000): the imports (~10 min each
+# there), the plan (~4 min to queue its outbox) and the push are projected unless --all.
+LONG_MAX = 100_000
 MEMORY_GOAL_MB = 200
 XLSX_GOAL = 20_000  # rows per second
 SECRET = "bench-headless"
@@ -169,28 +177,33 @@ def bench_size(count: int, folder: Path, push: bool, first: bool) -> None:
     cache = folder / f"cache-{count}.db"
     fill_cache(cache, count)
     connection = [*OFFLINE, "--cache", str(cache)]
-    source = import_file(folder / f"import-{count}.csv", count)
-    peak, spent, _ = showdesk(["import", "customers", str(source), "--dry-run"], connection)
-    memory_line(f"import --dry-run, {count:,} rows", peak, spent)
-    peak, spent, _ = showdesk(["import", "customers", str(source), "--json"], connection)
-    memory_line(f"import (queued, --json), {count:,} rows", peak, spent)
-    (cache.with_name(cache.stem + ".outbox.sqlite")).unlink()
+    if count <= LONG_MAX:
+        source = import_file(folder / f"import-{count}.csv", count)
+        peak, spent, _ = showdesk(["import", "customers", str(source), "--dry-run"], connection)
+        measured("import --dry-run", count, peak, spent)
+        peak, spent, _ = showdesk(["import", "customers", str(source), "--json"], connection)
+        measured("import (queued, --json)", count, peak, spent)
+        (cache.with_name(cache.stem + ".outbox.sqlite")).unlink()
     for fmt in ("csv", "xlsx"):
         out = folder / f"export-{count}.{fmt}"
         peak, spent, cpu = showdesk(["export", "customers", "-o", str(out)], connection)
         rate = export_rate(fmt, count, spent) + f"; its CPU {cpu:.2f} s"
-        memory_line(f"export {fmt}, {count:,} rows", peak, spent, rate)
+        measured(f"export {fmt}", count, peak, spent, rate)
         out.unlink()
-    bench_dry_run(count, cache, connection)
+    if count <= LONG_MAX:
+        bench_dry_run(count, cache, connection)
     if push:
         bench_push(count, cache, json=first)
-    else:
-        why = f"over {PUSH_MAX:,}"
-        if PUSHES:
-            rate = PUSHES[-1][2]
-            why += f": ~{count / rate / 60:,.0f} min at the {rate:,.0f} changes/s measured"
-        print(f"{'push, ' + format(count, ',') + ' changes':<44} not run ({why})")
     cache.unlink()
+
+
+MEASURED: dict[str, list[tuple[int, float]]] = {}  # what → (rows, peak MB) of each run
+
+
+def measured(what: str, count: int, peak: float, seconds: float, extra: str = "") -> None:
+    unit = "changes" if what.startswith("push") else "rows"
+    memory_line(f"{what}, {count:,} {unit}", peak, seconds, extra)
+    MEASURED.setdefault(what, []).append((count, peak))
 
 
 def renamed(record: dict[str, Any], name: str) -> NewChange:
@@ -206,7 +219,7 @@ def bench_dry_run(count: int, cache: Path, connection: list[str]) -> None:
     outbox_path = cache.with_name(cache.stem + ".outbox.sqlite")
     queue_renames(cache, outbox_path, "Planned")
     peak, spent, _ = showdesk(["push", "--dry-run"], connection)
-    memory_line(f"push --dry-run, {count:,} changes", peak, spent)
+    measured("push --dry-run", count, peak, spent)
     outbox_path.unlink()
 
 
@@ -234,8 +247,8 @@ def bench_push(count: int, cache: Path, json: bool) -> None:
             peak, spent, cpu = showdesk(["push", *flags], connection)
             after = resource.getrusage(resource.RUSAGE_SELF)
             served = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-            label = f"push{' --json' if flags else ''}, {count:,} changes"
-            memory_line(label, peak, spent, f"  {count / spent:8,.0f} changes/s")
+            label = f"push{' --json' if flags else ''}"
+            measured(label, count, peak, spent, f"  {count / spent:8,.0f} changes/s")
             print(
                 f"{'':<44} CPU per change: showdesk {cpu / count * 1000:.2f} ms,"
                 f" simulator {served / count * 1000:.2f} ms"
@@ -257,27 +270,35 @@ def queue_renames(cache: Path, outbox_path: Path, name: str) -> None:
             outbox.add_many(changes)
 
 
-def push_slope(sizes: list[int]) -> None:
-    """The memory per change between the two largest pushes measured, and the peak it implies
-    at each size whose push was not run (a projection, not a measurement)."""
-    skipped = [n for n in sizes if n > PUSH_MAX]
-    if len(PUSHES) < 2 or not skipped:
-        return
-    (small, low, _), (large, high, _) = PUSHES[-2], PUSHES[-1]
-    slope = (high - low) / (large - small) * 1000  # MB per 1,000 changes
-    for count in skipped:
-        implied = high + slope * (count - large) / 1000
-        verdict = "ok" if implied <= MEMORY_GOAL_MB else "OVER"
-        print(
-            f"{'push, ' + format(count, ',') + ' changes (NOT RUN)':<44} implied "
-            f"{implied:7.1f} MB  (goal ≤ {MEMORY_GOAL_MB} MB: {verdict}) from "
-            f"{slope:+.2f} MB per 1,000 changes measured between {small:,} and {large:,}"
-        )
+def projections(sizes: list[int]) -> None:
+    """For each run left out at a size (over `LONG_MAX`, or a push over `PUSH_MAX`): the peak
+    the memory per row between its two largest measured sizes implies there — a projection,
+    labelled NOT RUN, not a measurement."""
+    for what, runs in MEASURED.items():
+        skipped = [n for n in sizes if n > max(c for c, _ in runs)]
+        if len(runs) < 2 or not skipped:
+            continue
+        (small, low), (large, high) = sorted(runs)[-2:]
+        slope = (high - low) / (large - small) * 1000  # MB per 1,000 rows
+        unit = "changes" if what.startswith("push") else "rows"
+        for count in skipped:
+            implied = high + slope * (count - large) / 1000
+            verdict = "ok" if implied <= MEMORY_GOAL_MB else "OVER"
+            took = ""
+            if what == "push" and PUSHES:
+                took = f"; ~{count / PUSHES[-1][2] / 60:,.0f} min at the measured rate"
+            print(
+                f"{what + ', ' + format(count, ',') + ' ' + unit + ' (NOT RUN)':<44} implied "
+                f"{implied:7.1f} MB  (goal ≤ {MEMORY_GOAL_MB} MB: {verdict}) from "
+                f"{slope:+.2f} MB per 1,000 {unit} between {small:,} and {large:,}{took}"
+            )
 
 
 def main(argv: list[str]) -> None:
-    push_all = "--push-all" in argv
-    global PUSH_MAX
+    push_all = "--push-all" in argv or "--all" in argv
+    global PUSH_MAX, LONG_MAX
+    if "--all" in argv:
+        LONG_MAX = sys.maxsize
     if "--no-push" in argv:
         PUSH_MAX = 0
     sizes = [int(a.replace(",", "").replace("_", "")) for a in argv if not a.startswith("--")]
@@ -287,8 +308,7 @@ def main(argv: list[str]) -> None:
         sizes = sizes or list(SIZES)
         for n, count in enumerate(sizes):
             bench_size(count, Path(tmp), push_all or count <= PUSH_MAX, first=n == 0)
-    if not push_all:
-        push_slope(sizes)
+    projections(sizes)
 
 
 if __name__ == "__main__":
