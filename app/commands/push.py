@@ -87,14 +87,14 @@ def _push_estimate(args: argparse.Namespace, ws: Workspace) -> int:
     budget — the outbox review's own line — with nothing sent and the outbox untouched."""
 
     async def work(client: ShowClient) -> int:
-        sent = _to_push(ws.outbox, args.resource, args.retry_failed)
-        # What the push would send, as it would send it (a failed one retried goes as pending),
-        # read a page at a time: the plan keeps a few numbers per change, out of memory.
-        pages = (
-            [replace(c, state="pending") for c in ws.outbox.changes_by_seq(page)]
-            for page in sent.pages(JSON_PAGE)
-        )
         with walking(ws.outbox):  # each page is read once: no 64 MiB page cache
+            sent = _to_push(ws.outbox, args.resource, args.retry_failed)
+            # What the push would send, as it would send it (a failed one retried goes as
+            # pending), a page at a time: the plan keeps a few numbers per change, on disk.
+            pages = (
+                [replace(c, state="pending") for c in ws.outbox.changes_by_seq(page)]
+                for page in sent.pages(JSON_PAGE)
+            )
             plan = plan_pages(pages, ws.registry)
         state, reserve = client.governor.state(), ws.profile.interactive_reserve
         ws.out.set(
