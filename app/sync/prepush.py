@@ -19,7 +19,8 @@ today: listed again at each check, the checks grew with the square of the push. 
 costs what is cheaper in requests: the window's records got one by one (where the resource has a
 single GET and no create is to be looked up by its key), or the listing, its pages estimated from
 what the last listing of the resource returned plus the records sent since (`_Listed`); where
-the GETs take at most a tenth of the rate budget, what carries fewer records (`_gets_cheaper`).
+the GETs take at most a tenth of the rate budget, by the records the listing would carry
+(`_gets_cheaper`).
 A GET that fails (a record deleted since, a show without single GETs) sends the check to the
 listing.
 """
@@ -50,6 +51,7 @@ UNKNOWN_OUTCOME = (
 Windows = Callable[[], Iterator[list[list[Change]]]]  # a push's chains, a window at a time
 GETS_AT_ONCE = 16  # a check's single GETs in flight at once (the governor paces them)
 GETS_SHARE = 0.1  # of a rate window's requests, that a check's GETs may take whatever the listing
+LISTED_PER_GET = 10  # records a listing carries, past which one GET per record checked is cheaper
 
 
 @dataclass
@@ -237,16 +239,16 @@ class ServerCheck:
 
     def _gets_cheaper(self, res: Resource, ids: set[str]) -> bool:
         """One GET per record costs no more requests than the listing would; or, where the
-        GETs take at most a tenth of the rate budget (it is not what bounds the push), fewer
-        records than the listing would carry (every one the push sent today, and each page
-        of it a pass over the collection on many servers)."""
+        GETs take at most a tenth of the rate budget (it is not what bounds the push), the
+        listing would carry over ten records per record checked (every one the push sent
+        today; each of its pages a pass over the collection on many servers)."""
         listed = self._listed.get(res.slug)
         if not res.can("get") or res.slug in self._no_get or listed is None:
             return False
         if len(ids) <= listed.pages_next(res.paging.page_size):
             return True
         spare = len(ids) <= GETS_SHARE * self.client.connection.rate_limit
-        return spare and len(ids) <= listed.records + listed.sent
+        return spare and LISTED_PER_GET * len(ids) < listed.records + listed.sent
 
     async def _get_each(
         self, res: Resource, ids: set[str]

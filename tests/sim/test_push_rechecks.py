@@ -120,8 +120,7 @@ async def test_the_rechecks_of_a_long_push_cost_no_more_than_their_windows(
     """40 records pushed 4 at a time: 9 re-checks. Listing again everything sent since the
     day before the last sync, the 9th listed 36 records in 13 pages for a window of 4; each
     now costs at most one request per record of its window, and once the listing would cost
-    more than the window's records (in requests; with budget to spare, in records), nothing
-    is listed again."""
+    more requests than the window's records, nothing is listed again."""
     limit, window = rate
     desk = Desk(tmp_path / "desk")
     registry = _registry(tmp_path)
@@ -238,4 +237,37 @@ async def test_a_show_without_single_gets_is_rechecked_by_its_listing(
     tried = [n for n, (_, _, gets, _) in enumerate(rechecks) if gets]
     assert len(tried) == 1, rechecks  # GETs tried once, then the listing
     assert all(pages for pages, *_ in rechecks[tried[0] :]), rechecks
+    desk.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("rate", [(100_000, 60.0), (10, 0.2)], ids=["spare-budget", "tight"])
+async def test_with_budget_to_spare_a_recheck_lists_no_more_than_ten_records_per_record(
+    tmp_path: Path, rechecks: list[Cost], rate: tuple[int, float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages of 500: the listing is one request at every check, fewer than a window's GETs.
+    Where those GETs take at most a tenth of the rate budget, the re-checks list only while
+    the listing carries at most ten records per record of the window (pushed 2 at a time:
+    up to the 10th check), then get the records; where the budget is tight, they list."""
+    monkeypatch.setattr(pusher, "WINDOW_RECORDS", 2)
+    limit, window = rate
+    desk = Desk(tmp_path / "desk")
+    with SimServer(generate_show(60, seed=24), _config()) as server:
+        async with connect(server, Counting(), rate_limit=limit, rate_window=window) as client:
+            await Puller(client, desk.cache).sync(["customers"], full=True)
+            ids = [r["id"] for r in server.show.records("customers")[:40]]
+            for rid in ids:
+                queue_update(desk.cache, desk.outbox, "customers", rid, city="Ours")
+            push = Pusher(client, desk.cache, desk.outbox)
+            _always_late(push)
+            report = await push.push()
+    assert (report.done, report.failed, report.conflicts, report.errors) == (40, 0, 0, [])
+    assert len(rechecks) == 19
+    if limit > 100:
+        listed = [n for n, (pages, *_) in enumerate(rechecks) if pages]
+        assert listed == list(range(len(listed))) and 0 < len(listed) <= 10, rechecks
+        assert all(gets == 2 for _, _, gets, _ in rechecks[len(listed) :]), rechecks
+        assert all(listed <= 10 * 2 + 2 for _, listed, _, _ in rechecks), rechecks
+    else:
+        assert all((pages, gets) == (1, 0) for pages, _, gets, _ in rechecks), rechecks
     desk.close()
