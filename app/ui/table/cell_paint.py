@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, QRectF, Qt
-from PySide6.QtGui import QFontMetrics, QPainter, QPalette
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QRect, QRectF, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from app.ui.table.cell_looks import (
@@ -51,6 +51,7 @@ _TOP_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop
 _ELIDE_RIGHT = Qt.TextElideMode.ElideRight
 _ACTIVE, _INACTIVE = QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive
 _TEXT = QPalette.ColorRole.Text
+_PALETTE_CHANGES = (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange)
 
 
 class CellDelegate(QStyledItemDelegate):
@@ -66,6 +67,8 @@ class CellDelegate(QStyledItemDelegate):
         self._widths: Callable[[str], int] = len  # measured in the view's font from the first paint
         self._elide: Callable[[str, int], str] = lambda text, _room: text
         self._check_boxes: dict[tuple[int, int], QRect] = {}  # cell size → indicator within it
+        self._pens: tuple[QColor, QColor] | None = None  # text in an active / inactive window
+        self._view: QWidget | None = None  # the view painted, watched for palette changes
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         """A plain cell drawn as QCommonStyle draws an item's text; else Qt's delegate paints.
@@ -98,7 +101,11 @@ class CellDelegate(QStyledItemDelegate):
             if shown is None or shown[0] != room:
                 shown = look[ELIDED] = (room, self._elide(text, room))
             text = shown[1]
-        painter.setPen(option.palette.color(_ACTIVE if state & _ACTIVE_STATE else _INACTIVE, _TEXT))
+        pens = self._pens
+        if pens is None:
+            palette = option.palette
+            pens = self._pens = (palette.color(_ACTIVE, _TEXT), palette.color(_INACTIVE, _TEXT))
+        painter.setPen(pens[0] if state & _ACTIVE_STATE else pens[1])
         top = rect.y() + (rect.height() - height) // 2
         if ALIGN in look:  # a number, at the right: placed as Qt's text layout places it
             painter.drawText(QRectF(rect.x() + margin, top, room, height), _TOP_RIGHT, text)
@@ -127,6 +134,16 @@ class CellDelegate(QStyledItemDelegate):
         style.drawPrimitive(_CHECK_MARK, mark, painter, view)
         painter.restore()
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The view painted's palette changed (a switch of the system's colour scheme): its text
+        colours are read again at the next paint. (Qt's own filter is for editors only: it would
+        take the view's Tab and Return for an editor's.)"""
+        if watched is not self._view:
+            return super().eventFilter(watched, event)
+        if event.type() in _PALETTE_CHANGES:
+            self._pens = None
+        return False
+
     def _measure(self, option: QStyleOptionViewItem) -> tuple[int, int, int]:
         """QCommonStyle's inset of an item's text (its focus frame margin + 1), the font's
         height and ascent — measured once, at the first paint (the table's font is the
@@ -135,6 +152,9 @@ class CellDelegate(QStyledItemDelegate):
         do none of these)."""
         view: QWidget | None = option.widget
         style = view.style() if view is not None else None
+        if view is not None and self._view is None:
+            self._view = view
+            view.installEventFilter(self)  # its palette changes (`eventFilter`)
         focus = QStyle.PixelMetric.PM_FocusFrameHMargin
         mirrored = option.direction != Qt.LayoutDirection.LeftToRight
         wraps = bool(option.features & _WRAP)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QModelIndex
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtGui import QColor, QImage, QPainter, QPalette
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem, QTableView
 
 from app.store.cache import Cache
@@ -76,6 +76,10 @@ def test_elided_texts_numbers_and_check_boxes_look_as_qt_paints_them(
     view.activateWindow()
     view.setFocus()
     view.clearFocus()
+    assert grabbed(view, mine) == grabbed(view, qt)
+    palette = view.palette()  # the colour scheme switched: the text colours follow
+    palette.setColor(QPalette.ColorRole.Text, QColor("darkred"))
+    view.setPalette(palette)
     assert grabbed(view, mine) == grabbed(view, qt)
 
 
