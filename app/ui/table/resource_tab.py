@@ -185,7 +185,8 @@ class ResourceTab(QWidget):
         if self._unfitted:
             fields, self._fitting = self._model.fields, True
             try:
-                fitted = view_state.fit_columns(self.table, fields, self._unfitted)
+                texts = self._model.display_text
+                fitted = view_state.fit_columns(self.table, fields, self._unfitted, texts)
             finally:
                 self._fitting = False
             self._unfitted -= fitted
@@ -336,8 +337,7 @@ class ResourceTab(QWidget):
 
     def _restore(self, state: ViewState) -> None:
         model, fields = self._model, self._model.fields
-        with wait_cursor():
-            model.set_listing(state.fitted(fields))
+        model.restore(state.fitted(fields))  # a slow first screen waits for the event loop
         self.filter_edit.setText(model.listing.text)
         view_state.apply_layout(self.header, fields, state.columns)
         self._unfitted = set(fields) - view_state.remembered_widths(state.columns)

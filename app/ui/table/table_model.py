@@ -37,7 +37,7 @@ from app.sync.edits import can_edit
 from app.sync.overlay import PendingFollower
 from app.ui.common.references import ReferenceNames
 from app.ui.common.when import local_when
-from app.ui.table.cell_looks import ASKED_APART, PAINTED, CellLook, CellLooks, answer
+from app.ui.table.cell_looks import ASKED_APART, DISPLAY, PAINTED, CellLook, CellLooks, answer
 from app.ui.table.delegates import FieldKind, field_kind
 from app.ui.table.presenter import CellPresenter, fields_of
 from app.ui.table.table_rows import QueryRunner, RecordRows
@@ -308,6 +308,11 @@ class RecordTableModel(RecordRows):
             lambda: self.record(row),
             rows.records_version,
         )
+
+    def display_text(self, row: int, column: int) -> str | None:
+        """What the cell shows as text (`data()`'s DisplayRole, in one Python call)."""
+        text: str | None = self.cell_look(row, column).get(DISPLAY)
+        return text
 
     def _forget_looks(self) -> None:
         self._looks.forget()

@@ -8,6 +8,7 @@ keeps them as plain strings, whatever QSettings' own typing would make of nested
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import quote
@@ -16,10 +17,13 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QHeaderView, QTableView
 
 from app.store.listing import EVERY_RECORD, Listing
+from app.ui.table.cell_looks import TextWidths
 
 FIT_ROWS = 60  # the first screen of rows: a column is never fitted by measuring a million
 FIT_MAX_WIDTH = 360  # one long note does not push every other column out of sight
 FIT_MIN_WIDTH = 56
+NO_TEXT = (None, "")
+TextAt = Callable[[int, int], object]  # (row, column) → what the cell shows
 
 
 @dataclass(frozen=True)
@@ -152,27 +156,41 @@ def remembered_widths(layout: tuple[ColumnLayout, ...]) -> set[str]:
     return {c.field for c in layout if c.width > 0 or c.hidden}
 
 
-def fit_columns(table: QTableView, fields: list[str], chosen: set[str]) -> set[str]:
+def fit_columns(
+    table: QTableView, fields: list[str], chosen: set[str], text_at: TextAt | None = None
+) -> set[str]:
     """Size the chosen columns to their title and the first `FIT_ROWS` rows' text (capped);
-    answer the fields fitted (none while the table has no rows: it waits for the first sync)."""
+    answer the fields fitted (none while the table has no rows: it waits for the first sync).
+    `text_at(row, column)`: a cell's text, if the model answers it faster than `data()`.
+
+    Each text's width is bounded first by its letters' (`TextWidths`, never narrower than the
+    text): only the texts that may be the widest are measured, widest bound first — the same
+    widths as measuring each text, at a fraction of the time (the fit runs on the GUI thread
+    while a tab opens)."""
     model = table.model()
     rows = min(model.rowCount(), FIT_ROWS)
     if rows == 0:
         return set()
     header = table.horizontalHeader()
     text_width = table.fontMetrics().horizontalAdvance
+    bound = TextWidths(table.font())
     title_width = header.fontMetrics().horizontalAdvance
     display = Qt.ItemDataRole.DisplayRole
+    if text_at is None:
+        text_at = lambda row, column: model.index(row, column).data()  # noqa: E731
     fitted = set()
     for section, name in enumerate(fields):
         if name not in chosen:
             continue
         title = model.headerData(section, Qt.Orientation.Horizontal, display)
         widest = title_width(str(title or "")) + 30  # room for the sort arrow
-        for row in range(rows):
-            value = model.data(model.index(row, section), display)
-            if value not in (None, ""):
-                widest = max(widest, text_width(str(value)) + 16)
+        texts = {
+            str(v) for r in range(rows) if (v := model.index(r, section).data()) not in NO_TEXT
+        }
+        for most, text in sorted(((bound(t), t) for t in texts), reverse=True):
+            if most + 16 <= widest or widest >= FIT_MAX_WIDTH:
+                break  # no text left can be wider
+            widest = max(widest, text_width(text) + 16)
         header.resizeSection(section, max(FIT_MIN_WIDTH, min(widest, FIT_MAX_WIDTH)))
         fitted.add(name)
     return fitted
