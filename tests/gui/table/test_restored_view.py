@@ -1,0 +1,86 @@
+"""A tab reopened on a saved sort or filter: while it opens, the window reads only a first
+screen that is read at once (fetch order, or a sort index); a sort served by the sort keys or
+every record's JSON (up to 2 s at 1,000,000 customers) or a filter is read once the event loop
+runs, as a sort is, and shows the same rows as the listing read in full."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from app.store.cache import Cache
+from app.store.listing import Listing
+from app.ui.common.references import ReferenceNames
+from app.ui.table.resource_tab import ResourceTab
+
+DESCENDING = Qt.SortOrder.DescendingOrder
+
+
+def reopened(
+    cache: Cache, settings: QSettings, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> tuple[ResourceTab, list[Listing]]:
+    """The customers' tab opened again on the saved view, and the listings read meanwhile."""
+    read: list[Listing] = []
+    real = cache.row_ids
+
+    def spying(slug: str, listing: Listing = Listing(), **kw: Any) -> list[str]:  # noqa: B008
+        read.append(listing)
+        return real(slug, listing, **kw)
+
+    monkeypatch.setattr(cache, "row_ids", spying)
+    tab = ResourceTab(cache, cache.registry["customers"], ReferenceNames(cache), settings)
+    opening = list(read)
+    qtbot.addWidget(tab)
+    tab.show()
+    qtbot.waitUntil(lambda: tab.model.complete)
+    monkeypatch.undo()
+    return tab, opening
+
+
+@pytest.mark.parametrize("saved", ["sorted", "filtered"])
+def test_a_saved_view_is_read_after_opening_not_while(
+    cache: Cache,
+    settings: QSettings,
+    open_tab: Any,
+    qtbot: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    saved: str,
+) -> None:
+    first = open_tab("customers")
+    if saved == "sorted":
+        first.header.setSortIndicator(first.model.column_of("customerName"), DESCENDING)
+    else:
+        first.filter_edit.setText("market #1")
+        first.on_filter_timer_timeout()
+    listing = first.model.listing
+    qtbot.waitUntil(lambda: first.model.complete)
+    first.close()
+    assert not cache.has_sort_index("customerName")  # no background runner built one
+
+    tab, opening = reopened(cache, settings, qtbot, monkeypatch)
+    assert opening == [Listing()], "only fetch order's first screen, read at once"
+    assert tab.model.listing == listing
+    if saved == "sorted":
+        assert tab.header.sortIndicatorSection() == tab.model.column_of("customerName")
+        assert tab.header.sortIndicatorOrder() == DESCENDING
+    else:
+        assert tab.filter_edit.text() == "market #1"
+    rows = [tab.model.record_id(r) for r in range(tab.model.rowCount())]
+    assert rows == cache.row_ids("customers", listing)
+    assert 0 < len(rows) < 50 if saved == "filtered" else len(rows) == 50
+
+
+def test_a_saved_sort_served_by_its_index_is_read_while_opening(
+    cache: Cache, settings: QSettings, open_tab: Any, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = open_tab("customers")
+    first.header.setSortIndicator(first.model.column_of("customerName"), DESCENDING)
+    listing = first.model.listing
+    first.close()
+    cache.build_sort_index("customerName")
+
+    tab, opening = reopened(cache, settings, qtbot, monkeypatch)
+    assert opening == [Listing(), listing]  # its first screen at once, from the index
+    assert [tab.model.record_id(r) for r in range(50)] == cache.row_ids("customers", listing)
