@@ -36,6 +36,7 @@ from PySide6.QtWidgets import QApplication, QHeaderView, QTableView
 
 from app.api.registry import default_registry
 from app.store.cache import Cache
+from app.ui.common.gc_guard import GuiThreadCollector
 from app.ui.common.references import ReferenceNames
 from app.ui.table.resource_tab import ResourceTab
 from tests.bench.bench_store import customers
@@ -397,11 +398,13 @@ def bench_bare(count: int) -> None:
 
 
 def same_cells(view: QTableView) -> None:
-    """The bare view's rows as high as the tab's (app/ui/table/resource_tab.py): a scroll frame
-    paints as many rows (the tab fits its columns to their content: about as many show)."""
+    """The bare view's rows as high as the tab's (app/ui/table/resource_tab.py), and no row
+    numbers at their left, as the tab shows none: a scroll frame paints as many rows (the tab
+    fits its columns to their content: about as many show) and nothing else."""
     rows = view.verticalHeader()
     rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
     rows.setDefaultSectionSize(view.fontMetrics().height() + 8)
+    rows.hide()
     view.grab()
 
 
@@ -421,16 +424,20 @@ def jumps(frame: Callable[[float], object]) -> None:
 
 
 def child(kind: str, count: int) -> None:
-    """One table in this process; its figures as JSON on stdout."""
+    """One table in this process; its figures as JSON on stdout. Python's cyclic garbage is
+    collected as in the app, from a GUI-thread timer (app/ui/common/gc_guard.py), on both sides:
+    never in the middle of a frame."""
     global COUNT
     COUNT = count
     app = QApplication.instance() or QApplication(sys.argv)
+    collector = GuiThreadCollector(app)
     if kind == "bare":
         bench_bare(count)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             bench(Path(tmp))
     app.processEvents()
+    collector.stop()
     print(json.dumps(FIGURES))
 
 
