@@ -93,8 +93,9 @@ class CellDelegate(QStyledItemDelegate):
                 super().paint(painter, option, index)  # not plain, or a view Qt must paint
             return
         margin, height, ascent = self._metrics
-        rect = option.rect
-        room = rect.width() - 2 * margin
+        rect: tuple[int, int, int, int] = option.rect.getRect()  # type: ignore[assignment]
+        x, y, cell_width, cell_height = rect  # one call, not four (PySide types it `object`)
+        room = cell_width - 2 * margin
         text = look[DISPLAY]
         if width > room:  # maybe too long: elided as Qt's style elides it (unchanged if it fits)
             shown = look.get(ELIDED)
@@ -106,11 +107,11 @@ class CellDelegate(QStyledItemDelegate):
             palette = option.palette
             pens = self._pens = (palette.color(_ACTIVE, _TEXT), palette.color(_INACTIVE, _TEXT))
         painter.setPen(pens[0] if state & _ACTIVE_STATE else pens[1])
-        top = rect.y() + (rect.height() - height) // 2
+        top = y + (cell_height - height) // 2
         if ALIGN in look:  # a number, at the right: placed as Qt's text layout places it
-            painter.drawText(QRectF(rect.x() + margin, top, room, height), _TOP_RIGHT, text)
+            painter.drawText(QRectF(x + margin, top, room, height), _TOP_RIGHT, text)
         else:
-            painter.drawText(rect.x() + margin, top + ascent, text)
+            painter.drawText(x + margin, top + ascent, text)
 
     def _paint_check_box(self, painter: QPainter, option: QStyleOptionViewItem, on: bool) -> None:
         """A cell holding only a check box: the style's indicator where QCommonStyle puts it
