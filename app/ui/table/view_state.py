@@ -17,7 +17,6 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QHeaderView, QTableView
 
 from app.store.listing import EVERY_RECORD, Listing
-from app.ui.table.cell_looks import TextWidths
 
 FIT_ROWS = 60  # the first screen of rows: a column is never fitted by measuring a million
 FIT_MAX_WIDTH = 360  # one long note does not push every other column out of sight
@@ -161,19 +160,14 @@ def fit_columns(
 ) -> set[str]:
     """Size the chosen columns to their title and the first `FIT_ROWS` rows' text (capped);
     answer the fields fitted (none while the table has no rows: it waits for the first sync).
-    `text_at(row, column)`: a cell's text, if the model answers it faster than `data()`.
-
-    Each text's width is bounded first by its letters' (`TextWidths`, never narrower than the
-    text): only the texts that may be the widest are measured, widest bound first — the same
-    widths as measuring each text, at a fraction of the time (the fit runs on the GUI thread
-    while a tab opens)."""
+    `text_at(row, column)`: a cell's text, if the model answers it faster than `data()` (the
+    fit runs on the GUI thread while a tab opens); each text is measured once per column."""
     model = table.model()
     rows = min(model.rowCount(), FIT_ROWS)
     if rows == 0:
         return set()
     header = table.horizontalHeader()
     text_width = table.fontMetrics().horizontalAdvance
-    bound = TextWidths(table.font())
     title_width = header.fontMetrics().horizontalAdvance
     display = Qt.ItemDataRole.DisplayRole
     if text_at is None:
@@ -184,13 +178,8 @@ def fit_columns(
             continue
         title = model.headerData(section, Qt.Orientation.Horizontal, display)
         widest = title_width(str(title or "")) + 30  # room for the sort arrow
-        texts = {
-            str(v) for r in range(rows) if (v := model.index(r, section).data()) not in NO_TEXT
-        }
-        for most, text in sorted(((bound(t), t) for t in texts), reverse=True):
-            if most + 16 <= widest or widest >= FIT_MAX_WIDTH:
-                break  # no text left can be wider
-            widest = max(widest, text_width(text) + 16)
+        texts = {str(v) for r in range(rows) if (v := text_at(r, section)) not in NO_TEXT}
+        widest = max([widest, *(text_width(t) + 16 for t in texts)])
         header.resizeSection(section, max(FIT_MIN_WIDTH, min(widest, FIT_MAX_WIDTH)))
         fitted.add(name)
     return fitted

@@ -1,6 +1,6 @@
 """A tab opening without remembered widths fits its columns to their title and first rows
-(app/ui/table/view_state.py `fit_columns`): measuring only the texts that may be the widest
-gives each column the width that measuring every text gives."""
+(app/ui/table/view_state.py `fit_columns`): read from the cells' looks, each text measured
+once, each column is as wide as measuring every row's `data()` makes it."""
 
 from __future__ import annotations
 
