@@ -72,6 +72,7 @@ class CellLooks:
         self._presenter = presenter
         self._rows: dict[str, _RowLooks] = {}
         self._version = -1  # the record window's `records_version` the looks were made from
+        self._tinted = True  # some cell may be tinted or its row styled (else: its text alone)
 
     def look(
         self,
@@ -100,6 +101,7 @@ class CellLooks:
     def forget(self, version: int | None = None) -> None:
         """Every cell may read differently now: looks are made again when next painted."""
         self._rows.clear()
+        self._tinted = not self._presenter.tints_nothing()
         if version is not None:
             self._version = version
 
@@ -112,6 +114,8 @@ class CellLooks:
             look[DISPLAY] = presenter.text(field, value)
             if is_number(value):
                 look[ALIGN] = _RIGHT
+        if not self._tinted:
+            return look
         tint = presenter.background(rid, field)
         if tint is not None:
             look[BACKGROUND] = Hue[tint]

@@ -86,6 +86,12 @@ class CellPresenter:
         """ "new", "deleted" or None."""
         return self.pending.kinds.get(record_id)
 
+    def tints_nothing(self) -> bool:
+        """No cell is tinted and no row styled (nothing pending, refused or a teammate's): a
+        cell's look is then its text alone."""
+        pending = self.pending
+        return not (self.errors or self.cells or self.teammates or pending.failed or pending.kinds)
+
     def is_pending(self, record_id: str, field: str) -> bool:
         cells = self.cells
         return bool(cells) and ((record_id, field) in cells or (record_id, WHOLE_RECORD) in cells)
