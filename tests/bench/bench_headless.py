@@ -15,7 +15,8 @@ of the rows alone. The processes run from compiled modules, as an installed Show
 Past `LONG_MAX` rows (100,000) only the exports run unless `--all` is given: the imports, the
 plan and the push of a million rows take ~10 min, ~5 min and ~2 h here; each is projected
 instead from the memory per row between its two largest measured sizes, printed labelled
-NOT RUN with the peak it implies (a projection, not a measurement).
+NOT RUN with the peak it implies (a projection, not a measurement; linear, so an upper bound
+where what grew was a SQLite page cache, which stops at 64 MiB).
 
 The cache is filled with tests/bench/bench_store.py's customers. The push runs against the
 simulator (throttling off: a generous rate limit) with one change per row — an update of every
@@ -273,7 +274,8 @@ def queue_renames(cache: Path, outbox_path: Path, name: str) -> None:
 def projections(sizes: list[int]) -> None:
     """For each run left out at a size (over `LONG_MAX`, or a push over `PUSH_MAX`): the peak
     the memory per row between its two largest measured sizes implies there — a projection,
-    labelled NOT RUN, not a measurement."""
+    labelled NOT RUN, not a measurement, and linear: an upper bound where the growth measured
+    is a SQLite page cache filling (64 MiB at most per connection, decision 0018)."""
     for what, runs in MEASURED.items():
         skipped = [n for n in sizes if n > max(c for c, _ in runs)]
         if len(runs) < 2 or not skipped:
@@ -290,7 +292,8 @@ def projections(sizes: list[int]) -> None:
             print(
                 f"{what + ', ' + format(count, ',') + ' ' + unit + ' (NOT RUN)':<44} implied "
                 f"{implied:7.1f} MB  (goal ≤ {MEMORY_GOAL_MB} MB: {verdict}) from "
-                f"{slope:+.2f} MB per 1,000 {unit} between {small:,} and {large:,}{took}"
+                f"{slope:+.2f} MB per 1,000 {unit} between {small:,} and {large:,}, linear"
+                f" (a page cache stops at 64 MiB){took}"
             )
 
 
