@@ -68,9 +68,9 @@ def test_elided_texts_numbers_and_check_boxes_look_as_qt_paints_them(
         for column in columns:
             view.setColumnWidth(column, width)
         qt_image = grabbed(view, qt)
-        paints = QtPaints(monkeypatch)
-        assert grabbed(view, mine) == qt_image, f"columns {width} pixels wide"
-        monkeypatch.undo()
+        with monkeypatch.context() as patched:  # undone alone: not the fixtures' environment
+            paints = QtPaints(patched)
+            assert grabbed(view, mine) == qt_image, f"columns {width} pixels wide"
         if width >= 40:  # wide enough for an ellipsis and a check box: all drawn without Qt's
             assert paints.cells == [], f"columns {width} pixels wide"
     view.activateWindow()
