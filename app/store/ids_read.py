@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from app.store.snapshots import read_only
+
 __all__ = ["IdsRead"]
 
 _SEPARATOR = "\x1f"  # the ASCII unit separator: between the ids of a listing read at once
@@ -43,7 +45,7 @@ class IdsRead:
         self.cancelled = self.gave_up = False
 
     def run(self) -> list[str]:
-        conn = sqlite3.connect(f"file:{self._path}?mode=ro", uri=True, check_same_thread=False)
+        conn = read_only(self._path)
         with self._lock:
             self._conn = None if self.cancelled else conn
         try:

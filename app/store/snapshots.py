@@ -17,11 +17,19 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 KEPT = 2  # idle connections kept at most (streams at once are rare)
+
+
+def read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection of its own to the file at `path` (quoted into the URI: a folder
+    named with '#', '?' or '%' would otherwise open another file), usable from any thread."""
+    uri = f"file:{urllib.parse.quote(str(path))}?mode=ro"
+    return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
 
 
 class Snapshots:
@@ -65,8 +73,7 @@ class Snapshots:
                 raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
             if self._idle:
                 return self._idle.pop()
-        uri = f"file:{self._path}?mode=ro"
-        return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        return read_only(self._path)
 
     def _give_back(self, conn: sqlite3.Connection) -> None:
         with self._lock:
