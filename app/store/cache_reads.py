@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from app.store import query
+from app.store import query, sort_keys
 from app.store.cache_file import CacheFile
 from app.store.ids_read import IdsRead
 from app.store.listing import EVERY_RECORD, Listing
@@ -147,7 +147,8 @@ class CacheReads(CacheFile):
         if column is None:
             return None
         where = query.keys_where(listing.parent, nested=self.registry[slug].nested_by_param)
-        return KeysOrder(keys.table, column, where)
+        indexed = self._has_index(sort_keys.index_name(slug, field))
+        return KeysOrder(keys.table, column, where, indexed)
 
     def _filters(self, slug: str, listing: Listing) -> list[FieldFilter]:
         """Column filters as query specs; reference fields also match the target's label."""

@@ -23,6 +23,7 @@ _COLUMNS = {"id": "id", "modifiedDate": "modified"}
 # SQLite's lower() folds ASCII letters only; fold the needle the same way so "É" still finds "É".
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 CHUNK = 500  # well under SQLite's limit on bound parameters
+STALE = "stale_keys"  # records whose sort keys are out of date (app/store/sort_keys.py)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class KeysOrder:
     table: str
     column: str
     where: Where
+    indexed: bool = False  # a sort index over the keys serves the column (walked, filtered)
 
 
 def where(slug: str, parent: str | None, *, nested: bool) -> Where:
@@ -197,34 +199,55 @@ def _select_by_keys(
 ) -> tuple[str, list[Any]]:
     """The ids of a listing sorted on a field its sort keys copy: the same values under the
     same collation as `sort_expression`, ties in fetch order, so the same rows in the same
-    order. A first screen sorts the narrow keys alone (joined to the records that pass the
-    filters, if any) and reads the ids of the rows it keeps; a whole list reads the ids beside
-    the keys in fetch order and sorts once (looking each id up after the sort was twice as
-    slow: the records in random order)."""
+    order. A record changed since its keys were copied (noted in `stale_keys`, decision 0024)
+    is placed by its JSON's value instead. A first screen sorts the narrow keys alone (joined
+    to the records that pass the filters, if any; a sort index over the keys is walked and
+    left after the first rows), keeps its first rows and those of the changed records, and
+    reads the ids of the rows it keeps; a whole list reads the ids beside the keys in fetch
+    order and sorts once (looking each id up after the sort was twice as slow: the records in
+    random order)."""
     direction = "DESC" if listing.descending else "ASC"
-    filtered, params = _filters(listing, filters)
+    fresh = f"k.rowid NOT IN (SELECT n FROM {STALE})"
+    from_json = f"json_extract(records.json, '{json_path(str(listing.order_by))}')"
+    filtered, filter_params = _filters(listing, filters)
     if filtered:
         rows = (
             f"records INDEXED BY records_listing JOIN {keys.table} AS k "
             f"ON k.rowid = records.rowid WHERE {where_.sql}{filtered}"
         )
-        params = [*where_.params, *params]
+        params = [*where_.params, *filter_params]
     else:
         kept = f" WHERE {keys.where.sql}" if keys.where.sql else ""
         rows = f"{keys.table} AS k JOIN records ON records.rowid = k.rowid{kept}"
         params = list(keys.where.params)
     if limit is None or limit < 0:
-        order = f"k.{keys.column} COLLATE NOCASE {direction}, records.rowid {direction}"
+        value = f"iif({fresh}, k.{keys.column}, {from_json})"
+        order = f"{value} COLLATE NOCASE {direction}, records.rowid {direction}"
         return f"SELECT records.id FROM {rows} ORDER BY {order} LIMIT -1", params
     if not filtered:  # the keys alone, not joined to the records: no record read until after
         rows = f"{keys.table} AS k{kept}"
+    elif keys.indexed:  # the sort index walked, each record looked at, until enough match
+        also = f"{keys.where.sql} AND " if keys.where.sql else ""
+        rows = (
+            f"{keys.table} AS k CROSS JOIN records ON records.rowid = k.rowid "
+            f"WHERE {also}{where_.sql}{filtered}"
+        )
+        params = [*keys.where.params, *where_.params, *filter_params]
     order = f"COLLATE NOCASE {direction}, n {direction}"
+    and_fresh = f" AND {fresh}" if filtered or kept else f" WHERE {fresh}"
+    changed = (
+        f"SELECT records.rowid AS n, {from_json} AS v FROM {STALE} CROSS JOIN records "
+        f"ON records.rowid = {STALE}.n WHERE {where_.sql}{filtered}"
+    )
+    top = (
+        f"SELECT * FROM (SELECT k.rowid AS n, k.{keys.column} AS v FROM {rows}{and_fresh} "
+        f"ORDER BY v {order} LIMIT ?) UNION ALL {changed} ORDER BY v {order} LIMIT ?"
+    )
     sql = (
-        f"SELECT records.id FROM (SELECT k.rowid AS n, k.{keys.column} AS v FROM {rows} "
-        f"ORDER BY v {order} LIMIT ?) AS top JOIN records ON records.rowid = top.n "
+        f"SELECT records.id FROM ({top}) AS top JOIN records ON records.rowid = top.n "
         f"ORDER BY top.v {order.replace('n ', 'top.n ')}"
     )
-    return sql, [*params, limit]
+    return sql, [*params, limit, *where_.params, *filter_params, limit]
 
 
 def _read_through(

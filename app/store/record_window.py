@@ -235,41 +235,47 @@ class RecordWindow:
                 read.cancel()  # the whole list is no longer needed if the first screen was it
             self._reads = []
         self._ready(ids, complete)
-        if complete:
-            self._index_the_sort(len(ids))
+        if complete:  # the keys first: a sort index is then built over them (decision 0024)
             self._copy_the_sort_keys(len(ids))
+            self._index_the_sort(len(ids))
         else:  # the whole list now: it did not compete with the first screen for a core
             self._read_whole(generation, self._reads[0])
 
     def _index_the_sort(self, rows: int) -> None:
         """After a big listing sorted on a field without a sort index: build one, in the
-        background, so that the next sort on it shows its first screen at once."""
+        background, so that the next sort on it shows its first screen at once. While the
+        resource's sort keys are being copied, that copy builds it after (over the keys,
+        decision 0024: the two in parallel built it over the records' JSON)."""
         field, runner, cache = self._listing.order_by, self.runner, self._cache
         if field is None or runner is None or rows < SORT_INDEX_FROM or field in self._indexing:
             return
-        if cache.has_sort_index(field):
+        if self._keying or cache.has_sort_index(field, self._slug):
             return
         self._indexing.add(field)
 
         def work() -> Ids:
-            cache.build_sort_index(field)
+            cache.build_sort_index(field, self._slug)
             return []
 
         runner(work, lambda _none: self._indexing.discard(field))
 
     def _copy_the_sort_keys(self, rows: int) -> None:
-        """After a big listing whose resource has no sort keys (or not of every field): copy
-        them in the background, so that a first sort on any column reads narrow rows instead
-        of every record's JSON (decision 0023). A build stopped by a write continues here."""
+        """After a big listing whose resource has no sort keys (or not of every field, or some
+        changed since): copy them in the background, so that a first sort on any column reads
+        narrow rows instead of every record's JSON (decision 0023). A build stopped by a write
+        continues here; the changes a sync noted are copied here, after its write (0024)."""
         runner, cache, slug = self.runner, self._cache, self._slug
         if runner is None or rows < SORT_INDEX_FROM or self._keying:
             return
         if cache.has_sort_keys(slug):
             return
         self._keying = True
+        field = self._listing.order_by  # its sort index is built after the copy, over the keys
 
         def work() -> Ids:
-            cache.build_sort_keys(slug)
+            copied = cache.build_sort_keys(slug) and field is not None
+            if copied and not cache.has_sort_index(str(field), slug):
+                cache.build_sort_index(str(field), slug)
             return []
 
         runner(work, lambda _none: setattr(self, "_keying", False))

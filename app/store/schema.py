@@ -84,6 +84,16 @@ CACHE_V6: Migration = (
     ) WITHOUT ROWID""",
 )
 
+# v7 (issue 17, decision 0024): a change to a keyed record notes its rowid here instead of
+# rewriting its sort keys (and their sort indexes) inside the sync's transaction; a catch-up
+# copies them after the write (app/store/sort_keys.py), and listings read a noted record's
+# values from its JSON meanwhile. Existing keys are marked incomplete: their next build
+# replaces the triggers that copied each change (and has nothing else to copy).
+CACHE_V7: Migration = (
+    "CREATE TABLE stale_keys (n INTEGER PRIMARY KEY)",
+    "UPDATE sort_keys SET complete = 0",
+)
+
 CACHE_MIGRATIONS: tuple[Migration, ...] = (
     CACHE_V1,
     CACHE_V2,
@@ -91,6 +101,7 @@ CACHE_MIGRATIONS: tuple[Migration, ...] = (
     CACHE_V4,
     CACHE_V5,
     CACHE_V6,
+    CACHE_V7,
 )
 
 # ---------------------------------------------------------------------------------------- outbox

@@ -10,11 +10,18 @@ first screen on any column is a scan of narrow rows (decision 0023).
 They are written after the records, never with them: writing them from each record's dict
 halved the cache's load rate. `build` copies them in chunks of `CHUNK` rowids (each its own
 transaction, progress kept in `sort_keys.done_to`), after installing triggers that keep every
-later insert, change and removal of the resource's records copied. A bulk write (`BULK`
-records or more: a full sync's gathered pages) leaves its new records to the next build
-(`bulk_load`): a trigger each would halve the load rate. The keys serve listings
-once `complete`; a field the copy does not hold (seen after it was built) falls back to
-json_extract until the next build starts over with it.
+later insert and removal of the resource's records copied. A bulk write (`BULK` records or
+more: a full sync's gathered pages) leaves its new records to the next build (`bulk_load`): a
+trigger each would halve the load rate. The keys serve listings once `complete`; a field the
+copy does not hold (seen after it was built) falls back to json_extract until the next build
+starts over with it.
+
+A changed record's keys are not rewritten in the write's transaction (decision 0024): its
+trigger notes its rowid in `stale_keys`, and the next build copies the noted records (chunks of
+`_catch_up_chunk`, after the write). Rewriting them moved each record in the keys' sort
+indexes (`create_index`), ~2,000 pages per index for 1,000 records spread over 1,000,000. A
+listing read through the keys reads a noted record's value from its JSON meanwhile
+(`query._select_by_keys`), so it is never out of order.
 
 Nothing here knows the window: `Cache.build_sort_keys` runs `build` on a connection of its own
 (a worker thread) that a write to the cache may interrupt.
@@ -36,6 +43,12 @@ MAX_FIELDS = 200  # fields copied at most (a resource with more sorts the rest f
 _SLUG = re.compile(r"[a-z][a-z0-9-]*")
 _TOP_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OWN_COLUMNS = frozenset({"id", "modifiedDate"})  # sorted on the record's own columns
+# Records changed since their keys were copied, of every keyed resource (cache v7); a listing
+# reads their values from the JSON until `catch_up` copies them.
+STALE = "stale_keys"
+_STALE_OF = (
+    f"SELECT s.n FROM {STALE} AS s CROSS JOIN records AS r ON r.rowid = s.n WHERE r.resource = ?"
+)
 
 
 @dataclass(frozen=True)
@@ -76,9 +89,10 @@ def read(conn: sqlite3.Connection, slug: str) -> SortKeys | None:
 
 
 def drop(conn: sqlite3.Connection, slug: str) -> None:
-    """Forget a resource's sort keys: its table, its triggers and its state (in the caller's
-    transaction)."""
+    """Forget a resource's sort keys: its table (and its sort indexes), its triggers, its
+    stale marks and its state (in the caller's transaction)."""
     table = table_of(slug)
+    conn.execute(f"DELETE FROM {STALE} WHERE n IN ({_STALE_OF})", (slug,))
     for action in ("insert", "update", "delete"):
         conn.execute(f"DROP TRIGGER IF EXISTS {table}_{action}")
     conn.execute(f"DROP TABLE IF EXISTS {table}")
@@ -88,6 +102,30 @@ def drop(conn: sqlite3.Connection, slug: str) -> None:
 def drop_all(conn: sqlite3.Connection) -> None:
     for (slug,) in conn.execute("SELECT resource FROM sort_keys").fetchall():
         drop(conn, slug)
+    conn.execute(f"DELETE FROM {STALE}")
+
+
+def stale(conn: sqlite3.Connection, slug: str) -> bool:
+    """Whether some of `slug`'s records changed since their keys were copied (`catch_up`)."""
+    return conn.execute(f"{_STALE_OF} LIMIT 1", (slug,)).fetchone() is not None
+
+
+def index_name(slug: str, field: str) -> str:
+    return f"{table_of(slug)}_by_{field}"
+
+
+def create_index(conn: sqlite3.Connection, slug: str, field: str) -> bool:
+    """The sort index serving sorts of `slug` on `field` over its keys (ordered as a listing:
+    parent, value under NOCASE, rowid); False if the keys do not copy `field`."""
+    keys = read(conn, slug)
+    column = None if keys is None else keys.column(field)
+    if keys is None or column is None:
+        return False
+    conn.execute(
+        f"CREATE INDEX IF NOT EXISTS {index_name(slug, field)} "
+        f"ON {keys.table} (of_parent, {column} COLLATE NOCASE)"
+    )
+    return True
 
 
 def _put(table: str, fields: tuple[str, ...], source: str) -> str:
@@ -114,17 +152,28 @@ def _begin(conn: sqlite3.Connection, slug: str, fields: tuple[str, ...]) -> None
 
 
 def _triggers(conn: sqlite3.Connection, slug: str, fields: tuple[str, ...]) -> None:
-    """The triggers that copy every later insert, change and removal (those missing)."""
+    """The triggers that keep the copy (those missing; a v6 cache's update trigger, which
+    copied each change, replaced): a new record's keys copied, a changed one's noted stale
+    (`catch_up` copies it after the write), a removed one's deleted."""
     table = table_of(slug)
     # Not INSERT OR REPLACE: a trigger's conflict clause gives way to the outer statement's.
     put = f"DELETE FROM {table} WHERE rowid = new.rowid; {_put(table, fields, 'new')}"
-    when = f"WHEN new.resource = '{slug}' BEGIN {put}; END"
+    when = f"WHEN new.resource = '{slug}' BEGIN"
     create = "CREATE TRIGGER IF NOT EXISTS"
-    conn.execute(f"{create} {table}_insert AFTER INSERT ON records {when}")
-    conn.execute(f"{create} {table}_update AFTER UPDATE OF json, parent ON records {when}")
+    update = conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (f"{table}_update",)
+    ).fetchone()
+    if update is not None and STALE not in update[0]:
+        conn.execute(f"DROP TRIGGER {table}_update")
+    conn.execute(f"{create} {table}_insert AFTER INSERT ON records {when} {put}; END")
     conn.execute(
-        f"{create} {table}_delete AFTER DELETE ON records "
-        f"WHEN old.resource = '{slug}' BEGIN DELETE FROM {table} WHERE rowid = old.rowid; END"
+        f"{create} {table}_update AFTER UPDATE OF json, parent ON records {when} "
+        f"INSERT INTO {STALE} SELECT new.rowid "
+        f"WHERE NOT EXISTS (SELECT 1 FROM {STALE} WHERE n = new.rowid); END"
+    )
+    conn.execute(
+        f"{create} {table}_delete AFTER DELETE ON records WHEN old.resource = '{slug}' BEGIN "
+        f"DELETE FROM {table} WHERE rowid = old.rowid; DELETE FROM {STALE} WHERE n = old.rowid; END"
     )
 
 
@@ -168,6 +217,34 @@ def build(
     copy = _put(table_of(slug), fields, rows).replace("INSERT", "INSERT OR REPLACE", 1)
     while keep_going() and _copy_chunk(conn, slug, copy):
         pass
+    while keep_going() and _catch_up_chunk(conn, slug, fields):
+        pass
+
+
+def _catch_up_chunk(conn: sqlite3.Connection, slug: str, fields: tuple[str, ...]) -> bool:
+    """Copy the keys of up to `CHUNK` records noted stale (changed since they were copied) and
+    forget those marks, in one transaction; answer whether more are noted."""
+    table = table_of(slug)
+    sets = "".join(f", k{n} = json_extract(r.json, '$.{f}')" for n, f in enumerate(fields))
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS catching (n INTEGER PRIMARY KEY)")
+        conn.execute("DELETE FROM temp.catching")
+        caught = conn.execute(
+            f"INSERT INTO temp.catching {_STALE_OF} LIMIT ?", (slug, CHUNK)
+        ).rowcount
+        conn.execute(
+            f"UPDATE {table} AS k SET of_parent = r.parent{sets} FROM records AS r "
+            "WHERE r.rowid = k.rowid AND k.rowid IN (SELECT n FROM temp.catching)"
+        )
+        conn.execute(f"DELETE FROM {STALE} WHERE n IN (SELECT n FROM temp.catching)")
+        conn.execute("DELETE FROM temp.catching")
+        conn.execute("COMMIT")
+        return bool(caught >= CHUNK)
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
 
 
 def _copy_chunk(conn: sqlite3.Connection, slug: str, copy: str) -> bool:

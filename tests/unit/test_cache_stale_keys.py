@@ -1,0 +1,161 @@
+"""Sort keys caught up after the write (decision 0024): a change to a keyed record only notes
+it stale, and a listing read through the keys (and their sort indexes) right after the write,
+before the catch-up, holds the same rows in the same order as one read from the JSON."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.api.registry import default_registry
+from app.store import sort_keys
+from app.store.cache import Cache
+from app.store.listing import Listing
+from app.store.schema import CACHE_MIGRATIONS
+
+REGISTRY = default_registry()
+NAMES = ["alpha", "Bravo", "charlie", "Delta", "echo", "Foxtrot", "golf", "Hotel"]
+
+
+def customer(n: int, name: str, zone: int) -> dict[str, Any]:
+    return {
+        "id": f"c{n:03d}",
+        "customerID": f"CU{n:03d}",
+        "customerName": name,
+        "priceZone": zone,
+        "city": "Salem" if n % 3 else "Akron",
+    }
+
+
+def stale_marks(cache: Cache) -> int:
+    with cache._db.lock:
+        return int(cache._db.conn.execute("SELECT count(*) FROM stale_keys").fetchone()[0])
+
+
+def kept_value(cache: Cache, rid: str) -> Any:
+    """The customerName the keys hold for record `rid`."""
+    keys = cache._sort_keys("customers")
+    assert keys is not None
+    sql = f"SELECT k.{keys.column('customerName')} FROM {keys.table} AS k JOIN records "
+    sql += "ON records.rowid = k.rowid WHERE records.id = ?"
+    with cache._db.lock:
+        return cache._db.conn.execute(sql, (rid,)).fetchone()[0]
+
+
+@pytest.fixture
+def keyed(tmp_path: Path) -> Iterator[Cache]:
+    """40 customers with their sort keys and sort indexes over them on two fields."""
+    with Cache(tmp_path / "cache.db", REGISTRY) as cache:
+        cache.upsert("customers", [customer(n, NAMES[n % 8] + str(n), n % 5) for n in range(40)])
+        assert cache.build_sort_keys("customers")
+        for field in ("customerName", "priceZone"):
+            assert cache.build_sort_index(field, "customers")
+            assert cache.has_sort_index(field, "customers")
+            assert not cache._has_index(f"records_by_{field}")  # over the keys, not the JSON
+        yield cache
+
+
+def test_a_change_only_notes_its_keys_stale_and_the_next_build_copies_them(keyed: Cache) -> None:
+    keyed.upsert("customers", [customer(3, "aaa first", 9)])
+    assert stale_marks(keyed) == 1 and kept_value(keyed, "c003") == "Delta3"  # not rewritten
+    assert not keyed.has_sort_keys("customers")  # a window's next whole listing catches up
+    assert keyed.build_sort_keys("customers")
+    assert stale_marks(keyed) == 0 and kept_value(keyed, "c003") == "aaa first"
+    assert keyed.has_sort_keys("customers")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    moved=st.lists(st.tuples(st.integers(0, 45), st.sampled_from([*NAMES, "", "zz"])), max_size=8),
+    removed=st.lists(st.integers(0, 39), max_size=3),
+    order_by=st.sampled_from(["customerName", "priceZone"]),
+    descending=st.booleans(),
+    text=st.sampled_from(["", "a", "salem"]),
+    filters=st.sampled_from([(), (("city", "akr"),)]),
+    limit=st.sampled_from([None, 1, 5, 100]),
+)
+def test_a_sort_right_after_an_upsert_that_moved_records_is_the_sort_of_the_json(
+    tmp_path_factory: pytest.TempPathFactory,
+    moved: list[tuple[int, str]],
+    removed: list[int],
+    order_by: str,
+    descending: bool,
+    text: str,
+    filters: tuple[tuple[str, str], ...],
+    limit: int | None,
+) -> None:
+    """Records renamed (some new), some removed, then the listing at once: first screens and
+    whole lists read through the stale keys equal the same listing of a cache without keys."""
+    folder = tmp_path_factory.mktemp("moved")
+    rows = [customer(n, NAMES[n % 8] + str(n), n % 5) for n in range(40)]
+    later = [customer(n, name, (n * 7) % 4) for n, name in moved]
+    with (
+        Cache(folder / "keyed.db", REGISTRY) as cache,
+        Cache(folder / "plain.db", REGISTRY) as plain,
+    ):
+        cache.upsert("customers", rows)
+        assert cache.build_sort_keys("customers")
+        assert cache.build_sort_index(order_by, "customers")
+        for each in (cache, plain):
+            each.upsert("customers", rows if each is plain else [])
+            each.upsert("customers", later)
+            each.delete("customers", [f"c{n:03d}" for n in removed])
+        listing = Listing(order_by=order_by, descending=descending, text=text, filters=filters)
+        sql, _params = cache._select("id", "customers", listing, limit)
+        assert "keys_customers" in sql and "records_by_" not in sql
+        expected = plain.row_ids("customers", listing, limit=limit)
+        assert cache.row_ids("customers", listing, limit=limit) == expected
+        assert cache.row_ids("customers", listing, limit=limit, detached=True) == expected
+
+
+def test_clearing_forgets_the_stale_marks(keyed: Cache) -> None:
+    keyed.upsert("customers", [customer(3, "moved", 1), customer(4, "moved too", 1)])
+    assert stale_marks(keyed) == 2
+    keyed.clear("customers")
+    assert stale_marks(keyed) == 0
+    keyed.upsert("customers", [customer(1, "a", 1)])
+    assert not keyed._has_index("keys_customers_by_customerName")  # went with the keys
+
+
+def test_a_small_resource_without_keys_keeps_its_index_over_the_json(tmp_path: Path) -> None:
+    with Cache(tmp_path / "cache.db", REGISTRY) as cache:
+        cache.upsert("warehouses", [{"id": "w1", "warehouseName": "North"}])
+        assert cache.build_sort_index("warehouseName", "warehouses")
+        assert cache.has_sort_index("warehouseName") and cache._has_index(
+            "records_by_warehouseName"
+        )
+
+
+def test_a_v6_cache_replaces_its_copying_trigger_at_the_next_build(tmp_path: Path) -> None:
+    """A v6 cache's keys were kept by a trigger copying each change: v7 marks them incomplete,
+    and their next build installs the trigger that notes changes instead."""
+    path = tmp_path / "cache.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    for migration in CACHE_MIGRATIONS[:6]:
+        for statement in migration:
+            conn.execute(statement)
+    conn.execute("PRAGMA user_version=6")
+    conn.close()
+    with Cache(path, REGISTRY) as cache:
+        cache.upsert("customers", [customer(n, NAMES[n], n) for n in range(5)])
+        with cache._db.write() as write:  # a v6 build: its update trigger copied each change
+            sort_keys._begin(write, "customers", ("customerName",))
+            table = sort_keys.table_of("customers")
+            put = f"DELETE FROM {table} WHERE rowid = new.rowid; "
+            put += sort_keys._put(table, ("customerName",), "new")
+            write.execute(
+                f"CREATE TRIGGER {table}_update AFTER UPDATE OF json, parent ON records "
+                f"WHEN new.resource = 'customers' BEGIN {put}; END"
+            )
+    with Cache(path, REGISTRY) as cache:
+        assert cache.build_sort_keys("customers")
+        cache.upsert("customers", [customer(0, "zulu", 0)])
+        assert stale_marks(cache) == 1
+        listing = Listing(order_by="customerName", descending=True)
+        assert cache.row_ids("customers", listing, limit=1) == ["c000"]
