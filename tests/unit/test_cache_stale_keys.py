@@ -14,9 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.api.registry import default_registry
-from app.store import sort_keys
+from app.store import record_window, sort_keys
 from app.store.cache import Cache
 from app.store.listing import Listing
+from app.store.record_window import RecordWindow
 from app.store.schema import CACHE_MIGRATIONS
 
 REGISTRY = default_registry()
@@ -68,6 +69,20 @@ def test_a_change_only_notes_its_keys_stale_and_the_next_build_copies_them(keyed
     assert keyed.build_sort_keys("customers")
     assert stale_marks(keyed) == 0 and kept_value(keyed, "c003") == "aaa first"
     assert keyed.has_sort_keys("customers")
+
+
+def test_the_windows_next_big_listing_catches_up_after_a_sync(
+    keyed: Cache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(record_window, "SORT_INDEX_FROM", 40)
+    window = RecordWindow(keyed, "customers")
+    window.runner = lambda work, done: done(work())
+    keyed.upsert("customers", [customer(5, "aaa moved", 1)])
+    assert not keyed.has_sort_keys("customers")
+    window.relist(Listing(order_by="customerName"), window.show, first_screen=False)  # refresh
+    assert window.ids[0] == "c005"  # placed by its JSON, then its keys copied after
+    assert keyed.has_sort_keys("customers") and stale_marks(keyed) == 0
+    assert kept_value(keyed, "c005") == "aaa moved"
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
