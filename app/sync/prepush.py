@@ -38,7 +38,7 @@ from app.api.client import ShowClient
 from app.api.errors import ShowDeskError, TransportError
 from app.api.registry import Resource
 from app.store.cache import Cache
-from app.store.changes import Change
+from app.store.changes import SERVER_OWNED, Change
 from app.store.outbox import Outbox
 from app.sync.verdicts import already_applied, as_datetime, conflicting_fields, creates
 
@@ -213,7 +213,7 @@ class ServerCheck:
         keys = {str(c.key_value) for c in checked if creates(c) and c.key_value}
         missed: set[str] = set()
         if not keys and self._gets_cheaper(res, ids):
-            got, missed = await self._get_each(res, ids)
+            got, missed = await self._get_each(res, ids, checked)
             if not missed:
                 self._judge(res, checked, {}, got)
                 return
@@ -251,9 +251,13 @@ class ServerCheck:
         return spare and LISTED_PER_GET * len(ids) < listed.records + listed.sent
 
     async def _get_each(
-        self, res: Resource, ids: set[str]
+        self, res: Resource, ids: set[str], checked: list[Change]
     ) -> tuple[dict[str, dict[str, Any]], set[str]]:
-        """The records by single GETs, into the cache, and the ids whose GET failed."""
+        """The records by single GETs, into the cache, and the ids whose GET failed or answered
+        unlike the listing (`_as_listed`: then this show's GETs are not used again)."""
+        fields: dict[str, set[str]] = defaultdict(set)  # what the checked changes are about
+        for change in checked:
+            fields[change.effective_id].update(name for name, _, _ in change.diff())
         gate = asyncio.Semaphore(GETS_AT_ONCE)
 
         async def one(record_id: str) -> dict[str, Any]:
@@ -271,11 +275,25 @@ class ServerCheck:
                 missed.add(record_id)  # deleted since, or not offered: the listing tells
             elif isinstance(answer, BaseException):
                 raise answer
-            else:
+            elif self._as_listed(res, record_id, answer, fields[record_id]):
                 got[record_id] = answer
+            else:
+                missed.add(record_id)
+                self._no_get.add(res.slug)
         if got:
             self.cache.upsert(res.slug, list(got.values()))
         return got, missed
+
+    def _as_listed(self, res: Resource, record_id: str, answer: Any, fields: set[str]) -> bool:
+        """A GET's answer stands for the record as the listing gives it: the record asked for,
+        with every field the cache holds of it and the changes are about. A show may wrap its
+        GETs in an envelope or answer a summary (API.md does not say): taken as the record, the
+        first stopped the push, the second made false conflicts and emptied the cache's copy."""
+        if not isinstance(answer, dict) or str(answer.get("id")) != record_id:
+            return False
+        cached = self.cache.get(res.slug, record_id)
+        held = set(cached or ()).difference(SERVER_OWNED)  # a GET may leave out modifiedDate
+        return held <= answer.keys() and fields <= answer.keys()
 
     def _needs_server_view(self, change: Change) -> bool:
         if creates(change):  # it was sent before: did it arrive? (not if the server refused it)

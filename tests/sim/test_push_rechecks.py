@@ -271,3 +271,54 @@ async def test_with_budget_to_spare_a_recheck_lists_no_more_than_ten_records_per
     else:
         assert all((pages, gets) == (1, 0) for pages, _, gets, _ in rechecks), rechecks
     desk.close()
+
+
+class OtherGets(Counting):
+    """A show whose single GETs answer unlike its listing: the record in a `data` envelope, or a
+    summary of three fields (both legal as far as API.md knows)."""
+
+    def __init__(self, shape: str) -> None:
+        super().__init__()
+        self.shape = shape
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await super().handle_async_request(request)
+        path = request.url.path.rstrip("/")
+        if request.method != "GET" or "/Customer/" not in path or response.status_code != 200:
+            return response
+        record = json.loads(await response.aread())
+        if self.shape == "envelope":
+            body: dict[str, Any] = {"data": record}
+        else:
+            body = {k: record[k] for k in ("id", "customerID", "customerName")}
+        return httpx.Response(200, json=body)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("shape", ["envelope", "summary"])
+async def test_single_gets_that_answer_unlike_the_listing_leave_the_check_to_it(
+    tmp_path: Path, rechecks: list[Cost], shape: str
+) -> None:
+    """Taken as the record, a wrapped answer stopped every push after its first window ("a
+    record without an id"), and a summary made false conflicts of every change (the server
+    seemed to have cleared the city) and overwrote the cached records with three fields."""
+    desk = Desk(tmp_path / "desk")
+    transport = OtherGets(shape)
+    with SimServer(generate_show(60, seed=23), _config()) as server:
+        async with _client(server, _registry(tmp_path), transport) as client:
+            await Puller(client, desk.cache).sync(["customers"], full=True)
+            ids = [str(r["id"]) for r in server.show.records("customers")[:28]]
+            for rid in ids:
+                queue_update(desk.cache, desk.outbox, "customers", rid, city="Ours")
+            push = Pusher(client, desk.cache, desk.outbox)
+            _always_late(push)
+            report = await push.push()
+        assert (report.done, report.failed, report.conflicts) == (28, 0, 0), report.errors
+        assert [(server.show.get("customers", rid) or {}).get("city") for rid in ids] == [
+            "Ours"
+        ] * len(ids)
+        cached = desk.cache.get("customers", ids[-1])
+        assert cached is not None and cached["city"] == "Ours" and "customerName" in cached
+        assert len(cached) > 3  # the cache keeps whole records, not the GETs' summaries
+    assert transport.gets <= WINDOW  # one window's GETs told this show's are no help
+    desk.close()
