@@ -198,7 +198,7 @@ class RecordRows(QAbstractTableModel):
         if listing.text or listing.filters:
             return False
         field = listing.order_by
-        return field is None or self._cache.has_sort_index(field)
+        return field is None or self._cache.has_sort_index(field, self._resource.slug)
 
     def _show_rows(self, ids: list[str], complete: bool, background: bool) -> None:
         if not shiboken6.isValid(self):

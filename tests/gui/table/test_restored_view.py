@@ -72,14 +72,26 @@ def test_a_saved_view_is_read_after_opening_not_while(
     assert 0 < len(rows) < 50 if saved == "filtered" else len(rows) == 50
 
 
+@pytest.mark.parametrize("over", ["records", "sort keys"])
 def test_a_saved_sort_served_by_its_index_is_read_while_opening(
-    cache: Cache, settings: QSettings, open_tab: Any, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+    cache: Cache,
+    settings: QSettings,
+    open_tab: Any,
+    qtbot: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    over: str,
 ) -> None:
+    """An index over the records' JSON, or over a big resource's sort keys (decision 0024)."""
     first = open_tab("customers")
     first.header.setSortIndicator(first.model.column_of("customerName"), DESCENDING)
     listing = first.model.listing
     first.close()
-    cache.build_sort_index("customerName")
+    if over == "sort keys":
+        assert cache.build_sort_keys("customers")
+        assert cache.build_sort_index("customerName", "customers")
+        assert not cache.has_sort_index("customerName")  # no index over the records' JSON
+    else:
+        cache.build_sort_index("customerName")
 
     tab, opening = reopened(cache, settings, qtbot, monkeypatch)
     assert opening == [Listing(), listing]  # its first screen at once, from the index
