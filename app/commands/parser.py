@@ -24,13 +24,9 @@ def resources_text() -> str:
     return "\n".join(lines)
 
 
-def headless_parser(
-    json_errors: bool = False, command: str | None = None
-) -> argparse.ArgumentParser:
+def headless_parser(json_errors: bool = False) -> argparse.ArgumentParser:
     """The headless command line; with `json_errors` (`--json` was given) a usage error is one
-    JSON object on stderr, as every other error of a `--json` command is. Given the `command`
-    it will parse, the options every command shares (connection, `--json`: most of the
-    parser's making) are given to that command's parser only."""
+    JSON object on stderr, as every other error of a `--json` command is."""
     from app.commands.workspace import add_connection_options  # the client's modules: only here
 
     parser = (_JsonErrors if json_errors else _Parser)(prog="showdesk")
