@@ -30,6 +30,7 @@ class Cli:
 
     server: SimServer
     cache: Path
+    home: Path | None = None  # SHOWDESK_HOME: where a module-scoped run keeps its files
 
     def __call__(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -38,8 +39,16 @@ class Cli:
             text=True,
             timeout=120,
             cwd=cwd,
-            env={**os.environ, "SHOWDESK_CLIENT_SECRET": SECRET, "PYTHONPATH": _root()},
+            env={
+                **os.environ,
+                **self.moved(),
+                "SHOWDESK_CLIENT_SECRET": SECRET,
+                "PYTHONPATH": _root(),
+            },
         )
+
+    def moved(self) -> dict[str, str]:
+        return {} if self.home is None else {"SHOWDESK_HOME": str(self.home)}
 
     def connection(self) -> list[str]:
         return [
@@ -81,7 +90,8 @@ def sim() -> Iterator[SimServer]:
 @pytest.fixture(scope="module")
 def synced_cache(sim: SimServer, tmp_path_factory: pytest.TempPathFactory) -> Path:
     cache = tmp_path_factory.mktemp("synced") / "cache.sqlite"
-    done = Cli(sim, cache)("sync", "--resource", "customers", "--resource", "warehouses")
+    home = tmp_path_factory.mktemp("home")  # the tests' own folders are not made yet: not ~
+    done = Cli(sim, cache, home)("sync", "--resource", "customers", "--resource", "warehouses")
     assert done.returncode == 0, done.stderr
     return cache
 
