@@ -117,8 +117,9 @@ def showdesk(args: list[str], connection: list[str]) -> tuple[float, float, floa
     with tempfile.TemporaryDirectory() as tmp:
         peak_file = Path(tmp) / "peak"
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        home = str(Path(tmp) / "home")  # the process's files, never the user's
         env |= {"SHOWDESK_CLIENT_SECRET": SECRET, "PYTHONPATH": str(ROOT),
-                "BENCH_HWM": str(peak_file)}  # fmt: skip
+                "BENCH_HWM": str(peak_file), "SHOWDESK_HOME": home}  # fmt: skip
         began = time.perf_counter()
         with tempfile.TemporaryFile() as err:
             child = subprocess.Popen(
