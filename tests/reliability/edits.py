@@ -161,6 +161,8 @@ def _judge(
         result.conflicts += 1
     elif change.state == "pending" and _behind_a_visible_change(change, chain):
         result.failed += 1  # waits behind a failed/conflicting change of its record
+    elif change.state == "pending" and (change.last_error or "").strip():
+        result.failed += 1  # kept for the next push with the reason (the show went unreachable)
     else:
         result.lost.append(f"{what}: {change.state} with no reason ({change.last_error!r})")
 
