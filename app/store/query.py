@@ -210,6 +210,10 @@ def _select_by_keys(
     fresh = f"k.rowid NOT IN (SELECT n FROM {STALE})"
     from_json = f"json_extract(records.json, '{json_path(str(listing.order_by))}')"
     filtered, filter_params = _filters(listing, filters)
+    # The keys are read in their own order, never through another column's sort index (SQLite
+    # takes any that starts with their parent, then looks each row up in random order: a first
+    # sort of priceZone at 1,000,000 customers 0.2 -> 1.5 s once customerName had its index).
+    scan = f"{keys.table} AS k NOT INDEXED"
     if filtered:
         rows = (
             f"records INDEXED BY records_listing JOIN {keys.table} AS k "
@@ -218,14 +222,14 @@ def _select_by_keys(
         params = [*where_.params, *filter_params]
     else:
         kept = f" WHERE {keys.where.sql}" if keys.where.sql else ""
-        rows = f"{keys.table} AS k JOIN records ON records.rowid = k.rowid{kept}"
+        rows = f"{scan} JOIN records ON records.rowid = k.rowid{kept}"
         params = list(keys.where.params)
     if limit is None or limit < 0:
         value = f"iif({fresh}, k.{keys.column}, {from_json})"
         order = f"{value} COLLATE NOCASE {direction}, records.rowid {direction}"
         return f"SELECT records.id FROM {rows} ORDER BY {order} LIMIT -1", params
     if not filtered:  # the keys alone, not joined to the records: no record read until after
-        rows = f"{keys.table} AS k{kept}"
+        rows = f"{keys.table} AS k{kept}" if keys.indexed else f"{scan}{kept}"
     elif keys.indexed:  # the sort index walked, each record looked at, until enough match
         also = f"{keys.where.sql} AND " if keys.where.sql else ""
         rows = (
