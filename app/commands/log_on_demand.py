@@ -27,11 +27,24 @@ class _OpenOnFirstRecord(logging.Handler):
 
         if not self.opened:
             self.opened = True
-            logging.getLogger().removeHandler(self)
             start_logging(self.file_level)
+            self._give_place(file_handler())
         handler = file_handler()  # None when the log folder cannot be written
         if handler is not None and logging.getLogger(record.name).isEnabledFor(record.levelno):
             handler.handle(record)
+
+    def _give_place(self, handler: logging.Handler | None) -> None:
+        """The log file takes this handler's place among the root's handlers, which logging
+        is walking for this record: removed, the handler after it was skipped, and the file,
+        added at the end, got the record twice."""
+        handlers = logging.getLogger().handlers
+        if handler is not None and handler in handlers:
+            handlers.remove(handler)
+        if self in handlers:
+            if handler is None:
+                handlers.remove(self)
+            else:
+                handlers[handlers.index(self)] = handler
 
 
 @contextmanager

@@ -35,3 +35,30 @@ def test_the_first_record_opens_the_file_and_is_written_redacted_at_its_levels(
     assert "signed in with [redacted]" in text and "s3cret-value" not in text
     assert "a second line" in text
     assert file_handler() is None and logging.getLogger().level == root_level
+
+
+class Kept(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_the_first_record_reaches_the_handlers_after_the_waiting_one_once_and_the_file_once() -> (
+    None
+):
+    """The log file takes the waiting handler's place: removed from the root's handlers while
+    logging walked them, the handler after it was skipped and the file, added at the end, got
+    the first record twice."""
+    kept = Kept()
+    root = logging.getLogger()
+    with logging_when_used():
+        root.addHandler(kept)
+        try:
+            logging.getLogger("app.test").warning("the first record")
+        finally:
+            root.removeHandler(kept)
+    assert kept.messages == ["the first record"]
+    assert log_path().read_text("utf-8").count("the first record") == 1
