@@ -13,6 +13,8 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
+from app.sync.edit_values import is_empty
+
 INVALID_STYLE = (
     "QLineEdit, QComboBox, QListWidget, QTableWidget, QCheckBox { border: 1px solid #c62828; }"
 )
@@ -72,18 +74,3 @@ class FieldInput(QWidget):
 
     def emit_edited(self, *_args: object) -> None:
         self.edited.emit()
-
-
-def is_empty(value: Any) -> bool:
-    return value is None or value == "" or value == [] or value == {}
-
-
-def same_value(a: Any, b: Any) -> bool:
-    """Equal as the user sees it: None, "" and [] are all "empty", in nested values too."""
-    if is_empty(a) and is_empty(b):
-        return True
-    if isinstance(a, dict) and isinstance(b, dict):
-        return all(same_value(a.get(k), b.get(k)) for k in set(a) | set(b))
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)

@@ -1,17 +1,17 @@
 """What moved the record a form shows since the form read it: the server's version (someone
 else's change, or the user's own push coming back), its pending changes (an edit in the grid, a
 paste, an undo), a pushed create's new id. `RecordForm.refresh` asks these after a sync, a push
-or an edit elsewhere, and decides what the user sees (app/ui/form/record_form.py).
+or an edit elsewhere, and decides what the user sees (app/ui/form/record_form.py). No Qt:
+show logic, beside the edits it reads.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from app.store.changes import Change, is_local_id
+from app.store.changes import SERVER_OWNED, Change, is_local_id
+from app.sync.edit_values import same_value
 from app.sync.edits import Editor
-from app.ui.form.field_input import same_value
-from app.ui.form.layouts import READ_ONLY_FIELDS
 
 
 class ReadVersion:
@@ -76,7 +76,7 @@ def same_record(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 def moved_fields(a: dict[str, Any], b: dict[str, Any]) -> set[str]:
     """The fields in which two versions of a record differ (server-owned parts aside)."""
-    keys = (set(a) | set(b)) - set(READ_ONLY_FIELDS)
+    keys = (set(a) | set(b)) - set(SERVER_OWNED)
     return {k for k in keys if not same_value(_without_ids(a.get(k)), _without_ids(b.get(k)))}
 
 
