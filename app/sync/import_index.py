@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from app.store.db import unwritable
+from app.store.scratch import scratch_db, written
 from app.sync.overlay import record_id_of
 
 WHAT = "import's temporary look-up file"
@@ -29,7 +30,7 @@ class ImportIndex:
     """Look-ups over the file's keys and the cache's records, in a temporary database."""
 
     def __init__(self) -> None:
-        self._db = sqlite3.connect("")  # "": a private temporary file, removed on close
+        self._db = scratch_db()
         self._built: set[str] = set()
 
     def close(self) -> None:
@@ -46,7 +47,8 @@ class ImportIndex:
         """A full disk or a read-only temporary folder says so in the user's words (the
         import then queues nothing: its changes are queued after the plan)."""
         try:
-            yield
+            with written(self._db):
+                yield
         except (sqlite3.OperationalError, OSError) as exc:
             problem = unwritable(exc, WHAT, Path(tempfile.gettempdir()))
             if problem is None:

@@ -24,7 +24,6 @@ left in its window goes at once, the rest at the pace the limit allows backgroun
 from __future__ import annotations
 
 import math
-import sqlite3
 import time
 from collections import defaultdict
 from collections.abc import Iterable
@@ -37,6 +36,7 @@ from app.api.governor import GovernorState
 from app.api.pacing import allowed_requests
 from app.api.registry import Registry, Resource
 from app.store.changes import Change
+from app.store.scratch import scratch_db, written
 from app.sync.batches import BULK_SIZE, batch_key, collapses, lines_of
 
 
@@ -75,8 +75,7 @@ def plan_pages(
     --dry-run` of a million changes): what the plan needs of each change (`_Step`, a few
     numbers) goes to a temporary SQLite file, read back a record's chain at a time."""
     count = _Count(registry, bulk_size)
-    with closing(sqlite3.connect("", isolation_level=None)) as db:  # "": deleted on close
-        db.execute("PRAGMA cache_size=-2048")  # it spills to disk (the sort too)
+    with closing(scratch_db()) as db:  # it spills to disk (the sort too)
         db.execute(
             "CREATE TABLE steps (resource TEXT, record_id TEXT, seq INTEGER, key TEXT,"
             " up INTEGER, collapses INTEGER, elements INTEGER)"
@@ -87,9 +86,8 @@ def plan_pages(
                 for c in page
                 if count.wants(c)
             ]
-            db.execute("BEGIN")
-            db.executemany("INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-            db.execute("COMMIT")
+            with written(db):
+                db.executemany("INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         ordered = db.execute(
             "SELECT resource, record_id, key, up, collapses, elements FROM steps"
             " ORDER BY resource, record_id, seq"

@@ -5,11 +5,11 @@ reads them a window at a time (`window`), and reads each window's changes from t
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 
 from app.store.outbox import Outbox
 from app.store.outbox_windows import last_seq, pending_marks
+from app.store.scratch import scratch_db, written
 
 Wanted = Callable[[int, str], bool]  # (seq, resource): is this change for this push?
 
@@ -18,9 +18,7 @@ class PushRecords:
     """One push's records (built by `read`), and what it counted while reading them."""
 
     def __init__(self) -> None:
-        # "": a private temporary file, deleted on close; a small page cache (it spills to disk)
-        self._db = sqlite3.connect("", isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA cache_size=-2048")
+        self._db = scratch_db()  # read from the push's worker thread
         self._db.execute(
             "CREATE TABLE records (n INTEGER PRIMARY KEY, resource TEXT, record_id TEXT,"
             " UNIQUE (resource, record_id))"
@@ -41,12 +39,11 @@ class PushRecords:
             self.changes += len(mine)
             self.upto = mine[-1][0]
             slugs.update((res, None) for _, res, _ in mine)
-            self._db.execute("BEGIN")
-            self._db.executemany(
-                "INSERT OR IGNORE INTO records (resource, record_id) VALUES (?, ?)",
-                ((res, rid) for _, res, rid in mine),
-            )
-            self._db.execute("COMMIT")
+            with written(self._db):
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO records (resource, record_id) VALUES (?, ?)",
+                    ((res, rid) for _, res, rid in mine),
+                )
         self.slugs = list(slugs)
         row = self._db.execute("SELECT count(*) FROM records").fetchone()
         self.count = int(row[0])

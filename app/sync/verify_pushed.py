@@ -13,6 +13,7 @@ from typing import Any
 from app.api.registry import Registry, Resource
 from app.store.changes import Change
 from app.store.query import chunks
+from app.store.scratch import scratch_db, written
 from app.sync.verdicts import same_value, user_fields, user_values
 
 NOTED_BATCH = 500  # updates noted before they are written to the file
@@ -112,10 +113,7 @@ class PushedUpdates:
         if not self._noted:
             return
         if self._db is None:
-            self._db = sqlite3.connect(
-                "", isolation_level=None, check_same_thread=False
-            )  # "": temporary, deleted on close
-            self._db.execute("PRAGMA cache_size=-2048")  # a small page cache: it spills to disk
+            self._db = scratch_db()
             self._db.execute(
                 "CREATE TABLE pushed (slug TEXT, record_id TEXT, seqs TEXT, sent TEXT,"
                 " bases TEXT, PRIMARY KEY (slug, record_id))"
@@ -125,6 +123,5 @@ class PushedUpdates:
             for i in self._noted
         ]
         self._noted = []
-        self._db.execute("BEGIN")
-        self._db.executemany("INSERT OR REPLACE INTO pushed VALUES (?, ?, ?, ?, ?)", rows)
-        self._db.execute("COMMIT")
+        with written(self._db):
+            self._db.executemany("INSERT OR REPLACE INTO pushed VALUES (?, ?, ?, ?, ?)", rows)
