@@ -26,10 +26,10 @@ from pydantic import (
     field_validator,
 )
 
-from app.api import shapes
+from app.api import record_shape, shapes
 from app.api.errors import InvalidValue
-from app.api.shapes import RecordId
-from app.api.shapes import parse_show_date as parse_show_date  # where the forms read it
+from app.api.record_shape import RecordId
+from app.api.record_shape import parse_show_date as parse_show_date  # where the forms read it
 
 
 def _format_show_date(value: date | datetime | None) -> str | None:
@@ -82,7 +82,7 @@ def strip_ids(body: Mapping[str, Any], keep_null: Collection[str] = ()) -> dict[
 
 
 class Element(BaseModel):
-    """An element of a record's nested list or object (`shapes.Element`)."""
+    """An element of a record's nested list or object (`record_shape.Element`)."""
 
     model_config = ConfigDict(extra="allow", allow_inf_nan=False, defer_build=True)
 
@@ -96,14 +96,16 @@ def _email_shape(cls: type[BaseModel], v: str | None) -> str | None:
 CHECKS = {"Customer": {"_email_shape": field_validator("email")(_email_shape)}}  # beyond types
 
 
-def _build(shape: type[shapes.Shape], built: dict[type[shapes.Shape], type[BaseModel]]) -> None:
+def _build(
+    shape: type[record_shape.Shape], built: dict[type[record_shape.Shape], type[BaseModel]]
+) -> None:
     """The pydantic model of `shape` (its parent's first), into `built`."""
     if shape in built:
         return
     parent = shape.__mro__[1]
     _build(parent, built)
     own = shape.own_fields()
-    dates = [name for name, declared in own.items() if declared.annotation == shapes.ShowDate]
+    dates = [name for name, declared in own.items() if declared.annotation == record_shape.ShowDate]
     checks = dict(CHECKS.get(shape.__name__, {}))
     if dates:  # every date field reads the show's dates (`modifiedDate`: ShowRecord's own)
         checks[f"_parse_{shape.__name__}_dates"] = field_validator(*dates, mode="before")(
@@ -124,11 +126,11 @@ def _parse_date(cls: type[BaseModel], v: Any) -> Any:
     return parse_show_date(v)
 
 
-def _typed(annotation: Any, built: dict[type[shapes.Shape], type[BaseModel]]) -> Any:
+def _typed(annotation: Any, built: dict[type[record_shape.Shape], type[BaseModel]]) -> Any:
     """A shape's annotation in models: nested shapes as their models, dates as `ShowDate`."""
-    if annotation == shapes.ShowDate:
+    if annotation == record_shape.ShowDate:
         return ShowDate
-    if isinstance(annotation, type) and issubclass(annotation, shapes.Shape):
+    if isinstance(annotation, type) and issubclass(annotation, record_shape.Shape):
         _build(annotation, built)
         return built[annotation]
     args = get_args(annotation)
@@ -141,9 +143,9 @@ def _typed(annotation: Any, built: dict[type[shapes.Shape], type[BaseModel]]) ->
 
 
 def _models() -> dict[str, type[ShowRecord]]:
-    built: dict[type[shapes.Shape], type[BaseModel]] = {
-        shapes.ShowRecord: ShowRecord,
-        shapes.Element: Element,
+    built: dict[type[record_shape.Shape], type[BaseModel]] = {
+        record_shape.ShowRecord: ShowRecord,
+        record_shape.Element: Element,
     }
     for shape in shapes.MODELS.values():
         _build(shape, built)

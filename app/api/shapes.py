@@ -5,90 +5,23 @@ The one declaration of what a record holds. The window lays its tables out from 
 pydantic is even imported; app/api/models.py builds the pydantic models that validate records
 and bodies from the very same shapes (and adds the checks: dates parsed, e-mails shaped).
 
-`Customer`, `Product` and `OrderLine` follow docs/API.md exactly. The vendor publishes only the
-names of the other schemas, so their fields are ours: every such field is marked `# invented` —
-plausible, used consistently by the simulator and the UI. Every model keeps the fields it does
-not know, so nothing is dropped on a round trip.
+`Customer`, `Product` and `OrderLine` follow docs/API.md exactly: they are declared here. The
+vendor publishes only the names of the other schemas, so their fields are ours, declared in
+app/api/invented_shapes.py: every such field is marked `# invented` — plausible, used
+consistently by the simulator and the UI. Every model keeps the fields it does not know, so
+nothing is dropped on a round trip. How a shape declares its fields (`Shape`, `ShowRecord`,
+`Element`, the date and id types): app/api/record_shape.py.
 
-A shape's `model_fields` answers as the pydantic model's does (name → `.annotation`, its
-parent's fields first), so the same code reads either.
+`MODELS` holds every record's shape by model name, documented first, in the order declared.
 """
 
 # ruff: noqa: RUF012 - a field's default is its value, lists included (as in pydantic models)
 # No `from __future__ import annotations`: the shapes keep real types, read by the models.
 
-import inspect
-from datetime import date, datetime
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Literal
 
-REQUIRED: Any = ...  # the default of a field that has none (pydantic's marker)
-
-
-def parse_show_date(value: Any) -> Any:
-    """Dates come date-only (`2025-05-21`) or zone-less (`2025-01-20T04:50:03.61`)."""
-    if isinstance(value, datetime | date) or value is None:
-        return value
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return None
-        try:
-            return date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
-        except ValueError:
-            raise ValueError(
-                f"'{value}' is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS)"
-            ) from None
-    raise ValueError("expected a date")
-
-
-# A record's `id`: whatever JSON scalar the server gives (documented as a string; integers are
-# seen from servers of this kind), kept as it came so it round-trips unchanged.
-RecordId = str | int
-# A show's date or date-time (parsed by `parse_show_date`, written back in ISO form).
-ShowDate = datetime | date | None
-
-
-class Declared(NamedTuple):
-    """One declared field: its type and its default (REQUIRED: none)."""
-
-    annotation: Any
-    default: Any
-
-
-class Shape:
-    """Fields declared as class annotations (with their defaults), gathered in `model_fields`."""
-
-    model_fields: ClassVar[dict[str, Declared]] = {}
-
-    def __init_subclass__(cls) -> None:
-        super().__init_subclass__()
-        own = {
-            name: Declared(annotation, cls.__dict__.get(name, REQUIRED))
-            for name, annotation in inspect.get_annotations(cls).items()
-            if name != "model_fields"
-        }
-        cls.model_fields = {**cls.model_fields, **own}
-
-    @classmethod
-    def own_fields(cls) -> dict[str, Declared]:
-        """The fields this shape adds to its parent's."""
-        parent = cls.__mro__[1]
-        inherited = parent.model_fields if issubclass(parent, Shape) else {}
-        return {k: v for k, v in cls.model_fields.items() if k not in inherited}
-
-
-class Element(Shape):
-    """An element of a record's nested list or object (not a record of its own)."""
-
-
-class ShowRecord(Shape):
-    """A record of the show: an opaque `id` plus fields; unknown fields are kept."""
-
-    id: RecordId | None = None
-    modifiedDate: ShowDate = None
-
-
-# --------------------------------------------------------------------------------- documented
+from app.api import invented_shapes
+from app.api.record_shape import Element, RecordId, ShowDate, ShowRecord
 
 
 class OrderingGroupRef(Element):
@@ -225,191 +158,6 @@ class OrderHistoryItem(ShowRecord):
     bucket: str | None = None
     mainNumber: str | None = None
 
-
-# ------------------------------------------------------------------- names published, fields not
-
-
-class Warehouse(ShowRecord):
-    warehouseID: str | None = None  # invented
-    description: str | None = None  # invented
-    city: str | None = None  # invented
-    state: str | None = None  # invented
-
-
-class CustomerClass(ShowRecord):
-    customerClassID: str | None = None  # invented
-    description: str | None = None  # invented
-
-
-RegistrationStatus = Literal["Registered", "Pending", "Cancelled", "Waitlisted"]  # invented values
-AttendanceType = Literal["InPerson", "Virtual", "Hybrid"]  # invented values
-ArrivalNotification = Literal["None", "Email", "Sms", "EmailAndSms"]  # invented values
-
-
-class Attendee(ShowRecord):
-    attendeeID: str | None = None  # invented (API.md's example)
-    firstName: str | None = None  # invented
-    lastName: str | None = None  # invented
-    email: str | None = None  # invented
-    customerID: str | None = None  # invented
-    registrationStatus: RegistrationStatus | None = None  # invented
-    attendanceType: AttendanceType | None = None  # invented
-    arrivalNotificationBehavior: ArrivalNotification | None = None  # invented
-
-
-class DeliveryGroup(ShowRecord):
-    deliveryGroupID: str | None = None  # invented
-    description: str | None = None  # invented
-
-
-class DeliveryRange(ShowRecord):
-    deliveryRangeID: str | None = None  # invented
-    deliveryGroupID: str | None = None  # invented
-    description: str | None = None  # invented
-    startDate: ShowDate = None  # invented
-    endDate: ShowDate = None  # invented
-
-
-class DeliveryDrop(ShowRecord):
-    deliveryDropID: str | None = None  # invented
-    deliveryGroupID: str | None = None  # invented
-    description: str | None = None  # invented
-    dropDate: ShowDate = None  # invented
-
-
-class DeliveryDate(ShowRecord):
-    deliveryDate: ShowDate = None  # invented
-    description: str | None = None  # invented
-    productIDs: list[str] = []  # invented: the products deliverable on that date
-
-
-class SalesRepGroup(ShowRecord):
-    salesRepGroupID: str | None = None  # invented
-    name: str | None = None  # invented
-    level: int | None = None  # invented: depth in the hierarchy, 1 = top
-    parentID: str | None = None  # invented: the parent group's salesRepGroupID
-    position: int | None = None  # invented: order among siblings
-
-
-class SalesRep(ShowRecord):
-    salesRepID: str | None = None  # invented
-    name: str | None = None  # invented
-    email: str | None = None  # invented
-    salesRepGroupID: str | None = None  # invented
-    managerID: str | None = None  # invented
-
-
-class SalesRepManager(ShowRecord):
-    salesRepManagerID: str | None = None  # invented
-    name: str | None = None  # invented
-    email: str | None = None  # invented
-
-
-class OrderingSubGroup(Element):
-    id: RecordId | None = None
-    orderingSubGroupID: str | None = None  # invented
-    orderingSubGroupName: str | None = None  # invented
-
-
-class OrderingGroup(ShowRecord):
-    orderingGroupID: str | None = None  # invented
-    orderingGroupName: str | None = None  # invented
-    subGroups: list[OrderingSubGroup] = []  # invented
-
-
-class Vendor(ShowRecord):
-    vendorID: str | None = None  # invented
-    name: str | None = None  # invented
-    email: str | None = None  # invented
-    phone: str | None = None  # invented
-    brokerID: str | None = None  # invented
-
-
-class User(ShowRecord):
-    """Common shape of the show's user records (vendor, broker, VIP users, show admins)."""
-
-    userID: str | None = None  # invented
-    firstName: str | None = None  # invented
-    lastName: str | None = None  # invented
-    email: str | None = None  # invented
-
-
-class VendorUser(User):
-    vendorID: str | None = None  # invented
-
-
-class Broker(ShowRecord):
-    brokerID: str | None = None  # invented
-    name: str | None = None  # invented
-    email: str | None = None  # invented
-
-
-class BrokerUser(User):
-    brokerID: str | None = None  # invented
-
-
-class Booth(ShowRecord):
-    boothID: str | None = None  # invented
-    name: str | None = None  # invented
-    hall: str | None = None  # invented
-    vendorIDs: list[str] = []  # invented: the vendors shown at the booth
-
-
-class Facilitator(User):
-    facilitatorID: str | None = None  # invented
-
-
-class Brand(ShowRecord):
-    brandID: str | None = None  # invented
-    name: str | None = None  # invented
-
-
-class Category(ShowRecord):
-    categoryID: str | None = None  # invented
-    name: str | None = None  # invented
-
-
-class ProductPricing(ShowRecord):
-    priceID: str | None = None  # invented
-    productID: str | None = None  # invented
-    priceList: str | None = None  # invented
-    price: float | None = None  # invented
-    startDate: ShowDate = None  # invented
-    endDate: ShowDate = None  # invented
-
-
-class ProductInventory(ShowRecord):
-    productID: str | None = None  # invented
-    orderUnit: str | None = None  # invented
-    warehouseID: str | None = None  # invented
-    inventory: int | None = None  # invented
-
-
-class OrderHistoryBucket(ShowRecord):
-    bucket: str | None = None  # invented
-    description: str | None = None  # invented
-
-
-class VipUser(User):
-    pass
-
-
-class ShowAdmin(User):
-    pass
-
-
-class ExportParameter(Element):
-    name: str  # invented
-    label: str | None = None  # invented
-    type: Literal["string", "date", "choice"] = "string"  # invented
-
-
-class Export(ShowRecord):
-    name: str | None = None  # invented
-    description: str | None = None  # invented
-    parameters: list[ExportParameter] = []  # invented
-
-
 def _all_shapes(base: type[ShowRecord]) -> list[type[ShowRecord]]:
     found: list[type[ShowRecord]] = []
     for sub in base.__subclasses__():
@@ -417,5 +165,12 @@ def _all_shapes(base: type[ShowRecord]) -> list[type[ShowRecord]]:
     return found
 
 
-# Every record's shape by model name (the registry's `model`), as app.api.models.MODELS.
-MODELS: dict[str, type[ShowRecord]] = {cls.__name__: cls for cls in _all_shapes(ShowRecord)}
+def _invented(cls: type[ShowRecord]) -> bool:
+    return cls.__module__ == invented_shapes.__name__
+
+
+# Every record's shape by model name (the registry's `model`), as app.api.models.MODELS: the
+# documented ones first, then the invented ones, each in the order declared.
+MODELS: dict[str, type[ShowRecord]] = {
+    cls.__name__: cls for cls in sorted(_all_shapes(ShowRecord), key=_invented)
+}

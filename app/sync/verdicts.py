@@ -14,8 +14,8 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from app.api.errors import BadRequest, NotFound, ShowDeskError, TransportError, UserInputProblem
+from app.api.record_shape import parse_show_date
 from app.api.responses import HistoryResult, OrderResult
-from app.api.shapes import parse_show_date
 from app.store.changes import SERVER_OWNED, Change
 
 

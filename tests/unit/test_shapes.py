@@ -7,7 +7,7 @@ import subprocess
 import sys
 from typing import Any, get_args
 
-from app.api import models, shapes
+from app.api import models, record_shape, shapes
 
 
 def _names(annotation: Any) -> set[str]:
@@ -24,7 +24,7 @@ def test_every_model_has_its_shapes_fields_in_the_same_order_with_the_same_types
         for field, info in model.model_fields.items():
             declared = shape.model_fields[field]
             assert _names(info.annotation) == _names(declared.annotation), (name, field)
-            assert info.is_required() == (declared.default is shapes.REQUIRED), (name, field)
+            assert info.is_required() == (declared.default is record_shape.REQUIRED), (name, field)
 
 
 def test_the_models_check_what_the_shapes_cannot() -> None:

@@ -38,8 +38,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.api.record_shape import ShowRecord
 from app.api.registry import Resource
-from app.api.shapes import MODELS, ShowRecord
+from app.api.shapes import MODELS
 from app.ui.form.pickers import Choices, ReferencePicker
 from app.ui.table.cell_paint import CellDelegate, LookOf
 

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Literal, get_args
 
+from app.api.record_shape import ShowRecord
 from app.api.registry import Resource
-from app.api.shapes import MODELS, ShowRecord
+from app.api.shapes import MODELS
 from app.store.changes import Change
 from app.sync.overlay import WHOLE_RECORD, PendingOverlay
 from app.ui.common.references import ReferenceNames, ids_of, readable, show_date, title_of
