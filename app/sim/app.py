@@ -190,6 +190,9 @@ class Dispatcher:
         if res.slug in self.state.config.deny_writes and op.name in _WRITES:
             self.state.stats.denied += 1
             return Reply({"message": "not allowed"}, 403)
+        if res.slug in self.state.config.deny_gets and op.name == "get":
+            self.state.stats.denied += 1
+            return Reply(status=403, text="", media_type="text/plain")  # no words at all
         params = {k: str(v) for k, v in request.path_params.items()}
         params.update({n: query[n.lower()] for n in _query_names(op)})
         handler = handler_for(res.slug, op.name)

@@ -101,9 +101,12 @@ class SimConfig:
     # issue 12: throttling. `retry_after`: a throttling 403 carries `Retry-After: <s>` (the
     # seconds until the window frees a slot); `deny_writes`: create/update/delete of these slugs
     # answer 403 {"message": "not allowed"}; `count_rejected`: rejected requests count in the
-    # window too (a client that keeps knocking keeps the window full).
+    # window too (a client that keeps knocking keeps the window full). `deny_gets`: the single
+    # GET of one record of these slugs answers a bare 403, no body (a show that serves its
+    # records only by listing, in the words API.md allows for throttling too).
     retry_after: bool = False
     deny_writes: frozenset[str] = frozenset()
+    deny_gets: frozenset[str] = frozenset()
     count_rejected: bool = False
 
     def __post_init__(self) -> None:

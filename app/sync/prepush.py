@@ -23,6 +23,15 @@ the GETs take at most a tenth of the rate budget, by the records the listing wou
 (`_gets_cheaper`).
 A GET that fails (a record deleted since, a show without single GETs) sends the check to the
 listing.
+
+What a push learns so is kept for the profile (`Learned`, `recheck.no_get.<slug>`: when, and
+the show's words): a show whose GETs fail for records its listing holds (refused, not found,
+not offered) or answer unlike the listing has the next push of that profile list at once,
+where finding out again cost a bare-403 show a minute or more of pauses and probes (decision
+0002: a wordless 403 is throttling until proven). A GET that failed by the weather (throttled
+to the end, a 5xx, a body cut short) teaches nothing past this push. The fact is tried again
+`NO_GET_RETRY` after it was learned (a show's behaviour may change: at most one push a week
+pays the discovery again), and forgotten when the GETs then answer as the listing does.
 """
 
 from __future__ import annotations
@@ -31,11 +40,17 @@ import asyncio
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, Protocol
 
 from app.api.client import ShowClient
-from app.api.errors import ShowDeskError, TransportError
+from app.api.errors import (
+    EnvironmentProblem,
+    Forbidden,
+    ServerProblem,
+    ShowDeskError,
+    TransportError,
+)
 from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.changes import SERVER_OWNED, Change
@@ -52,6 +67,15 @@ Windows = Callable[[], Iterator[list[list[Change]]]]  # a push's chains, a windo
 GETS_AT_ONCE = 16  # a check's single GETs in flight at once (the governor paces them)
 GETS_SHARE = 0.1  # of a rate window's requests, that a check's GETs may take whatever the listing
 LISTED_PER_GET = 10  # records a listing carries, past which one GET per record checked is cheaper
+NO_GET_RETRY = timedelta(days=7)  # a show's single GETs learned no help: tried again after this
+# Failures of a GET that say nothing about the show's GETs (the network, throttling, a 5xx, a
+# body cut short): not remembered past the push.
+PASSING = (EnvironmentProblem, ServerProblem)
+
+
+def no_get_key(slug: str) -> str:
+    """The learned fact: this resource's single GETs are no help to a re-check."""
+    return f"recheck.no_get.{slug}"
 
 
 @dataclass
@@ -107,6 +131,8 @@ class ServerCheck:
         self.checked_at = 0.0
         self._listed: dict[str, _Listed] = {}  # by resource: its last listing
         self._no_get: set[str] = set()  # resources whose single GET missed a listed record
+        self._recalled: set[str] = set()  # resources whose learned fact was read
+        self._retried: set[str] = set()  # resources whose learned fact is tried again
 
     async def check(self, by_resource: dict[str, list[Change]]) -> bool:
         """One `modifiedAfter` listing per resource (False: one failed; nothing to send)."""
@@ -211,10 +237,11 @@ class ServerCheck:
         # again, late in a long push, holds every record the push has sent so far.
         ids = {c.effective_id for c in checked if not creates(c)}
         keys = {str(c.key_value) for c in checked if creates(c) and c.key_value}
-        missed: set[str] = set()
+        missed: dict[str, str] = {}
         if not keys and self._gets_cheaper(res, ids):
             got, missed = await self._get_each(res, ids, checked)
             if not missed:
+                self._forget_no_get(res.slug)
                 self._judge(res, checked, {}, got)
                 return
         theirs: dict[str, dict[str, Any]] = {}
@@ -222,8 +249,11 @@ class ServerCheck:
         async for page in self._listing(res, since):
             theirs.update((str(r["id"]), r) for r in page if str(r.get("id")) in ids)
             by_key.update((str(r.get(res.key)), r) for r in page if str(r.get(res.key)) in keys)
-        if missed == ids or missed & theirs.keys():  # every GET failed, or one listed did:
+        listed_missed = [missed[i] for i in missed.keys() & theirs.keys()]
+        if missed.keys() == ids or listed_missed:  # every GET failed, or one listed did:
             self._no_get.add(res.slug)  # this show's single GETs are no help
+        if any(listed_missed):  # and not by the weather: for the profile's next pushes too
+            self._learn_no_get(res.slug, next(why for why in listed_missed if why))
         self._judge(res, checked, by_key, theirs)
 
     async def _listing(self, res: Resource, since: date | None) -> AsyncIterator[list[Any]]:
@@ -243,7 +273,7 @@ class ServerCheck:
         listing would carry over ten records per record checked (every one the push sent
         today; each of its pages a pass over the collection on many servers)."""
         listed = self._listed.get(res.slug)
-        if not res.can("get") or res.slug in self._no_get or listed is None:
+        if not res.can("get") or self._gets_no_help(res.slug) or listed is None:
             return False
         if len(ids) <= listed.pages_next(res.paging.page_size):
             return True
@@ -252,9 +282,12 @@ class ServerCheck:
 
     async def _get_each(
         self, res: Resource, ids: set[str], checked: list[Change]
-    ) -> tuple[dict[str, dict[str, Any]], set[str]]:
+    ) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
         """The records by single GETs, into the cache, and the ids whose GET failed or answered
-        unlike the listing (`_as_listed`: then this show's GETs are not used again)."""
+        unlike the listing, each with what it tells of the show's GETs ("" for a failure by the
+        weather, `PASSING`). A GET proven denied (`Forbidden`) or answering unlike the listing
+        (`_as_listed`) says it of the operation: this show's GETs are not used again, and the
+        profile learns it."""
         fields: dict[str, set[str]] = defaultdict(set)  # what the checked changes are about
         for change in checked:
             fields[change.effective_id].update(name for name, _, _ in change.diff())
@@ -267,22 +300,52 @@ class ServerCheck:
         order = sorted(ids)
         answers = await asyncio.gather(*(one(i) for i in order), return_exceptions=True)
         got: dict[str, dict[str, Any]] = {}
-        missed: set[str] = set()
+        missed: dict[str, str] = {}
+        proof = ""  # what says it of the operation, not of one record
         for record_id, answer in zip(order, answers, strict=True):
             if isinstance(answer, TransportError | asyncio.CancelledError):
                 raise answer  # the show cannot be reached: the push says so once
-            if isinstance(answer, ShowDeskError):
-                missed.add(record_id)  # deleted since, or not offered: the listing tells
+            if isinstance(answer, ShowDeskError):  # deleted since, or not offered: the listing
+                why = answer.message or type(answer).__name__
+                missed[record_id] = "" if isinstance(answer, PASSING) else why
+                proof = proof or (why if isinstance(answer, Forbidden) else "")  # proven denied
             elif isinstance(answer, BaseException):
                 raise answer
             elif self._as_listed(res, record_id, answer, fields[record_id]):
                 got[record_id] = answer
             else:
-                missed.add(record_id)
-                self._no_get.add(res.slug)
+                missed[record_id] = f"a GET of one {res.slug} record answers unlike its listing"
+                proof = proof or missed[record_id]
+        if proof:
+            self._no_get.add(res.slug)
+            self._learn_no_get(res.slug, proof)
         if got:
             self.cache.upsert(res.slug, list(got.values()))
         return got, missed
+
+    def _gets_no_help(self, slug: str) -> bool:
+        """This push found the resource's single GETs no help, or the profile learned so less
+        than `NO_GET_RETRY` ago (read once per push)."""
+        if slug not in self._recalled:
+            self._recalled.add(slug)
+            fact = self.client.learned.get(no_get_key(slug))
+            since = as_datetime(fact.get("since")) if isinstance(fact, dict) else None
+            now = datetime.now(UTC).replace(tzinfo=None)  # as_datetime's: zone-less UTC
+            if since is not None and abs(now - since) < NO_GET_RETRY:  # a clock set back too
+                self._no_get.add(slug)
+            elif fact is not None:
+                self._retried.add(slug)
+        return slug in self._no_get
+
+    def _learn_no_get(self, slug: str, why: str) -> None:
+        since = datetime.now(UTC).isoformat(timespec="seconds")
+        self.client.learned.set(no_get_key(slug), {"since": since, "why": why[:300]})
+
+    def _forget_no_get(self, slug: str) -> None:
+        """The GETs answered as the listing does (tried again past `NO_GET_RETRY`)."""
+        if slug in self._retried:
+            self._retried.discard(slug)
+            self.client.learned.set(no_get_key(slug), None)
 
     def _as_listed(self, res: Resource, record_id: str, answer: Any, fields: set[str]) -> bool:
         """A GET's answer stands for the record as the listing gives it: the record asked for,

@@ -16,6 +16,8 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +25,18 @@ import httpx
 import pytest
 
 from app.api.client import ShowClient
+from app.api.connection import Connection
+from app.api.learned import Learned
 from app.api.registry import Registry, load_registry
 from app.sim import SimServer, generate_show
 from app.sim.presets import PRESETS, config_for
 from app.sync import pusher
-from app.sync.prepush import ServerCheck
+from app.sync.prepush import ServerCheck, no_get_key
 from app.sync.puller import Puller
 from app.sync.pusher import Pusher, PushProgress
 from tests.sim.test_push_by_field import Desk
 from tests.sim.test_sync import _config, connect, queue_update
+from tests.unit.test_client_fakes import FakeTime
 
 WINDOW = 4  # records per window
 PAGE = 3  # records per listing page
@@ -321,4 +326,100 @@ async def test_single_gets_that_answer_unlike_the_listing_leave_the_check_to_it(
         assert cached is not None and cached["city"] == "Ours" and "customerName" in cached
         assert len(cached) > 3  # the cache keeps whole records, not the GETs' summaries
     assert transport.gets <= WINDOW  # one window's GETs told this show's are no help
+    desk.close()
+
+
+@dataclass
+class Pushed:
+    report: Any
+    gets: int  # single GETs of a customer that reached the show
+    paused: list[float]  # the client's pauses
+
+
+async def _push_28(
+    server: SimServer, desk: Desk, registry: Registry, profile: Path, city: str
+) -> Pushed:
+    """One command's push (a client of its own, the profile's data folder `profile`) of 28
+    city changes, another admin changing the city of the last one after the first window."""
+    waits, transport = FakeTime(), Counting()  # a pause moves the clock, never sleeps
+    connection = Connection(
+        base_url=server.base_url, auth_url=server.auth_url, show_id=server.show_id,
+        secret=server.client_secret, state_dir=profile,  # 300 requests a minute
+    )  # fmt: skip
+    async with ShowClient(
+        connection, registry, transport=transport, clock=waits.clock, sleep=waits.sleep
+    ) as client:
+        if desk.cache.sync_state("customers") is None:
+            await Puller(client, desk.cache).sync(["customers"], full=True)
+        ids = [str(r["id"]) for r in server.show.records("customers")[:28]]
+        for rid in ids:
+            queue_update(desk.cache, desk.outbox, "customers", rid, city=city)
+        clash, crossed = ids[-1], list[str]()
+
+        def other_admin(progress: PushProgress) -> None:
+            current = server.show.get("customers", clash)
+            if progress.done >= WINDOW and current is not None and not crossed:
+                crossed.append(clash)
+                server.show.replace("customers", clash, {**current, "city": f"Their {city}"})
+
+        push = Pusher(client, desk.cache, desk.outbox, on_progress=other_admin)
+        _always_late(push)
+        report = await push.push()
+    on_show = {rid: (server.show.get("customers", rid) or {}).get("city") for rid in ids}
+    assert on_show == {rid: city for rid in ids[:-1]} | {clash: f"Their {city}"}
+    return Pushed(report, transport.gets, [t for t in waits.sleeps if t > 0])
+
+
+@pytest.mark.asyncio
+async def test_a_show_denying_single_gets_with_a_bare_403_is_remembered_for_the_profile(
+    tmp_path: Path, rechecks: list[Cost]
+) -> None:
+    """A show whose single GETs answer a bare 403 (no words: throttling, as far as API.md
+    tells, decision 0002): the first push's re-check pauses and probes until the GETs are
+    proven denied, then lists. The profile keeps that, so the next push of the same profile
+    — another command, another client — goes straight to the listing: no single GET of a
+    customer and no pause; every change still lands and the conflict is still found."""
+    desk = Desk(tmp_path / "desk")
+    registry = _registry(tmp_path)
+    profile = tmp_path / "profile"
+    denying = _config(deny_gets=frozenset({"customers"}))
+    with SimServer(generate_show(60, seed=25), denying) as server:
+        first = await _push_28(server, desk, registry, profile, "Ours")
+        assert (first.report.done, first.report.failed, first.report.conflicts) == (27, 0, 1)
+        assert first.gets and sum(first.paused) > 30, (first.gets, first.paused)  # the discovery
+        rechecks.clear()
+        second = await _push_28(server, desk, registry, profile, "Again")
+    assert (second.report.done, second.report.failed, second.report.conflicts) == (27, 0, 1)
+    assert (second.gets, second.paused) == (0, [])
+    assert rechecks and all(pages for pages, *_ in rechecks), rechecks  # each re-check listed
+    fact = learned_no_get(profile, "customers")
+    assert "not permitted" in fact["why"], fact  # when, and the show's words
+    desk.close()
+
+
+def learned_no_get(profile: Path, slug: str) -> Any:
+    facts = json.loads((profile / "learned.json").read_text(encoding="utf-8"))
+    return facts.get(f"recheck.no_get.{slug}")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("days", [1, 8])
+async def test_single_gets_learned_no_help_are_tried_again_after_a_week(
+    tmp_path: Path, rechecks: list[Cost], days: int
+) -> None:
+    """The show now answers its single GETs (its behaviour changed since the profile learned
+    otherwise): a fact a day old still holds (the re-checks list); one over a week old is
+    tried again, and forgotten when the GETs answer as the listing does."""
+    desk = Desk(tmp_path / "desk")
+    profile = tmp_path / "profile"
+    since = datetime.now(UTC) - timedelta(days=days)
+    Learned(profile).set(no_get_key("customers"), {"since": since.isoformat(), "why": "HTTP 403"})
+    with SimServer(generate_show(60, seed=26), _config()) as server:
+        pushed = await _push_28(server, desk, _registry(tmp_path), profile, "Ours")
+    assert (pushed.report.done, pushed.report.failed, pushed.report.conflicts) == (27, 0, 1)
+    assert pushed.paused == []
+    if days == 1:
+        assert pushed.gets == 0 and learned_no_get(profile, "customers"), rechecks
+    else:
+        assert pushed.gets > 0 and learned_no_get(profile, "customers") is None, rechecks
     desk.close()
