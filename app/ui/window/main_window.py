@@ -9,6 +9,8 @@ per open show: Edit ▸ Undo lives on the window, and an undo must never replay 
 another show's outbox. `UndoableEdits` (app/ui/table/undo_commands.py) pushes every table edit
 on it, through the session's `Editor` (an Editor over the same cache and outbox until then).
 
+What its menus, toolbar and start page do: app/ui/window/menu_commands.py.
+
 The start (issue 17): `show_local` paints the show from disk — tree, restored tabs — before
 anything that talks to the show is imported; `attach` then wires the session over it.
 
@@ -26,11 +28,10 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMetaObject, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QUndoStack
-from PySide6.QtWidgets import QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget, QWidget
 
 from app import APP_NAME
 from app.local_show import LocalShow
-from app.settings import ProfileStore
 from app.sync.edits import Editor
 from app.ui.common.files import ask_save_path
 from app.ui.common.references import ReferenceNames
@@ -40,6 +41,7 @@ from app.ui.table.undo_commands import UNDO_LIMIT, Outcome, UndoableEdits
 from app.ui.window import (
     actions,
     layout_memory,
+    menu_commands,
     navigation,
     record_forms,
     show_lists,
@@ -94,7 +96,7 @@ class MainWindow(QMainWindow):
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.centre = ShowCentre(self.tabs, self)  # the start page when no tab is open
         self.start_page = self.centre.start_page
-        self._wire_start_page()
+        menu_commands.wire_start_page(self)
         self.splitter.addWidget(self.centre)
         self.splitter.setCollapsible(0, False)  # the centre (the tree goes in before it)
         self.setCentralWidget(self.splitter)
@@ -104,8 +106,9 @@ class MainWindow(QMainWindow):
         self.undo_stack.setUndoLimit(UNDO_LIMIT)
         self.undoable_edits: UndoableEdits | None = None
         self.events: SessionEvents | None = None  # the attached session's signals, its pushes
-        self.actions_ = actions.render(self, {**self._handlers(), **navigation.install(self)})
-        self._wire_undo()
+        handlers = {**menu_commands.handlers(self), **navigation.install(self)}
+        self.actions_ = actions.render(self, handlers)  # File, Edit, Show… (menu_commands.py)
+        menu_commands.wire_undo(self)
         tasks.on_error = self.on_tasks_error
         self.setWindowTitle(APP_NAME)
         self.resize(1280, 800)
@@ -298,68 +301,6 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------------------ actions
 
-    def _handlers(self) -> dict[str, Callable[[], None]]:
-        return {
-            "profiles": self.on_profiles_triggered,
-            "export": lambda: self.export_resource(None),
-            "import": self.on_import_triggered,
-            "close_tab": lambda: self.on_tabs_tab_close_requested(self.tabs.currentIndex()),
-            "quit": self.on_quit_triggered,
-            "undo": self.undo_stack.undo,
-            "redo": self.undo_stack.redo,
-            "revert_on_show": self.on_revert_on_show_triggered,
-            "find": self.on_find_triggered,
-            "sync": lambda: self.session.sync() if self.session else None,
-            "full_sync": lambda: self.session.sync(full=True) if self.session else None,
-            "push": lambda: self.request_push(),
-            "outbox": self.on_outbox_triggered,
-            **show_lists.handlers(self),  # Show ▸ Orders, Show ▸ History of pushes
-            **team_view.handlers(self),  # View ▸ Team
-            "about": self.on_about_triggered,
-        }
-
-    def _wire_undo(self) -> None:
-        undo, redo = self.actions_["undo"], self.actions_["redo"]
-        undo.setEnabled(False)
-        redo.setEnabled(False)
-        self.actions_["revert_on_show"].setEnabled(False)
-        self.undo_stack.canUndoChanged.connect(undo.setEnabled)
-        self.undo_stack.canRedoChanged.connect(redo.setEnabled)
-        self.undo_stack.undoTextChanged.connect(lambda t: undo.setText(f"&Undo {t}".strip()))
-        self.undo_stack.redoTextChanged.connect(lambda t: redo.setText(f"&Redo {t}".strip()))
-
-    def on_revert_on_show_triggered(self) -> None:
-        """Queue the old values of the pushed edit whose undo was refused (a new change)."""
-        if self.undoable_edits is not None and self.undoable_edits.revert_on_show() is not None:
-            self.status.show_message(f"Queued: {self.undo_stack.undoText()} (pending until Push)")
-
-    def on_quit_triggered(self) -> None:
-        self.close()
-
-    def on_outbox_triggered(self) -> None:
-        self.show_outbox()
-
-    def on_import_triggered(self) -> None:
-        """File ▸ Import: a CSV/XLSX file into the current tab, as pending changes."""
-        tab = self.tabs.currentWidget()
-        if isinstance(tab, ResourceTab) and tab.importer is not None:
-            tab.importer.start()
-
-    def on_find_triggered(self) -> None:
-        tab = self.tabs.currentWidget()
-        if isinstance(tab, ResourceTab):
-            tab.focus_filter()
-
-    def on_profiles_triggered(self) -> None:
-        from app.ui.window.profile_manager import ProfileManager  # its dialog checks a show
-
-        manager = ProfileManager(ProfileStore(), self)
-        manager.open_requested.connect(self.profile_requested)
-        manager.open()
-
-    def on_about_triggered(self) -> None:
-        QMessageBox.about(self, f"About {APP_NAME}", self.about_text())
-
     def about_text(self) -> str:
         """The version, and where settings, the cache and outbox, and the log file live."""
         from app.ui.window.about_export import about_text
@@ -372,22 +313,6 @@ class MainWindow(QMainWindow):
         from app.ui.window.about_export import export_resource  # the exporter: when asked
 
         export_resource(self, slug)
-
-    # -------------------------------------------------------------------------- start page
-
-    def _wire_start_page(self) -> None:
-        page = self.start_page
-        page.open_requested.connect(self.open_resource)
-        page.import_requested.connect(self.import_into)
-        page.sync_requested.connect(lambda: self.session.sync() if self.session else None)
-        page.push_requested.connect(self.request_push)  # reviewed first when large, as Ctrl+S
-        page.outbox_requested.connect(self.show_outbox)
-
-    def import_into(self, slug: str) -> None:
-        """The start page's "Import a file…": that resource's tab, then its import."""
-        tab = self.open_resource(slug)
-        if tab is not None and tab.importer is not None:
-            tab.importer.start()
 
     # ---------------------------------------------------------------------- asking the user
 
