@@ -148,7 +148,8 @@ class CacheReads(CacheFile):
             return None
         where = query.keys_where(listing.parent, nested=self.registry[slug].nested_by_param)
         indexed = self._has_index(sort_keys.index_name(slug, field))
-        return KeysOrder(keys.table, column, where, indexed)
+        marks = 0 if indexed else int(self._one(f"SELECT count(*) FROM {query.STALE}", [])[0])
+        return KeysOrder(keys.table, column, where, indexed, slug, marks)
 
     def _filters(self, slug: str, listing: Listing) -> list[FieldFilter]:
         """Column filters as query specs; reference fields also match the target's label."""

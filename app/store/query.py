@@ -24,6 +24,9 @@ _COLUMNS = {"id": "id", "modifiedDate": "modified"}
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 CHUNK = 500  # well under SQLite's limit on bound parameters
 STALE = "stale_keys"  # records whose sort keys are out of date (app/store/sort_keys.py)
+# Stale marks up to which a first screen scanning the keys takes `limit` + marks rows and drops
+# the stale ones after, rather than testing each row's mark (`_scanned_keys`).
+FEW_MARKS = 2_000
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,8 @@ class KeysOrder:
     column: str
     where: Where
     indexed: bool = False  # a sort index over the keys serves the column (walked, filtered)
+    slug: str = ""  # the resource (its records' parents are looked at: `_scanned_keys`)
+    marks: int = 0  # records noted stale when the query was built (chooses a plan, never rows)
 
 
 def where(slug: str, parent: str | None, *, nested: bool) -> Where:
@@ -202,10 +207,10 @@ def _select_by_keys(
     order. A record changed since its keys were copied (noted in `stale_keys`, decision 0024)
     is placed by its JSON's value instead. A first screen sorts the narrow keys alone (joined
     to the records that pass the filters, if any; a sort index over the keys is walked and
-    left after the first rows), keeps its first rows and those of the changed records, and
-    reads the ids of the rows it keeps; a whole list reads the ids beside the keys in fetch
-    order and sorts once (looking each id up after the sort was twice as slow: the records in
-    random order)."""
+    left after the first rows; a scan of the keys tests no row's stale mark, `_scanned_keys`),
+    keeps its first rows and those of the changed records, and reads the ids of the rows it
+    keeps; a whole list reads the ids beside the keys in fetch order and sorts once (looking
+    each id up after the sort was twice as slow: the records in random order)."""
     direction = "DESC" if listing.descending else "ASC"
     fresh = f"k.rowid NOT IN (SELECT n FROM {STALE})"
     from_json = f"json_extract(records.json, '{json_path(str(listing.order_by))}')"
@@ -228,30 +233,57 @@ def _select_by_keys(
         value = f"iif({fresh}, k.{keys.column}, {from_json})"
         order = f"{value} COLLATE NOCASE {direction}, records.rowid {direction}"
         return f"SELECT records.id FROM {rows} ORDER BY {order} LIMIT -1", params
-    if not filtered:  # the keys alone, not joined to the records: no record read until after
-        rows = f"{keys.table} AS k{kept}" if keys.indexed else f"{scan}{kept}"
-    elif keys.indexed:  # the sort index walked, each record looked at, until enough match
-        also = f"{keys.where.sql} AND " if keys.where.sql else ""
-        rows = (
-            f"{keys.table} AS k CROSS JOIN records ON records.rowid = k.rowid "
-            f"WHERE {also}{where_.sql}{filtered}"
-        )
-        params = [*keys.where.params, *where_.params, *filter_params]
     order = f"COLLATE NOCASE {direction}, n {direction}"
-    and_fresh = f" AND {fresh}" if filtered or kept else f" WHERE {fresh}"
+    if not filtered and not keys.indexed and keys.marks <= FEW_MARKS:
+        first, params = _scanned_keys(keys, order)
+    else:
+        if not filtered:  # the keys alone, not joined to the records: none read until after
+            rows = f"{keys.table} AS k{kept}" if keys.indexed else f"{scan}{kept}"
+        elif keys.indexed:  # the sort index walked, each record looked at, until enough match
+            also = f"{keys.where.sql} AND " if keys.where.sql else ""
+            rows = (
+                f"{keys.table} AS k CROSS JOIN records ON records.rowid = k.rowid "
+                f"WHERE {also}{where_.sql}{filtered}"
+            )
+            params = [*keys.where.params, *where_.params, *filter_params]
+        and_fresh = f" AND {fresh}" if filtered or kept else f" WHERE {fresh}"
+        first = (
+            f"SELECT k.rowid AS n, k.{keys.column} AS v FROM {rows}{and_fresh} "
+            f"ORDER BY v {order} LIMIT ?"
+        )
     changed = (
         f"SELECT records.rowid AS n, {from_json} AS v FROM {STALE} CROSS JOIN records "
         f"ON records.rowid = {STALE}.n WHERE {where_.sql}{filtered}"
     )
-    top = (
-        f"SELECT * FROM (SELECT k.rowid AS n, k.{keys.column} AS v FROM {rows}{and_fresh} "
-        f"ORDER BY v {order} LIMIT ?) UNION ALL {changed} ORDER BY v {order} LIMIT ?"
-    )
+    top = f"SELECT * FROM ({first}) UNION ALL {changed} ORDER BY v {order} LIMIT ?"
     sql = (
         f"SELECT records.id FROM ({top}) AS top JOIN records ON records.rowid = top.n "
         f"ORDER BY top.v {order.replace('n ', 'top.n ')}"
     )
     return sql, [*params, limit, *where_.params, *filter_params, limit]
+
+
+def _scanned_keys(keys: KeysOrder, order: str) -> tuple[str, list[Any]]:
+    """The first `limit` fresh rows of a scan of the keys in order (`n`, `v`; `limit` its one
+    parameter after those returned), read at the cost of the scan and the sort alone: it keeps
+    the first `limit` + (the stale marks) rows of every key, stale or not, and drops the stale
+    ones after (testing each row's mark cost a sixth of the scan); a top-level listing tests no
+    row's parent when none of the resource's records has one (a sixth more). The marks and the
+    parents are read by the query itself, in its snapshot: a write between building the query
+    and running it changes nothing. The keys of a record without a stale mark hold its parent,
+    so if no record has one, every fresh row is top-level; a stale row is dropped anyway."""
+    kept, params = keys.where.sql, list(keys.where.params)
+    if kept == "of_parent = ''":
+        parented = (
+            "SELECT 1 FROM records INDEXED BY records_listing WHERE resource = ? AND parent > ''"
+        )
+        kept, params = f"(NOT EXISTS ({parented}) OR of_parent = '')", [keys.slug]
+    where_kept = f" WHERE {kept}" if kept else ""
+    scanned = (
+        f"SELECT k.rowid AS n, k.{keys.column} AS v FROM {keys.table} AS k NOT INDEXED"
+        f"{where_kept} ORDER BY v {order} LIMIT ? + (SELECT count(*) FROM {STALE})"
+    )
+    return f"SELECT * FROM ({scanned}) WHERE n NOT IN (SELECT n FROM {STALE})", params
 
 
 def _read_through(

@@ -8,13 +8,14 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.api.registry import default_registry
-from app.store import record_window, sort_keys
+from app.store import query, record_window, sort_keys
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.store.record_window import RecordWindow
@@ -94,6 +95,9 @@ def test_the_windows_next_big_listing_catches_up_after_a_sync(
     text=st.sampled_from(["", "a", "salem"]),
     filters=st.sampled_from([(), (("city", "akr"),)]),
     limit=st.sampled_from([None, 1, 5, 100]),
+    indexed=st.booleans(),
+    few_marks=st.sampled_from([query.FEW_MARKS, 0]),
+    parented=st.booleans(),
 )
 def test_a_sort_right_after_an_upsert_that_moved_records_is_the_sort_of_the_json(
     tmp_path_factory: pytest.TempPathFactory,
@@ -104,21 +108,32 @@ def test_a_sort_right_after_an_upsert_that_moved_records_is_the_sort_of_the_json
     text: str,
     filters: tuple[tuple[str, str], ...],
     limit: int | None,
+    indexed: bool,
+    few_marks: int,
+    parented: bool,
 ) -> None:
     """Records renamed (some new), some removed, then the listing at once: first screens and
-    whole lists read through the stale keys equal the same listing of a cache without keys."""
+    whole lists read through the stale keys (walking their sort index or scanning them, their
+    stale rows dropped after the scan or tested one by one when there are many, with a record
+    of the resource under a parent or none) equal the same listing of a cache without keys."""
     folder = tmp_path_factory.mktemp("moved")
     rows = [customer(n, NAMES[n % 8] + str(n), n % 5) for n in range(40)]
     later = [customer(n, name, (n * 7) % 4) for n, name in moved]
     with (
         Cache(folder / "keyed.db", REGISTRY) as cache,
         Cache(folder / "plain.db", REGISTRY) as plain,
+        patch.object(query, "FEW_MARKS", few_marks),
     ):
         cache.upsert("customers", rows)
+        if parented:  # not a top-level record: no top-level listing holds it
+            cache.upsert("customers", [customer(41, "aaa under", 9)], parent="p1")
         assert cache.build_sort_keys("customers")
-        assert cache.build_sort_index(order_by, "customers")
+        if indexed:
+            assert cache.build_sort_index(order_by, "customers")
         for each in (cache, plain):
             each.upsert("customers", rows if each is plain else [])
+            if each is plain and parented:
+                each.upsert("customers", [customer(41, "aaa under", 9)], parent="p1")
             each.upsert("customers", later)
             each.delete("customers", [f"c{n:03d}" for n in removed])
         listing = Listing(order_by=order_by, descending=descending, text=text, filters=filters)
@@ -127,6 +142,29 @@ def test_a_sort_right_after_an_upsert_that_moved_records_is_the_sort_of_the_json
         expected = plain.row_ids("customers", listing, limit=limit)
         assert cache.row_ids("customers", listing, limit=limit) == expected
         assert cache.row_ids("customers", listing, limit=limit, detached=True) == expected
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("parented", [False, True])
+def test_a_first_screen_built_before_a_write_and_run_after_it_sees_the_write(
+    tmp_path: Path, descending: bool, parented: bool
+) -> None:
+    """A first screen scanning the keys reads the stale marks and the records' parents in its
+    own snapshot: records moved (and one put under a parent) between building the query and
+    running it are placed as a listing built after the write places them."""
+    with Cache(tmp_path / "cache.db", REGISTRY) as cache:
+        cache.upsert("customers", [customer(n, NAMES[n % 8] + str(n), n % 3) for n in range(40)])
+        assert cache.build_sort_keys("customers")
+        listing = Listing(order_by="priceZone", descending=descending)
+        before = cache.read_ids("customers", listing, limit=5)
+        assert "NOT INDEXED" in before._sql and stale_marks(cache) == 0
+        moved = [customer(n, "moved", 9 if descending else -1) for n in (3, 17)]
+        cache.upsert("customers", moved)
+        if parented:
+            cache.upsert("customers", [customer(50, "under", 9 if descending else -1)], parent="p")
+        after = cache.row_ids("customers", listing, limit=5)
+        assert after[:2] == ["c017", "c003"] if descending else ["c003", "c017"]
+        assert before.run() == after
 
 
 def test_clearing_forgets_the_stale_marks(keyed: Cache) -> None:
@@ -174,3 +212,25 @@ def test_a_v6_cache_replaces_its_copying_trigger_at_the_next_build(tmp_path: Pat
         assert stale_marks(cache) == 1
         listing = Listing(order_by="customerName", descending=True)
         assert cache.row_ids("customers", listing, limit=1) == ["c000"]
+
+
+@pytest.mark.parametrize("marks", [query.FEW_MARKS, 0], ids=["dropped after", "tested each"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_records_that_led_the_keys_and_moved_away_leave_their_place_to_the_next(
+    tmp_path: Path, marks: int, descending: bool
+) -> None:
+    """The first rows of the scanned keys are stale (their records moved to the other end):
+    the first screen is the next fresh rows, not fewer (the scan keeps `limit` + marks rows)."""
+    with Cache(tmp_path / "cache.db", REGISTRY) as cache, patch.object(query, "FEW_MARKS", marks):
+        cache.upsert("customers", [customer(n, NAMES[n % 8] + str(n), n % 3) for n in range(40)])
+        assert cache.build_sort_keys("customers")
+        listing = Listing(order_by="priceZone", descending=descending)
+        leading = cache.row_ids("customers", listing, limit=4)
+        cache.upsert("customers", [customer(int(rid[1:]), "moved", -5 if descending else 9)
+                                   for rid in leading[:3]])  # fmt: skip
+        assert stale_marks(cache) == 3
+        assert "NOT INDEXED" in cache._select("id", "customers", listing, 2)[0]
+        assert cache.row_ids("customers", listing, limit=2)[0] == leading[3]
+        everything = cache.row_ids("customers", listing)
+        assert everything[-3:] == leading[:3]  # ties in the same order, at the other end
+        assert cache.row_ids("customers", listing, limit=2) == everything[:2]

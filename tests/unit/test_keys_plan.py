@@ -56,3 +56,19 @@ def test_a_sort_without_its_index_does_not_walk_another_columns(
 def test_a_first_screen_walks_its_own_columns_index(cache: Cache) -> None:
     listing = Listing(order_by="customerName")
     assert index_name("customers", "customerName") in plan(cache, listing, 100)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_a_first_screen_scanning_the_keys_tests_no_rows_mark_nor_parent(
+    cache: Cache, descending: bool
+) -> None:
+    """The scan keeps `limit` + marks rows and drops the stale ones after; a top-level listing
+    whose resource has no record under a parent tests no row's parent (a sixth of the scan
+    each, decision 0024's later note)."""
+    listing = Listing(order_by="priceZone", descending=descending)
+    sql, params = cache._select("id", "customers", listing, 100)
+    rows = list(cache._db.conn.execute("EXPLAIN QUERY PLAN " + sql, params))
+    scan = next(row for row in rows if row[3] == "SCAN k")
+    beside = [row[3] for row in rows if row[1] == scan[1]]
+    assert not any("stale_keys" in step for step in beside)
+    assert "NOT EXISTS" in sql and "OR of_parent = ''" in sql
