@@ -148,8 +148,11 @@ class CacheReads(CacheFile):
             return None
         where = query.keys_where(listing.parent, nested=self.registry[slug].nested_by_param)
         indexed = self._has_index(sort_keys.index_name(slug, field))
-        marks = 0 if indexed else int(self._one(f"SELECT count(*) FROM {query.STALE}", [])[0])
-        return KeysOrder(keys.table, column, where, indexed, slug, marks)
+        if indexed:
+            return KeysOrder(keys.table, column, where, indexed, slug)
+        marks = int(self._one(f"SELECT count(*) FROM {query.STALE}", [])[0])
+        few = listing.descending and self._one(sort_keys.few_values(keys.table, column), [])[0]
+        return KeysOrder(keys.table, column, where, indexed, slug, marks, bool(few))
 
     def _filters(self, slug: str, listing: Listing) -> list[FieldFilter]:
         """Column filters as query specs; reference fields also match the target's label."""

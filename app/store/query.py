@@ -57,6 +57,7 @@ class KeysOrder:
     indexed: bool = False  # a sort index over the keys serves the column (walked, filtered)
     slug: str = ""  # the resource (its records' parents are looked at: `_scanned_keys`)
     marks: int = 0  # records noted stale when the query was built (chooses a plan, never rows)
+    few_values: bool = False  # a sample of the column holds few values (chooses a plan)
 
 
 def where(slug: str, parent: str | None, *, nested: bool) -> Where:
@@ -235,7 +236,7 @@ def _select_by_keys(
         return f"SELECT records.id FROM {rows} ORDER BY {order} LIMIT -1", params
     order = f"COLLATE NOCASE {direction}, n {direction}"
     if not filtered and not keys.indexed and keys.marks <= FEW_MARKS:
-        first, params = _scanned_keys(keys, order)
+        first, firsts = _scanned_keys(keys, direction, limit)
     else:
         if not filtered:  # the keys alone, not joined to the records: none read until after
             rows = f"{keys.table} AS k{kept}" if keys.indexed else f"{scan}{kept}"
@@ -251,6 +252,7 @@ def _select_by_keys(
             f"SELECT k.rowid AS n, k.{keys.column} AS v FROM {rows}{and_fresh} "
             f"ORDER BY v {order} LIMIT ?"
         )
+        firsts = [*params, limit]
     changed = (
         f"SELECT records.rowid AS n, {from_json} AS v FROM {STALE} CROSS JOIN records "
         f"ON records.rowid = {STALE}.n WHERE {where_.sql}{filtered}"
@@ -260,18 +262,26 @@ def _select_by_keys(
         f"SELECT records.id FROM ({top}) AS top JOIN records ON records.rowid = top.n "
         f"ORDER BY top.v {order.replace('n ', 'top.n ')}"
     )
-    return sql, [*params, limit, *where_.params, *filter_params, limit]
+    return sql, [*firsts, *where_.params, *filter_params, limit]
 
 
-def _scanned_keys(keys: KeysOrder, order: str) -> tuple[str, list[Any]]:
-    """The first `limit` fresh rows of a scan of the keys in order (`n`, `v`; `limit` its one
-    parameter after those returned), read at the cost of the scan and the sort alone: it keeps
-    the first `limit` + (the stale marks) rows of every key, stale or not, and drops the stale
-    ones after (testing each row's mark cost a sixth of the scan); a top-level listing tests no
-    row's parent when none of the resource's records has one (a sixth more). The marks and the
-    parents are read by the query itself, in its snapshot: a write between building the query
-    and running it changes nothing. The keys of a record without a stale mark hold its parent,
-    so if no record has one, every fresh row is top-level; a stale row is dropped anyway."""
+def _scanned_keys(keys: KeysOrder, direction: str, limit: int) -> tuple[str, list[Any]]:
+    """The first `limit` fresh rows of a scan of the keys in order (`n`, `v`), and the query's
+    parameters, read at the cost of the scan and the sort alone: it keeps the first `limit` +
+    (the stale marks) rows of every key, stale or not, and drops the stale ones after (testing
+    each row's mark cost a sixth of the scan); a top-level listing tests no row's parent when
+    none of the resource's records has one (a sixth more). The marks and the parents are read
+    by the query itself, in its snapshot: a write between building the query and running it
+    changes nothing. The keys of a record without a stale mark hold its parent, so if no record
+    has one, every fresh row is top-level; a stale row is dropped anyway.
+
+    A descending sort of a column of few values (`KeysOrder.few_values`) keeps its ties in the
+    scan's order: sorted on (value DESC, rowid DESC), each row of the first value (thousands)
+    came after the kept ones and displaced one (an insert and a delete each: a third of
+    priceZone's first screen). It keeps the first rows on (value DESC, rowid ASC) instead —
+    every row of a value before the last one kept is among them either way — and reads the last
+    value's rows again from the end of the keys, as many as it kept of them (a scan stopping
+    there: few values, so many rows each)."""
     kept, params = keys.where.sql, list(keys.where.params)
     if kept == "of_parent = ''":
         parented = (
@@ -279,11 +289,29 @@ def _scanned_keys(keys: KeysOrder, order: str) -> tuple[str, list[Any]]:
         )
         kept, params = f"(NOT EXISTS ({parented}) OR of_parent = '')", [keys.slug]
     where_kept = f" WHERE {kept}" if kept else ""
-    scanned = (
-        f"SELECT k.rowid AS n, k.{keys.column} AS v FROM {keys.table} AS k NOT INDEXED"
-        f"{where_kept} ORDER BY v {order} LIMIT ? + (SELECT count(*) FROM {STALE})"
+    first = f"LIMIT ? + (SELECT count(*) FROM {STALE})"
+    rows = f"SELECT k.rowid AS n, k.{keys.column} AS v FROM {keys.table} AS k NOT INDEXED"
+    fresh = f"WHERE n NOT IN (SELECT n FROM {STALE})"
+    if direction == "ASC" or not keys.few_values:
+        order = f"COLLATE NOCASE {direction}, n {direction}"
+        return f"SELECT * FROM ({rows}{where_kept} ORDER BY v {order} {first}) {fresh}", [
+            *params,
+            limit,
+        ]
+    # The subquery's own LIMIT -1 keeps its sort out of the materialized table (SQLite's
+    # sort into such a table directly cost a sixth of the scan more).
+    ahead = f"SELECT * FROM ({rows}{where_kept} ORDER BY v COLLATE NOCASE DESC, n ASC {first})"
+    last = "(SELECT v FROM kept ORDER BY v COLLATE NOCASE ASC LIMIT 1) COLLATE NOCASE"
+    also = f" AND {kept}" if kept else ""
+    again = (
+        f"SELECT * FROM ({rows} WHERE k.{keys.column} IS {last}{also} ORDER BY n DESC "
+        f"LIMIT (SELECT count(*) FROM kept WHERE v IS {last}))"
     )
-    return f"SELECT * FROM ({scanned}) WHERE n NOT IN (SELECT n FROM {STALE})", params
+    sql = (
+        f"SELECT * FROM (WITH kept AS MATERIALIZED ({ahead} LIMIT -1) "
+        f"SELECT * FROM kept WHERE v IS NOT {last} UNION ALL {again}) {fresh}"
+    )
+    return sql, [*params, limit, *params]
 
 
 def _read_through(

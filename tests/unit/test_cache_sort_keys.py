@@ -11,6 +11,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -65,12 +66,23 @@ def cache(tmp_path: Path) -> Iterator[Cache]:
         yield c
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rows=records, listing=listings, limit=st.sampled_from([None, 1, 3]))
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=records,
+    listing=listings,
+    limit=st.sampled_from([None, 1, 3]),
+    few_in=st.sampled_from([0, sort_keys.FEW_IN]),
+)
 def test_a_listing_read_through_the_sort_keys_is_the_one_read_from_the_json(
-    rows: list[dict[str, Any]], listing: Listing, limit: int | None
+    rows: list[dict[str, Any]], listing: Listing, limit: int | None, few_in: int
 ) -> None:
-    with tempfile.TemporaryDirectory() as tmp, Cache(Path(tmp) / "cache.db", REGISTRY) as cache:
+    """Also with every column taken for one of few values (`few_in` 0: a descending first
+    screen keeps its ties in the scan's order and reads the last value's again from the end)."""
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Cache(Path(tmp) / "cache.db", REGISTRY) as cache,
+        patch.object(sort_keys, "FEW_IN", few_in),
+    ):
         cache.upsert("customers", customers(rows))
         cache.upsert("customers", [{"id": "c000", "customerID": "x", "customerName": None}])
         from_json = cache.row_ids("customers", listing, limit=limit)
@@ -232,3 +244,24 @@ def test_a_v5_cache_gets_its_sort_keys_table_and_keeps_its_records(tmp_path: Pat
         cache.upsert("customers", customers([{"customerName": "Amy"}], 1))
         assert cache.build_sort_keys("customers")
         assert through_keys(cache, Listing(order_by="customerName")) == ["c001", "a"]
+
+
+@pytest.mark.parametrize("few_in", [0, sort_keys.FEW_IN], ids=["few values", "many"])
+def test_nested_first_screens_sorted_descending_are_the_whole_lists_start(
+    cache: Cache, few_in: int
+) -> None:
+    """Per parent and across parents, a descending first screen (its ties kept in the scan's
+    order when the column is taken for one of few values) starts the whole list."""
+    for parent in ("b1", "b2", "b3"):
+        rows = [{"id": f"{parent}-{n}", "productID": f"P{parent}{n}", "description": f"d{n % 2}"}
+                for n in range(5)]  # fmt: skip
+        cache.upsert("booth-products", rows, parent=parent)
+    assert cache.build_sort_keys("booth-products")
+    with patch.object(sort_keys, "FEW_IN", few_in):
+        for parent in (None, "b2"):
+            listing = Listing(order_by="description", descending=True).with_parent(parent)
+            sql = cache._select("id", "booth-products", listing, 2)[0]
+            assert "keys_booth_products" in sql and ("WITH kept" in sql) == (few_in == 0)
+            whole = cache.row_ids("booth-products", listing)
+            for limit in range(1, len(whole) + 2):
+                assert cache.row_ids("booth-products", listing, limit=limit) == whole[:limit]

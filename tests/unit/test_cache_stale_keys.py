@@ -98,6 +98,7 @@ def test_the_windows_next_big_listing_catches_up_after_a_sync(
     indexed=st.booleans(),
     few_marks=st.sampled_from([query.FEW_MARKS, 0]),
     parented=st.booleans(),
+    few_in=st.sampled_from([0, sort_keys.FEW_IN]),
 )
 def test_a_sort_right_after_an_upsert_that_moved_records_is_the_sort_of_the_json(
     tmp_path_factory: pytest.TempPathFactory,
@@ -111,11 +112,13 @@ def test_a_sort_right_after_an_upsert_that_moved_records_is_the_sort_of_the_json
     indexed: bool,
     few_marks: int,
     parented: bool,
+    few_in: int,
 ) -> None:
     """Records renamed (some new), some removed, then the listing at once: first screens and
     whole lists read through the stale keys (walking their sort index or scanning them, their
     stale rows dropped after the scan or tested one by one when there are many, with a record
-    of the resource under a parent or none) equal the same listing of a cache without keys."""
+    of the resource under a parent or none, a descending sort's ties kept in the scan's order
+    or not: `few_in`) equal the same listing of a cache without keys."""
     folder = tmp_path_factory.mktemp("moved")
     rows = [customer(n, NAMES[n % 8] + str(n), n % 5) for n in range(40)]
     later = [customer(n, name, (n * 7) % 4) for n, name in moved]
@@ -123,6 +126,7 @@ def test_a_sort_right_after_an_upsert_that_moved_records_is_the_sort_of_the_json
         Cache(folder / "keyed.db", REGISTRY) as cache,
         Cache(folder / "plain.db", REGISTRY) as plain,
         patch.object(query, "FEW_MARKS", few_marks),
+        patch.object(sort_keys, "FEW_IN", few_in),
     ):
         cache.upsert("customers", rows)
         if parented:  # not a top-level record: no top-level listing holds it
@@ -214,14 +218,19 @@ def test_a_v6_cache_replaces_its_copying_trigger_at_the_next_build(tmp_path: Pat
         assert cache.row_ids("customers", listing, limit=1) == ["c000"]
 
 
+@pytest.mark.parametrize("few_in", [0, sort_keys.FEW_IN], ids=["few values", "many"])
 @pytest.mark.parametrize("marks", [query.FEW_MARKS, 0], ids=["dropped after", "tested each"])
 @pytest.mark.parametrize("descending", [False, True])
 def test_records_that_led_the_keys_and_moved_away_leave_their_place_to_the_next(
-    tmp_path: Path, marks: int, descending: bool
+    tmp_path: Path, marks: int, descending: bool, few_in: int
 ) -> None:
     """The first rows of the scanned keys are stale (their records moved to the other end):
     the first screen is the next fresh rows, not fewer (the scan keeps `limit` + marks rows)."""
-    with Cache(tmp_path / "cache.db", REGISTRY) as cache, patch.object(query, "FEW_MARKS", marks):
+    with (
+        Cache(tmp_path / "cache.db", REGISTRY) as cache,
+        patch.object(query, "FEW_MARKS", marks),
+        patch.object(sort_keys, "FEW_IN", few_in),
+    ):
         cache.upsert("customers", [customer(n, NAMES[n % 8] + str(n), n % 3) for n in range(40)])
         assert cache.build_sort_keys("customers")
         listing = Listing(order_by="priceZone", descending=descending)

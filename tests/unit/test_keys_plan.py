@@ -72,3 +72,18 @@ def test_a_first_screen_scanning_the_keys_tests_no_rows_mark_nor_parent(
     beside = [row[3] for row in rows if row[1] == scan[1]]
     assert not any("stale_keys" in step for step in beside)
     assert "NOT EXISTS" in sql and "OR of_parent = ''" in sql
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_a_first_screen_ending_inside_a_values_rows_is_the_whole_lists_start(
+    cache: Cache, descending: bool
+) -> None:
+    """priceZone holds 3 values of 100 rows each (few: a descending first screen keeps its
+    ties in the scan's order and reads the last value's rows again from the end): whatever the
+    screen's length, it is the start of the whole list, ties in the listing's order."""
+    listing = Listing(order_by="priceZone", descending=descending)
+    sql = cache._select("id", "customers", listing, 100)[0]
+    assert "NOT INDEXED" in sql and ("WITH kept" in sql) == descending
+    whole = cache.row_ids("customers", listing)
+    for limit in (1, 2, 99, 100, 101, 150, 299, 300, 301):
+        assert cache.row_ids("customers", listing, limit=limit) == whole[:limit], limit
