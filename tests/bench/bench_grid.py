@@ -35,11 +35,11 @@ from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QApplication
 
 from app.api.registry import default_registry
+from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.sync.edits import Editor
 from app.ui.common.gc_guard import GuiThreadCollector
-from app.ui.common.references import ReferenceNames
 from app.ui.table.gestures import to_tsv
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.undo_commands import UndoableEdits

@@ -35,9 +35,9 @@ from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QHeaderView, QTableView
 
 from app.api.registry import default_registry
+from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.ui.common.gc_guard import GuiThreadCollector
-from app.ui.common.references import ReferenceNames
 from app.ui.table.resource_tab import ResourceTab
 from tests.bench.bench_store import customers
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from app.api.registry import default_registry
+from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.store.changes import ACTIVE
 from app.store.outbox import NewChange, Outbox
-from app.ui.common.references import ReferenceNames
 from app.ui.table.presenter import WHOLE_RECORD, CellPresenter, RowLook, fields_of
 from tests.unit.test_boundaries import APP, QT
 

@@ -7,7 +7,7 @@ import pytest
 from app.api.registry import default_registry
 from app.cli import _gui_parser
 from app.commands.parser import headless_parser
-from app.ui.common.references import title_of as ui_title_of
+from app.references import title_of as ui_title_of
 from app.words import count, plural, title_of
 
 

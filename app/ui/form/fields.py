@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (
 
 from app.api.models import ShowRecord
 from app.api.registry import Resource
+from app.references import ReferenceNames, title_of
 from app.store.cache import Cache
 from app.ui.common.palette import Hue, text_style
-from app.ui.common.references import ReferenceNames, title_of
 from app.ui.form.field_input import FieldInput
 from app.ui.form.inputs import input_for
 from app.ui.form.layouts import column_picks, sections_for

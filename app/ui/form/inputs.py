@@ -21,9 +21,9 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QToolButton, QWid
 
 from app.api.models import ShowRecord, parse_show_date
 from app.api.registry import Resource
+from app.references import ReferenceNames, readable
 from app.store.cache import Cache
 from app.ui.common.date_field import CalendarPopup, read_date
-from app.ui.common.references import ReferenceNames, readable
 from app.ui.form.field_input import FieldInput
 from app.ui.form.pickers import MultiPicker, ReferencePicker, reference_choices
 from app.ui.form.sub_table import ColumnPick, SubTableInput

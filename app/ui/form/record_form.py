@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.api.models import MODELS
 from app.api.registry import Resource
+from app.references import ReferenceNames, title_of
 from app.store.changes import is_local_id
 from app.sync.batches import sendable_fields
 from app.sync.edit_values import is_empty, same_value
@@ -33,7 +34,6 @@ from app.sync.edits import Editor, FieldEdit, Rejected, write_op
 from app.sync.overlay import PendingOverlay
 from app.sync.record_moves import ReadVersion, pending_moved, same_record
 from app.ui.common.palette import Hue, background
-from app.ui.common.references import ReferenceNames, title_of
 from app.ui.form.banner import FormMessages
 from app.ui.form.field_input import FieldInput
 from app.ui.form.fields import FormFields

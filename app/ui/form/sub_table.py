@@ -34,8 +34,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.references import title_of
 from app.ui.common.palette import Hue, background, text_style
-from app.ui.common.references import title_of
 from app.ui.form.field_input import FieldInput
 
 Index = QModelIndex | QPersistentModelIndex

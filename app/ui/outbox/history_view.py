@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.api.registry import Registry
+from app.references import show_date
 from app.store import audit
 from app.store.cache import Cache
 from app.store.outbox import Outbox
@@ -41,7 +42,6 @@ from app.sync.push_history import (
 )
 from app.ui.common.list_model import Index, ListModel
 from app.ui.common.palette import Hue, text
-from app.ui.common.references import show_date
 from app.ui.common.when_shown import RefreshWhenShown
 
 Start = Callable[[Coroutine[Any, Any, Any]], object]

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from app.api.errors import ShowDeskError
 from app.api.registry import Resource
-from app.ui.common.references import readable, show_date
+from app.references import readable, show_date
 from app.ui.panels.record_panel import PanelContext, RecordPanel, listing_table
 
 DATES = "delivery-dates"

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 
 from app.api.models import OrderHistoryItem
 from app.api.registry import Resource
+from app.references import readable, title_of
 from app.store.changes import Change
 from app.store.listing import Listing
-from app.ui.common.references import readable, title_of
 from app.ui.form.pickers import key_labels, product_units
 from app.ui.form.sub_table import ColumnPick, SubTableInput
 from app.ui.panels.record_panel import (

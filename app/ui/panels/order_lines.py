@@ -20,11 +20,11 @@ from PySide6.QtWidgets import QFormLayout, QPushButton, QVBoxLayout, QWidget
 
 from app.api.models import parse_show_date
 from app.api.registry import Resource
+from app.references import show_date
 from app.store.changes import Change
 from app.store.listing import Listing
 from app.sync.edits import FieldEdit
 from app.ui.common.palette import Hue, background
-from app.ui.common.references import show_date
 from app.ui.form.inputs import DateInput, TextInput
 from app.ui.form.pickers import ReferencePicker, key_labels, product_units, reference_choices
 from app.ui.form.sub_table import ColumnPick, SubTableInput

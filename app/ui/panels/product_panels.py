@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 
 from app.api.models import ProductInventory
 from app.api.registry import Resource
+from app.references import readable, title_of
 from app.store.changes import Change
 from app.ui.common.palette import Hue, background
-from app.ui.common.references import readable, title_of
 from app.ui.form.pickers import key_labels
 from app.ui.form.record_form import RecordForm
 from app.ui.form.sub_table import ColumnPick, SubTableInput

@@ -20,8 +20,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
+from app.references import is_number
 from app.ui.common.palette import Hue, background_brush, text_brush
-from app.ui.common.references import is_number
 from app.ui.table.presenter import CellPresenter
 
 __all__ = [

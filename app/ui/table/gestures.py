@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.references import title_of
 from app.sync.cell_text import cell_text
 from app.sync.edit_undo import AlreadyPushed, DeleteStep
-from app.ui.common.references import title_of
 from app.ui.table.grid_keys import GRID_COMMANDS, GridKeys
 from app.ui.table.replace_dialog import ReplaceDialog, Replacement, replaced
 from app.ui.table.table_model import RecordTableModel

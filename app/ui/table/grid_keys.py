@@ -19,7 +19,7 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QMouseEvent
 from PySide6.QtWidgets import QAbstractItemDelegate, QAbstractItemView, QTableView, QWidget
 
-from app.ui.common.references import object_id
+from app.references import object_id
 from app.ui.table.table_model import RecordTableModel
 from app.words import plural
 

@@ -42,10 +42,10 @@ from PySide6.QtWidgets import (
 from app.api.errors import InvalidValue
 from app.api.registry import Resource
 from app.api.shapes import MODELS
+from app.references import title_of
 from app.store.cache import Cache
 from app.sync.import_names import NameResolver, guess_mapping
 from app.ui.common.files import ask_open_path
-from app.ui.common.references import title_of
 from app.ui.table.table_model import RecordTableModel
 from app.ui.table.undo_commands import Outcome, UndoableEdits
 from app.words import count

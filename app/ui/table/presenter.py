@@ -26,9 +26,9 @@ from typing import Any, Literal, get_args
 from app.api.record_shape import ShowRecord
 from app.api.registry import Resource
 from app.api.shapes import MODELS
+from app.references import ReferenceNames, ids_of, readable, show_date, title_of
 from app.store.changes import Change
 from app.sync.overlay import WHOLE_RECORD, PendingOverlay
-from app.ui.common.references import ReferenceNames, ids_of, readable, show_date, title_of
 
 __all__ = ["WHOLE_RECORD", "CellPresenter", "PendingOverlay", "RowLook", "Tint", "fields_of"]
 

@@ -37,9 +37,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.api.registry import Resource
+from app.references import ReferenceNames, title_of
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.ui.common.references import ReferenceNames, title_of
 from app.ui.form.pickers import reference_choices
 from app.ui.table import view_state
 from app.ui.table.cell_paint import CellDelegate

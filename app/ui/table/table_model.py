@@ -31,11 +31,11 @@ from PySide6.QtCore import (
 )
 
 from app.api.registry import Resource
+from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.sync.edits import can_edit
 from app.sync.overlay import PendingFollower
-from app.ui.common.references import ReferenceNames
 from app.ui.common.when import local_when
 from app.ui.table.cell_looks import ASKED_APART, DISPLAY, PAINTED, CellLook, CellLooks, answer
 from app.ui.table.delegates import FieldKind, field_kind

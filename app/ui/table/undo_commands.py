@@ -26,10 +26,10 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from app.api.registry import Resource
+from app.references import title_of
 from app.sync.edit_undo import AlreadyPushed, EditStep, QueuedStep
 from app.sync.edits import Editor, FieldEdit, Rejected, Seen
 from app.sync.revert import CannotRevert
-from app.ui.common.references import title_of
 from app.words import count
 
 UNDO_LIMIT = 200

@@ -32,9 +32,9 @@ from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget, QWidget
 
 from app import APP_NAME
 from app.local_show import LocalShow
+from app.references import ReferenceNames
 from app.sync.edits import Editor
 from app.ui.common.files import ask_save_path
-from app.ui.common.references import ReferenceNames
 from app.ui.session.tasks import TaskRunner
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.undo_commands import UNDO_LIMIT, Outcome, UndoableEdits

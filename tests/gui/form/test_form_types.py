@@ -12,10 +12,10 @@ from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
 
 from app.api.registry import default_registry
+from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.sync.edits import Editor
-from app.ui.common.references import ReferenceNames
 from app.ui.form.inputs import ChoiceInput, DateInput, FloatInput, TextInput
 from app.ui.form.pickers import MultiPicker, ReferencePicker
 from app.ui.form.record_form import RecordForm

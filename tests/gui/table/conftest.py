@@ -12,8 +12,8 @@ from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from app.api.registry import default_registry
+from app.references import ReferenceNames
 from app.store.cache import Cache
-from app.ui.common.references import ReferenceNames
 from app.ui.table.resource_tab import ResourceTab
 
 

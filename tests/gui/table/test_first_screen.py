@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 from pytestqt.qtbot import QtBot
 
 from app.api.registry import default_registry
+from app.references import ReferenceNames
 from app.store import record_window
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.store.outbox import NewChange, Outbox
-from app.ui.common.references import ReferenceNames
 from app.ui.table.table_model import RecordTableModel
 
 REGISTRY = default_registry()

@@ -18,6 +18,7 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from app.api.registry import default_registry
+from app.references import ReferenceNames
 from app.sim import SimServer, generate_show
 from app.store.cache import Cache
 from app.store.changes import ACTIVE
@@ -25,7 +26,6 @@ from app.store.outbox import Outbox
 from app.sync.edits import Editor
 from app.sync.resource_export import export
 from app.ui.common.palette import Hue, background_brush, text_brush
-from app.ui.common.references import ReferenceNames
 from app.ui.form.pickers import ReferencePicker
 from app.ui.table.gestures import cell_text, parse_tsv, to_tsv
 from app.ui.table.replace_dialog import Replacement, replaced

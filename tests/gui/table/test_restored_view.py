@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
+from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.store.listing import Listing
-from app.ui.common.references import ReferenceNames
 from app.ui.table.resource_tab import ResourceTab
 
 DESCENDING = Qt.SortOrder.DescendingOrder

@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from pytestqt.modeltest import ModelTester
 
 from app.api.registry import default_registry
+from app.references import ReferenceNames
 from app.store.cache import Cache
-from app.ui.common.references import ReferenceNames
 from app.ui.table.table_model import RecordTableModel
 from tests.gui.conftest import until
 
