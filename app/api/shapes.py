@@ -158,6 +158,7 @@ class OrderHistoryItem(ShowRecord):
     bucket: str | None = None
     mainNumber: str | None = None
 
+
 def _all_shapes(base: type[ShowRecord]) -> list[type[ShowRecord]]:
     found: list[type[ShowRecord]] = []
     for sub in base.__subclasses__():
