@@ -134,12 +134,16 @@ class CacheReads(CacheFile):
         if field is not None and field not in ("id", "modifiedDate"):
             name, _sql = query.sort_index(field)
             index = name if self._has_index(name) else None
-            keys = self._keys_order(slug, listing)
+            screen = limit is not None and limit >= 0 and not offset and not specs
+            keys = self._keys_order(slug, listing, scanned=screen and not listing.text)
         return query.select(columns, where, listing, specs, limit, offset, index, keys)
 
-    def _keys_order(self, slug: str, listing: Listing) -> KeysOrder | None:
+    def _keys_order(self, slug: str, listing: Listing, *, scanned: bool) -> KeysOrder | None:
         """The listing's order from its resource's sort keys, if they are complete and copy
-        its field (a sort index walked for a first screen is faster still: then None)."""
+        its field (a sort index walked for a first screen is faster still: then None). For an
+        unfiltered first screen (`scanned`: the keys scanned if no index serves it), also what
+        chooses how it reads them (`query._scanned_keys`): the stale marks, and whether the
+        column holds few values when the sort is descending."""
         keys, field = self._sort_keys(slug), listing.order_by
         if keys is None or not keys.complete or field is None:
             return None
@@ -148,7 +152,7 @@ class CacheReads(CacheFile):
             return None
         where = query.keys_where(listing.parent, nested=self.registry[slug].nested_by_param)
         indexed = self._has_index(sort_keys.index_name(slug, field))
-        if indexed:
+        if indexed or not scanned:
             return KeysOrder(keys.table, column, where, indexed, slug)
         marks = int(self._one(f"SELECT count(*) FROM {query.STALE}", [])[0])
         few = listing.descending and self._one(sort_keys.few_values(keys.table, column), [])[0]
