@@ -294,10 +294,8 @@ def _scanned_keys(keys: KeysOrder, direction: str, limit: int) -> tuple[str, lis
     fresh = f"WHERE n NOT IN (SELECT n FROM {STALE})"
     if direction == "ASC" or not keys.few_values:
         order = f"COLLATE NOCASE {direction}, n {direction}"
-        return f"SELECT * FROM ({rows}{where_kept} ORDER BY v {order} {first}) {fresh}", [
-            *params,
-            limit,
-        ]
+        sql = f"SELECT * FROM ({rows}{where_kept} ORDER BY v {order} {first}) {fresh}"
+        return sql, [*params, limit]
     # The subquery's own LIMIT -1 keeps its sort out of the materialized table (SQLite's
     # sort into such a table directly cost a sixth of the scan more).
     ahead = f"SELECT * FROM ({rows}{where_kept} ORDER BY v COLLATE NOCASE DESC, n ASC {first})"
