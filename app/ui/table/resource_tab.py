@@ -318,7 +318,6 @@ class ResourceTab(QWidget):
 
     def _build_table(self) -> None:
         table = self.table
-        table.setModel(self._model)
         table.setItemDelegate(CellDelegate(table, self._model.cell_look))  # plain cells fast
         table.setWordWrap(False)
         table.setAlternatingRowColors(True)
@@ -336,6 +335,7 @@ class ResourceTab(QWidget):
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         header.setDefaultSectionSize(140)
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        table.setModel(self._model)  # last: each setting above would measure every title again
 
     def _restore(self, state: ViewState) -> None:
         model, fields = self._model, self._model.fields
