@@ -6,7 +6,8 @@ the same run), their ratio, and issue 17's goal.
 Run `.venv/bin/python tests/bench/bench_table.py` (offscreen; no display needed; numbers after it
 choose other sizes, e.g. `5000` for a quick look). Each table is measured in a process of its own
 (so its memory is the table's, nothing else's). "Paint" means the view was grabbed into a pixmap,
-which paints every visible cell (and so reads the records behind them); a scroll frame grabs
+which paints every visible cell (and so reads the records behind them) — but a tab opening is
+painted by the event loop, as the window's tabs are; a scroll frame grabs
 the table view alone (what a scroll repaints), as the bare table's, whose rows are as high as
 the tab's. Nothing is asserted.
 """
@@ -48,6 +49,7 @@ FIGURES: dict[str, float] = {}  # what this process measured: operation → seco
 # A column's first sort, timed once the background jobs the opening started are done (the sort
 # keys copied, decision 0023): what a user sees sorting a few seconds after the tab opened.
 FIRST_SORT = "first sort by {}, keys copied"
+MADE = "  open: the tab made and shown (GUI thread)"  # before the loop paints it
 # Issue 17's goals: seconds to the first screen painted (memory in MiB).
 GOALS = {
     "open": 0.3, FIRST_SORT.format("customerName"): 0.3, FIRST_SORT.format("priceZone"): 0.3,
@@ -61,7 +63,7 @@ GOALS = {
     "refresh (after a sync)": 0.2, "memory with the tab open (MiB)": 400,
     "incremental upsert of 1,000 changed records": 0.1,
     "  incremental upsert of 1,000 records, every field changed": 0.1,
-    "  open: GUI thread held at most": 0.05,
+    "  open: GUI thread held at most": 0.05, MADE: 0.05,
     "  open: GUI thread held at most while the keys were copied": 0.05,
     f"  {FIRST_SORT.format('customerName')}: GUI thread held at most": 0.05,
     f"  {FIRST_SORT.format('priceZone')}: GUI thread held at most": 0.05,
@@ -188,12 +190,18 @@ class Paints(QObject):
 
 
 def open_tab(cache: Cache, settings: QSettings, window: Window) -> ResourceTab:
+    """The tab as the main window opens it (app/ui/window/main_window.py `open_resource`): made
+    and shown in one turn of the event loop, its first screen painted by the loop in another
+    (a grab here would paint inside the first turn, which the window never does: it held the
+    GUI thread for both, and hid what the loop runs before that paint)."""
+    began = time.perf_counter()
     tab = ResourceTab(cache, cache.registry["customers"], ReferenceNames(cache), settings)
     tab.model.set_background(window.run)  # as the main window does, right after
     window.watch(tab)
     tab.resize(1400, 900)
     tab.show()
-    tab.grab()
+    FIGURES[MADE] = time.perf_counter() - began
+    window.until(lambda: window.paints > 0)
     return tab
 
 
@@ -205,6 +213,7 @@ def bench(folder: Path) -> None:
         window.timer.start()
         idle(window)
         tab = timed("open", lambda: open_tab(cache, settings, window))
+        FIGURES[MADE] = FIGURES.pop(MADE)  # printed after "open"
         whole(window, tab, "open")
         FIGURES["memory with the tab open (MiB)"] = rss_mib()
         background_after_opening(window)
