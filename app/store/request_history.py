@@ -12,9 +12,10 @@ another process cannot be asked whether it lives, it stops counting as in flight
 
 Taking a slot is one `BEGIN IMMEDIATE` transaction (count, then insert), so two processes can
 never both take the last one. The count costs no Python per request in the window: answered
-rows are counted by SQLite over an index on `answered` (and the one `wait_time` needs found by
-`ORDER BY answered LIMIT 1 OFFSET`); only the few rows in flight are read and judged here. (It
-read and sorted every row of the window on each acquire: ~15 % of a push's CPU.) Times are Unix
+rows, and this process's own in flight, are counted by SQLite over an index on `answered` (the
+one `wait_time` waits for found by `ORDER BY answered LIMIT 1 OFFSET`); only the few rows of
+other processes in flight, or past their lease, are read and judged here. (It read and sorted
+every row of the window on each acquire: ~15-20 % of a push's CPU.) Times are Unix
 times (the processes share no monotonic clock); the governor's clock is translated with the
 offset measured when the history is opened. Rows older than the window are pruned as new ones
 come. A folder that cannot be written leaves this process with its own in-memory window
@@ -47,9 +48,23 @@ _SCHEMA = (
 )
 # Answered rows by their answer; rows in flight (answered NULL) first, together.
 _INDEX = "CREATE INDEX IF NOT EXISTS request_history_answered ON request_history (answered)"
-# The answered rows still in the window. `answered > ?` walks the index; the second condition is
+# The answered rows still in the window. `answered > ?1` walks the index; the second condition is
 # the leaving time compared exactly as before (the same floating-point sums, in SQLite's doubles).
-_ANSWERED = "FROM request_history WHERE answered > ? AND answered + ? - ? > ?"
+_ANSWERED = "FROM request_history WHERE answered > ?1 AND answered + ?2 - ?3 > ?4"
+# Past `_BAND` seconds inside the window's edge (?5) that comparison is surely true (Unix times
+# as doubles are rounded to ~1e-6 s), so most of those rows are counted by the index alone.
+_BAND = 0.01
+# In one statement, `kind` telling the rows apart: 0 and 1, how many answered rows are still in
+# the window (near its edge, then inside); 2, how many of this process (?7) are in flight with
+# their lease running (wall time ?6); 3, the other rows not answered that may still count.
+_COUNTED = (
+    "SELECT 0, count(*), NULL, NULL " + _ANSWERED + " AND answered <= ?5"
+    " UNION ALL SELECT 1, count(*), NULL, NULL FROM request_history WHERE answered > ?5"
+    " UNION ALL SELECT 2, count(*), NULL, NULL FROM request_history"
+    " WHERE answered IS NULL AND lease > ?6 AND pid = ?7"
+    " UNION ALL SELECT 3, lease, pid, started FROM request_history"
+    " WHERE answered IS NULL AND lease > ?1 AND NOT (lease > ?6 AND pid IS ?7)"
+)
 
 
 def state_file(folder: Path) -> Path:
@@ -111,29 +126,28 @@ class SharedHistory:
     def _answered_args(self, now: float) -> tuple[float, float, float, float]:
         return (now + self._offset - self.span, self.span, self._offset, now + _EPSILON)
 
-    def _answered(self, now: float) -> int:
-        """How many answered requests are still in the window."""
-        row = self._db.execute("SELECT count(*) " + _ANSWERED, self._answered_args(now)).fetchone()
-        return int(row[0])
-
-    def _in_flight(self, now: float) -> tuple[list[float], int]:
-        """The requests not answered yet that still count: when those that no longer count as
-        in flight (lease over, process gone) leave the window, ascending; and how many are in
-        flight (they leave only when answered)."""
+    def _counted(self, now: float) -> tuple[int, list[float], int]:
+        """The requests still in the window: how many answered; when those not answered that
+        no longer count as in flight (lease over, process gone) leave it, ascending; and how
+        many are in flight (they leave only when answered)."""
         wall = now + self._offset
-        rows = self._db.execute(
-            "SELECT lease, pid, started FROM request_history WHERE answered IS NULL AND lease > ?",
-            (wall - self.span,),
-        ).fetchall()
-        ends: list[float] = []
-        flying = 0
-        for lease, pid, started in rows:
+        args = self._answered_args(now)
+        answered, ends, flying = 0, list[float](), 0
+        for kind, lease, pid, started in self._db.execute(
+            _COUNTED, (*args, args[0] + _BAND, wall, os.getpid())
+        ):
+            if kind < 2:
+                answered += lease
+                continue
+            if kind == 2:  # this process lives: they leave only when answered (`_end`)
+                flying += lease
+                continue
             end = _end(None, lease, pid, started, wall) + self.span - self._offset
             if math.isinf(end):
                 flying += 1
             elif end > now + _EPSILON:
                 ends.append(end)
-        return sorted(ends), flying
+        return answered, sorted(ends), flying
 
     def _fall_back(self, exc: sqlite3.Error) -> SlidingWindow:
         """The file failed mid-run (locked too long, disk full): pace this process alone."""
@@ -181,13 +195,12 @@ class SharedHistory:
             self._fall_back(exc).finish(now, counted)
 
     def _used(self, now: float) -> int:
-        ends, flying = self._in_flight(now)
-        return self._answered(now) + len(ends) + flying
+        answered, ends, flying = self._counted(now)
+        return answered + len(ends) + flying
 
     def _wait_time(self, now: float, allowed: int) -> float | None:
         """Until the (used - allowed)-th request to leave the window (from 0) has left."""
-        answered = self._answered(now)
-        ends, flying = self._in_flight(now)
+        answered, ends, flying = self._counted(now)
         nth = answered + len(ends) + flying - allowed
         if nth < 0:
             return 0.0
@@ -197,7 +210,7 @@ class SharedHistory:
         # `first` on, merged with `ends`, hold it at `nth - first`.
         first = max(0, nth - len(ends))
         rows = self._db.execute(
-            "SELECT answered " + _ANSWERED + " ORDER BY answered LIMIT ? OFFSET ?",
+            "SELECT answered " + _ANSWERED + " ORDER BY answered LIMIT ?5 OFFSET ?6",
             (*self._answered_args(now), nth - first + 1, first),
         ).fetchall()
         merged = sorted([float(a) + self.span - self._offset for (a,) in rows] + ends)

@@ -45,7 +45,9 @@ def reference(history: SharedHistory, now: float, allowed: int) -> tuple[int, fl
 
 # A row: answered at an offset from now (None: in flight), its lease and its start likewise,
 # sent by this process, another living one or one that is gone.
-offsets = st.floats(-40.0, 40.0, allow_nan=False) | st.sampled_from([-10.0, -10.5, 0.0, 1e-10])
+# (The window is 10.5 s with its margin: -10.5 is its edge, and the band counted exactly.)
+edges = [-10.5, -10.5 + 1e-7, -10.5 + 3e-7, -10.5 - 1e-7, -10.49, -10.48, -10.0, 0.0, 1e-10]
+offsets = st.floats(-40.0, 40.0, allow_nan=False) | st.sampled_from(edges)
 rows = st.lists(
     st.tuples(
         st.none() | offsets,
@@ -112,4 +114,20 @@ def test_a_long_window_counts_as_it_did(tmp_path: Path) -> None:
     # 10 in flight (the 0th, 1,000th, ...): of 10,000 in the window, 9,988 allowed: the 13th
     # answer to leave, the 13th request's, must leave first
     assert history.wait_time(now, 9_988) == pytest.approx(START + 13 * 0.005 + 60.05 - now)
+    history.close()
+
+
+def test_the_answered_rows_are_counted_over_their_index(tmp_path: Path) -> None:
+    """The count and the n-th answer walk the index on `answered`, never the table."""
+    history = SharedHistory(tmp_path, 10, 60.0, clock=lambda: START, wall=lambda: WALL)
+    order = " ORDER BY answered LIMIT ?5 OFFSET ?6"
+    for sql, args in (
+        (request_history._COUNTED, (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7)),
+        ("SELECT answered " + request_history._ANSWERED + order, (1.0, 2.0, 3.0, 4.0, 1, 0)),
+    ):
+        plan = [row[3] for row in history._db.execute("EXPLAIN QUERY PLAN " + sql, args)]
+        assert "SEARCH request_history USING COVERING INDEX request_history_answered" in (
+            " ".join(plan)
+        ), plan
+        assert not any(step.startswith("SCAN") for step in plan), plan
     history.close()
