@@ -48,6 +48,7 @@ from app.ui.table.column_filter import ColumnFilterBox
 from app.ui.table.delegates import ChoicesFor, RecordDelegate
 from app.ui.table.form_side import FormSide
 from app.ui.table.gestures import GridGestures
+from app.ui.table.header_menu import header_menu
 from app.ui.table.import_dialog import GridImport
 from app.ui.table.selection_sum import selection_summary
 from app.ui.table.table_model import RecordTableModel
@@ -124,8 +125,8 @@ class ResourceTab(QWidget):
         self.form_toggle = QToolButton(self)  # shown once a form is attached
         self.table = QTableView(self)
         self.column_filter_edit = ColumnFilterBox(self)
-        self._filter_timer = _single_shot(self, FILTER_DELAY_MS, self.on_filter_timer_timeout)
-        self._summary_timer = _single_shot(self, SUMMARY_DELAY_MS, self.on_summary_timer_timeout)
+        self._filter_timer = QTimer(self, singleShot=True, interval=FILTER_DELAY_MS)
+        self._summary_timer = QTimer(self, singleShot=True, interval=SUMMARY_DELAY_MS)
         self._build()
         self._restore(view_state.load_state(settings, resource.slug, profile))
         self._connect()
@@ -161,7 +162,7 @@ class ResourceTab(QWidget):
 
     def on_model_about_to_be_reset(self) -> None:
         """Whatever resets the rows (a sort, a filter, a sync), the current record stays."""
-        self._kept = (self.current_record_id(), self._current_column())
+        self._kept = (self.current_record_id(), self.table.currentIndex().column())
 
     def on_model_reset(self) -> None:
         current, column = self._kept
@@ -207,19 +208,7 @@ class ResourceTab(QWidget):
 
     def header_menu(self, section: int) -> QMenu:
         """The header's context menu for `section` (-1: outside any column)."""
-        menu = QMenu(self)
-        if section >= 0:
-            field = self._model.field(section)
-            menu.addAction("Filter this column…", lambda: self.edit_column_filter(section))
-            if field in self._model.listing.column_filters:
-                menu.addAction(
-                    "Clear this column's filter", lambda: self.set_column_filter(field, "")
-                )
-            menu.addAction("Hide this column", lambda: self._set_hidden(section, True))
-            menu.addSeparator()
-        self._add_column_chooser(menu.addMenu("Columns"))
-        menu.addAction("Reset columns", self.reset_columns)
-        return menu
+        return header_menu(self, section)
 
     def edit_column_filter(self, section: int) -> None:
         """Show the column filter field for this column, holding its current filter."""
@@ -350,6 +339,8 @@ class ResourceTab(QWidget):
     def _connect(self) -> None:
         header = self.header
         self.filter_edit.textEdited.connect(self.on_filter_edit_text_edited)
+        self._filter_timer.timeout.connect(self.on_filter_timer_timeout)
+        self._summary_timer.timeout.connect(self.on_summary_timer_timeout)
         header.sortIndicatorChanged.connect(self.on_header_sort_indicator_changed)
         header.customContextMenuRequested.connect(self.on_header_context_menu_requested)
         header.sectionResized.connect(self.on_header_layout_changed)
@@ -376,27 +367,12 @@ class ResourceTab(QWidget):
         self.importer.message.connect(self.message)
         edits.applied.connect(self.on_edits_applied)
 
-    def _add_column_chooser(self, menu: QMenu) -> None:
-        for section, field in enumerate(self._model.fields):
-            action = menu.addAction(title_of(field))
-            action.setCheckable(True)
-            action.setChecked(not self.header.isSectionHidden(section))
-            action.setData(field)
-            action.toggled.connect(lambda shown, s=section: self._set_hidden(s, not shown))
-
-    def _set_hidden(self, section: int, hidden: bool) -> None:
-        self.header.setSectionHidden(section, hidden)
-        self.save_state()
-
     def _show_column_filters(self) -> None:
         filters = self._model.listing.column_filters
         text = ", ".join(f"{title_of(f)} contains “{v}”" for f, v in filters.items())
         self.filters_label.setText(f"Column filters: {text}" if filters else "")
         self.filters_label.setVisible(bool(filters))
         self.clear_filters_button.setVisible(bool(filters))
-
-    def _current_column(self) -> int:
-        return self.table.currentIndex().column()
 
     # ------------------------------------------------------------- record form (issue 5)
 
@@ -416,14 +392,6 @@ class ResourceTab(QWidget):
         record_id = self._model.record_id(current.row()) if current.isValid() else None
         if self.form is not None and record_id != self.form.record_id and record_id is not None:
             self.form.show_record(record_id)
-
-
-def _single_shot(owner: QWidget, msec: int, slot: object) -> QTimer:
-    timer = QTimer(owner)
-    timer.setSingleShot(True)
-    timer.setInterval(msec)
-    timer.timeout.connect(slot)
-    return timer
 
 
 def _order(descending: bool) -> Qt.SortOrder:
