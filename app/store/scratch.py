@@ -27,12 +27,13 @@ def scratch_db(cache_kib: int = SCRATCH_CACHE_KIB) -> sqlite3.Connection:
 @contextmanager
 def written(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """One transaction around the block's writes to a scratch database: committed at its end,
-    rolled back if it raises."""
+    rolled back if it raises or its COMMIT fails (SQLite may leave the transaction open then:
+    a deferred constraint, a full disk)."""
     db.execute("BEGIN")
     try:
         yield db
+        db.execute("COMMIT")
     except BaseException:
         if db.in_transaction:  # SQLite may have rolled it back itself (a full disk)
             db.execute("ROLLBACK")
         raise
-    db.execute("COMMIT")

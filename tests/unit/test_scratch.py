@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from contextlib import closing
 
@@ -34,3 +35,21 @@ def test_its_page_cache_is_small_and_it_is_read_from_another_thread() -> None:
         worker.start()
         worker.join()
         assert seen == [7]
+
+
+def test_a_batch_whose_commit_fails_is_rolled_back_and_the_next_one_goes() -> None:
+    """SQLite may leave a transaction open when its COMMIT fails (a deferred constraint, a full
+    disk): the batch is rolled back, as one that raised inside, and the next batch can begin."""
+    with closing(scratch_db()) as db:
+        db.execute("PRAGMA foreign_keys = ON")
+        db.execute("CREATE TABLE parent (n INTEGER PRIMARY KEY)")
+        db.execute(
+            "CREATE TABLE child (p INTEGER REFERENCES parent (n) DEFERRABLE INITIALLY DEFERRED)"
+        )
+        with pytest.raises(sqlite3.IntegrityError), written(db):
+            db.execute("INSERT INTO child VALUES (1)")  # refused only by the COMMIT
+        assert not db.in_transaction
+        with written(db):
+            db.execute("INSERT INTO parent VALUES (2)")
+        assert db.execute("SELECT count(*) FROM child").fetchone()[0] == 0
+        assert db.execute("SELECT n FROM parent").fetchall() == [(2,)]
