@@ -17,11 +17,17 @@ Once an operation is proven denied its further requests fail at once, without be
 operation never yet seen to succeed goes a few requests at a time ("on trial"), so 40 writes the
 show refuses cost a handful of requests instead of 40 (or, misread as throttling, 300).
 Pure bookkeeping: no I/O, no clock; send numbers (`seq`) order the requests.
+
+`UnprovenCuts` keeps what each throttling cut of the allowance rested on (the operations whose
+403s made or joined it) until a proof tells: a cut whose 403s all turn out to be denials was a
+misreading, and the governor undoes it (app/api/pauses.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from app.api.pacing import CutState
 
 TRIAL = 2  # requests in flight at once for an operation not yet seen to succeed
 WORDED_PROOF = 2  # refusals in a row saying "not allowed" that prove the operation denied
@@ -105,3 +111,53 @@ class Denials:
             op.denied = message
             return True
         return False
+
+
+@dataclass
+class Cut:
+    """One throttling cut of the allowance and the 403s it rests on."""
+
+    before: CutState | None  # the allowance it cut from (None: the full limit)
+    cut_at: float | None  # the governor's previous cut, to go back to
+    epoch: int  # the pause it started
+    operations: set[str] = field(default_factory=set)  # whose 403s made or joined it
+    backed: bool = False  # one of them answered since: its 403 was no denial
+
+
+class UnprovenCuts:
+    """The cuts made since the allowance was last at the limit, newest last. A cut is undone
+    once every operation whose 403s made or joined it is proven denied: those 403s were never
+    throttling. One that any other 403 backed up (the probe refused too, another operation
+    refused) stays, and so does every cut before it."""
+
+    def __init__(self) -> None:
+        self._cuts: list[Cut] = []
+
+    def cut(self, cut: Cut) -> None:
+        self._cuts.append(cut)
+
+    def joined(self, operation: str) -> None:
+        """A 403 of `operation` that joined the latest cut's pause instead of cutting again."""
+        if self._cuts:
+            self._cuts[-1].operations.add(operation)
+
+    def answered(self, operation: str) -> None:
+        """`operation` was answered: a cut its 403s made or joined is never undone (a denied
+        operation is never answered; its 403 was throttling after all)."""
+        for cut in self._cuts:
+            cut.backed = cut.backed or operation in cut.operations
+
+    def clear(self) -> None:
+        """The allowance is back at the limit: nothing before now is left to undo."""
+        self._cuts.clear()
+
+    def undone(self, denials: Denials) -> list[Cut]:
+        """The latest cuts whose 403s are all proven denials, taken off (newest first)."""
+        undone: list[Cut] = []
+        while self._cuts and self._misread(self._cuts[-1], denials):
+            undone.append(self._cuts.pop())
+        return undone
+
+    @staticmethod
+    def _misread(cut: Cut, denials: Denials) -> bool:
+        return not cut.backed and all(denials.denied(op) is not None for op in cut.operations)

@@ -26,7 +26,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from app.api.denials import Denials
+from app.api.denials import Denials, UnprovenCuts
 from app.api.pacing import (
     BackoffSchedule,
     CubicAllowance,
@@ -139,6 +139,7 @@ class RateGovernor(Pauses):
             self._team.allowance() if self._team else CubicAllowance(limit, window)
         )
         self.denials = denials or Denials()
+        self.unproven = UnprovenCuts()
         self._clock = clock
         self._rng = rng or random.Random()
         self._sleep = sleep

@@ -1,6 +1,8 @@
 """What the show's answers do to the pacing: a throttling 403 pauses every request of the profile
 (full-jitter backoff, or exactly the `Retry-After` asked) and cuts the requests allowed per window;
-after the pause one probe goes first, and an answer to a request sent since ends the episode. In a
+after the pause one probe goes first, and an answer to a request sent since ends the episode. A
+cut whose 403s all turn out to be one operation's denial (proven by `app.api.denials`) rested on
+a misreading: it is undone, and the pacing goes back to where it was before those 403s. In a
 team, a member's throttling 403 pauses every member (`TeamPacing`), and each governor follows the
 team's pause. `Pauses` is the `RateGovernor`'s base (app/api/governor.py: the waiting for room);
 the decisions themselves are pure, in app/api/pacing.py and app/api/denials.py.
@@ -15,7 +17,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from app.api.denials import Denials
+from app.api.denials import Cut, Denials, UnprovenCuts
 from app.api.pacing import (
     BackoffSchedule,
     CubicAllowance,
@@ -45,6 +47,7 @@ class Pauses:
     backoff: BackoffSchedule
     adaptive: CubicAllowance
     denials: Denials
+    unproven: UnprovenCuts  # the cuts not yet backed by a proof either way
     _window: RequestWindow
     _team: TeamPacing | None  # a team's window: its pause is every member's (None: solo)
     _team_pause: int  # the team pause this governor last followed
@@ -64,6 +67,7 @@ class Pauses:
         """A non-403 answer: the show answered this operation (it is not denied, and vouches
         for operations refused before it); a probe sent after the last pause ends the episode."""
         self.denials.on_success(slot.operation, slot.seq)
+        self.unproven.answered(slot.operation)
         self._answered_at = self._clock()
         if self._attempt > 0 and slot.epoch == self._epoch:
             log.info("rate limiting cleared after %d backoff tries", self._attempt)
@@ -80,27 +84,59 @@ class Pauses:
             slot.operation, slot.seq, worded=says_permission(body), message=message or body
         )
         if classify_403(body, proven_denied=proven) is Forbidden403.PERMISSION:
+            if proven:
+                self._undo_misread_cuts()
             return Verdict.FORBIDDEN
         now = self._clock()
         if slot.epoch < self._epoch:  # sent before the current pause began: already accounted for
+            self.unproven.joined(slot.operation)
             if retry_after is not None and self._paused_until is not None:
                 self._paused_until = max(self._paused_until, now + retry_after)
                 self._notify()
             return Verdict.RETRY
         if self.backoff.exhausted(self._attempt):
+            self.unproven.joined(slot.operation)
             self._end_episode()
             return Verdict.RATE_LIMITED
         used, answered = self._window.used(now), self._answered(now)
         if self._team is not None and self._team.throttled(
             slot.handle, retry_after, self._backoff_delay, used, answered
-        ):
+        ):  # the team's cut is every member's: never undone by one member's proof
             self._cut_at = now
             self._follow_team(now)  # the team paused (or this request was part of its last pause)
             return Verdict.RETRY
+        if self.adaptive.allowed(now) >= self._window.limit:
+            self.unproven.clear()  # back at the limit since: nothing earlier to undo
+        before, cut_at = self.adaptive.cut_state(), self._cut_at
         allowance = self.adaptive.cut(now, used, answered=answered)
         self._cut_at = now
         self._pause(now, retry_after, allowance)
+        self.unproven.cut(Cut(before, cut_at, self._epoch, {slot.operation}))
         return Verdict.RETRY
+
+    def _undo_misread_cuts(self) -> None:
+        """An operation was just proven denied: the cuts that rested only on 403s proven
+        denials were a misreading, and the pacing goes back to where it was before them (never
+        lower than it is). A pause one of them started ends: the show was answering."""
+        undone = self.unproven.undone(self.denials)
+        if not undone:
+            return
+        now, oldest = self._clock(), undone[-1]
+        was, current = self.adaptive.allowed(now), self.adaptive.cut_state()
+        self.adaptive.adopt(oldest.before)
+        if self.adaptive.allowed(now) < was:
+            self.adaptive.adopt(current)
+        else:
+            self._cut_at = oldest.cut_at
+        if self._attempt > 0 and undone[0].epoch == self._epoch:
+            self._end_episode()
+        log.info(
+            "the 403s behind %d cut(s) were a denial, not throttling: %d per %g s again",
+            len(undone),
+            math.floor(self.adaptive.allowed(now)),
+            self._window.window,
+        )
+        self._notify()
 
     def _answered(self, now: float) -> bool:
         """Whether the show answered this process in the last window, and since the last cut: a
