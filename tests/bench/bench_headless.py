@@ -11,9 +11,10 @@ of the rows alone. The processes run from compiled modules, as an installed Show
     .venv/bin/python tests/bench/bench_headless.py              # 10,000 100,000 1,000,000
     .venv/bin/python tests/bench/bench_headless.py 10000 100000  # sizes as arguments
     .venv/bin/python tests/bench/bench_headless.py --all         # every run at every size
+    .venv/bin/python tests/bench/bench_headless.py --push-only 1000000  # the pushes alone
 
-Past `LONG_MAX` rows (100,000) only the exports run unless `--all` is given: the imports, the
-plan and the push of a million rows take ~10 min, ~5 min and ~2 h here; each is projected
+Past `LONG_MAX` rows (100,000) only the exports and a bounded push run unless `--all` is
+given: the imports and the plan of a million rows take ~10 min and ~5 min here; each is projected
 instead from the memory per row between its two largest measured sizes, printed labelled
 NOT RUN with the peak it implies (a projection, not a measurement; linear, so an upper bound
 where what grew was a SQLite page cache, which stops at 64 MiB).
@@ -21,8 +22,14 @@ where what grew was a SQLite page cache, which stops at 64 MiB).
 The cache is filled with tests/bench/bench_store.py's customers. The push runs against the
 simulator (throttling off: a generous rate limit) with one change per row — an update of every
 record, one PUT each (the API has no bulk update of customers) — so a million-row push is a
-million requests, ~2 h at the ~150 changes/s measured here: it is measured up to `PUSH_MAX`
-rows unless `--push-all` (or `--all`) is given (`--no-push`: none), projected past it.
+million requests, hours here: it runs whole up to `PUSH_MAX` rows unless `--push-all` (or
+`--all`) is given (`--no-push`: none). Past it the push runs for a bounded time on the whole
+outbox (tests/bench/push_bounded.py: 20 windows of changes settled or 150 s after the first,
+whichever comes first), is stopped by SIGINT as by Ctrl-C, and must end with exit 130 and every
+change it did not settle still pending; its peak is printed as measured over the changes it
+settled (a push holds one window at a time, decision 0018: its peak should be reached in its
+first windows; the peak so far at its first settled change, halfway and at the stop is printed
+to show it), its whole time as a projection at the rate measured.
 `push --json` is run at the smallest size only. `push --dry-run` plans the same kind of
 outbox (every record renamed: one update per record, queued directly through the store) with
 no server. Beside each push: the CPU time per
@@ -51,12 +58,14 @@ from app.sim import SimConfig, SimServer, generate_show  # noqa: E402
 from app.store.cache import Cache  # noqa: E402
 from app.store.outbox import NewChange, Outbox  # noqa: E402
 from tests.bench.bench_store import customers  # noqa: E402
+from tests.bench.push_bounded import PEAK_AT_EXIT, bounded_push, child_env, report  # noqa: E402
 
 SIZES = (10_000, 100_000, 1_000_000)
 PUSH_MAX = 100_000
-# Past this size only the exports run (a minute each at 1,000,000): the imports (~10 min each
-# there), the plan (~4 min to queue its outbox) and the push are projected unless --all.
+# Past this size only the exports (a minute each at 1,000,000) and a bounded push (~4 min there)
+# run: the imports (~10 min each there) and the plan are projected unless --all.
 LONG_MAX = 100_000
+PUSH_ONLY = False  # --push-only: the pushes alone (no imports, exports, plans)
 MEMORY_GOAL_MB = 200
 XLSX_GOAL = 20_000  # rows per second
 SECRET = "bench-headless"
@@ -98,28 +107,11 @@ def import_file(path: Path, count: int) -> Path:
     return path
 
 
-# `python -m app` that writes its own peak resident memory (VmHWM, kB) to $BENCH_HWM on exit:
-# the kernel's ru_maxrss of a child carries its parent's peak across fork/exec (this bench holds
-# a large cache), VmHWM is the exec'd process's own.
-PEAK_AT_EXIT = """
-import atexit, os, runpy, sys
-def peak():
-    with open('/proc/self/status') as status, open(os.environ['BENCH_HWM'], 'w') as out:
-        out.write(next(l for l in status if l.startswith('VmHWM')).split()[1])
-atexit.register(peak)
-sys.argv = ['showdesk', *sys.argv[1:]]
-runpy.run_module('app', run_name='__main__', alter_sys=True)
-"""
-
-
 def showdesk(args: list[str], connection: list[str]) -> tuple[float, float, float]:
     """Run one `showdesk` command in its own process: (peak MB, seconds, its CPU seconds)."""
     with tempfile.TemporaryDirectory() as tmp:
         peak_file = Path(tmp) / "peak"
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        home = str(Path(tmp) / "home")  # the process's files, never the user's
-        env |= {"SHOWDESK_CLIENT_SECRET": SECRET, "PYTHONPATH": str(ROOT),
-                "BENCH_HWM": str(peak_file), "SHOWDESK_HOME": home}  # fmt: skip
+        env = child_env(Path(tmp), SECRET)
         began = time.perf_counter()
         with tempfile.TemporaryFile() as err:
             child = subprocess.Popen(
@@ -179,6 +171,10 @@ def bench_size(count: int, folder: Path, push: bool, first: bool) -> None:
     cache = folder / f"cache-{count}.db"
     fill_cache(cache, count)
     connection = [*OFFLINE, "--cache", str(cache)]
+    if PUSH_ONLY:
+        bench_push(count, cache, json=first, whole=push)
+        cache.unlink()
+        return
     if count <= LONG_MAX:
         source = import_file(folder / f"import-{count}.csv", count)
         peak, spent, _ = showdesk(["import", "customers", str(source), "--dry-run"], connection)
@@ -194,8 +190,8 @@ def bench_size(count: int, folder: Path, push: bool, first: bool) -> None:
         out.unlink()
     if count <= LONG_MAX:
         bench_dry_run(count, cache, connection)
-    if push:
-        bench_push(count, cache, json=first)
+    if PUSH_MAX:
+        bench_push(count, cache, json=first, whole=push)
     cache.unlink()
 
 
@@ -228,13 +224,15 @@ def bench_dry_run(count: int, cache: Path, connection: list[str]) -> None:
 PUSHES: list[tuple[int, float, float]] = []  # (changes, peak MB, changes/s) of each push run
 
 
-def bench_push(count: int, cache: Path, json: bool) -> None:
+def bench_push(count: int, cache: Path, json: bool, whole: bool) -> None:
     """Every cached customer renamed, pushed to a simulator that holds them (no throttling);
-    with `json`, pushed again by `push --json`."""
+    with `json`, pushed again by `push --json`. Not `whole`: the push runs for a bounded time
+    and is stopped by SIGINT (push_bounded.py)."""
     show = generate_show("demo", seed=17)
     show.collections.pop("customers", None)
     show.load("customers", customers(count))
     outbox_path = cache.with_name(cache.stem + ".outbox.sqlite")
+    began = time.perf_counter()
     queue_renames(cache, outbox_path, "Pushed")
     config = SimConfig(show_id="BENCH", client_secret=SECRET, throttle=False)
     with SimServer(show, config) as server:
@@ -242,6 +240,15 @@ def bench_push(count: int, cache: Path, json: bool) -> None:
             "--base-url", server.base_url, "--auth-url", server.auth_url,
             "--show-id", server.show_id, "--cache", str(cache), "--rate", "100000/1",
         ]  # fmt: skip
+        if not whole:
+            queued = time.perf_counter() - began
+            print(f"{'':<44} (the outbox of {count:,} changes queued in {queued:.0f} s)")
+            result = bounded_push(count, outbox_path, connection, SECRET,
+                                  lambda: pushed_on(show, "Pushed"))  # fmt: skip
+            print("\n".join(report(result, MEMORY_GOAL_MB)))
+            BOUNDED.add(count)
+            outbox_path.unlink()
+            return
         for flags in ([], ["--json"]) if json else ([],):
             if flags:  # the second run pushes them again
                 queue_renames(cache, outbox_path, "Again")
@@ -258,6 +265,14 @@ def bench_push(count: int, cache: Path, json: bool) -> None:
             if not flags:
                 PUSHES.append((count, peak, count / spent))
     outbox_path.unlink()
+
+
+def pushed_on(show: Any, name: str) -> int:
+    """How many of the show's customers carry the name a push sent (the changes it applied)."""
+    return sum(r.get("customerName") == name for r in show.collections["customers"].values())
+
+
+BOUNDED: set[int] = set()  # sizes whose push ran for a bounded time, stopped by SIGINT
 
 
 def queue_renames(cache: Path, outbox_path: Path, name: str) -> None:
@@ -279,6 +294,8 @@ def projections(sizes: list[int]) -> None:
     is a SQLite page cache filling (64 MiB at most per connection, decision 0018)."""
     for what, runs in MEASURED.items():
         skipped = [n for n in sizes if n > max(c for c, _ in runs)]
+        if what == "push":
+            skipped = [n for n in skipped if n not in BOUNDED]
         if len(runs) < 2 or not skipped:
             continue
         (small, low), (large, high) = sorted(runs)[-2:]
@@ -300,7 +317,8 @@ def projections(sizes: list[int]) -> None:
 
 def main(argv: list[str]) -> None:
     push_all = "--push-all" in argv or "--all" in argv
-    global PUSH_MAX, LONG_MAX
+    global PUSH_MAX, LONG_MAX, PUSH_ONLY
+    PUSH_ONLY = "--push-only" in argv
     if "--all" in argv:
         LONG_MAX = sys.maxsize
     if "--no-push" in argv:
