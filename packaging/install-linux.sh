@@ -37,6 +37,9 @@ if [[ "${1:-}" == "--uninstall" ]]; then
   rm -f "$metainfo/$component"
   for s in "${sizes[@]}"; do rm -f "$icons/${s}x${s}/apps/showdesk.png"; done
   refresh_caches
+  # The menu's MIME cache, written by update-desktop-database, lists only desktop files: with none
+  # of them left in the folder it is ours alone, and goes with the rest.
+  if ! compgen -G "$apps/*.desktop" >/dev/null; then rm -f "$apps/mimeinfo.cache"; fi
   echo "ShowDesk removed from $prefix"
   exit 0
 fi
