@@ -24,7 +24,7 @@ simulator (throttling off: a generous rate limit) with one change per row — an
 record, one PUT each (the API has no bulk update of customers) — so a million-row push is a
 million requests, hours here: it runs whole up to `PUSH_MAX` rows unless `--push-all` (or
 `--all`) is given (`--no-push`: none). Past it the push runs for a bounded time on the whole
-outbox (tests/bench/push_bounded.py: 20 windows of changes settled or 150 s after the first,
+outbox (tests/bench/push_bounded.py: 40 windows of changes settled or 200 s after the first,
 whichever comes first), is stopped by SIGINT as by Ctrl-C, and must end with exit 130 and every
 change it did not settle still pending; its peak is printed as measured over the changes it
 settled (a push holds one window at a time, decision 0018: its peak should be reached in its
@@ -62,7 +62,7 @@ from tests.bench.push_bounded import PEAK_AT_EXIT, bounded_push, child_env, repo
 
 SIZES = (10_000, 100_000, 1_000_000)
 PUSH_MAX = 100_000
-# Past this size only the exports (a minute each at 1,000,000) and a bounded push (~4 min there)
+# Past this size only the exports (a minute each at 1,000,000) and a bounded push (~5 min there)
 # run: the imports (~10 min each there) and the plan are projected unless --all.
 LONG_MAX = 100_000
 PUSH_ONLY = False  # --push-only: the pushes alone (no imports, exports, plans)
