@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Mapping
+from datetime import timedelta
 from pathlib import Path
 from typing import Literal
 
 from app.store import audit as audit_log
-from app.store.audit import AuditRow
+from app.store.audit import AuditRow, PushCounts
 from app.store.changes import Change, NewChange, dumps, new_local_id
 from app.store.outbox_file import OutboxError
 from app.store.outbox_marks import ChangeMark, OutboxMarks
@@ -116,10 +117,10 @@ class Outbox(OutboxReads, OutboxMarks, OutboxMoves):
         with self._db.lock:
             return audit_log.rows(self._db.conn, resource, record_id, limit)
 
-    def latest_audit(self, limit: int) -> list[AuditRow]:
-        """The newest audit rows, newest first."""
+    def last_pushes(self, gap: timedelta, pushes: int) -> list[PushCounts]:
+        """The newest pushes' counts, newest first (stamps at most `gap` apart: one push)."""
         with self._db.lock:
-            return audit_log.latest(self._db.conn, limit)
+            return audit_log.last_pushes(self._db.conn, gap, pushes)
 
     def export_audit(self, path: Path, format: Literal["csv", "json"] = "csv") -> int:
         """Write the audit log to a file; answer the number of rows written."""

@@ -150,4 +150,11 @@ OUTBOX_V2: Migration = (
 # v3: a pushed create is found again by its server id (`for_record` matches either id).
 OUTBOX_V3: Migration = ("CREATE INDEX changes_server ON changes (resource, server_id)",)
 
-OUTBOX_MIGRATIONS: tuple[Migration, ...] = (OUTBOX_V1, OUTBOX_V2, OUTBOX_V3)
+# v4 (issue 17): the last pushes of the start page and `showdesk status`, counted exactly in SQL
+# (app/store/audit.py `last_pushes`): each push's bounds found by a few lookups by stamp, its
+# changes counted over its own stretch of the log, however long the log. 0.4 s to build at
+# 1,000,000 audit rows, +38 MB (a covering index of the counted columns: +59 MB, for a count
+# ~10% faster — grouping, not reading, is what a count costs).
+OUTBOX_V4: Migration = ("CREATE INDEX audit_push ON audit (at)",)
+
+OUTBOX_MIGRATIONS: tuple[Migration, ...] = (OUTBOX_V1, OUTBOX_V2, OUTBOX_V3, OUTBOX_V4)

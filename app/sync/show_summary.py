@@ -2,9 +2,11 @@
 
 Which show, data as of when, how many records the last syncs left in the cache, the outbox's
 pending / failed / conflicting changes, and the last pushes as the audit log remembers them.
-Only cheap reads: the outbox's counts per state, the sync states and the newest few hundred
-audit rows — never the whole log, never a scan of the records (the start page reads it again
-after every sync step). Qt-free, so the command line prints the figures the window shows.
+Only cheap reads: the outbox's counts per state, the sync states and the last pushes counted
+in SQL over the audit log's index (app/store/audit.py `last_pushes`: exact however large a
+push, a few lookups per push plus one count over its own rows) — never the whole log, never a
+scan of the records (the start page reads it again after every sync step). Qt-free, so the
+command line prints the figures the window shows.
 """
 
 from __future__ import annotations
@@ -13,14 +15,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from app.store.audit import AuditRow
+from app.store.audit import PushCounts
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 
 if TYPE_CHECKING:  # the window's start page reads this before its first paint: no asyncio yet
     from app.api.governor import GovernorState
 
-AUDIT_ROWS_READ = 400  # enough for the last few pushes; a push of thousands shows as "1000+"
 PUSH_GAP = timedelta(minutes=2)  # audit stamps further apart than this are separate pushes
 
 
@@ -73,43 +74,23 @@ def summarize(
         pending=counts["pending"] + counts["sending"],
         failed=counts["failed"],
         conflicts=counts["conflict"],
-        last_pushes=tuple(push_runs(outbox.latest_audit(AUDIT_ROWS_READ))[:pushes]),
+        last_pushes=tuple(_run(p) for p in outbox.last_pushes(PUSH_GAP, pushes)),
     )
 
 
-def push_runs(newest_first: list[AuditRow]) -> list[PushRun]:
-    """Audit rows (newest first) grouped into pushes: a change counts once per result, and a
-    pause longer than `PUSH_GAP` between two stamps separates two pushes."""
-    runs: list[list[AuditRow]] = []
-    for row in newest_first:
-        if runs and _stamp(runs[-1][-1].at) - _stamp(row.at) <= PUSH_GAP:
-            runs[-1].append(row)
-        else:
-            runs.append([row])
-    return [_run(rows) for rows in runs]
+def _run(push: PushCounts) -> PushRun:
+    """A push's counts per (resource, outcome) as one line's figures."""
 
+    def total(kind: str) -> int:
+        return sum(n for (_resource, k), n in push.counts.items() if k == kind)
 
-def _run(rows: list[AuditRow]) -> PushRun:
-    outcomes = {(r.seq, _outcome(r.result)): r.resource for r in rows}
-    kinds = [kind for _seq, kind in outcomes]
     return PushRun(
-        at=_stamp(rows[0].at),
-        applied=kinds.count("applied"),
-        failed=kinds.count("failed"),
-        conflicts=kinds.count("conflict"),
-        resources=tuple(sorted(set(outcomes.values()))),
+        at=datetime.fromisoformat(push.last_at),
+        applied=total("applied"),
+        failed=total("failed"),
+        conflicts=total("conflict"),
+        resources=tuple(sorted({resource for resource, _kind in push.counts})),
     )
-
-
-def _outcome(result: str) -> str:
-    for kind in ("applied", "failed", "conflict"):
-        if result.startswith(kind):
-            return kind
-    return "failed"
-
-
-def _stamp(text: str) -> datetime:
-    return datetime.fromisoformat(text)
 
 
 def summary_json(summary: ShowSummary) -> dict[str, Any]:

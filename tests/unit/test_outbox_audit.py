@@ -5,11 +5,11 @@ from __future__ import annotations
 import csv
 import json
 import sqlite3
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from app.store.outbox import NewChange, Outbox
-from app.store.schema import OUTBOX_MIGRATIONS, OUTBOX_V1, OUTBOX_V2
+from app.store.schema import OUTBOX_MIGRATIONS, OUTBOX_V1, OUTBOX_V2, OUTBOX_V3
 
 AT = datetime(2025, 5, 7, 12, 0, tzinfo=UTC)
 
@@ -96,11 +96,37 @@ def test_v2_outbox_gains_the_server_id_index(tmp_path: Path) -> None:
     conn.close()
     with Outbox(path) as box:
         assert box.counts()["pending"] == 0
+    sql = "SELECT seq FROM changes WHERE resource = 'c' AND server_id = 'x'"
+    assert "changes_server" in _plan(path, sql)
+
+
+def _plan(path: Path, sql: str) -> str:
+    """SQLite's query plan for `sql` in the file at `path`, as one text."""
     conn = sqlite3.connect(path)
     try:
-        plan = conn.execute(
-            "EXPLAIN QUERY PLAN SELECT seq FROM changes WHERE resource = 'c' AND server_id = 'x'"
-        ).fetchall()
-        assert any("changes_server" in str(row) for row in plan)
+        return str(conn.execute(f"EXPLAIN QUERY PLAN {sql}").fetchall())
     finally:
         conn.close()
+
+
+def test_v3_outbox_gains_the_push_index_and_its_pushes_are_counted(tmp_path: Path) -> None:
+    """v4: the last pushes are counted over `audit_push` (app/store/audit.py `last_pushes`)."""
+    path = tmp_path / "outbox.db"
+    conn = sqlite3.connect(path)
+    for statement in (*OUTBOX_V1, *OUTBOX_V2, *OUTBOX_V3):
+        conn.execute(statement)
+    conn.executemany(
+        "INSERT INTO audit (at, seq, resource, record_id, op, field, result) "
+        "VALUES (?, ?, 'customers', ?, 'update', 'city', ?)",
+        [(f"2026-11-23T09:00:{n % 60:02}.000+00:00", n, f"c{n}", "applied") for n in range(500)],
+    )
+    conn.execute("PRAGMA user_version=3")
+    conn.commit()
+    conn.close()
+    with Outbox(path) as box:
+        (push,) = box.last_pushes(timedelta(minutes=2), 5)
+        assert push.counts == {("customers", "applied"): 500}
+        assert (push.first_at, push.last_at) == ("2026-11-23T09:00:00.000+00:00",
+                                                 "2026-11-23T09:00:59.000+00:00")  # fmt: skip
+    sql = "SELECT count(*) FROM audit WHERE at BETWEEN 'a' AND 'b'"
+    assert "COVERING INDEX audit_push" in _plan(path, sql)

@@ -122,3 +122,44 @@ def test_the_budget_in_words() -> None:
     slowed = GovernorState(used=40, limit=300, window=60.0, paused_until=None, attempt=0,
                            max_attempts=8, allowed=150)  # fmt: skip
     assert "slowed to 150" in budget_line(slowed)
+
+
+def test_a_push_of_more_than_400_changes_counts_them_all(
+    stores: tuple[Cache, Outbox], clock: Clock
+) -> None:
+    """The bug: only the newest 400 audit rows were read, so a push of 41,172 changes showed as
+    "400 applied" (and `status --json` said 400), and an older push behind it vanished."""
+    cache, outbox = stores
+    push(outbox, outbox.add_many([change(n) for n in range(3)]))
+    clock.now = START + timedelta(hours=1)
+    seqs = outbox.add_many([change(n, "orders" if n % 2 else "customers") for n in range(1000)])
+    for start in range(0, 1000, 100):  # in windows, a second apart, as the Pusher settles them
+        clock.now += timedelta(seconds=1)
+        push(outbox, seqs[start : start + 100], failed=3 if start == 500 else 0)
+    runs = summarize("Spring show", "S-1", cache, outbox).last_pushes
+    assert [(r.applied, r.failed, r.conflicts) for r in runs] == [(997, 3, 0), (3, 0, 0)]
+    assert runs[0].at == START + timedelta(hours=1, seconds=10)
+    assert runs[0].resources == ("customers", "orders")
+    assert push_line(runs[0]).endswith("— 997 applied, 3 failed (customers, orders)")
+
+
+def test_a_push_read_while_it_grows_counts_each_change_once(
+    stores: tuple[Cache, Outbox], clock: Clock
+) -> None:
+    """The start page reads again while a push settles more changes: the counts made before are
+    extended by the new rows alone, and a change logged again with the same outcome (or a
+    change of several fields) still counts once; with another outcome, once per outcome."""
+    cache, outbox = stores
+    seqs = outbox.add_many([change(n) for n in range(600)])
+    push(outbox, seqs[:450], failed=2)
+    first = summarize("Spring show", "S-1", cache, outbox).last_pushes
+    assert [(r.applied, r.failed) for r in first] == [(448, 2)]
+    clock.now += timedelta(seconds=30)
+    push(outbox, seqs[450:], failed=1)
+    again = outbox.get(seqs[0])  # failed before: logged failed once more, then applied
+    assert again is not None
+    outbox.audit(again, "failed: phone: not a number")
+    outbox.audit(again, "applied")
+    runs = summarize("Spring show", "S-1", cache, outbox).last_pushes
+    assert [(r.applied, r.failed) for r in runs] == [(448 + 149 + 1, 3)]
+    assert summarize("Spring show", "S-1", cache, outbox).last_pushes == runs
