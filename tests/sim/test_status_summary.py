@@ -38,3 +38,21 @@ def test_status_says_data_as_of_and_the_last_push(server: SimServer, tmp_path: P
     assert data["data_as_of"] is not None
     assert data["last_pushes"][0]["applied"] == 2
     assert data["last_pushes"][0]["resources"] == ["customers"]
+
+
+def test_status_counts_every_change_of_a_large_push(server: SimServer, tmp_path: Path) -> None:  # noqa: F811
+    """A push of 450 changes (settled through the outbox as the Pusher settles them) is "450
+    applied" in the text and the JSON: not the 400 audit rows the summary used to read."""
+    cache_path = tmp_path / "cache.sqlite"
+    with Outbox(cache_path.with_name("cache.outbox.sqlite")) as outbox:
+        seqs = outbox.add_many(
+            NewChange("customers", "update", f"c{n}", payload={"id": f"c{n}", "city": "Lyon"},
+                      changed_fields=("city",), base={"id": f"c{n}", "city": "Paris"})
+            for n in range(450)
+        )  # fmt: skip
+        outbox.mark_sending(seqs)
+        outbox.mark_done_many([(c, {}, None) for c in (outbox.get(s) for s in seqs) if c])
+    text = showdesk(server, cache_path, "status").stdout.splitlines()
+    assert any(line.startswith("Pushed ") and "450 applied (Customers)" in line for line in text)
+    data = json.loads(showdesk(server, cache_path, "status", "--json").stdout)
+    assert [(p["applied"], p["failed"]) for p in data["last_pushes"]] == [(450, 0)]
