@@ -214,6 +214,8 @@ class SharedHistory:
             (*self._answered_args(now), nth - first + 1, first),
         ).fetchall()
         merged = sorted([float(a) + self.span - self._offset for (a,) in rows] + ends)
+        if nth - first >= len(merged):  # another process pruned between the two reads
+            return POLL  # look again: `take` decides in a transaction of its own anyway
         return max(merged[nth - first] - now, _EPSILON)
 
     def _take(self, now: float, allowed: int) -> int | None:
