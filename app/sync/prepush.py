@@ -133,6 +133,7 @@ class ServerCheck:
         self._no_get: set[str] = set()  # resources whose single GET missed a listed record
         self._recalled: set[str] = set()  # resources whose learned fact was read
         self._retried: set[str] = set()  # resources whose learned fact is tried again
+        self._learned: set[str] = set()  # resources whose fact this push wrote (once: a file write)
 
     async def check(self, by_resource: dict[str, list[Change]]) -> bool:
         """One `modifiedAfter` listing per resource (False: one failed; nothing to send)."""
@@ -249,7 +250,7 @@ class ServerCheck:
         async for page in self._listing(res, since):
             theirs.update((str(r["id"]), r) for r in page if str(r.get("id")) in ids)
             by_key.update((str(r.get(res.key)), r) for r in page if str(r.get(res.key)) in keys)
-        listed_missed = [missed[i] for i in missed.keys() & theirs.keys()]
+        listed_missed = [missed[i] for i in sorted(missed.keys() & theirs.keys())]
         if missed.keys() == ids or listed_missed:  # every GET failed, or one listed did:
             self._no_get.add(res.slug)  # this show's single GETs are no help
         if any(listed_missed):  # and not by the weather: for the profile's next pushes too
@@ -338,6 +339,9 @@ class ServerCheck:
         return slug in self._no_get
 
     def _learn_no_get(self, slug: str, why: str) -> None:
+        if slug in self._learned:
+            return
+        self._learned.add(slug)
         since = datetime.now(UTC).isoformat(timespec="seconds")
         self.client.learned.set(no_get_key(slug), {"since": since, "why": why[:300]})
 
