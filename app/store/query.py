@@ -56,7 +56,8 @@ class KeysOrder:
     where: Where
     indexed: bool = False  # a sort index over the keys serves the column (walked, filtered)
     slug: str = ""  # the resource (its records' parents are looked at: `_scanned_keys`)
-    marks: int = 0  # records noted stale when the query was built (chooses a plan, never rows)
+    marks: int = FEW_MARKS + 1  # records noted stale when built (chooses a plan, never rows;
+    # unknown: as many as the per-row check is for)
     few_values: bool = False  # a sample of the column holds few values (chooses a plan)
 
 
