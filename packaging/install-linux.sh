@@ -39,7 +39,10 @@ if [[ "${1:-}" == "--uninstall" ]]; then
   refresh_caches
   # The menu's MIME cache, written by update-desktop-database, lists only desktop files: with none
   # of them left in the folder it is ours alone, and goes with the rest.
-  if ! compgen -G "$apps/*.desktop" >/dev/null; then rm -f "$apps/mimeinfo.cache"; fi
+  # update-desktop-database indexes the subfolders too (wine/Programs, ...).
+  if [[ -z "$(find "$apps" -name '*.desktop' -print -quit 2>/dev/null)" ]]; then
+    rm -f "$apps/mimeinfo.cache"
+  fi
   echo "ShowDesk removed from $prefix"
   exit 0
 fi
