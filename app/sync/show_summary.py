@@ -6,7 +6,9 @@ Only cheap reads: the outbox's counts per state, the sync states and the last pu
 in SQL over the audit log's index (app/store/audit.py `last_pushes`: exact however large a
 push, a few lookups per push plus one count over its own rows) — never the whole log, never a
 scan of the records (the start page reads it again after every sync step). Qt-free, so the
-command line prints the figures the window shows.
+command line prints the figures the window shows. A push of 1,000,000 changes still costs ~0.6 s
+to count the first time: the window reads the summary in a worker thread (`apart=True`), the
+count on a read-only connection of its own so the outbox's (the GUI thread's edits) never waits.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from app.store import audit as audit_log
 from app.store.audit import PushCounts
 from app.store.cache import Cache
 from app.store.outbox import Outbox
+from app.store.snapshots import read_only
 
 if TYPE_CHECKING:  # the window's start page reads this before its first paint: no asyncio yet
     from app.api.governor import GovernorState
@@ -60,9 +64,18 @@ class ShowSummary:
 
 
 def summarize(
-    profile: str, show_id: str, cache: Cache, outbox: Outbox, pushes: int = 5
+    profile: str,
+    show_id: str,
+    cache: Cache,
+    outbox: Outbox,
+    pushes: int = 5,
+    *,
+    apart: bool = False,
 ) -> ShowSummary:
-    """Read where the show stands (cheap reads only, see the module docstring)."""
+    """Read where the show stands (cheap reads only, see the module docstring). `apart`: the last
+    pushes counted on a read-only connection of its own to the outbox's file (a worker thread's
+    read: the outbox's lock is not held while a large push is counted)."""
+    runs = _last_pushes(outbox, pushes, apart)
     states = cache.sync_states().values()
     done = [s.last_completed for s in states if s.last_completed]
     counts = outbox.counts()
@@ -74,8 +87,18 @@ def summarize(
         pending=counts["pending"] + counts["sending"],
         failed=counts["failed"],
         conflicts=counts["conflict"],
-        last_pushes=tuple(_run(p) for p in outbox.last_pushes(PUSH_GAP, pushes)),
+        last_pushes=tuple(_run(p) for p in runs),
     )
+
+
+def _last_pushes(outbox: Outbox, pushes: int, apart: bool) -> list[PushCounts]:
+    if not apart:
+        return outbox.last_pushes(PUSH_GAP, pushes)
+    conn = read_only(outbox.path)
+    try:
+        return audit_log.last_pushes(conn, PUSH_GAP, pushes)
+    finally:
+        conn.close()
 
 
 def _run(push: PushCounts) -> PushRun:

@@ -56,7 +56,7 @@ def test_the_start_page_fills_the_centre_until_a_tab_opens(
 
 
 def test_the_start_page_follows_the_outbox_and_the_push(
-    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot
 ) -> None:
     opened = open_window(profile_for(server))
     window, session = opened.window, opened.session
@@ -69,6 +69,7 @@ def test_the_start_page_follows_the_outbox_and_the_push(
         for c in customers
     )  # fmt: skip
     session.outbox_written(["customers"])
+    qtbot.waitUntil(lambda: not page.reading)  # read in a worker thread
     assert page.changes.text().startswith("2 pending")
     assert page.buttons["push"].text() == "Push 2 changes" and page.buttons["push"].isEnabled()
 
@@ -85,7 +86,7 @@ def test_the_start_page_follows_the_outbox_and_the_push(
 
 
 def test_a_hidden_start_page_reads_its_figures_when_shown_again(
-    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot
 ) -> None:
     opened = open_window(profile_for(server))
     window, session = opened.window, opened.session
@@ -98,7 +99,7 @@ def test_a_hidden_start_page_reads_its_figures_when_shown_again(
     session.outbox_written(["customers"])
     assert window.start_page.changes.text().startswith("0 pending")  # hidden: not read yet
     window.on_tabs_tab_close_requested(0)
-    assert window.start_page.changes.text().startswith("1 pending")
+    qtbot.waitUntil(lambda: window.start_page.changes.text().startswith("1 pending"))
 
 
 def test_the_form_is_a_side_panel_that_keeps_its_width_and_hides_on_purpose(
