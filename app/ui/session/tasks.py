@@ -103,17 +103,19 @@ class TaskRunner:
         return bool(self._tasks)
 
     async def cancel_all(self) -> None:
-        """Cancel every task and wait for them to finish (window closing, test teardown); work
-        still held will never start: closed."""
+        """Cancel every task and wait for them to finish (window closing, test teardown), and
+        those their ending started; work still held will never start: closed."""
         import asyncio
 
         if self._held:
             _close(coro for coro, _what in self._held)
             self._held.clear()
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        # What a cancelled task does as it ends (a push settling its changes says the outbox
+        # changed) may start more work (the start page reading its figures): cancelled too.
+        while tasks := [task for task in self._tasks if not task.done()]:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _close(coros: Iterable[Coroutine[Any, Any, Any]]) -> None:

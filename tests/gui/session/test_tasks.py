@@ -1,6 +1,7 @@
 """Work the loop refuses is closed, not left to the garbage collector's "coroutine was never
 awaited": a start with no loop to run on (a closed one), held work whose release is refused, held
-work cancelled before the loop was made (app/ui/session/tasks.py `TaskRunner`)."""
+work cancelled before the loop was made (app/ui/session/tasks.py `TaskRunner`); and work a
+cancelled task starts as it ends is cancelled with it."""
 
 from __future__ import annotations
 
@@ -79,3 +80,27 @@ def test_held_work_cancelled_before_the_loop_is_made_is_closed(
     assert closed(coroutines[0])
     tasks.release()  # nothing left to start
     assert not tasks.busy
+
+
+def test_work_started_by_a_cancelled_task_as_it_ends_is_cancelled_too() -> None:
+    """A push cancelled as the window closes settles its changes, and the outbox saying so has
+    the start page read its figures: that read is cancelled too, not left running."""
+    tasks = TaskRunner()
+
+    async def read_figures() -> None:
+        await asyncio.Event().wait()  # until cancelled
+
+    async def push() -> None:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            tasks.start_soon(read_figures(), what="Start page")
+
+    async def scenario() -> None:
+        tasks.start(push(), what="Push")
+        await asyncio.sleep(0)  # the push is waiting
+        await tasks.cancel_all()
+        await asyncio.sleep(0)  # the done callbacks; before asyncio.run cancels what is left
+        assert not tasks.busy
+
+    asyncio.run(scenario())
