@@ -237,9 +237,6 @@ class ShowDesk:
     async def close_current(self) -> None:
         session = self.window.session
         self._connect = None
-        # The start page stops following the show first: what closing it says (its outbox, its
-        # lists) would otherwise start a read of its figures after its tasks were cancelled.
-        self.window.centre.forget()
         await self.tasks.cancel_all()
         if session is not None:
             await session.aclose()
