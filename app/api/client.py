@@ -48,7 +48,7 @@ HTTP_LIMITS = httpx.Limits(max_connections=16, max_keepalive_connections=16, kee
 
 # Opens the window a client paces against when it owns its governor: the profile's request
 # history shared by its processes (app.store.request_history.shared_window, wired by
-# app/connect.py) or None for this process's own window. app/api knows no database.
+# app/profile/connect.py) or None for this process's own window. app/api knows no database.
 WindowOpener = Callable[[Connection, Callable[[], float]], RequestWindow | None]
 
 

@@ -2,7 +2,8 @@
 
 It paces requests with a sliding window (default 300 per 60 s; background requests leave a share
 of it to interactive ones) — the profile's request history shared by all its processes on this
-machine when it has a data folder (`app.store.request_history`, given by app/connect.py), this
+machine when it has a data folder (`app.store.request_history`, given by app/profile/connect.py),
+this
 process's own otherwise. A 403 is throttling unless proven otherwise (`app.api.denials`): a
 throttling 403 pauses *all* requests (full-jitter exponential backoff, or exactly the
 `Retry-After` the server asks) and cuts the requests allowed per window (`CubicAllowance`, the AWS

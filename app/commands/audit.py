@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from app.commands.workspace import OK, Workspace
-from app.output_file import is_stdout
+from app.sync.files.output_file import is_stdout
 
 
 def cmd_audit(args: argparse.Namespace, ws: Workspace) -> int:
@@ -23,7 +23,9 @@ def cmd_audit(args: argparse.Namespace, ws: Workspace) -> int:
 
         count = export_audit(ws.team, path, fmt)
     else:
-        count = ws.outbox.export_audit(path, fmt)
+        from app.sync.files.audit_export import export
+
+        count = export(ws.outbox.audit_rows(), path, fmt)
     ws.out.set(count=count, path=str(path), format=fmt)
     if is_stdout(path):
         ws.out.warn(f"{count} audit rows written to standard output")

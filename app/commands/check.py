@@ -14,7 +14,7 @@ from app.api.client import ShowClient
 from app.api.suggestion import suggested_path, suggestion
 from app.api.survey import ListAnswer, survey
 from app.commands.workspace import OK, SOME_FAILED, Workspace
-from app.settings import write_atomically
+from app.profile.settings import write_atomically
 
 
 def cmd_check(args: argparse.Namespace, ws: Workspace) -> int:

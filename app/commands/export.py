@@ -6,11 +6,11 @@ import argparse
 from pathlib import Path
 
 from app.commands.workspace import OK, UsageError, Workspace
-from app.output_file import is_stdout
+from app.sync.files.output_file import is_stdout
 
 
 def cmd_export(args: argparse.Namespace, ws: Workspace) -> int:
-    from app.sync import resource_export  # with what it imports, only when an export runs
+    from app.sync.files import resource_export  # with what it imports, only when an export runs
 
     res = ws.registry[args.resource]  # an unknown slug is a usage error
     to_stdout = args.output is not None and is_stdout(args.output)
@@ -25,7 +25,7 @@ def cmd_export(args: argparse.Namespace, ws: Workspace) -> int:
     path = args.output if args.output is not None else Path(f"{args.resource}.{fmt}")
     shown = {}
     if args.pending:  # as the window shows it (the overlay of its table, form and view export)
-        from app.sync.overlay import PendingOverlay
+        from app.sync.edit.overlay import PendingOverlay
 
         shown = PendingOverlay.read(ws.outbox, res.slug).export_options(res.key)
     result = resource_export.export(

@@ -7,18 +7,18 @@ import argparse
 from typing import TYPE_CHECKING
 
 from app.commands.workspace import OK, SOME_FAILED, UsageError, Workspace
-from app.words import count
+from app.wording.words import count
 
 if TYPE_CHECKING:
-    from app.sync.import_stream import ImportStream
+    from app.sync.files.import_stream import ImportStream
 
 
 def cmd_import(args: argparse.Namespace, ws: Workspace) -> int:
-    """Plan the file row by row (streamed: app/sync/import_stream.py), print the exact totals,
+    """Plan the file row by row (streamed: app/sync/files/import_stream.py), print the exact totals,
     then the detail spooled while planning, and queue the changes (unless `--dry-run`)."""
-    from app.sync import importer  # openpyxl is slow to import: only when needed
-    from app.sync.import_file import open_table
-    from app.sync.import_stream import ImportStream
+    from app.sync.files import importer  # openpyxl is slow to import: only when needed
+    from app.sync.files.import_file import open_table
+    from app.sync.files.import_stream import ImportStream
 
     out = ws.out
     _require_synced(ws, args.resource)
@@ -35,7 +35,7 @@ def _report(
 ) -> int:
     """The totals line first, then each row's detail in the file's order, the errors file,
     and the changes queued."""
-    from app.sync import importer
+    from app.sync.files import importer
 
     out, counts = ws.out, stream.counts
     seconds = stream.requests * ws.profile.rate_window / ws.profile.rate_limit

@@ -1,9 +1,10 @@
 """A headless command's log file, opened by the first record that reaches it.
 
-The log file's handler (app/logs.py, on concurrent_log_handler and portalocker, which reads the
+The log file's handler (app/profile/logs.py, on concurrent_log_handler and portalocker, which reads
+the
 installed packages' metadata when imported) costs 50-100 ms of a command's start here; a
 command that logs nothing — an export, a status — never pays it. What is logged is written as
-by `app.logs.logging_to_file`: the same levels, the same redaction, the same file.
+by `app.profile.logs.logging_to_file`: the same levels, the same redaction, the same file.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ class _OpenOnFirstRecord(logging.Handler):
         self.opened = False
 
     def emit(self, record: logging.LogRecord) -> None:  # under this handler's lock
-        from app.logs import file_handler, start_logging
+        from app.profile.logs import file_handler, start_logging
 
         if not self.opened:
             self.opened = True
@@ -61,7 +62,7 @@ def logging_when_used(level: int = logging.INFO) -> Iterator[None]:
     finally:
         root.removeHandler(waiting)
         if waiting.opened:
-            from app.logs import stop_logging
+            from app.profile.logs import stop_logging
 
             stop_logging()  # gives back the levels it set
         root.setLevel(was_level)

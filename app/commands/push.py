@@ -14,15 +14,15 @@ from typing import Any
 
 from app.api.client import ShowClient
 from app.commands.output import Progress
+from app.commands.push_lines import change_line, outcome_lines
 from app.commands.workspace import OK, SOME_FAILED, USAGE, Workspace
-from app.push_lines import change_line, outcome_lines
 from app.store.changes import Change, State
 from app.store.outbox import Outbox
 from app.store.outbox_windows import last_seq, pending_marks
 from app.store.page_cache import walking
-from app.sync.push_plan import plan_pages, plan_text, push_seconds
-from app.sync.pusher import Pusher, PushProgress, PushReport
-from app.words import count
+from app.sync.push.cost import plan_pages, plan_text, push_seconds
+from app.sync.push.pusher import Pusher, PushProgress, PushReport
+from app.wording.words import count
 
 
 def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from app.commands.workspace import OK, Workspace
 from app.store.sync_state import SyncState
-from app.sync.change_list import attention_lines, group_by_record
-from app.sync.show_summary import data_line, push_line, summarize, summary_json
+from app.sync.reports.change_list import attention_lines, group_by_record
+from app.sync.reports.show_summary import data_line, push_line, summarize, summary_json
 
 if TYPE_CHECKING:
     from app.team.status import TeamStatus

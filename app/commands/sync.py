@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from app.commands.output import Output, Progress
 from app.commands.workspace import OK, SOME_FAILED, Workspace
-from app.sync.puller import Puller, ResourceSync, SyncProgress, SyncReport
-from app.words import count
+from app.sync.pull.puller import Puller, ResourceSync, SyncProgress, SyncReport
+from app.wording.words import count
 
 if TYPE_CHECKING:
     from app.team.shared_sync import Pull

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.api.registry import Registry
 from app.commands.output import Output
-from app.connect import (
+from app.profile.connect import (
     TEAM_MEMBER_ENV,
     TEAM_URL_ENV,
     client_for,
@@ -22,7 +22,7 @@ from app.connect import (
     open_team_for,
     registry_for,
 )
-from app.settings import SECRET_ENV, Profile, ProfileStore, secrets
+from app.profile.settings import SECRET_ENV, Profile, ProfileStore, secrets
 from app.store.cache import Cache
 
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ def _rate(text: str) -> dict[str, Any]:
 
 @contextmanager
 def workspace(args: argparse.Namespace, out: Output) -> Iterator[Workspace]:
-    """The command's workspace; its profile paced as a headless command (app/connect.py
+    """The command's workspace; its profile paced as a headless command (app/profile/connect.py
     `headless`: the whole budget unless the profile's window is open)."""
     profile = headless(resolve_profile(args))
     registry = registry_for(profile)

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import sqlite3
 import threading
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from app.formula_guard import neutralise
-from app.output_file import output_file
 from app.store.changes import Change, dumps
 
-_COLUMNS = "at, seq, resource, record_id, op, field, before, after, result"
+COLUMNS = "at, seq, resource, record_id, op, field, before, after, result"
 
 
 @dataclass(frozen=True)
@@ -37,7 +32,7 @@ class AuditRow:
 def write(conn: sqlite3.Connection, change: Change, result: str, at: str) -> None:
     fields: list[tuple[str | None, Any, Any]] = [*change.diff()] or [(None, None, None)]
     conn.executemany(
-        f"INSERT INTO audit ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO audit ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 at,
@@ -58,7 +53,7 @@ def write(conn: sqlite3.Connection, change: Change, result: str, at: str) -> Non
 def rows(
     conn: sqlite3.Connection, resource: str | None, record_id: str | None, limit: int | None
 ) -> list[AuditRow]:
-    sql = f"SELECT {_COLUMNS} FROM audit WHERE 1"
+    sql = f"SELECT {COLUMNS} FROM audit WHERE 1"
     params: list[Any] = []
     if resource is not None:
         sql += " AND resource = ?"
@@ -191,37 +186,3 @@ def _row(r: tuple[Any, ...]) -> AuditRow:
 
 def _load(text: str | None) -> Any:
     return None if text is None else json.loads(text)
-
-
-def _cell(value: Any) -> str:
-    """Text for a CSV cell: strings as they are, other values as JSON, None as empty."""
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def export(entries: list[AuditRow], path: Path, format: Literal["csv", "json"]) -> int:
-    """Write the entries (see `write_rows`); answer how many."""
-    return write_rows([asdict(e) for e in entries], _COLUMNS.split(", "), path, format)
-
-
-def write_rows(
-    rows: list[dict[str, Any]],
-    columns: Sequence[str],
-    path: Path | str,
-    format: Literal["csv", "json"],
-) -> int:
-    """Write audit rows as CSV (a column each, text as it is — formula-looking texts neutralised
-    for spreadsheets, app/formula_guard.py —, other values as JSON) or a JSON array, to `path`
-    as app/output_file.py writes a file the user named; answer how many."""
-    if format not in ("csv", "json"):
-        raise ValueError(f"unknown audit export format {format!r}")
-    with output_file(path) as out:
-        if format == "csv":
-            writer = csv.writer(out)
-            writer.writerow(columns)
-            writer.writerows([_cell(neutralise(row.get(c))) for c in columns] for row in rows)
-        else:
-            json.dump(rows, out, ensure_ascii=False, indent=1)
-            out.write("\n")
-    return len(rows)

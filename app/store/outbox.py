@@ -15,8 +15,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
-from pathlib import Path
-from typing import Literal
 
 from app.store import audit as audit_log
 from app.store.audit import AuditRow, PushCounts
@@ -121,7 +119,3 @@ class Outbox(OutboxReads, OutboxMarks, OutboxMoves):
         """The newest pushes' counts, newest first (stamps at most `gap` apart: one push)."""
         with self._db.lock:
             return audit_log.last_pushes(self._db.conn, gap, pushes)
-
-    def export_audit(self, path: Path, format: Literal["csv", "json"] = "csv") -> int:
-        """Write the audit log to a file; answer the number of rows written."""
-        return audit_log.export(self.audit_rows(), path, format)

@@ -1,7 +1,7 @@
 """The outbox's light reads: where changes stand, without their payloads (no JSON decoded).
 
 What a view compares to find the changes written since it last read the outbox
-(app/sync/overlay.py `PendingFollower`), and what the pending overlay reads of a record.
+(app/sync/edit/overlay.py `PendingFollower`), and what the pending overlay reads of a record.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class OutboxMarks(OutboxFile):
         self, resource: str, record_ids: Sequence[str], states: Sequence[State] = ACTIVE
     ) -> list[Change]:
         """These records' changes (by id or server id), oldest first, each once, with what the
-        pending overlay reads of them (app/sync/overlay.py): `base` only for an update that
+        pending overlay reads of them (app/sync/edit/overlay.py): `base` only for an update that
         names no changed fields (its diff needs it) and never the `theirs` of a conflict — half
         the JSON of `for_records` for a paste's or a deletion's changes."""
         columns = COLUMNS.replace(" base,", _BASE_IF_UNNAMED).replace(" theirs,", " NULL,")

@@ -32,7 +32,7 @@ from typing import Any
 import psycopg
 
 from app.store.cache import Cache
-from app.sync.puller import SyncReport
+from app.sync.pull.puller import SyncReport
 from app.team.database import TeamError
 from app.team.publisher import Publisher
 from app.team.replica import CatchUp, Replica

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from app.team.team import Member
 
 if TYPE_CHECKING:
-    from app.settings import Profile
+    from app.profile.settings import Profile
     from app.team.budget_use import TeamBudgetUse
     from app.team.team import Team
 
@@ -237,7 +237,7 @@ def check_connection(profile: Profile, password: str | None = None) -> tuple[boo
     to the connect timeout): run it off the GUI thread."""
     import psycopg
 
-    from app.connect import open_team_for
+    from app.profile.connect import open_team_for
     from app.team.database import TeamError
 
     try:

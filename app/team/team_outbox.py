@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from app.api.client import ShowClient
-from app.store.audit import write_rows
 from app.store.cache import Cache
 from app.store.changes import Change, NewChange, is_local_id
 from app.store.outbox import Outbox
-from app.sync.pusher import Pusher, PushProgress, PushReport
+from app.sync.files.audit_export import write_rows
+from app.sync.push.pusher import Pusher, PushProgress, PushReport
 from app.team.claims import LEASE, Claim, Claims, Result, TeamChange, alive
 from app.team.relay import Followed, follow, hand_over
 from app.team.team import Team

@@ -35,14 +35,14 @@ from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QApplication
 
 from app.api.registry import default_registry
-from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.edits import Editor
+from app.sync.edit.editor import Editor
 from app.ui.common.gc_guard import GuiThreadCollector
 from app.ui.table.gestures import to_tsv
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.undo_commands import UndoableEdits
+from app.wording.references import ReferenceNames
 from tests.bench.bench_store import customers
 
 SIZES = (200_000, 1_000_000)

@@ -20,8 +20,8 @@ from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.changes import ACTIVE, NewChange
 from app.store.outbox import Outbox
-from app.sync.change_list import group_by_record
-from app.sync.orders import read_orders
+from app.sync.reports.change_list import group_by_record
+from app.sync.reports.orders import read_orders
 
 ORDERS, LINES_EACH = 20_000, 4  # the simulator's `large` show
 

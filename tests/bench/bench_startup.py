@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from app.api.registry import default_registry
-from app.settings import Profile, ProfileStore
+from app.profile.settings import Profile, ProfileStore
 from app.store.cache import Cache
 
 PROBE = Path(__file__).with_name("startup_probe.py")

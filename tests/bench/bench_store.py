@@ -22,7 +22,7 @@ from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.store.outbox import NewChange, Outbox
-from app.sync.puller import BULK_RECORDS
+from app.sync.pull.puller import BULK_RECORDS
 
 CITIES = ["Springfield", "Riverton", "Fairview", "Greenville", "Madison", "Salem", "Clinton"]
 NAMES = ["Acme", "Northwind", "Contoso", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay"]

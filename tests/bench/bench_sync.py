@@ -42,9 +42,9 @@ from app.sim import SimConfig, SimServer, generate_show  # noqa: E402
 from app.store.cache import Cache  # noqa: E402
 from app.store.changes import NewChange  # noqa: E402
 from app.store.outbox import Outbox  # noqa: E402
-from app.sync.edits import Editor, FieldEdit  # noqa: E402
-from app.sync.puller import BULK_RECORDS, Puller  # noqa: E402
-from app.sync.pusher import Pusher  # noqa: E402
+from app.sync.edit.editor import Editor, FieldEdit  # noqa: E402
+from app.sync.pull.puller import BULK_RECORDS, Puller  # noqa: E402
+from app.sync.push.pusher import Pusher  # noqa: E402
 from tests.sim.test_nested_lists import NESTED, ten_changes  # noqa: E402
 
 REGISTRY = default_registry()
@@ -158,7 +158,7 @@ async def full_sync_at_the_limit(folder: Path, customers: int = 100_000) -> None
         f" {load:.2f} s = {customers / load:,.0f} records/s (goal: >= 100,000 records/s)"
     )
     # At the speed of the wire the pages come while the last write is under way, and the
-    # Puller gathers them into the next write, up to BULK_RECORDS (app/sync/puller.py).
+    # Puller gathers them into the next write, up to BULK_RECORDS (app/sync/pull/puller.py).
     gathered = [r for page in recorded.pages() for r in page]
     bulk = [gathered[i : i + BULK_RECORDS] for i in range(0, len(gathered), BULK_RECORDS)]
     load = cache_load(folder / "load-gathered.sqlite", bulk)

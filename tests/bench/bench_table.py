@@ -37,10 +37,10 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QApplication, QHeaderView, QTableView, QTreeView
 
 from app.api.registry import default_registry
-from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.ui.common.gc_guard import GuiThreadCollector
 from app.ui.table.resource_tab import ResourceTab
+from app.wording.references import ReferenceNames
 from tests.bench.bench_store import customers
 
 COUNT = 200_000
@@ -388,7 +388,7 @@ def bench_refresh(cache: Cache, tab: ResourceTab, window: Window) -> None:
 def bench_bare(count: int) -> None:
     """The same operations on a bare QTableView over the same rows (as texts, in a list)."""
     from app.api.models import MODELS
-    from app.sync.cell_text import cell_text
+    from app.sync.files.cell_text import cell_text
     from tests.bench.bare_table import BareTable
 
     columns = list(MODELS["Customer"].model_fields)

@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.sim import SimConfig, SimServer, generate_show
-from app.sync.edits import FieldEdit
+from app.sync.edit.editor import FieldEdit
 from tests.pg_server import ThrowawayPostgres
 from tests.team.members import finish, members
 from tests.team.outbox_edits import PUT_CUSTOMER, query, queue

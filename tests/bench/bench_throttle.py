@@ -27,9 +27,9 @@ from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.edits import Editor, FieldEdit
-from app.sync.puller import Puller
-from app.sync.pusher import Pusher
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.pull.puller import Puller
+from app.sync.push.pusher import Pusher
 from tests.sim.throttle_runs import run_syncs
 
 REGISTRY = default_registry()

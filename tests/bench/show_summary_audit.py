@@ -22,7 +22,7 @@ from pathlib import Path
 from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.show_summary import summarize
+from app.sync.reports.show_summary import summarize
 
 START = datetime(2026, 11, 1, tzinfo=UTC)
 _INSERT = (

@@ -17,7 +17,7 @@ import openpyxl
 
 from app.commands import HEADLESS
 from app.commands.runner import command
-from app.formula_guard import restore
+from app.sync.files.formula_guard import restore
 from tests.cli.conftest import FORMULA_NAME, LONG_ID, RISKY_NAMES, ZIP_WITH_ZEROS, Cli
 
 

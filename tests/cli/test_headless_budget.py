@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from app.api.governor import GovernorState
-from app.connect import window_open
-from app.settings import Profile
+from app.profile.connect import window_open
+from app.profile.settings import Profile
 from app.store.outbox import NewChange, Outbox
-from app.sync.push_plan import push_seconds
+from app.sync.push.cost import push_seconds
 from app.ui.launch.single_instance import ProfileLock
 from tests.cli.conftest import Cli
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.sim import SimConfig, SimServer, generate_show
-from app.sync.pusher import INTERRUPTED
+from app.sync.push.pusher import INTERRUPTED
 from tests.cli.conftest import SECRET, Cli
 
 EDITS = 30

@@ -28,7 +28,7 @@ import pytest
 
 from app.api.registry import default_registry
 from app.cli import main
-from app.settings import Profile
+from app.profile.settings import Profile
 from app.sim import SimServer, generate_show
 from app.sim.presets import PRESETS, config_for
 from tests.e2e.plain_server import PlainServer

@@ -28,8 +28,8 @@ from app.api.connection import Connection
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.store.nested_lists import NestedLists
-from app.sync.nested_sweep import NestedSweep, SweepProgress, SweepSettings
-from app.sync.puller import Puller
+from app.sync.pull.booth_sweep import NestedSweep, SweepProgress, SweepSettings
+from app.sync.pull.puller import Puller
 from tests.e2e.booth_side import KEY, LISTS, REGISTRY, BoothSide, booth_side
 from tests.e2e.test_flow import SHAPES
 from tests.sim.conftest import ManualClock

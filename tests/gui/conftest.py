@@ -25,7 +25,7 @@ import shiboken6
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app.settings import Profile
+from app.profile.settings import Profile
 from app.sim import SimConfig, SimServer
 from app.ui.launch.session_start import open_show
 from app.ui.session.session import ShowSession

@@ -19,7 +19,7 @@ from app.sim.server import SimServer
 from app.store.cache import Cache
 from app.store.changes import Change
 from app.store.outbox import Outbox
-from app.sync.edits import Editor, FieldEdit
+from app.sync.edit.editor import Editor, FieldEdit
 
 Kind = Literal["customer-update", "customer-create", "order-update", "order-create"]
 BAD_PRODUCT = "NO-SUCH-PRODUCT"

@@ -17,7 +17,7 @@ from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.edits import Editor, FieldEdit
+from app.sync.edit.editor import Editor, FieldEdit
 from tests.reliability.edits import queue_edits, undated
 from tests.reliability.levels import Level
 from tests.reliability.processes import command, environment, integrity, kill_during, run, scalar

@@ -14,9 +14,9 @@ from app.api.registry import Registry, default_registry
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.edits import Editor
-from app.sync.puller import Puller
-from app.sync.pusher import Pusher, PushReport
+from app.sync.edit.editor import Editor
+from app.sync.pull.puller import Puller
+from app.sync.push.pusher import Pusher, PushReport
 from tests.reliability.clients import TIMEOUT, quick_client
 from tests.reliability.edits import Audit, Expected, audit, held_back, queue_edits, same_data
 from tests.reliability.levels import Level

@@ -27,9 +27,9 @@ from app.sim import generate_show
 from app.store.cache import Cache
 from app.store.changes import new_local_id
 from app.store.outbox import Outbox
-from app.sync import importer
-from app.sync.edits import Editor, FieldEdit
-from app.sync.puller import Puller
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.files import importer
+from app.sync.pull.puller import Puller
 from tests.reliability.fuzzing import (
     cell_text,
     edit_values,

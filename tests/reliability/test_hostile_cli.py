@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from app.api.registry import default_registry
-from app.settings import Profile, ProfileStore
+from app.profile.settings import Profile, ProfileStore
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.edits import Editor, FieldEdit
+from app.sync.edit.editor import Editor, FieldEdit
 from tests.reliability.hostile import (
     child_without_root_powers,
     closed_port,

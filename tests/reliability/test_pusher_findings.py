@@ -18,7 +18,7 @@ from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.changes import NewChange
 from app.store.outbox import Outbox
-from app.sync.pusher import Pusher, PushReport
+from app.sync.push.pusher import Pusher, PushReport
 from tests.reliability.clients import quick_client
 
 

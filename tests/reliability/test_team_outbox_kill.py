@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.sim import SimConfig, SimServer, generate_show
-from app.sync.edits import FieldEdit
+from app.sync.edit.editor import FieldEdit
 from app.team.team_outbox import CHAINS_PER_CLAIM
 from tests.pg_server import ThrowawayPostgres
 from tests.reliability.levels import Level

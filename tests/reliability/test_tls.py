@@ -19,7 +19,7 @@ from app.api.client import ShowClient
 from app.api.connection import Connection
 from app.api.errors import InvalidValue, TransportError
 from app.api.registry import default_registry
-from app.settings import Profile, ProfileStore
+from app.profile.settings import Profile, ProfileStore
 from app.sim import SimConfig, SimServer, generate_show
 from tests.reliability.certs import self_signed
 from tests.reliability.processes import one_line_failure, run

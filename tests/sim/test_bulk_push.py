@@ -17,10 +17,10 @@ from app.sim.show import Show
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.store.outbox import Outbox
-from app.sync.edits import Editor, FieldEdit
-from app.sync.prepush import UNKNOWN_OUTCOME
-from app.sync.puller import Puller
-from app.sync.pusher import Pusher
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.pull.puller import Puller
+from app.sync.push.prepush import UNKNOWN_OUTCOME
+from app.sync.push.pusher import Pusher
 from tests.sim.test_sync import REGISTRY, _config, connect
 
 

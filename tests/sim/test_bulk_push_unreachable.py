@@ -1,4 +1,4 @@
-"""A show that stops answering in the middle of a bulk push (app/sync/bulk_push.py, the
+"""A show that stops answering in the middle of a bulk push (app/sync/push/bulk_push.py, the
 `note_unreachable` path): the batch that went stays done, every later change stays pending with
 one attempt and the reason, none is failed, and the report says it once (simulator over
 loopback, stopped after the first bulk request answered)."""
@@ -14,10 +14,10 @@ import pytest_asyncio
 
 from app.api.client import ShowClient
 from app.sim import SimServer
-from app.sync.edits import Editor, FieldEdit
-from app.sync.puller import Puller
-from app.sync.push_review import summarize
-from app.sync.pusher import Pusher
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.pull.puller import Puller
+from app.sync.push.pusher import Pusher
+from app.sync.reports.push_review import summarize
 from tests.sim.test_bulk_push import editor, sent, server, show
 from tests.sim.test_sync import connect
 

@@ -252,7 +252,7 @@ def test_a_saved_profile_takes_its_secret_from_the_keyring(
     server: SimServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from app.cli import main
-    from app.settings import Profile, ProfileStore, secrets
+    from app.profile.settings import Profile, ProfileStore, secrets
 
     profile = Profile("Spring show", server.base_url, server.auth_url, server.show_id)
     ProfileStore().save(profile)

@@ -2,7 +2,7 @@
 
 The command runs in this process (`app.cli.main`) on a saved profile against the simulator over
 loopback, after a real sync that used some of the profile's rate budget; the printed line must
-be the one the core plan (app/sync/push_plan.py) gives for the same pending changes at that
+be the one the core plan (app/sync/push/cost.py) gives for the same pending changes at that
 budget — the line the outbox's review pane shows.
 """
 
@@ -14,13 +14,13 @@ import pytest
 
 from app.api.governor import GovernorState
 from app.cli import main
-from app.connect import client_for, registry_for
-from app.settings import Profile, ProfileStore, secrets
+from app.profile.connect import client_for, registry_for
+from app.profile.settings import Profile, ProfileStore, secrets
 from app.sim import SimServer
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.edits import Editor, FieldEdit
-from app.sync.push_plan import plan_push, plan_text
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.push.cost import plan_push, plan_text
 from tests.sim import test_cli
 from tests.sim.test_cli import SECRET
 

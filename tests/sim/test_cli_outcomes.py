@@ -15,7 +15,7 @@ from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.changes import NewChange
 from app.store.outbox import Outbox
-from app.sync.edits import Editor, FieldEdit
+from app.sync.edit.editor import Editor, FieldEdit
 from tests.sim.test_cli import SECRET, showdesk
 
 

@@ -54,7 +54,8 @@ def connect(
     **changes: Any,
 ) -> ShowClient:
     """A client of `server`; retries of failed reads back off in milliseconds, not seconds.
-    With a `state_dir` it shares the profile's request history, as app/connect.py wires it."""
+    With a `state_dir` it shares the profile's request history, as app/profile/connect.py wires
+    it."""
     conn = connection(server, **changes)
     return ShowClient(
         conn, REGISTRY, governor=governor, transport=transport, retry=FAST_RETRY,

@@ -19,8 +19,8 @@ from app.api.client import ShowClient
 from app.api.connection import Connection
 from app.api.governor import GovernorState
 from app.sim import SimServer, generate_show
-from app.sync.puller import Puller
-from app.sync.pusher import Pusher
+from app.sync.pull.puller import Puller
+from app.sync.push.pusher import Pusher
 from tests.sim.test_push_by_field import Desk
 from tests.sim.test_push_rechecks import (
     Counting,

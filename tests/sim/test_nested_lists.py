@@ -15,8 +15,8 @@ from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.store.nested_lists import NestedLists
-from app.sync.booth_lists import NOT_OFFERED_AFTER
-from app.sync.puller import Puller
+from app.sync.pull.booth_lists import NOT_OFFERED_AFTER
+from app.sync.pull.puller import Puller
 from tests.sim.test_sync import booth_products_equal, booth_vendors_equal, connect
 
 REGISTRY = default_registry()

@@ -16,8 +16,8 @@ from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.nested_lists import NestedLists
-from app.sync.nested_sweep import NestedSweep, SweepProgress, SweepSettings, ago
-from app.sync.puller import Puller
+from app.sync.pull.booth_sweep import NestedSweep, SweepProgress, SweepSettings, ago
+from app.sync.pull.puller import Puller
 from tests.sim.conftest import ManualClock
 from tests.sim.test_nested_lists import nested_requests
 from tests.sim.test_sync import booth_products_equal, booth_vendors_equal, connect

@@ -18,7 +18,7 @@ from app.api.survey import survey
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.listing import Listing
-from app.sync.puller import Puller
+from app.sync.pull.puller import Puller
 from tests.sim.test_client_helpers import connection
 
 REGISTRY = default_registry()

@@ -23,7 +23,7 @@ from app.api.learned import Learned
 from app.sim import SimServer
 from app.sim.config import PAGE_PARAMS, SHAPES
 from app.store.cache import Cache
-from app.sync.puller import Puller
+from app.sync.pull.puller import Puller
 from tests.sim.test_client_helpers import REGISTRY, connect, simulated
 
 UNGUESSABLE = ("pg", "per")  # names no client tries: a show nobody can page without being told

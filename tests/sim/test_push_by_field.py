@@ -15,9 +15,9 @@ from app.sim import SimServer, generate_show
 from app.store.cache import Cache
 from app.store.changes import Change, NewChange
 from app.store.outbox import Outbox
-from app.sync.puller import Puller
-from app.sync.pusher import Pusher, PushProgress, PushReport
-from app.sync.verify import MAX_RESENDS
+from app.sync.pull.puller import Puller
+from app.sync.push.pusher import Pusher, PushProgress, PushReport
+from app.sync.push.verify import MAX_RESENDS
 from tests.sim.test_sync import _config, connect, queue_update
 
 REGISTRY = default_registry()

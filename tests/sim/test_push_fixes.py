@@ -8,9 +8,9 @@ import pytest
 from app.api.client import ShowClient
 from app.sim import SimServer
 from app.store.changes import NewChange
-from app.sync.edits import Editor, FieldEdit
-from app.sync.puller import Puller
-from app.sync.pusher import Pusher
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.pull.puller import Puller
+from app.sync.push.pusher import Pusher
 from tests.sim.test_bulk_push import client, editor, orderable, sent, server, show
 
 __all__ = ["client", "editor", "server", "show"]  # fixtures

@@ -1,4 +1,4 @@
-"""Issue 17 point 5: the re-check of a long push (app/sync/prepush.py `ServerCheck.again`).
+"""Issue 17 point 5: the re-check of a long push (app/sync/push/prepush.py `ServerCheck.again`).
 
 Past each rate window a push checks the next window's records against the server again. Its
 `modifiedAfter` listing has a date's granularity, so it holds every record the push already
@@ -30,10 +30,10 @@ from app.api.learned import Learned
 from app.api.registry import Registry, load_registry
 from app.sim import SimServer, generate_show
 from app.sim.presets import PRESETS, config_for
-from app.sync import pusher
-from app.sync.prepush import ServerCheck, no_get_key
-from app.sync.puller import Puller
-from app.sync.pusher import Pusher, PushProgress
+from app.sync.pull.puller import Puller
+from app.sync.push import pusher
+from app.sync.push.prepush import ServerCheck, no_get_key
+from app.sync.push.pusher import Pusher, PushProgress
 from tests.sim.test_push_by_field import Desk
 from tests.sim.test_sync import _config, connect, queue_update
 from tests.unit.test_client_fakes import FakeTime

@@ -8,10 +8,10 @@ import pytest
 
 from app.api.client import ShowClient
 from app.sim import SimServer
-from app.sync.edits import Editor, FieldEdit
-from app.sync.puller import Puller
-from app.sync.push_review import summarize
-from app.sync.pusher import Pusher
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.pull.puller import Puller
+from app.sync.push.pusher import Pusher
+from app.sync.reports.push_review import summarize
 from tests.sim.test_bulk_push import client, editor, server, show
 
 __all__ = ["client", "editor", "server", "show"]  # fixtures

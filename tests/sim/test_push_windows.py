@@ -11,9 +11,10 @@ import pytest
 
 from app.sim import SimServer, generate_show
 from app.store import outbox_windows
-from app.sync import push_outcomes, pusher, verify_pushed
-from app.sync.puller import Puller
-from app.sync.pusher import Pusher, PushProgress
+from app.sync.pull.puller import Puller
+from app.sync.push import outcomes as push_outcomes
+from app.sync.push import pusher, verify_pushed
+from app.sync.push.pusher import Pusher, PushProgress
 from tests.sim.test_push_by_field import Desk, puts_of
 from tests.sim.test_sync import _config, connect, queue_update
 

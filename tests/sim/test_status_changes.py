@@ -1,5 +1,5 @@
 """`showdesk status` names each record whose changes need the user, with the same grouping the
-window's outbox uses (app/sync/change_list.py): a real push refused by the simulator."""
+window's outbox uses (app/sync/reports/change_list.py): a real push refused by the simulator."""
 
 from __future__ import annotations
 

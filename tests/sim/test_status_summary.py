@@ -1,4 +1,5 @@
-"""`showdesk status` shares the window's start-page summary (app/sync/show_summary.py): data as
+"""`showdesk status` shares the window's start-page summary (app/sync/reports/show_summary.py):
+data as
 of when, and the last pushes from the audit log — run as a user would, against the simulator."""
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ from app.store.cache import Cache
 from app.store.changes import NewChange
 from app.store.listing import Listing
 from app.store.outbox import Outbox
-from app.sync.puller import Puller, SyncProgress
-from app.sync.pusher import Pusher
+from app.sync.pull.puller import Puller, SyncProgress
+from app.sync.push.pusher import Pusher
 
 REGISTRY = default_registry()
 

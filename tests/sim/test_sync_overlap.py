@@ -20,7 +20,7 @@ from app.api.connection import Connection
 from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
-from app.sync.puller import Puller
+from app.sync.pull.puller import Puller
 
 REGISTRY = default_registry()
 PAGE = 50

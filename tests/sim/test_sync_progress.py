@@ -11,7 +11,7 @@ from app.api.connection import Connection
 from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
-from app.sync.puller import Puller, SyncProgress
+from app.sync.pull.puller import Puller, SyncProgress
 
 REGISTRY = default_registry()
 

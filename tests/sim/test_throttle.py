@@ -13,9 +13,9 @@ from app.api.governor import GovernorState
 from app.sim import SimServer
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.edits import Editor, FieldEdit
-from app.sync.puller import Puller
-from app.sync.pusher import Pusher
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.pull.puller import Puller
+from app.sync.push.pusher import Pusher
 from tests.sim.test_client_helpers import REGISTRY, connect, simulated
 
 CUSTOMER_PUT = ("PUT", "/Customer/{id}")

@@ -14,7 +14,7 @@ from app.sim import SimServer
 from app.store.cache import Cache
 from app.store.changes import Change
 from app.store.outbox import Outbox
-from app.sync.edits import Editor, FieldEdit
+from app.sync.edit.editor import Editor, FieldEdit
 from app.team.database import TeamDatabase
 from app.team.relay import hand_over
 from app.team.team import open_team

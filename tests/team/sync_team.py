@@ -15,7 +15,7 @@ from app.api.registry import Registry, default_registry
 from app.sim import SimConfig, SimServer
 from app.sim.show import Show
 from app.store.cache import Cache
-from app.sync.puller import Puller, SyncReport
+from app.sync.pull.puller import Puller, SyncReport
 from app.team.database import TeamDatabase
 from app.team.shared_sync import Pull, TeamSync
 from app.team.team import Team, open_team

@@ -24,7 +24,7 @@ import psycopg
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.changes import NewChange
 from app.store.outbox import Outbox
-from app.sync.edits import FieldEdit
+from app.sync.edit.editor import FieldEdit
 from app.team.claims import Claims, Result
 from app.team.database import TeamDatabase
 from app.team.relay import hand_over

@@ -13,9 +13,9 @@ from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.edits import Editor, FieldEdit
-from app.sync.puller import Puller
-from app.sync.pusher import PushReport
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.pull.puller import Puller
+from app.sync.push.pusher import PushReport
 from app.team.claims import Claims
 from app.team.database import TeamDatabase
 from app.team.relay import hand_over

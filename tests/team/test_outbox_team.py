@@ -14,7 +14,7 @@ import pytest
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.changes import NewChange
 from app.store.outbox import Outbox
-from app.sync.edits import FieldEdit
+from app.sync.edit.editor import FieldEdit
 from tests.cli.test_json import valid
 from tests.pg_server import ThrowawayPostgres
 from tests.team.members import TeamMember, finish, members

@@ -9,7 +9,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from app.settings import Profile
+from app.profile.settings import Profile
 from app.sim import SimServer
 from app.team.database import TeamDatabase, TeamError
 from app.team.status import (

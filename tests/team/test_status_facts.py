@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from app.sim import SimServer
-from app.sync.edits import FieldEdit
+from app.sync.edit.editor import FieldEdit
 from app.team.database import TeamDatabase
 from app.team.status import TeamStatus, facts_text, pending_notes, read_status
 from app.team.team import open_team

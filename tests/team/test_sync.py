@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.sim import SimConfig, SimServer, generate_show
-from app.sync.puller import SyncReport
+from app.sync.pull.puller import SyncReport
 from app.team.publisher import Publisher
 from app.team.sync_lead import read_lead, set_lease, take
 from tests.team.sync_team import REGISTRY, Member, contents, differences, pull_of

@@ -7,8 +7,8 @@ from dataclasses import replace
 import psycopg
 import pytest
 
-from app.connect import open_team_for
-from app.settings import Profile, secrets
+from app.profile.connect import open_team_for
+from app.profile.settings import Profile, secrets
 from app.team import schema
 from app.team.database import TeamDatabase, TeamError, check_url
 from app.team.team import open_team

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from app.sim import SimConfig, SimServer, generate_show
-from app.sync.edits import FieldEdit
+from app.sync.edit.editor import FieldEdit
 from app.team.database import TeamDatabase
 from tests.pg_server import ThrowawayPostgres
 from tests.team.members import TeamMember, members

@@ -1,4 +1,4 @@
-"""One rule for a value as a cell (app/sync/cell_text.py), shared by the CSV export and the
+"""One rule for a value as a cell (app/sync/files/cell_text.py), shared by the CSV export and the
 grid's Copy: booleans as TRUE/FALSE, which spreadsheets and the importer both read back."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 
 from app.api.registry import default_registry
 from app.store.cache import Cache
-from app.sync.cell_text import cell_text
-from app.sync.importer import plan_import
-from app.sync.resource_export import export
+from app.sync.files.cell_text import cell_text
+from app.sync.files.importer import plan_import
+from app.sync.files.resource_export import export
 
 REGISTRY = default_registry()
 

@@ -1,4 +1,4 @@
-"""The outbox grouped per record (app/sync/change_list.py), over a real Outbox file."""
+"""The outbox grouped per record (app/sync/reports/change_list.py), over a real Outbox file."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from app.api.registry import default_registry
 from app.store.changes import ACTIVE
 from app.store.outbox import NewChange, Outbox
-from app.sync.change_list import any_errors, attention_lines, group_by_record
+from app.sync.reports.change_list import any_errors, attention_lines, group_by_record
 
 BASE = {"id": "c1", "customerID": "CU1", "city": "Paris", "priceZone": 2}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.drafts import Draft, DraftStash
-from app.settings import Profile
+from app.profile.drafts import Draft, DraftStash
+from app.profile.settings import Profile
 
 
 def test_drafts_round_trip_and_clear(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The Editor's undoable steps (app/sync/edit_undo.py), without Qt, on real cache and outbox files:
+"""The Editor's undoable steps (app/sync/edit/undo.py), without Qt, on real cache and outbox files:
 undo discards a step's change while it is pending and latest, else stages the old values back; a
 fixed failure is never discarded; created records go again; deletions are undone, and a record
 created here and never pushed comes back under its own id."""
@@ -15,8 +15,8 @@ from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.changes import ACTIVE, Change
 from app.store.outbox import Outbox
-from app.sync.edit_undo import AlreadyPushed
-from app.sync.edits import Editor, FieldEdit
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.edit.undo import AlreadyPushed
 
 REGISTRY = default_registry()
 RECORDS = [

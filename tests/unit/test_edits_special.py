@@ -11,8 +11,8 @@ from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.changes import is_local_id
 from app.store.outbox import Outbox
-from app.sync.batches import element
-from app.sync.edits import Editor, FieldEdit, UnknownOperation
+from app.sync.edit.editor import Editor, FieldEdit, UnknownOperation
+from app.sync.push.batches import element
 
 REGISTRY = default_registry()
 
@@ -176,7 +176,7 @@ def test_a_failed_change_behind_a_pending_one_is_not_reworked(editor: Editor) ->
 
 
 def test_the_pending_view_shows_refused_changes_at_their_field_or_row(editor: Editor) -> None:
-    from app.sync.overlay import WHOLE_RECORD, PendingOverlay
+    from app.sync.edit.overlay import WHOLE_RECORD, PendingOverlay
 
     staged = editor.stage("orders", [FieldEdit("113501", "quantity", 0)])
     _fail(editor, staged.seqs[0], "Order quantity must be greater than zero", "quantity")

@@ -16,8 +16,8 @@ from app.api.models import Customer
 from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.listing import Listing
-from app.sync.importer import plan_import
-from app.sync.resource_export import export
+from app.sync.files.importer import plan_import
+from app.sync.files.resource_export import export
 
 
 def customer(n: int, **extra: Any) -> dict[str, Any]:

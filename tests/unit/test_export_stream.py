@@ -17,14 +17,14 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from app.api.registry import default_registry
-from app.formula_guard import keep_exact
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.store.outbox import Outbox
-from app.sync.edits import Editor, FieldEdit
-from app.sync.overlay import PendingOverlay
-from app.sync.resource_export import export, write_table
-from app.sync.xlsx_stream import ILLEGAL_CHARACTERS
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.edit.overlay import PendingOverlay
+from app.sync.files.formula_guard import keep_exact
+from app.sync.files.resource_export import export, write_table
+from app.sync.files.xlsx_stream import ILLEGAL_CHARACTERS
 
 REGISTRY = default_registry()
 CUSTOMERS = [

@@ -14,8 +14,8 @@ from app.api.errors import InvalidValue
 from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.import_names import NameResolver, guess_mapping
-from app.sync.importer import (
+from app.sync.files.import_names import NameResolver, guess_mapping
+from app.sync.files.importer import (
     apply,
     iter_errors,
     plan_import,

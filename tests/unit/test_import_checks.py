@@ -1,10 +1,12 @@
-"""What a spreadsheet does to codes on their way in, recognised (app/sync/import_checks.py)."""
+"""What a spreadsheet does to codes on their way in, recognised
+(app/sync/files/import_checks.py).
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from app.sync.import_checks import LEADING_ZEROS, PRECISION, SCIENTIFIC, type_loss
+from app.sync.files.import_checks import LEADING_ZEROS, PRECISION, SCIENTIFIC, type_loss
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import pytest
 from app.api.errors import InvalidValue
 from app.api.registry import default_registry
 from app.store.cache import Cache
-from app.sync.importer import plan_import, read_table
+from app.sync.files.importer import plan_import, read_table
 
 SHEET = "xl/worksheets/sheet1.xml"
 

@@ -15,10 +15,10 @@ from app.api.registry import default_registry
 from app.commands.output import Output
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.import_file import open_table
-from app.sync.import_lines import iter_changes
-from app.sync.import_stream import ImportStream, row_json
-from app.sync.importer import RowOutcome, iter_errors, plan_import, row_counts, stream_import
+from app.sync.files.import_file import open_table
+from app.sync.files.import_lines import iter_changes
+from app.sync.files.import_stream import ImportStream, row_json
+from app.sync.files.importer import RowOutcome, iter_errors, plan_import, row_counts, stream_import
 from tests.unit.test_import import ROWS, customer, write_csv
 
 # Every kind of row: ROWS (unchanged, update, create, bad type, unknown column, duplicates,

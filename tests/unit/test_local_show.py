@@ -1,4 +1,5 @@
-"""A show as it is on this machine (app/local_show.py): a profile's registry, cache and outbox,
+"""A show as it is on this machine (app/profile/local_show.py): a profile's registry, cache and
+outbox,
 opened without Qt or the network — what the window paints first and the CLI could read."""
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app.local_show import open_local
-from app.settings import HOME_ENV, Profile
+from app.profile.local_show import open_local
+from app.profile.settings import HOME_ENV, Profile
 from app.store.outbox import NewChange, Outbox
 
 
@@ -40,7 +41,7 @@ def test_a_profile_opens_as_its_own_files_with_its_api_overrides(profile: Profil
 
 def test_opening_a_show_from_disk_imports_no_qt_and_nothing_that_talks_to_the_show() -> None:
     probe = (
-        "import sys, app.local_show; "
+        "import sys, app.profile.local_show; "
         "print(sorted(m for m in ('PySide6', 'httpx', 'pydantic') if m in sys.modules))"
     )
     done = subprocess.run(

@@ -9,8 +9,8 @@ import logging
 import pytest
 
 from app.commands.log_on_demand import logging_when_used
-from app.logs import file_handler, log_path
-from app.settings import SECRET_ENV
+from app.profile.logs import file_handler, log_path
+from app.profile.settings import SECRET_ENV
 
 
 def test_a_command_that_logs_nothing_opens_no_log_file() -> None:

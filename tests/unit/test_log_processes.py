@@ -10,14 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.logs import LOG_NAME
-from app.settings import log_dir
+from app.profile.logs import LOG_NAME
+from app.profile.settings import log_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 LINES = 1500
 WRITER = """
 import logging, sys
-import app.logs as logs
+import app.profile.logs as logs
 logs.MAX_BYTES, logs.BACKUPS = 40_000, 200  # rotate often, keep every file
 logs.start_logging()
 log = logging.getLogger("writer")

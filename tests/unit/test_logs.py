@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.logs import (
+from app.profile.logs import (
     REDACTED,
     ShowDeskFileHandler,
     file_handler,
@@ -18,7 +18,7 @@ from app.logs import (
     redact,
     remember_secret,
 )
-from app.settings import HOME_ENV, SECRET_ENV, log_dir
+from app.profile.settings import HOME_ENV, SECRET_ENV, log_dir
 
 SECRET = "s3cr3t-Client-Value-42"
 TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMDAyMTQifQ.c2lnbmF0dXJl"

@@ -1,4 +1,5 @@
-"""Order lines grouped into orders (app/sync/orders.py): by purchase order, else by customer and
+"""Order lines grouped into orders (app/sync/reports/orders.py): by purchase order, else by
+customer and
 delivery date; over hand-made lines, the simulator's generated show, and the pending overlay."""
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from app.api.registry import default_registry
 from app.sim import generate_show
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.edits import Editor, FieldEdit
-from app.sync.orders import group_orders, read_orders
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.reports.orders import group_orders, read_orders
 
 REGISTRY = default_registry()
 MARKET = {"id": "CU1", "name": "Corner Market"}

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from app.store.outbox import NewChange, Outbox
 from app.store.schema import OUTBOX_MIGRATIONS, OUTBOX_V1, OUTBOX_V2, OUTBOX_V3
+from app.sync.files.audit_export import export
 
 AT = datetime(2025, 5, 7, 12, 0, tzinfo=UTC)
 
@@ -50,8 +51,8 @@ def test_audit_rows_per_field(tmp_path: Path) -> None:
 def test_export_audit_csv_and_json(tmp_path: Path) -> None:
     with Outbox(tmp_path / "o.db", clock=lambda: AT) as box:
         _pushed(box)
-        assert box.export_audit(tmp_path / "audit.csv") == 3
-        assert box.export_audit(tmp_path / "audit.json", format="json") == 3
+        assert export(box.audit_rows(), tmp_path / "audit.csv", "csv") == 3
+        assert export(box.audit_rows(), tmp_path / "audit.json", "json") == 3
     with open(tmp_path / "audit.csv", encoding="utf-8", newline="") as f:
         table = list(csv.DictReader(f))
     assert table[0]["field"] == "city" and table[0]["before"] == "Salem"

@@ -1,4 +1,4 @@
-"""The one overlay of pending changes on cached records (app/sync/overlay.py), without Qt: the
+"""The one overlay of pending changes on cached records (app/sync/edit/overlay.py), without Qt: the
 grid's whole-resource read and the form's one-record read (`Editor.current`) answer the same."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from app.api.registry import default_registry
 from app.cli import main
 from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
-from app.sync.edits import Editor, FieldEdit, pending_fields
-from app.sync.overlay import UNSETTLED, WHOLE_RECORD, PendingOverlay
-from app.sync.resource_export import export
+from app.sync.edit.editor import Editor, FieldEdit, pending_fields
+from app.sync.edit.overlay import UNSETTLED, WHOLE_RECORD, PendingOverlay
+from app.sync.files.resource_export import export
 
 REGISTRY = default_registry()
 CUSTOMERS = [

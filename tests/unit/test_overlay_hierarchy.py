@@ -13,8 +13,8 @@ import pytest
 from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.edits import Editor, FieldEdit
-from app.sync.overlay import PendingOverlay
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.edit.overlay import PendingOverlay
 
 REGISTRY = default_registry()
 SLUG = "sales-rep-groups"

@@ -1,4 +1,4 @@
-"""`PendingFollower` (app/sync/overlay.py): the table's overlay kept up to date by reading only
+"""`PendingFollower` (app/sync/edit/overlay.py): the table's overlay kept up to date by reading only
 the changes written since it last looked answers, after every kind of outbox write, exactly what
 a full read of the outbox (`PendingOverlay.read`) answers."""
 
@@ -12,8 +12,8 @@ import pytest
 from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
-from app.sync.edits import Editor, FieldEdit
-from app.sync.overlay import PendingFollower, PendingOverlay
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.edit.overlay import PendingFollower, PendingOverlay
 
 REGISTRY = default_registry()
 CUSTOMERS = [

@@ -1,4 +1,6 @@
-"""The audit log read as a history of pushed changes (app/sync/push_history.py), real Outbox."""
+"""The audit log read as a history of pushed changes (app/sync/reports/push_history.py), real
+Outbox.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +12,13 @@ import pytest
 from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
-from app.sync.push_history import audit_rows_of, filtered, pushed_changes, record_names, results
+from app.sync.reports.push_history import (
+    audit_rows_of,
+    filtered,
+    pushed_changes,
+    record_names,
+    results,
+)
 
 BASE = {"id": "c1", "customerID": "CU1", "city": "Paris", "priceZone": 2}
 

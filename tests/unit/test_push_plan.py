@@ -1,4 +1,4 @@
-"""The push plan (app/sync/push_plan.py): the requests a push makes and the time it takes at the
+"""The push plan (app/sync/push/cost.py): the requests a push makes and the time it takes at the
 rate budget, counted from real outbox rows without Qt (the review pane and `push --dry-run` tell
 it; tests/gui/outbox and tests/sim/test_cli_dry_run.py check that they tell this)."""
 
@@ -10,7 +10,7 @@ from app.api.governor import GovernorState
 from app.api.registry import default_registry
 from app.store.changes import Change
 from app.store.outbox import NewChange, Outbox
-from app.sync.push_plan import PushPlan, duration_text, plan_push, plan_text, push_seconds
+from app.sync.push.cost import PushPlan, duration_text, plan_push, plan_text, push_seconds
 from tests.unit import test_outbox
 from tests.unit.test_outbox import BASE, edit
 

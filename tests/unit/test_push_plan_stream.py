@@ -1,4 +1,4 @@
-"""`push --dry-run` plans a page of changes at a time (`plan_pages`, app/sync/push_plan.py): its
+"""`push --dry-run` plans a page of changes at a time (`plan_pages`, app/sync/push/cost.py): its
 totals are those of the whole read (`plan_push`, what the outbox's review pane counts) on a mixed
 outbox — creates, updates (a record's consecutive updates one PUT, others' changes between them),
 deletes, bulk updates and creates, booth associations, several resources — whatever the page."""
@@ -12,7 +12,7 @@ import pytest
 from app.api.registry import default_registry
 from app.store.changes import Change
 from app.store.outbox import NewChange, Outbox
-from app.sync.push_plan import plan_pages, plan_push
+from app.sync.push.cost import plan_pages, plan_push
 from tests.unit import test_outbox
 from tests.unit.test_outbox import BASE, edit
 

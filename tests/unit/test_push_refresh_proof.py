@@ -1,4 +1,4 @@
-"""After a push, a booth's lists are listed again (app/sync/push_refresh.py): only a listing
+"""After a push, a booth's lists are listed again (app/sync/push/refresh.py): only a listing
 proven whole removes cached records it lacks (issue 12's rule, decision 0003), and the listing
 is recorded as listed (decision 0014; an uncertain one too: asked again it answers the same
 page), so the sweep does not ask for it again at once — the sync's own rule, not a copy."""
@@ -15,7 +15,7 @@ from app.api.page_walk import Page
 from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.nested_lists import NestedLists
-from app.sync.push_refresh import refresh_after_push
+from app.sync.push.refresh import refresh_after_push
 
 
 class OnePageShow:

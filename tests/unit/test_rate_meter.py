@@ -10,7 +10,7 @@ import pytest
 
 from app.api.governor import GovernorState
 from app.api.rate_meter import counting_down, rate_meter
-from app.sync.push_review import needs_review
+from app.sync.reports.push_review import needs_review
 from tests.unit.test_governor import VirtualTime, governor
 
 

@@ -1,4 +1,5 @@
-"""Revert on the show for a panel's pushed gesture (app/sync/revert.py, `Editor.revert_queued`),
+"""Revert on the show for a panel's pushed gesture (app/sync/edit/revert.py,
+`Editor.revert_queued`),
 without Qt, on real cache and outbox files: the inverse is queued as NEW pending changes (one
 step, withdrawn by its undo); where the API cannot express it, `CannotRevert` says why and
 nothing is written."""
@@ -14,9 +15,9 @@ from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.changes import ACTIVE, Change
 from app.store.outbox import Outbox
-from app.sync.edit_undo import QueuedStep
-from app.sync.edits import Editor, FieldEdit
-from app.sync.revert import CannotRevert
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.edit.revert import CannotRevert
+from app.sync.edit.undo import QueuedStep
 
 REGISTRY = default_registry()
 GROUPS = "sales-rep-groups"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.settings import Profile, ProfileStore, SecretStore, config_dir, data_dir
+from app.profile.settings import Profile, ProfileStore, SecretStore, config_dir, data_dir
 from tests.conftest import MemoryKeyring
 
 

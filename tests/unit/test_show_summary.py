@@ -1,4 +1,5 @@
-"""The show's summary (app/sync/show_summary.py): the start page's figures, Qt-free, from a real
+"""The show's summary (app/sync/reports/show_summary.py): the start page's figures, Qt-free, from a
+real
 cache and outbox file."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.changes import NewChange
 from app.store.outbox import Outbox
-from app.sync.show_summary import (
+from app.sync.reports.show_summary import (
     budget_line,
     changes_line,
     data_line,

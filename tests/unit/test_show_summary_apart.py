@@ -14,7 +14,7 @@ import pytest
 from app.store import audit
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.show_summary import summarize
+from app.sync.reports.show_summary import summarize
 from tests.unit.test_show_summary import START, Clock, change, clock, push, stores
 
 __all__ = ["clock", "stores"]  # fixtures

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from app.api.registry import default_registry
-from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.store.changes import ACTIVE
 from app.store.outbox import NewChange, Outbox
 from app.ui.table.presenter import WHOLE_RECORD, CellPresenter, RowLook, fields_of
+from app.wording.references import ReferenceNames
 from tests.unit.test_boundaries import APP, QT
 
 REGISTRY = default_registry()

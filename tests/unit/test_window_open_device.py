@@ -1,4 +1,5 @@
-"""`window_open` (app/connect.py) reads the kernel's list of locks (/proc/locks), whose lines
+"""`window_open` (app/profile/connect.py) reads the kernel's list of locks (/proc/locks), whose
+lines
 name a file by its device and inode, `MAJ:MIN:INODE` (the device in hex, "%02x:%02x"): an
 exclusive lock on a file of the same inode number on another file system is no window.
 
@@ -17,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from app import connect
-from app.settings import Profile
+from app.profile import connect
+from app.profile.settings import Profile
 
 
 @pytest.fixture

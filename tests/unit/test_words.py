@@ -1,4 +1,6 @@
-"""Human words (app/words.py): field titles with the API's acronyms kept, counts that agree."""
+"""Human words (app/wording/words.py): field titles with the API's acronyms kept, counts that
+agree.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +9,8 @@ import pytest
 from app.api.registry import default_registry
 from app.cli import _gui_parser
 from app.commands.parser import headless_parser
-from app.references import title_of as ui_title_of
-from app.words import count, plural, title_of
+from app.wording.references import title_of as ui_title_of
+from app.wording.words import count, plural, title_of
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from PySide6.QtCore import QStandardPaths, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QPushButton, QWidget
 
-from app.words import count
+from app.wording.words import count
 
 Opener = Callable[[QUrl], bool]
 

@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
-from app.sync.edit_values import is_empty
+from app.sync.edit.values import is_empty
 
 INVALID_STYLE = (
     "QLineEdit, QComboBox, QListWidget, QTableWidget, QCheckBox { border: 1px solid #c62828; }"

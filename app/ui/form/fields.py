@@ -18,13 +18,13 @@ from PySide6.QtWidgets import (
 
 from app.api.models import ShowRecord
 from app.api.registry import Resource
-from app.references import ReferenceNames, title_of
 from app.store.cache import Cache
 from app.ui.common.palette import Hue, text_style
 from app.ui.form.field_input import FieldInput
 from app.ui.form.inputs import input_for
 from app.ui.form.layouts import column_picks, sections_for
 from app.ui.form.pickers import MultiPicker, ReferencePicker, reference_choices
+from app.wording.references import ReferenceNames, title_of
 
 
 class FormFields(QScrollArea):

@@ -21,12 +21,12 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QToolButton, QWid
 
 from app.api.models import ShowRecord, parse_show_date
 from app.api.registry import Resource
-from app.references import ReferenceNames, readable
 from app.store.cache import Cache
 from app.ui.common.date_field import CalendarPopup, read_date
 from app.ui.form.field_input import FieldInput
 from app.ui.form.pickers import MultiPicker, ReferencePicker, reference_choices
 from app.ui.form.sub_table import ColumnPick, SubTableInput
+from app.wording.references import ReferenceNames, readable
 
 INT_LIMIT = 2_147_483_647
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")

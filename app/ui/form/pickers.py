@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.ui.form.field_input import FieldInput
+from app.wording.references import ReferenceNames
 
 PICKER_LIMIT = 5_000  # records offered in a picker; other keys can still be typed
 

@@ -5,7 +5,7 @@ Save checks every field inline first (nothing with a problem is queued), then ha
 fields to `Editor.stage` (or `Editor.create` for a new record): one outbox transaction, the same
 path as the grid. A refused value, or a server 400 for a pushed change, is shown at its field.
 What moved the shown record since the form read it (a sync, a push, an edit in the grid) is told
-by app/sync/record_moves.py; `refresh` decides what the user sees.
+by app/sync/edit/record_moves.py; `refresh` decides what the user sees.
 """
 
 from __future__ import annotations
@@ -26,19 +26,19 @@ from PySide6.QtWidgets import (
 
 from app.api.models import MODELS
 from app.api.registry import Resource
-from app.references import ReferenceNames, title_of
 from app.store.changes import is_local_id
-from app.sync.batches import sendable_fields
-from app.sync.edit_values import is_empty, same_value
-from app.sync.edits import Editor, FieldEdit, Rejected, write_op
-from app.sync.overlay import PendingOverlay
-from app.sync.record_moves import ReadVersion, pending_moved, same_record
+from app.sync.edit.editor import Editor, FieldEdit, Rejected, write_op
+from app.sync.edit.overlay import PendingOverlay
+from app.sync.edit.record_moves import ReadVersion, pending_moved, same_record
+from app.sync.edit.values import is_empty, same_value
+from app.sync.push.batches import sendable_fields
 from app.ui.common.palette import Hue, background
 from app.ui.form.banner import FormMessages
 from app.ui.form.field_input import FieldInput
 from app.ui.form.fields import FormFields
 from app.ui.form.layouts import CREATED_ELSEWHERE
-from app.words import count
+from app.wording.references import ReferenceNames, title_of
+from app.wording.words import count
 
 Confirm = Callable[[str], bool]
 

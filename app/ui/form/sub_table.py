@@ -34,9 +34,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.references import title_of
 from app.ui.common.palette import Hue, background, text_style
 from app.ui.form.field_input import FieldInput
+from app.wording.references import title_of
 
 Index = QModelIndex | QPersistentModelIndex
 Options = Callable[[dict[str, Any]], list[tuple[str, str]]]  # row → (key, label) pairs

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
-from app.settings import ProfileStore, config_dir
+from app.profile.settings import ProfileStore, config_dir
 from app.ui.common.gc_guard import GuiThreadCollector
 from app.ui.launch.crash import CrashReporter, fatal, install_qt_log
 from app.ui.launch.early_log import logging_from_paint

@@ -6,7 +6,7 @@ virtual override that raised; PySide6 hands those to it), `threading.excepthook`
 loop's exception handler (callbacks run by qasync), and `TaskRunner.on_unexpected` (a background
 task failing with something that is not one of the errors ShowDesk expects). Each goes through
 `report`, on the GUI thread: the traceback is written to the log (redacted like everything
-else), `rescue()` stashes the open forms' unsaved edits (app/drafts.py), and a `CrashDialog`
+else), `rescue()` stashes the open forms' unsaved edits (app/profile/drafts.py), and a `CrashDialog`
 says what happened, that saved work is safe, and where the log is. "Keep working" forgets the
 stash (the forms still hold the edits); "Quit ShowDesk" leaves it to be offered back next time.
 An error ShowDesk expects that reaches `sys.excepthook` (a full disk while an edit was being
@@ -39,7 +39,7 @@ from app import APP_NAME
 from app.api.errors import StoreUnavailable
 from app.ui.session.tasks import is_unexpected
 from app.ui.window.asking import warning_box
-from app.words import count
+from app.wording.words import count
 
 if TYPE_CHECKING:  # the loop is made after the window's first paint
     import asyncio
@@ -190,7 +190,9 @@ class CrashReporter(QObject):
         self.reports.append(report)
         if self.dialog is not None and self.dialog.isVisible():
             return report  # already telling the user; the log has this one too
-        from app.logs import log_path  # the log file's handler: imported after the first paint
+        from app.profile.logs import (
+            log_path,  # the log file's handler: imported after the first paint
+        )
 
         self.dialog = CrashDialog(report, log_path(), self.window)
         self.dialog.finished.connect(self.on_dialog_finished)
@@ -242,7 +244,7 @@ class CrashReporter(QObject):
 
 
 def _redacted(text: str) -> str:
-    from app.logs import file_handler, redact
+    from app.profile.logs import file_handler, redact
 
     handler = file_handler()
     return redact(text, handler.redactor.known if handler is not None else frozenset())

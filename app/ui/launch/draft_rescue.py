@@ -1,4 +1,4 @@
-"""Between the window's record forms and the draft stash (app/drafts.py).
+"""Between the window's record forms and the draft stash (app/profile/drafts.py).
 
 `collect_drafts(window)` reads every form with unsaved edits; `restore_drafts(window, drafts)`
 puts drafts back into forms (the record shown, the fields as the user left them, Save enabled);
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from app.drafts import Draft, DraftStash
+from app.profile.drafts import Draft, DraftStash
 from app.ui.form.record_form import RecordForm
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.window.main_window import MainWindow
-from app.words import count
+from app.wording.words import count
 
 
 def collect_drafts(window: MainWindow) -> list[Draft]:

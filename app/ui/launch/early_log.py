@@ -38,7 +38,9 @@ def logging_from_paint(level: int = logging.INFO) -> Iterator[Callable[[], None]
     def attach() -> None:
         if early not in root.handlers:
             return
-        from app.logs import start_logging  # imported first: what other threads log meanwhile
+        from app.profile.logs import (
+            start_logging,  # imported first: what other threads log meanwhile
+        )
         # still reaches the early handler
 
         root.removeHandler(early)
@@ -51,7 +53,7 @@ def logging_from_paint(level: int = logging.INFO) -> Iterator[Callable[[], None]
         yield attach
     finally:
         attach()
-        from app.logs import stop_logging
+        from app.profile.logs import stop_logging
 
         stop_logging()
         root.setLevel(was_level)

@@ -19,8 +19,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from app.logs import logging_to_file
-from app.settings import HOME_ENV
+from app.profile.logs import logging_to_file
+from app.profile.settings import HOME_ENV
 
 TABLE = "customers"
 

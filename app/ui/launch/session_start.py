@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from app.local_show import LocalShow, open_local
-from app.settings import Profile
+from app.profile.local_show import LocalShow, open_local
+from app.profile.settings import Profile
 from app.ui.session.tasks import TaskRunner
 from app.ui.window.main_window import MainWindow
 

@@ -20,9 +20,9 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QDialog, QWidget
 
 from app.api.errors import InvalidValue, StoreUnavailable
-from app.drafts import DraftStash
-from app.local_show import LocalShow, open_local
-from app.settings import SECRET_ENV, Profile, ProfileStore, secrets
+from app.profile.drafts import DraftStash
+from app.profile.local_show import LocalShow, open_local
+from app.profile.settings import SECRET_ENV, Profile, ProfileStore, secrets
 from app.ui.launch.first_run import FirstRunDialog
 from app.ui.launch.session_start import connect_show
 from app.ui.launch.single_instance import ProfileInUse, ProfileLock, in_use_elsewhere
@@ -127,7 +127,7 @@ class ShowDesk:
             self.cannot_open(profile, problem)  # the window stays, to say so and to pick another
             self._close_local()
             return None
-        from app.logs import remember_secret
+        from app.profile.logs import remember_secret
 
         remember_secret(secret)
         # Once the window is up (a question now would run inside whoever called `open`).
@@ -165,7 +165,7 @@ class ShowDesk:
     def open_demo(self) -> ShowSession | None:
         """The demo show: its cache shown, then the simulator started and connected to (with
         `connect_later`, after the window's first paint)."""
-        from app.demo import demo_profile
+        from app.profile.demo import demo_profile
 
         profile = demo_profile()
         if busy := in_use_elsewhere(profile):
@@ -174,7 +174,7 @@ class ShowDesk:
         return self._open_show(profile, self._start_demo)
 
     def _start_demo(self) -> tuple[Profile, str]:
-        from app.demo import start_demo  # the simulator: starlette, uvicorn
+        from app.profile.demo import start_demo  # the simulator: starlette, uvicorn
 
         server, profile, secret = start_demo()
         self._demo.callback(server.stop)

@@ -13,7 +13,7 @@ from PySide6.QtCore import QLockFile
 
 from app import APP_NAME
 from app.api.errors import StoreUnavailable
-from app.settings import Profile
+from app.profile.settings import Profile
 from app.store.db import READ_ONLY, os_problem, private_parents
 
 

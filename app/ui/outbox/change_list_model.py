@@ -1,6 +1,7 @@
 """The outbox's unsettled changes as a change list model: a row per record, its changes inside.
 
-Grouped by app/sync/change_list.py; shown by `OutboxView` (app/ui/outbox/outbox_view.py) in a
+Grouped by app/sync/reports/change_list.py; shown by `OutboxView` (app/ui/outbox/outbox_view.py) in
+a
 tree: a record's row sums up the fields it changes (net over its changes), its state (what needs
 the user first), most attempts and newest reason; each change's row has its own.
 """
@@ -15,7 +16,7 @@ from PySide6.QtWidgets import QWidget
 from app.api.registry import Registry
 from app.store.changes import ACTIVE, Change
 from app.store.outbox import Outbox
-from app.sync.change_list import (
+from app.sync.reports.change_list import (
     RecordChanges,
     any_errors,
     did_not_go_through,
@@ -24,7 +25,7 @@ from app.sync.change_list import (
 )
 from app.ui.common.list_model import column_title
 from app.ui.common.palette import Hue, text
-from app.words import count
+from app.wording.words import count
 
 Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("State", "Resource", "Record", "Operation", "Changes", "Attempts", "Last error")
@@ -41,7 +42,7 @@ STATE_HUES = {
 class OutboxModel(QAbstractItemModel):
     """The outbox's unsettled changes as a change list: a row per record, its changes inside.
 
-    Top-level rows are records (app/sync/change_list.py `RecordChanges`); their children are
+    Top-level rows are records (app/sync/reports/change_list.py `RecordChanges`); their children are
     the record's changes, each with its attempts and last reason. Signals: only the model's own.
     """
 

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from app.api.registry import Registry
 from app.store.changes import Change
 from app.store.outbox import Outbox, Resolution
-from app.sync.change_list import format_value
+from app.sync.reports.change_list import format_value
 from app.ui.common.palette import Hue, background_brush
 
 Side = Literal["mine", "theirs"]

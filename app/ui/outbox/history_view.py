@@ -1,6 +1,6 @@
 """The history of pushed changes in the window: when, who, what, result — filterable, exportable.
 
-A tab over the audit log (app/store/audit.py), read per change by app/sync/push_history.py,
+A tab over the audit log (app/store/audit.py), read per change by app/sync/reports/push_history.py,
 newest first. A text filter (resource, record, field, value, reason) and a result filter
 (applied, failed, conflict) narrow it; "Export CSV…" writes the shown entries' audit rows
 through the one audit export, in a worker thread so a long history never freezes the window.
@@ -28,11 +28,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.api.registry import Registry
-from app.references import show_date
-from app.store import audit
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.push_history import (
+from app.sync.files import audit_export
+from app.sync.reports.push_history import (
     PushedChange,
     audit_rows_of,
     filtered,
@@ -43,6 +42,7 @@ from app.sync.push_history import (
 from app.ui.common.list_model import Index, ListModel
 from app.ui.common.palette import Hue, text
 from app.ui.common.when_shown import RefreshWhenShown
+from app.wording.references import show_date
 
 Start = Callable[[Coroutine[Any, Any, Any]], object]
 AskPath = Callable[[str], Path | None]
@@ -164,7 +164,7 @@ class HistoryView(QWidget):
         rows = audit_rows_of(self.model.entries())
         self.export_button.setEnabled(False)
         try:
-            count = await asyncio.to_thread(audit.export, rows, path, "csv")
+            count = await asyncio.to_thread(audit_export.export, rows, path, "csv")
         except OSError as exc:
             self.message.emit(f"History not exported: {exc.strerror or exc} ({path})")
             return 0

@@ -3,11 +3,11 @@
 `OutboxModel` (app/ui/outbox/change_list_model.py) is a change list over
 `Outbox.changes(ACTIVE)` (all resources, or one: `set_scope`): one row per record with the
 fields it changes summed up, its changes inside (each with its attempts and the show's last
-reason), grouped by app/sync/change_list.py and reloaded by `refresh()`; columns fit their
+reason), grouped by app/sync/reports/change_list.py and reloaded by `refresh()`; columns fit their
 content and the reason column shows only when there is one.
 `OutboxView` is also the review before a push: a line says how many requests the push will
 make and how long that takes at the current rate budget
-(app/sync/push_plan.py; `on_governor_changed` keeps it current), a detail pane shows the full diff
+(app/sync/push/cost.py; `on_governor_changed` keeps it current), a detail pane shows the full diff
 and the server's answer, and the actions: push (all or selected — emitted, the session does the
 network work), retry, discard selected or all (after a confirmation) and resolve a conflict (the
 ConflictDialog). Rows are kept selected by their changes' `seq` across reloads.
@@ -41,11 +41,11 @@ from app.api.governor import GovernorState
 from app.api.registry import Registry
 from app.store.changes import Change
 from app.store.outbox import Outbox
-from app.sync.change_list import diff_text, format_value, record_text
-from app.sync.push_plan import PushPlan, plan_push, plan_text
+from app.sync.push.cost import PushPlan, plan_push, plan_text
+from app.sync.reports.change_list import diff_text, format_value, record_text
 from app.ui.outbox.change_list_model import COLUMNS, ERROR_COLUMN, OutboxModel
 from app.ui.outbox.conflict_dialog import ConflictDialog
-from app.words import count
+from app.wording.words import count
 
 Selection = QItemSelectionModel.SelectionFlag
 Confirm = Callable[[str], bool]

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
 
 from app.api.errors import ShowDeskError
 from app.api.registry import Resource
-from app.references import readable, show_date
 from app.ui.panels.record_panel import PanelContext, RecordPanel, listing_table
+from app.wording.references import readable, show_date
 
 DATES = "delivery-dates"
 

@@ -3,7 +3,7 @@ Move down to reorder siblings, "Define levels…" to name the levels.
 
 Groups name their parent by `parentID` (the parent's `salesRepGroupID`) and their place among
 siblings by `position`. The tree shows the cached groups with the changes still queued laid
-over them by the one overlay (app/sync/overlay.py `PendingOverlay.arranged`: moves and reorders
+over them by the one overlay (app/sync/edit/overlay.py `PendingOverlay.arranged`: moves and reorders
 in queue order), so a drag shows its result at once; each gesture is queued through
 `Editor.special` (`move`, `reorder`, `define-levels`) in one queue for the whole hierarchy
 (they depend on each other's order), one undo step each, and sent with the next Push like a
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from app.api.registry import Resource
 from app.store.changes import Change
-from app.sync.overlay import PendingOverlay
+from app.sync.edit.overlay import PendingOverlay
 from app.ui.panels.levels_dialog import AskLevels, Level, ask_levels
 from app.ui.panels.record_panel import PanelContext, RecordPanel, failure_text
 

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
 
 from app.api.models import OrderHistoryItem
 from app.api.registry import Resource
-from app.references import readable, title_of
 from app.store.changes import Change
 from app.store.listing import Listing
 from app.ui.form.pickers import key_labels, product_units
@@ -36,6 +35,7 @@ from app.ui.panels.record_panel import (
     listing_table,
     refused_lines,
 )
+from app.wording.references import readable, title_of
 
 ITEMS = "order-history-items"
 SHOWN_LIMIT = 5_000  # items listed per bucket (a bucket of a large show holds more)

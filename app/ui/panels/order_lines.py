@@ -20,15 +20,15 @@ from PySide6.QtWidgets import QFormLayout, QPushButton, QVBoxLayout, QWidget
 
 from app.api.models import parse_show_date
 from app.api.registry import Resource
-from app.references import show_date
 from app.store.changes import Change
 from app.store.listing import Listing
-from app.sync.edits import FieldEdit
+from app.sync.edit.editor import FieldEdit
 from app.ui.common.palette import Hue, background
 from app.ui.form.inputs import DateInput, TextInput
 from app.ui.form.pickers import ReferencePicker, key_labels, product_units, reference_choices
 from app.ui.form.sub_table import ColumnPick, SubTableInput
 from app.ui.panels.record_panel import PanelContext, RecordPanel, body_items, refused_lines
+from app.wording.references import show_date
 
 ORDERS = "orders"
 EDITABLE = ("quantity", "deliveryDate")  # what UpdateOrderLine changes of an existing line

@@ -1,6 +1,7 @@
 """The show's orders as a list: PO number, customer, delivery date, lines, quantity and amount.
 
-The API serves order lines only; app/sync/orders.py groups them into orders (by purchase order,
+The API serves order lines only; app/sync/reports/orders.py groups them into orders (by purchase
+order,
 else by customer and delivery date) with the pending changes laid over. This tab lists those
 orders, sortable by any column and filtered by a text; Enter or a double-click on an order asks
 for its lines (`open_requested`: the window opens the order lines' tab filtered to the order, at
@@ -26,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.orders import ORDER_LINES, Order, read_orders
+from app.sync.reports.orders import ORDER_LINES, Order, read_orders
 from app.ui.common.list_model import Index, ListModel
 from app.ui.common.when_shown import RefreshWhenShown
 

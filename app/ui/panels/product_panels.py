@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
 
 from app.api.models import ProductInventory
 from app.api.registry import Resource
-from app.references import readable, title_of
 from app.store.changes import Change
 from app.ui.common.palette import Hue, background
 from app.ui.form.pickers import key_labels
@@ -38,6 +37,7 @@ from app.ui.panels.record_panel import (
     listing_table,
     records_where,
 )
+from app.wording.references import readable, title_of
 
 PRICING = "product-pricing"
 INVENTORY = "product-inventory"

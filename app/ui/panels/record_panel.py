@@ -30,14 +30,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.api.registry import Resource
-from app.references import ReferenceNames
 from app.store.changes import Change
 from app.store.listing import Listing
-from app.sync.edits import Editor, UnknownOperation
-from app.sync.overlay import PendingOverlay
-from app.sync.pusher import PushReport
+from app.sync.edit.editor import Editor, UnknownOperation
+from app.sync.edit.overlay import PendingOverlay
+from app.sync.push.pusher import PushReport
 from app.ui.session.session import ShowSession
 from app.ui.table.undo_commands import UndoableEdits
+from app.wording.references import ReferenceNames
 
 Confirm = Callable[[str], bool]
 

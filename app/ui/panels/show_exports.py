@@ -37,13 +37,13 @@ from PySide6.QtWidgets import (
 
 from app.api.errors import ShowDeskError
 from app.api.registry import Resource
-from app.output_file import output_file
 from app.store.listing import Listing
+from app.sync.files.output_file import output_file
 from app.ui.common.date_field import DateField
 from app.ui.common.files import Opener, ask_save_path, open_file, rows_in, show_in_folder
 from app.ui.panels.record_panel import PanelContext, RecordPanel
 from app.ui.session.session import ShowSession
-from app.words import count
+from app.wording.words import count
 
 EXPORTS = "exports"
 AskPath = Callable[[str, str], Path | None]

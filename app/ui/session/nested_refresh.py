@@ -4,7 +4,7 @@ background sweep of the others.
 Syncs no longer re-list every booth's products and vendors. `ListRefresher.refresh` lists one
 record's lists when a panel shows that record (through `Puller.refresh_lists`, interactive
 requests), unless they were listed in the last REFRESH_FRESH or are being listed; the sweep
-(app/sync/nested_sweep.py) refreshes the rest, oldest first within its share of the budget,
+(app/sync/pull/booth_sweep.py) refreshes the rest, oldest first within its share of the budget,
 from the first sync that reaches the show until the session closes. Views hear the session's
 `data_changed` (the sweep's lists at most every SWEPT_MS) and the status bar the sweep's
 progress (`ShowSession.sweep_progress`).
@@ -25,8 +25,8 @@ from PySide6.QtCore import QObject, QTimer
 
 from app.api.errors import EnvironmentProblem, ServerProblem, ShowDeskError
 from app.store.nested_lists import NestedLists
-from app.sync.nested_sweep import NestedSweep, SweepSettings
-from app.sync.puller import Puller, utc_now
+from app.sync.pull.booth_sweep import NestedSweep, SweepSettings
+from app.sync.pull.puller import Puller, utc_now
 
 if TYPE_CHECKING:
     from app.ui.session.session import ShowSession

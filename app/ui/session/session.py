@@ -5,7 +5,8 @@ qasync loop, publishes progress and results as signals, and knows whether the sh
 a show that cannot be reached opens offline on its cache (still editable: edits queue in the
 outbox), and a timer keeps trying until the server answers again.
 
-It also owns the show's `Editor` (app/sync/edits.py), the one way edits enter the outbox, and is
+It also owns the show's `Editor` (app/sync/edit/editor.py), the one way edits enter the outbox, and
+is
 the one place views learn that the outbox changed: whatever writes it through the UI (an edit,
 an undo or redo, a form or panel save, a discard, retry or resolution in the outbox view, a push,
 a sync) ends in ONE `outbox_changed(slugs)`, and every view of the outbox (the resource tabs,
@@ -29,13 +30,13 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.api.errors import EnvironmentProblem, ServerProblem, ShowDeskError, StoreUnavailable
 from app.api.registry import Registry
-from app.connect import client_for
-from app.settings import Profile
+from app.profile.connect import client_for
+from app.profile.settings import Profile
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.edits import Editor
-from app.sync.puller import Puller, SyncReport
-from app.sync.pusher import Pusher, PushReport
+from app.sync.edit.editor import Editor
+from app.sync.pull.puller import Puller, SyncReport
+from app.sync.push.pusher import Pusher, PushReport
 from app.ui.session.nested_refresh import ListRefresher
 from app.ui.session.qt_bridge import GovernorBridge, ProgressBridge
 from app.ui.session.tasks import TaskRunner

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.settings import Profile
+from app.profile.settings import Profile
 from app.ui.session.tasks import TaskRunner
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ class TeamLink(QObject):
         read the team. Never raises: what went wrong is the status."""
         import psycopg
 
-        from app.connect import open_team_for
+        from app.profile.connect import open_team_for
         from app.team import status as team_status
         from app.team.database import TeamError
 
@@ -126,7 +126,7 @@ class TeamLink(QObject):
     def _open(self) -> Team | None:
         import psycopg
 
-        from app.connect import open_team_for
+        from app.profile.connect import open_team_for
         from app.team.database import TeamError
 
         try:

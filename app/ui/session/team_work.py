@@ -34,8 +34,8 @@ from PySide6.QtCore import QObject, Signal
 from app.api.client import ShowClient
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.puller import SyncReport
-from app.sync.pusher import PushProgress, PushReport
+from app.sync.pull.puller import SyncReport
+from app.sync.push.pusher import PushProgress, PushReport
 from app.ui.session.team_link import TeamLink
 
 if TYPE_CHECKING:

@@ -20,9 +20,9 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from app.references import is_number
 from app.ui.common.palette import Hue, background_brush, text_brush
 from app.ui.table.presenter import CellPresenter
+from app.wording.references import is_number
 
 __all__ = [
     "ASKED_APART",

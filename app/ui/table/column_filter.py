@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLineEdit, QWidget
 
-from app.references import title_of
+from app.wording.references import title_of
 
 
 class ColumnFilterBox(QLineEdit):

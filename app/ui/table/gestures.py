@@ -27,14 +27,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.references import title_of
-from app.sync.cell_text import cell_text
-from app.sync.edit_undo import AlreadyPushed, DeleteStep
+from app.sync.edit.undo import AlreadyPushed, DeleteStep
+from app.sync.files.cell_text import cell_text
 from app.ui.table.grid_keys import GRID_COMMANDS, GridKeys
 from app.ui.table.replace_dialog import ReplaceDialog, Replacement, replaced
 from app.ui.table.table_model import RecordTableModel
 from app.ui.table.undo_commands import Outcome, UndoableEdits, refused_text
-from app.words import count
+from app.wording.references import title_of
+from app.wording.words import count
 
 Ask = Callable[[str], bool]
 Prompt = Callable[[Sequence[str]], tuple[str, str] | None]  # fields → (field, value) or None
@@ -363,7 +363,7 @@ class GridGestures(QObject):
 
 class DeleteRowsCommand(QUndoCommand):
     """Delete records (by id) in one undo step: redo is `Editor.delete_step`, undo
-    `Editor.undelete` (app/sync/edit_undo.py: pending deletions discarded, records created here
+    `Editor.undelete` (app/sync/edit/undo.py: pending deletions discarded, records created here
     and never pushed queued again under the same id). A deletion already pushed stays done: its
     undo is refused, said through `UndoableEdits.refused`, and the command leaves the stack."""
 

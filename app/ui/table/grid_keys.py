@@ -19,9 +19,9 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QMouseEvent
 from PySide6.QtWidgets import QAbstractItemDelegate, QAbstractItemView, QTableView, QWidget
 
-from app.references import object_id
 from app.ui.table.table_model import RecordTableModel
-from app.words import plural
+from app.wording.references import object_id
+from app.wording.words import plural
 
 EditHint = QAbstractItemDelegate.EndEditHint
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")

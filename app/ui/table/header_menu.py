@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QMenu
 
-from app.references import title_of
+from app.wording.references import title_of
 
 if TYPE_CHECKING:
     from app.ui.table.resource_tab import ResourceTab

@@ -2,12 +2,12 @@
 
 `ImportDialog` reads the file and shows one row per column of the file, all of them at once:
 its header, an example value and the field it goes to (by its title) — guessed from the header
-(app/sync/import_names.py), after the mapping saved for this resource last time (QSettings
+(app/sync/files/import_names.py), after the mapping saved for this resource last time (QSettings
 `tables/<slug>/import-mapping`). Reference columns may hold names ("North depot" for
 `warehouseID`), looked up in the cache; a name that matches nothing, or several records, is
 reported at its row and that row is left out. Every change of mapping runs the importer's dry
 run again (`plan_table`: the same matching and coercion as `showdesk import`), listed row by
-row (app/sync/import_lines.py: "row 2 · CU00001: Customer name “A” → “B”") before anything
+row (app/sync/files/import_lines.py: "row 2 · CU00001: Customer name “A” → “B”") before anything
 lands; Import hands the planned creates and changed cells to `UndoableEdits.edit_cells` — ONE
 undo step, nothing sent until the user pushes.
 
@@ -42,16 +42,16 @@ from PySide6.QtWidgets import (
 from app.api.errors import InvalidValue
 from app.api.registry import Resource
 from app.api.shapes import MODELS
-from app.references import title_of
 from app.store.cache import Cache
-from app.sync.import_names import NameResolver, guess_mapping
+from app.sync.files.import_names import NameResolver, guess_mapping
 from app.ui.common.files import ask_open_path
 from app.ui.table.table_model import RecordTableModel
 from app.ui.table.undo_commands import Outcome, UndoableEdits
-from app.words import count
+from app.wording.references import title_of
+from app.wording.words import count
 
 if TYPE_CHECKING:  # the importer loads openpyxl, slow to import: only when a file is opened
-    from app.sync.importer import ImportPlan
+    from app.sync.files.importer import ImportPlan
 
 Mapping_ = dict[str, str | None]  # column of the file → field (None: ignored)
 ChooseFile = Callable[[], Path | None]
@@ -135,7 +135,7 @@ class ImportDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        from app.sync import importer
+        from app.sync.files import importer
 
         self.cache, self.resource, self.settings = cache, resource, settings
         self.editing, self.path = editing, path
@@ -177,8 +177,8 @@ class ImportDialog(QDialog):
 
     def check(self) -> ImportPlan | None:
         """The dry run with the current mapping: counts and row errors shown."""
-        from app.sync.import_lines import iter_changes
-        from app.sync.importer import iter_errors, plan_table
+        from app.sync.files.import_lines import iter_changes
+        from app.sync.files.importer import iter_errors, plan_table
 
         self.errors.clear()
         self.changes.clear()

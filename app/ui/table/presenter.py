@@ -12,7 +12,7 @@ a cell then says is decided here, from plain values, so it is tested without a w
   team mode: its tooltip says who and when); a row created here reads "NEW" (italic), a row
   to be deleted "DELETED" (struck out).
 
-Pending changes come from the outbox through the one overlay (app/sync/overlay.py
+Pending changes come from the outbox through the one overlay (app/sync/edit/overlay.py
 `PendingOverlay`), keyed on record ids: the table shows what the user will push.
 """
 
@@ -26,9 +26,9 @@ from typing import Any, Literal, get_args
 from app.api.record_shape import ShowRecord
 from app.api.registry import Resource
 from app.api.shapes import MODELS
-from app.references import ReferenceNames, ids_of, readable, show_date, title_of
 from app.store.changes import Change
-from app.sync.overlay import WHOLE_RECORD, PendingOverlay
+from app.sync.edit.overlay import WHOLE_RECORD, PendingOverlay
+from app.wording.references import ReferenceNames, ids_of, readable, show_date, title_of
 
 __all__ = ["WHOLE_RECORD", "CellPresenter", "PendingOverlay", "RowLook", "Tint", "fields_of"]
 

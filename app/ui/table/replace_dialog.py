@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.references import title_of
+from app.wording.references import title_of
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,6 @@ from PySide6.QtWidgets import (
 )
 
 from app.api.registry import Resource
-from app.references import ReferenceNames, title_of
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.ui.form.pickers import reference_choices
@@ -54,6 +53,7 @@ from app.ui.table.selection_sum import selection_summary
 from app.ui.table.table_model import RecordTableModel
 from app.ui.table.undo_commands import Outcome, UndoableEdits
 from app.ui.table.view_state import ViewState
+from app.wording.references import ReferenceNames, title_of
 
 if TYPE_CHECKING:
     from app.ui.form.record_form import RecordForm

@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import QItemSelection, QItemSelectionRange
 from PySide6.QtWidgets import QTableView
 
-from app.references import is_number
+from app.wording.references import is_number
 
 SUM_CELL_LIMIT = 20_000  # larger selections show no sum rather than read every record
 

@@ -31,16 +31,16 @@ from PySide6.QtCore import (
 )
 
 from app.api.registry import Resource
-from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.edits import can_edit
-from app.sync.overlay import PendingFollower
+from app.sync.edit.editor import can_edit
+from app.sync.edit.overlay import PendingFollower
 from app.ui.common.when import local_when
 from app.ui.table.cell_looks import ASKED_APART, DISPLAY, PAINTED, CellLook, CellLooks, answer
 from app.ui.table.delegates import FieldKind, field_kind
 from app.ui.table.presenter import CellPresenter, fields_of
 from app.ui.table.table_rows import QueryRunner, RecordRows
+from app.wording.references import ReferenceNames
 
 __all__ = ["EditSink", "QueryRunner", "RecordTableModel"]
 

@@ -5,7 +5,7 @@ pushed on the window's `QUndoStack`. A command holds (resource, record id, field
 for rows created by a paste, the new records' values: never a `QModelIndex`, so undo after a sort
 or filter changes the right cells. Its redo is `Editor.edit_step` (the outbox transaction first),
 its undo `Editor.take_back` (discard while pending and latest, else stage the old values back:
-app/sync/edit_undo.py); each then tells the views. A panel's gesture (a hierarchy move, level
+app/sync/edit/undo.py); each then tells the views. A panel's gesture (a hierarchy move, level
 names, booth products, order lines, inventory) is ONE `QueuedChangesCommand`: undo withdraws its
 queued changes, redo queues them again.
 
@@ -26,11 +26,11 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from app.api.registry import Resource
-from app.references import title_of
-from app.sync.edit_undo import AlreadyPushed, EditStep, QueuedStep
-from app.sync.edits import Editor, FieldEdit, Rejected, Seen
-from app.sync.revert import CannotRevert
-from app.words import count
+from app.sync.edit.editor import Editor, FieldEdit, Rejected, Seen
+from app.sync.edit.revert import CannotRevert
+from app.sync.edit.undo import AlreadyPushed, EditStep, QueuedStep
+from app.wording.references import title_of
+from app.wording.words import count
 
 UNDO_LIMIT = 200
 Cell = tuple[str, str]  # (record id, field)
@@ -72,7 +72,7 @@ class EditCellsCommand(QUndoCommand):
         self.editing, self.slug = editing, slug
         self.cells = list(cells)
         self.creates = [dict(c) for c in creates]
-        self.step: EditStep | None = None  # what the last redo wrote (app/sync/edit_undo.py)
+        self.step: EditStep | None = None  # what the last redo wrote (app/sync/edit/undo.py)
         self.outcome = Outcome(slug)
         self.seen = seen  # the records as `edit_cells` read them: for the first redo only
 

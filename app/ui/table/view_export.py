@@ -1,6 +1,7 @@
 """What "Export the current view" writes: the rows, order and columns a resource tab shows.
 
-`view_options(tab, outbox)` answers `app.sync.resource_export.export` keyword arguments: the tab's
+`view_options(tab, outbox)` answers `app.sync.files.resource_export.export` keyword arguments: the
+tab's
 `Listing` (parent, text and column filters, sort: the same cache query as the table), its shown
 columns in the order the user arranged them, and the pending changes laid over each record with
 the records created here after them — what the table shows, read from the cache by the resource
@@ -12,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.store.outbox import Outbox
-from app.sync.overlay import PendingOverlay
+from app.sync.edit.overlay import PendingOverlay
 from app.ui.table.gestures import shown_columns
 from app.ui.table.resource_tab import ResourceTab
 

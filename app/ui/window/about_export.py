@@ -14,12 +14,12 @@ from PySide6.QtCore import qVersion
 from PySide6.QtWidgets import QWidget
 
 from app import APP_NAME, __version__
-from app.logs import log_path
-from app.settings import config_dir, data_dir
+from app.profile.logs import log_path
+from app.profile.settings import config_dir, data_dir
 from app.ui.common.files import ExportResult, Opener
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.view_export import view_options
-from app.words import count
+from app.wording.words import count
 
 if TYPE_CHECKING:
     from app.ui.session.session import ShowSession
@@ -51,7 +51,7 @@ async def export_to_file(
 ) -> ExportResult | None:
     """Stream resource `slug` (or a view of it: `options`) from the cache into `path`; then,
     given an `owner` window, say how many rows went where with Open and Show in folder."""
-    from app.sync import resource_export  # openpyxl is slow to import: only when needed
+    from app.sync.files import resource_export  # openpyxl is slow to import: only when needed
 
     title = session.registry[slug].title
     say(f"Exporting {title} to {path.name}…", 0)

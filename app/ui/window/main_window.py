@@ -31,9 +31,8 @@ from PySide6.QtGui import QCloseEvent, QUndoStack
 from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget, QWidget
 
 from app import APP_NAME
-from app.local_show import LocalShow
-from app.references import ReferenceNames
-from app.sync.edits import Editor
+from app.profile.local_show import LocalShow
+from app.sync.edit.editor import Editor
 from app.ui.common.files import ask_save_path
 from app.ui.session.tasks import TaskRunner
 from app.ui.table.resource_tab import ResourceTab
@@ -52,6 +51,7 @@ from app.ui.window.asking import ask_user
 from app.ui.window.centre import ShowCentre
 from app.ui.window.resource_tree import ResourceTree
 from app.ui.window.status_bar import ShowStatusBar
+from app.wording.references import ReferenceNames
 
 if TYPE_CHECKING:
     from app.ui.outbox.outbox_view import OutboxView

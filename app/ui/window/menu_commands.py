@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QMessageBox
 
 from app import APP_NAME
-from app.settings import ProfileStore
+from app.profile.settings import ProfileStore
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.window import show_lists, team_view
 

@@ -39,8 +39,8 @@ from PySide6.QtWidgets import (
 from app.api.check import ConnectionCheck, check_show
 from app.api.connection import Connection
 from app.api.registry import Registry
-from app.connect import connection_for, registry_for
-from app.settings import Profile, ProfileStore, SecretStore, secrets
+from app.profile.connect import connection_for, registry_for
+from app.profile.settings import Profile, ProfileStore, SecretStore, secrets
 from app.ui.common.palette import Hue, text_style
 from app.ui.window.team_settings import TeamSettings
 

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.settings import Profile, ProfileStore, SecretStore, secrets
+from app.profile.settings import Profile, ProfileStore, SecretStore, secrets
 from app.ui.window.profile_dialog import ProfileDialog
 
 Editor = Callable[[Profile | None], bool]

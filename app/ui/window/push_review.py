@@ -2,9 +2,10 @@
 
 Ctrl+S, the outbox's Push buttons and a form's Save (when the profile pushes a record when it is
 saved) all call `PushGate.request(seqs)`. A push of more changes than the profile's
-`review_push_over` (app/sync/push_review.py `needs_review`) first opens `PushReviewDialog`: the
+`review_push_over` (app/sync/reports/push_review.py `needs_review`) first opens `PushReviewDialog`:
+the
 changes per record, each field before → after, and the requests and time the push takes at the
-current rate budget (app/sync/push_plan.py). "Don't ask again under N changes" raises the
+current rate budget (app/sync/push/cost.py). "Don't ask again under N changes" raises the
 profile's threshold and saves the profile. The dialog opens window-modal with `open()` — never a
 nested event loop — and the push starts when it is accepted.
 """
@@ -30,12 +31,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.api.registry import Registry
-from app.settings import ProfileStore
+from app.profile.settings import ProfileStore
 from app.store.changes import Change
-from app.sync.push_plan import plan_push, plan_text
-from app.sync.push_review import needs_review, per_record
+from app.sync.push.cost import plan_push, plan_text
+from app.sync.reports.push_review import needs_review, per_record
 from app.ui.outbox.outbox_view import diff_text, record_text
-from app.words import count
+from app.wording.words import count
 
 if TYPE_CHECKING:
     from app.ui.session.session import ShowSession

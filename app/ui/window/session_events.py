@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMetaObject, QObject, QTimer
 
-from app.sync.puller import SyncReport
-from app.sync.push_review import summarize
-from app.sync.pusher import PushReport
+from app.sync.pull.puller import SyncReport
+from app.sync.push.pusher import PushReport
+from app.sync.reports.push_review import summarize
 from app.ui.session.session import ShowSession
 from app.ui.window import show_tabs
 from app.ui.window.push_review import PushGate
-from app.words import count
+from app.wording.words import count
 
 if TYPE_CHECKING:
     from app.ui.window.main_window import MainWindow

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtWidgets import QWidget
 
-from app.sync.orders import ORDER_LINES, Order
+from app.sync.reports.orders import ORDER_LINES, Order
 from app.ui.table.resource_tab import ResourceTab
 
 if TYPE_CHECKING:  # the views open on demand: their modules are imported then

@@ -3,7 +3,8 @@
 Never a blank grey area: which show, data as of when, the changes not on the show yet (pending,
 failed, in conflict), the request budget, the last pushes (from the audit log), and buttons for
 the day's first moves — open a resource (Customers first), sync, push, import a file. The figures
-come from the Qt-free `ShowSummary` (app/sync/show_summary.py) that `showdesk status` shares; the
+come from the Qt-free `ShowSummary` (app/sync/reports/show_summary.py) that `showdesk status`
+shares; the
 window refreshes it when the outbox, a sync or a push changes them (only while it is on screen:
 a hidden page is marked stale and read again when shown).
 
@@ -34,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.api.registry import Registry
-from app.sync.show_summary import (
+from app.sync.reports.show_summary import (
     ShowSummary,
     budget_line,
     changes_line,

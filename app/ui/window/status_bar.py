@@ -23,7 +23,7 @@ from app.ui.common.palette import Hue, text_style
 
 if TYPE_CHECKING:  # a solo profile never imports the team's modules; pushes come after paint
     from app.api.governor import GovernorState
-    from app.sync.push_review import PushSummary
+    from app.sync.reports.push_review import PushSummary
     from app.team.status import TeamStatus
 
 Clock = Callable[[], float]
@@ -37,7 +37,7 @@ OUTBOX_BUTTONS: dict[str, tuple[str, str]] = {
 
 
 class SyncProgressLike(Protocol):
-    """What `on_sync_progress` reads (app.sync.puller.SyncProgress has it)."""
+    """What `on_sync_progress` reads (app.sync.pull.puller.SyncProgress has it)."""
 
     @property
     def title(self) -> str: ...
@@ -50,7 +50,7 @@ class SyncProgressLike(Protocol):
 
 
 class SweepProgressLike(Protocol):
-    """What `on_sweep_progress` reads (app.sync.nested_sweep.SweepProgress has it)."""
+    """What `on_sweep_progress` reads (app.sync.pull.booth_sweep.SweepProgress has it)."""
 
     @property
     def parent_title(self) -> str: ...
@@ -71,7 +71,7 @@ def locale_time(moment: datetime) -> str:
 
 
 class PushProgressLike(Protocol):
-    """What `on_push_progress` reads (app.sync.pusher.PushProgress has it)."""
+    """What `on_push_progress` reads (app.sync.push.pusher.PushProgress has it)."""
 
     @property
     def done(self) -> int: ...

@@ -17,7 +17,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QLineEdit, QPushButton, QWidget
 
-from app.settings import Profile, SecretStore
+from app.profile.settings import Profile, SecretStore
 from app.ui.common.palette import Hue, text_style
 
 URL_HINT = "postgresql://user@server/database — empty: work on your own"

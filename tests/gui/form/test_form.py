@@ -9,14 +9,14 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.api.registry import default_registry
-from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.edits import Editor
+from app.sync.edit.editor import Editor
 from app.ui.form.inputs import IntInput, TextInput
 from app.ui.form.pickers import MultiPicker, ReferencePicker
 from app.ui.form.record_form import RecordForm
 from app.ui.form.sub_table import SubTableInput
+from app.wording.references import ReferenceNames
 
 REGISTRY = default_registry()
 CUSTOMER = {

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 
 from app.sim import SimServer, generate_show
 from app.store.changes import NewChange
-from app.sync.edits import Editor
+from app.sync.edit.editor import Editor
 from app.ui.form.inputs import BoolInput, TextInput
 from app.ui.form.pickers import MultiPicker, ReferencePicker
 from app.ui.form.record_form import RecordForm

@@ -1,5 +1,5 @@
 """One overlay, four readers: a phone typed into a grid cell is the pending value the grid, the
-record's form, the outbox view and an export of the view all show (app/sync/overlay.py).
+record's form, the outbox view and an export of the view all show (app/sync/edit/overlay.py).
 
 The report this guards: the grid showed the edited phone while the form of the same record (the
 row still selected) kept the old one — the form re-read its record only when the server's
@@ -18,9 +18,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
 
-from app.formula_guard import restore
 from app.sim import SimServer, generate_show
-from app.sync.edits import Editor, FieldEdit
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.files.formula_guard import restore
 from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
 from tests.gui.form.test_form import editor, make_form, type_into
 from tests.gui.table.test_gestures import open_editor

@@ -27,7 +27,7 @@ from PySide6.QtGui import QContextMenuEvent, QDrag
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView, QWidget
 
-from app.settings import SECRET_ENV, Profile, ProfileStore
+from app.profile.settings import SECRET_ENV, Profile, ProfileStore
 from app.sim import SimConfig, SimServer, generate_show
 from app.ui.launch import app as launch
 from app.ui.launch.crash import CrashReporter

@@ -12,8 +12,8 @@ import shiboken6
 from PySide6.QtCore import QTimer
 
 from app.api.errors import TransportError
-from app.drafts import DraftStash
-from app.logs import log_path, logging_to_file
+from app.profile.drafts import DraftStash
+from app.profile.logs import log_path, logging_to_file
 from app.sim import SimServer, generate_show
 from app.ui.launch.crash import CrashReporter
 from app.ui.launch.show_desk import ShowDesk

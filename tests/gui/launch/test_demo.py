@@ -8,8 +8,8 @@ import qasync
 import shiboken6
 from PySide6.QtCore import QSettings
 
-from app.demo import DEMO_PROFILE
-from app.settings import ProfileStore
+from app.profile.demo import DEMO_PROFILE
+from app.profile.settings import ProfileStore
 from app.ui.launch.show_desk import ShowDesk
 from app.ui.session.tasks import TaskRunner
 from app.ui.window.main_window import MainWindow

@@ -8,8 +8,8 @@ import logging
 
 import pytest
 
-from app.logs import file_handler, log_path
-from app.settings import SECRET_ENV
+from app.profile.logs import file_handler, log_path
+from app.profile.settings import SECRET_ENV
 from app.ui.launch.early_log import logging_from_paint
 
 log = logging.getLogger("app.test_early_log")

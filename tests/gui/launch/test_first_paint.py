@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.api.registry import default_registry
-from app.settings import HOME_ENV, SECRET_ENV, Profile, ProfileStore, config_dir
+from app.profile.settings import HOME_ENV, SECRET_ENV, Profile, ProfileStore, config_dir
 from app.store.cache import Cache
 from app.ui.launch.first_paint import PROBE_ENV
 

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app import APP_NAME, ORG_NAME, __version__
-from app.logs import log_path
-from app.settings import config_dir
+from app.profile.logs import log_path
+from app.profile.settings import config_dir
 from app.sim import SimServer, generate_show
 from app.ui.launch.identity import ICON_SIZES, ICONS, app_icon, application
 from app.ui.session.tasks import TaskRunner

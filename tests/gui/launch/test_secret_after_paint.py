@@ -13,7 +13,7 @@ import shiboken6
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QDialog, QWidget
 
-from app.settings import SECRET_ENV, Profile, ProfileStore
+from app.profile.settings import SECRET_ENV, Profile, ProfileStore
 from app.ui.launch.show_desk import ShowDesk
 from app.ui.session.tasks import TaskRunner
 from app.ui.window import profile_dialog

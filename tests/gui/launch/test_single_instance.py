@@ -15,7 +15,7 @@ import qasync
 import shiboken6
 from PySide6.QtCore import QSettings
 
-from app.settings import Profile, ProfileStore, secrets
+from app.profile.settings import Profile, ProfileStore, secrets
 from app.sim import SimServer, generate_show
 from app.ui.launch.show_desk import ShowDesk
 from app.ui.launch.single_instance import ProfileInUse, ProfileLock
@@ -26,7 +26,7 @@ from tests.gui.conftest import SECRET, config, profile_for, until
 # Another ShowDesk process holding a profile: takes the lock, says so, waits for its stdin to close.
 HOLDER = """
 import sys
-from app.settings import ProfileStore
+from app.profile.settings import ProfileStore
 from app.ui.launch.single_instance import ProfileLock
 lock = ProfileLock(ProfileStore().get(sys.argv[1]))
 lock.acquire()

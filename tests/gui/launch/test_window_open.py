@@ -1,4 +1,5 @@
-"""A headless command asking whether the profile's window is open (app/connect.py `window_open`)
+"""A headless command asking whether the profile's window is open (app/profile/connect.py
+`window_open`)
 never disturbs a window starting at that moment: the window takes its lock as if nobody had
 looked — a stale lock left by a crash is taken over, a fresh one gets its native locks."""
 
@@ -14,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from app.connect import window_open
-from app.settings import Profile
+from app.profile.connect import window_open
+from app.profile.settings import Profile
 from app.ui.launch.single_instance import ProfileInUse, ProfileLock
 
 # A ShowDesk process that takes the profile's lock and dies without releasing it (a crash).
 CRASHED_HOLDER = """
 import os, sys
-from app.settings import Profile
+from app.profile.settings import Profile
 from app.ui.launch.single_instance import ProfileLock
 lock = ProfileLock(Profile(sys.argv[1], "http://show.invalid", "http://show.invalid", "1"))
 lock.acquire()

@@ -13,8 +13,8 @@ import qasync
 from pytestqt.qtbot import QtBot
 
 from app.sim import SimServer, generate_show
-from app.sync.nested_sweep import SweepProgress
-from app.sync.puller import utc_now
+from app.sync.pull.booth_sweep import SweepProgress
+from app.sync.pull.puller import utc_now
 from app.ui.panels.booth_links import BoothLinks
 from app.ui.window.status_bar import ShowStatusBar
 from tests.gui.conftest import Opener, config, profile_for, until, wait_synced

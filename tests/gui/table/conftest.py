@@ -12,9 +12,9 @@ from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from app.api.registry import default_registry
-from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.ui.table.resource_tab import ResourceTab
+from app.wording.references import ReferenceNames
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 
 from app.store.outbox import Outbox
-from app.sync.overlay import PendingOverlay
+from app.sync.edit.overlay import PendingOverlay
 from app.ui.common.palette import Hue, background_brush
 from app.ui.table.gestures import to_tsv
 from app.ui.table.undo_commands import Outcome

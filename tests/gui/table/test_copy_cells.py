@@ -1,4 +1,4 @@
-"""The grid's Copy writes cells by the same rule as the CSV export (app/sync/cell_text.py):
+"""The grid's Copy writes cells by the same rule as the CSV export (app/sync/files/cell_text.py):
 booleans as TRUE/FALSE, and pasting them back changes nothing."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.store.changes import ACTIVE
-from app.sync import cell_text as rule
+from app.sync.files import cell_text as rule
 from app.ui.table import gestures
 from tests.gui.table.test_gestures import Grid, editing, grid
 

@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 from pytestqt.qtbot import QtBot
 
 from app.api.registry import default_registry
-from app.references import ReferenceNames
 from app.store import record_window
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.store.outbox import NewChange, Outbox
 from app.ui.table.table_model import RecordTableModel
+from app.wording.references import ReferenceNames
 
 REGISTRY = default_registry()
 FIRST = 4  # a first screen this short, so that the whole list has more after it

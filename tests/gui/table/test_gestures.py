@@ -18,13 +18,12 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from app.api.registry import default_registry
-from app.references import ReferenceNames
 from app.sim import SimServer, generate_show
 from app.store.cache import Cache
 from app.store.changes import ACTIVE
 from app.store.outbox import Outbox
-from app.sync.edits import Editor
-from app.sync.resource_export import export
+from app.sync.edit.editor import Editor
+from app.sync.files.resource_export import export
 from app.ui.common.palette import Hue, background_brush, text_brush
 from app.ui.form.pickers import ReferencePicker
 from app.ui.table.gestures import cell_text, parse_tsv, to_tsv
@@ -32,6 +31,7 @@ from app.ui.table.replace_dialog import Replacement, replaced
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.undo_commands import UndoableEdits
 from app.ui.table.view_export import view_options, visible_fields
+from app.wording.references import ReferenceNames
 from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
 from tests.gui.form.test_form_sim import queue_blank_key
 from tests.gui.table.test_table_model import fill_cache

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
-from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.store.listing import Listing
 from app.ui.table.resource_tab import ResourceTab
+from app.wording.references import ReferenceNames
 
 DESCENDING = Qt.SortOrder.DescendingOrder
 

@@ -14,11 +14,11 @@ from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtWidgets import QTabWidget
 from pytestqt.qtbot import QtBot
 
-from app.references import ReferenceNames
 from app.store import record_window
 from app.store.cache import Cache
 from app.ui.table import after_paint
 from app.ui.table.resource_tab import ResourceTab
+from app.wording.references import ReferenceNames
 
 
 class FirstPaint(QObject):

@@ -12,9 +12,9 @@ from PySide6.QtCore import Qt
 from pytestqt.modeltest import ModelTester
 
 from app.api.registry import default_registry
-from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.ui.table.table_model import RecordTableModel
+from app.wording.references import ReferenceNames
 from tests.gui.conftest import until
 
 REGISTRY = default_registry()

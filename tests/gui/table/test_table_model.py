@@ -14,12 +14,12 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from app.api.registry import Registry, default_registry
-from app.references import ReferenceNames
 from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
 from app.store.record_window import BLOCK
 from app.ui.common.palette import Hue, background_brush
 from app.ui.table.table_model import RecordTableModel
+from app.wording.references import ReferenceNames
 from tests.unit.test_record_window import spy_reads
 
 Role = Qt.ItemDataRole

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from app.sim import SimServer
-from app.sync.edits import FieldEdit, Rejected
+from app.sync.edit.editor import FieldEdit, Rejected
 from app.ui.outbox.outbox_view import detail_text
 from app.ui.table.undo_commands import refused_text
 from app.ui.window.push_review import PushReviewDialog

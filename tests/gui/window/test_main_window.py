@@ -12,7 +12,7 @@ import shiboken6
 from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
-from app.settings import ProfileStore, secrets
+from app.profile.settings import ProfileStore, secrets
 from app.sim import SimServer, generate_show
 from app.ui.launch.first_run import FirstRunDialog
 from app.ui.launch.show_desk import ShowDesk

@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 from app.api.check import ConnectionCheck
 from app.api.connection import Connection
 from app.api.registry import Registry, default_registry
-from app.settings import KEYRING_SERVICE, Profile, ProfileStore, SecretStore
+from app.profile.settings import KEYRING_SERVICE, Profile, ProfileStore, SecretStore
 from app.ui.window.profile_dialog import ProfileDialog, url_problem
 from tests.conftest import MemoryKeyring
 from tests.gui.conftest import until

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from pytestqt.qtbot import QtBot
 
-from app.settings import Profile, ProfileStore, SecretStore
+from app.profile.settings import Profile, ProfileStore, SecretStore
 from app.ui.window.profile_dialog import ProfileDialog
 from app.ui.window.profile_manager import ProfileManager
 from tests.conftest import MemoryKeyring

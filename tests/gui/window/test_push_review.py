@@ -12,7 +12,7 @@ import pytest
 import qasync
 from PySide6.QtWidgets import QDialog
 
-from app.settings import Profile, ProfileStore
+from app.profile.settings import Profile, ProfileStore
 from app.sim import SimServer, generate_show
 from app.ui.window.push_review import PushReviewDialog
 from tests.gui.conftest import Opened, Opener, config, profile_for, until, wait_synced
@@ -62,7 +62,7 @@ def test_a_large_push_is_reviewed_first_and_dont_ask_again_is_kept(
     first = tree.topLevelItem(0)
     assert first is not None and first.text(0).startswith("Customers · ")
     assert " → Alpha" in first.child(0).text(1) and first.child(0).text(1).startswith("City: ")
-    # requests and time at the current budget (app/sync/push_plan.py)
+    # requests and time at the current budget (app/sync/push/cost.py)
     assert "4 requests (3 sends, 1 listing)" in dialog.cost.text()
     assert "/300 per 60 s" in dialog.cost.text()
     dialog.dont_ask.setChecked(True)

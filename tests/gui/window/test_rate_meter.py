@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 import qasync
 
-from app.connect import connection_for
+from app.profile.connect import connection_for
 from app.sim import SimServer, generate_show
 from app.store.request_history import shared_window
 from tests.gui.conftest import SECRET, Opener, config, profile_for, until, wait_synced

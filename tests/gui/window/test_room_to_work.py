@@ -15,7 +15,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QTabWidget
 from pytestqt.qtbot import QtBot
 
-from app.settings import ProfileStore, secrets
+from app.profile.settings import ProfileStore, secrets
 from app.sim import SimServer, generate_show
 from app.store.changes import NewChange
 from app.ui.launch.show_desk import ShowDesk

@@ -11,7 +11,7 @@ from typing import cast
 
 import qasync
 
-from app.settings import ProfileStore
+from app.profile.settings import ProfileStore
 from app.sim import SimServer, generate_show
 from app.ui.window.main_window import MainWindow
 from tests.gui.conftest import Opener, config, profile_for, save_screenshot, until, wait_synced

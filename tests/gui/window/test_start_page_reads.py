@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from app.sim import SimServer, generate_show
 from app.store.changes import NewChange
-from app.sync import show_summary
+from app.sync.reports import show_summary
 from app.ui.session.session import ShowSession
 from app.ui.window import start_page
 from app.ui.window.start_page import READING

@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.api.governor import GovernorState
-from app.sync.push_review import summarize
-from app.sync.pusher import PushReport
+from app.sync.push.pusher import PushReport
+from app.sync.reports.push_review import summarize
 from app.ui.window.status_bar import ShowStatusBar
 
 

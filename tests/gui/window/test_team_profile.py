@@ -12,7 +12,7 @@ import pytest
 import qasync
 from PySide6.QtCore import QTimer
 
-from app.settings import KEYRING_SERVICE, ProfileStore, SecretStore
+from app.profile.settings import KEYRING_SERVICE, ProfileStore, SecretStore
 from app.ui.window.profile_dialog import ProfileDialog
 from tests.conftest import MemoryKeyring
 from tests.gui.conftest import until

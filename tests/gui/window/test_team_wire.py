@@ -14,7 +14,7 @@ import qasync
 from PySide6.QtCore import Qt
 
 from app.sim import SimServer, generate_show
-from app.sync.edits import FieldEdit
+from app.sync.edit.editor import FieldEdit
 from app.team.budget import TeamWindow
 from app.team.database import TeamDatabase
 from app.team.relay import hand_over

@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QPalette
 from pytestqt.qtbot import QtBot
 
 from app.sim import SimServer, generate_show
-from app.sync.pusher import PushProgress
+from app.sync.push.pusher import PushProgress
 from app.ui.common.palette import Hue, background, is_dark, text
 from app.ui.window.actions import ACTIONS
 from app.ui.window.status_bar import ShowStatusBar

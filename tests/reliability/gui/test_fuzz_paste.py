@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.edits import Editor
+from app.sync.edit.editor import Editor
 from app.ui.table.gestures import to_tsv
 from app.ui.table.undo_commands import UndoableEdits
 from tests.gui.table.test_gestures import Grid

@@ -17,11 +17,11 @@ from PySide6.QtWidgets import QApplication
 
 from app.api.errors import StoreUnavailable
 from app.api.registry import default_registry
-from app.settings import Profile, ProfileStore, SecretStore, secrets
+from app.profile.settings import Profile, ProfileStore, SecretStore, secrets
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from app.sync.edits import Editor, FieldEdit
+from app.sync.edit.editor import Editor, FieldEdit
 from app.ui.launch.crash import CrashReporter
 from app.ui.window.profile_dialog import ProfileDialog
 from tests.conftest import MemoryKeyring

@@ -21,8 +21,8 @@ import shiboken6
 from PySide6.QtCore import QSettings, QTimer
 
 from app.cli import main as showdesk
-from app.logs import file_handler, log_path, logging_to_file, remember_secret, start_logging
-from app.settings import SECRET_ENV, Profile, ProfileStore, secrets
+from app.profile.logs import file_handler, log_path, logging_to_file, remember_secret, start_logging
+from app.profile.settings import SECRET_ENV, Profile, ProfileStore, secrets
 from app.sim import SimConfig, SimServer, generate_show
 from app.ui.launch.crash import CrashReporter
 from app.ui.launch.show_desk import ShowDesk

@@ -1,0 +1,1 @@
+"""Editing: the Editor, undo steps, the overlay, reverts; may import push and pull."""

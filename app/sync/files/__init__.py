@@ -1,0 +1,1 @@
+"""Files in and out: imports, exports, the formula guard; may import edit, push and pull."""

@@ -1,0 +1,329 @@
+"""Reading an import file: a CSV or XLSX file as a table of text cells, and a cell's meaning.
+
+`read_table` gives the header and the non-empty rows (an XLSX export split across sheets is read as
+one table: every sheet whose header equals the first sheet's); cells are text, the way a CSV would
+hold them, with an export's formula guard removed. A CSV is read strictly (`read_csv`): encoding
+and separator detected or given, and a malformed file an error naming its line. `parse_cell` turns
+a cell into the value it means for a field of a model (lists as `a;b;c` or JSON, objects as JSON);
+coercion and validation are the model's, in `importer`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import json
+import zipfile
+import zlib
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, time
+from pathlib import Path
+from typing import Any, get_args, get_origin
+from xml.etree.ElementTree import ParseError
+
+import openpyxl
+from openpyxl.utils.exceptions import InvalidFileException
+
+from app.api.errors import InvalidValue
+from app.api.models import ShowRecord
+from app.sync.files.cell_text import cell_text
+from app.sync.files.formula_guard import restore
+
+# What openpyxl raises for a file that is not a workbook (or a damaged one).
+_NOT_A_WORKBOOK = (
+    zipfile.BadZipFile,
+    InvalidFileException,
+    KeyError,
+    ValueError,
+    TypeError,
+    EOFError,
+)
+# What reading a workbook's sheet may raise part-way, once opened: the above, a compressed
+# stream that does not inflate, XML that does not parse.
+_DAMAGED = (*_NOT_A_WORKBOOK, zlib.error, ParseError)
+
+
+@dataclass(frozen=True)
+class Row:
+    number: int  # the line it starts on (CSV) or its row in its sheet; the header is line 1
+    cells: dict[str, str]  # column → cell text ("" when empty)
+    sheet: str | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: list[str]
+    rows: list[Row]
+
+
+def file_format(path: Path, fallback: Path | None = None) -> str:
+    for candidate in (path, fallback):
+        if candidate is not None and candidate.suffix.lower() in (".csv", ".xlsx"):
+            return candidate.suffix.lower()[1:]
+    raise InvalidValue("file", f"{path.name}: import reads .csv or .xlsx files")
+
+
+@dataclass(frozen=True)
+class TableFile:
+    """A CSV or XLSX file read as a table, streamed: `columns` (its header, read on opening)
+    and `rows()`, a fresh pass over its non-empty rows each time it is called — never the whole
+    file in memory, so an import plans a million rows in flat memory (two passes: the keys,
+    then the rows)."""
+
+    path: Path
+    columns: list[str]
+    rows: Callable[[], Iterator[Row]]
+
+    def table(self) -> Table:
+        """Every row at once (the window's import dialog, small files)."""
+        return Table(self.columns, list(self.rows()))
+
+
+def read_table(path: Path, *, delimiter: str | None = None, encoding: str | None = None) -> Table:
+    """The header and the non-empty rows of a CSV or XLSX file; a file that is not one, or a CSV
+    that is malformed, is an InvalidValue naming the line (see `read_csv`)."""
+    return open_table(path, delimiter=delimiter, encoding=encoding).table()
+
+
+def open_table(
+    path: Path, *, delimiter: str | None = None, encoding: str | None = None
+) -> TableFile:
+    """The file as a `TableFile` (its header read and checked now, its rows as they are asked)."""
+    if file_format(path) == "csv":
+        return open_csv(path, delimiter=delimiter, encoding=encoding)
+
+    def sheets() -> Iterator[tuple[str, Iterator[tuple[int, Sequence[Any]]]]]:
+        try:
+            workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        except _NOT_A_WORKBOOK as exc:
+            raise InvalidValue(
+                "file", f"{path.name} is not an Excel workbook (.xlsx) ({type(exc).__name__})"
+            ) from None
+        try:
+            for ws in workbook:
+                yield ws.title, _checked(path, enumerate(ws.iter_rows(values_only=True), 1))
+        except _DAMAGED as exc:
+            raise _damaged(path, exc) from None
+        finally:
+            workbook.close()
+
+    return _table_file(path, sheets)
+
+
+def _checked(path: Path, rows: Iterator[tuple[int, Sequence[Any]]]) -> Iterator[tuple[int, Any]]:
+    """A sheet's rows as openpyxl reads them, lazily: a sheet found damaged part-way (a bad
+    CRC, a broken compressed stream, malformed XML) is an InvalidValue naming the file, as one
+    found damaged on opening — not an exception the reader cannot tell from a bug."""
+    try:
+        yield from rows
+    except _DAMAGED as exc:
+        raise _damaged(path, exc) from None
+
+
+def _damaged(path: Path, exc: BaseException) -> InvalidValue:
+    return InvalidValue("file", f"{path.name}: a damaged workbook ({type(exc).__name__})")
+
+
+def read_csv(path: Path, *, delimiter: str | None = None, encoding: str | None = None) -> Table:
+    """`open_csv`, every row at once."""
+    return open_csv(path, delimiter=delimiter, encoding=encoding).table()
+
+
+def open_csv(path: Path, *, delimiter: str | None = None, encoding: str | None = None) -> TableFile:
+    """A CSV file as a table, strictly: the encoding is UTF-8 (with or without BOM) or else the
+    Windows code page, or `encoding`; the delimiter `,` `;` or tab is detected from the header
+    line, or `delimiter`. A NUL byte, an unterminated quote or a row with more or fewer cells than
+    the header is an error naming its line — never a guess that changes data. The file is read
+    in chunks (the encoding checked over the whole file first), never held whole."""
+    codec, used = _decoding(path, encoding)
+    with path.open(encoding=codec, newline="") as f:
+        sep = _delimiter(path, f.readline(), delimiter)
+
+    def rows() -> Iterator[tuple[int, Sequence[Any]]]:
+        with path.open(encoding=codec, newline="") as f:
+            reader = csv.reader(f, delimiter=sep, strict=True)
+            width: int | None = None
+            while True:
+                start = reader.line_num + 1  # the line this row starts on (quoted cells span)
+                try:
+                    cells = next(reader)
+                except StopIteration:
+                    return
+                except csv.Error as exc:
+                    problem = _csv_problem(exc)
+                    raise InvalidValue("file", f"{path.name}, line {start}: {problem}") from None
+                if not any(cell.strip() for cell in cells):
+                    continue  # a blank line
+                if width is None:
+                    width = len(cells)
+                elif len(cells) != width:
+                    raise InvalidValue(
+                        "file",
+                        f"{path.name}, line {start}: {len(cells)} cells where the header has "
+                        f"{width} (read with {_SEPARATORS[sep]} as the separator and {used})",
+                    )
+                yield start, cells
+
+    return _table_file(path, lambda: iter([("", rows())]))
+
+
+_SEPARATORS = {",": "“,”", ";": "“;”", "\t": "tab"}
+_ENCODINGS = ("utf-8-sig", "cp1252")  # UTF-8 (a BOM allowed), else what Windows Excel writes
+
+
+_CHUNK = 1 << 20  # bytes read at a time
+
+
+def _decoding(path: Path, encoding: str | None) -> tuple[str, str]:
+    """The codec the file reads with and its name for messages: `encoding`, else UTF-8 (a BOM
+    allowed), else the Windows code page — checked over the whole file, chunk by chunk, with
+    a NUL byte or an undecodable byte named by its line."""
+    for name in (encoding,) if encoding else _ENCODINGS:
+        try:
+            decoder = codecs.getincrementaldecoder(name)()
+        except LookupError:
+            raise InvalidValue("encoding", f"unknown encoding {name!r}") from None
+        problem = _undecodable(path, decoder)
+        if problem is None:
+            return name, ("UTF-8" if name == "utf-8-sig" else name)
+        if encoding:
+            raise InvalidValue("file", f"{path.name}, line {problem}: not {encoding} text")
+    message = f"{path.name} is neither UTF-8 nor Windows text: save it as “CSV UTF-8”"
+    raise InvalidValue("file", message)
+
+
+def _undecodable(path: Path, decoder: codecs.IncrementalDecoder) -> int | None:
+    """The line of the first byte `decoder` cannot read (None: all of it reads); a NUL byte is
+    an InvalidValue at once (not a text file)."""
+    lines = 1
+    with path.open("rb") as f:
+        while True:
+            chunk = f.read(_CHUNK)
+            if b"\0" in chunk:
+                line = lines + chunk[: chunk.index(b"\0")].count(b"\n")
+                raise InvalidValue(
+                    "file", f"{path.name}, line {line}: a NUL byte (is it a CSV file?)"
+                )
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as exc:
+                return lines + chunk[: max(exc.start, 0)].count(b"\n")
+            if not chunk:
+                return None
+            lines += chunk.count(b"\n")
+
+
+def _delimiter(path: Path, text: str, given: str | None) -> str:
+    """The separator: the one given (`,` `;` `tab`), else the one the header line uses most."""
+    if given is not None:
+        sep = {"tab": "\t", "\\t": "\t"}.get(given.lower(), given)
+        if sep not in _SEPARATORS:
+            raise InvalidValue("delimiter", f"the separator is , ; or tab (not {given!r})")
+        return sep
+    header = text.lstrip("\ufeff").split("\n", 1)[0]
+    counts = {sep: _outside_quotes(header).count(sep) for sep in _SEPARATORS}
+    best = max(counts, key=lambda sep: counts[sep])
+    return best if counts[best] else ","
+
+
+def _outside_quotes(line: str) -> str:
+    """The line without its quoted parts (a separator inside quotes is text)."""
+    return "".join(part for n, part in enumerate(line.split('"')) if n % 2 == 0)
+
+
+def _csv_problem(exc: csv.Error) -> str:
+    text = str(exc)
+    if "unexpected end of data" in text or "EOF" in text:
+        return "a quote opened here is never closed"
+    return f"not readable as CSV ({text})"
+
+
+Sheets = Callable[[], Iterator[tuple[str, Iterator[tuple[int, Sequence[Any]]]]]]
+
+
+def _table_file(path: Path, sheets: Sheets) -> TableFile:
+    """The table over `sheets` (each: title, rows as (line, cells)); the header is the first
+    sheet's first row, later sheets count only when they start with the same header (an export
+    split across sheets). Every text cell goes through `formula_guard.restore` (an export's
+    apostrophe before a formula-looking text comes off, exactly)."""
+    header: list[str] = []
+    for _title, values in sheets():
+        first = next(values, None)
+        if first is not None:
+            header = [_cell_text(c).strip() for c in first[1]]
+        break
+    while header and not header[-1]:
+        header.pop()
+    if not header:
+        raise InvalidValue("file", "the file is empty: the first row must name the columns")
+    repeated = [c for c, n in Counter(header).items() if n > 1 or not c]
+    if repeated:
+        raise InvalidValue("file", f"blank or repeated column names: {repeated}")
+
+    def rows() -> Iterator[Row]:
+        for title, values in sheets():
+            first = next(values, None)
+            if first is None or [_cell_text(c).strip() for c in first[1][: len(header)]] != header:
+                continue  # not a continuation sheet of the same table
+            for number, raw in values:
+                cells = {
+                    c: restore(_cell_text(v).strip()) for c, v in zip(header, raw, strict=False)
+                }
+                if any(cells.values()):
+                    yield Row(number, {c: cells.get(c, "") for c in header}, title or None)
+
+    return TableFile(path, header, rows)
+
+
+def _cell(value: Any) -> str:
+    """A cell's text as the importer reads it (an export's formula guard taken off)."""
+    return str(restore(_cell_text(value).strip()))
+
+
+def _cell_text(value: Any) -> str:
+    """A cell as text: XLSX numbers, booleans and dates the way a CSV would hold them."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return cell_text(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, datetime):
+        return value.date().isoformat() if value.time() == time() else value.isoformat()
+    return str(value)
+
+
+def parse_cell(model: type[ShowRecord], name: str, text: str, base: dict[str, Any] | None) -> Any:
+    """The value a cell means for field `name`: lists and objects are parsed, the rest is left
+    for the model to coerce (an unknown field keeps the JSON type of its cached value)."""
+    info = model.model_fields.get(name)
+    if info is None:
+        old = None if base is None else base.get(name)
+        return text if old is None or isinstance(old, str) else _json(name, text, quiet=True)
+    kind = _kind(info.annotation)
+    if kind == "list" and not text.startswith("["):
+        return [part.strip() for part in text.split(";") if part.strip()]
+    if kind in ("list", "object"):
+        return _json(name, text)
+    return text
+
+
+def _kind(annotation: Any) -> str:
+    """ "list", "object" or "scalar" for a model field's annotation (Optional unwrapped)."""
+    for tp in (annotation, *get_args(annotation)):
+        if get_origin(tp) is list or tp is list:
+            return "list"
+        if tp is dict or get_origin(tp) is dict or hasattr(tp, "model_fields"):
+            return "object"
+    return "scalar"
+
+
+def _json(name: str, text: str, *, quiet: bool = False) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        if quiet:
+            return text
+        raise InvalidValue(name, "not valid JSON (lists may also be written a;b;c)", text) from None

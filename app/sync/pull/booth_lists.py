@@ -1,0 +1,165 @@
+"""A booth's lists — its products, its vendors: the lists the show answers per parent record.
+
+These resources (`nested_by_param` in the registry) cannot be asked by `modifiedAfter`
+(decision 0014). A full sync lists each parent's list in full (that is what proves deletions),
+after the parent resource; an incremental sync lists only the parents whose list was never listed
+or whose record came new or changed in a sync since (issue 17: it cost one request per parent on
+every sync, 2,000 of the 2,058 requests after 10 changes on a `large` show). When each list was
+last listed is kept in the cache (app/store/nested_lists.py): a record opened in the window
+refreshes its own lists (`refresh`, through `Puller.refresh_lists`), and the background sweep
+(app/sync/pull/booth_sweep.py) the rest, oldest first.
+
+A 404 for one booth is a booth deleted on the show since; only when the first NOT_OFFERED_AFTER
+booths asked all answer 404 is it the list itself the show does not offer.
+
+The listing itself (pages, the cache's writes, deletions only on proof) is the Puller's: this
+module says which lists to ask and notes when each was listed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from app.api.errors import ListingIncomplete, NotFound
+from app.api.registry import Resource
+from app.store.nested_lists import NestedLists
+from app.sync.pull.sync_report import ResourceSync
+
+if TYPE_CHECKING:  # the Puller builds its booth lists: no import at run time
+    from app.sync.pull.puller import Puller
+
+# A per-parent list whose first this many parents asked all answer 404 is not offered by the
+# show (fewer parents: all of them); a 404 after one answered is a parent gone since.
+NOT_OFFERED_AFTER = 3
+
+
+class BoothLists:
+    """The lists `puller` asks per parent record, and when each was last listed."""
+
+    def __init__(self, puller: Puller) -> None:
+        self.puller = puller
+        self.cache = puller.cache
+        self.registry = puller.registry
+        self.nested = NestedLists(puller.cache)
+        # parent slug → the resources listed per its records (booths → products, vendors)
+        self.children: dict[str, list[Resource]] = {}
+        for res in self.registry:
+            if res.nested_by_param and res.parent is not None:
+                self.children.setdefault(res.parent, []).append(res)
+
+    def forget_changed(
+        self, res: Resource, page: Sequence[dict[str, Any]], ids: Iterable[str]
+    ) -> None:
+        """Records of a parent resource that arrive new or changed (`ids`: the ids the cache
+        stores them under): their lists are to be listed again (by this sync's per-parent step,
+        or the next one if this one stops)."""
+        cached = self.cache.get_many(res.slug, list(ids))
+        changed = [
+            str(record[res.key])
+            for record in page
+            if record.get(res.key) not in (None, "")
+            and _changed(cached.get(str(record.get("id", record[res.key]))), record)
+        ]
+        for child in self.children.get(res.slug, ()) if changed else ():
+            self.nested.forget(child.slug, changed)
+
+    async def sync(self, res: Resource, result: ResourceSync, cancel: asyncio.Event | None) -> None:
+        """Each parent's list: every parent on a full sync, else the parents never listed or
+        new or changed since (their rows in `nested_lists` are gone)."""
+        assert res.parent is not None  # a per-parent resource always names its parent
+        parent = self.registry[res.parent]
+        keys = [str(r[parent.key]) for r in self.cache.records(parent.slug) if r.get(parent.key)]
+        chosen = keys if result.full else self.nested.unlisted(res.slug, parent.slug)
+        result.parents = len(keys)
+        await self._list_parents(res, chosen, result, cancel)
+        if result.failure is not None or result.kept:
+            return  # not every parent's list is known complete: no parent is given up
+        gone = sorted(set(self.cache.parents(res.slug)) - set(keys))
+        for key in gone:
+            result.removed += self.cache.delete(res.slug, self.cache.ids(res.slug, key), parent=key)
+        self.nested.forget(res.slug, gone)
+
+    async def _list_parents(
+        self, res: Resource, keys: list[str], result: ResourceSync, cancel: asyncio.Event | None
+    ) -> None:
+        """List each parent's list in turn. A 404 is a parent gone from the show since it was
+        cached (an incremental sync still holds the parents deleted since): noted as listed, its
+        cached records kept until a full sync proves it gone. Only when the first
+        NOT_OFFERED_AFTER parents asked all answer 404 (or every one, when fewer) is it the list
+        itself the show does not offer (raises `NotFound`)."""
+        gone: list[str] = []  # parents answered 404 since the last list that answered
+        answered = False
+        for key in keys:
+            try:
+                await self.list_parent(res, key, result, cancel)
+                answered = True
+            except NotFound:
+                gone.append(key)
+                if not answered and len(gone) >= min(NOT_OFFERED_AFTER, len(keys)):
+                    raise  # the list itself is not offered
+            except ListingIncomplete as exc:  # one parent's list: the others still sync
+                result.failure = result.failure or exc.message
+                answered = True
+            if answered and gone:  # parents gone since: not asked again
+                self.nested.listed(res.slug, gone, self.puller.now())
+                gone = []
+
+    async def list_parent(
+        self,
+        res: Resource,
+        key: str,
+        result: ResourceSync,
+        cancel: asyncio.Event | None = None,
+        *,
+        interactive: bool = False,
+    ) -> None:
+        """List one parent's list of `res` in full: upsert it, delete what it lacks (on proof
+        only), and note when it was listed (raises `NotFound`, `ListingIncomplete`).
+
+        An uncertain listing (a show that ignores paging names sent one page) is noted as listed
+        too: asked again, it answers the same page, so every sync and the sweep would ask it again
+        for nothing. It still deletes nothing (`Puller.retain`)."""
+        listed_at = self.puller.now()
+        pull = self.puller.pull
+        seen, uncertain = await pull(res, key, None, result, cancel, interactive=interactive)
+        self.puller.retain(res, key, seen, uncertain, result)
+        result.lists += 1
+        self.nested.listed(res.slug, [key], listed_at)
+
+    async def refresh(
+        self, parent_slug: str, key: str, slugs: Iterable[str] | None = None
+    ) -> list[ResourceSync]:
+        """List again the lists of one parent record — a booth opened or edited in the window
+        (its products, its vendors; only `slugs` when given), as interactive requests. A list
+        that fails says why in its result's `failure`; a parent the show no longer has lists
+        nothing."""
+        wanted = None if slugs is None else set(slugs)
+        results = []
+        for child in self.children.get(parent_slug, ()):
+            if wanted is not None and child.slug not in wanted:
+                continue
+            result = ResourceSync(child.slug, full=False, parents=1)
+            try:
+                await self.list_parent(child, key, result, interactive=True)
+            except NotFound:
+                pass  # the parent (or the list) is gone: its cached records stay until proved
+            except ListingIncomplete as exc:
+                result.failure = exc.message
+            results.append(result)
+        return results
+
+
+def _changed(cached: dict[str, Any] | None, record: dict[str, Any]) -> bool:
+    """A record new or changed since it was cached. `modifiedDate` counts only when both carry
+    it: some shows leave it out of plain listings and send it with `modifiedAfter` (API.md)."""
+    if cached is None:
+        return True
+    if "modifiedDate" in cached and "modifiedDate" in record:
+        return cached != record
+    return _undated(cached) != _undated(record)
+
+
+def _undated(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "modifiedDate"}

@@ -1,0 +1,277 @@
+"""The Puller fills the cache from the show: full syncs and incremental (`modifiedAfter`) ones.
+
+`modifiedAfter` takes a date, not an instant, so an incremental sync asks from the day *before*
+the last completed sync began and upserts what comes back: time zones and clock skew lose nothing.
+Only a full sync can see deletions (a record missing from the full listing is removed).
+
+Resources listed per parent (a booth's products and vendors) cannot be asked by `modifiedAfter`:
+which parents' lists a sync asks, and when each was last listed, is app/sync/pull/booth_lists.py's
+(decision 0014); the listing itself is this module's.
+
+Operations that answer per record of another resource and have no list of their own in the
+sync (delivery dates *by product*) are not pulled: one request per product would spend the whole
+rate budget on them, so the window asks for them on demand.
+A resource's sync state advances only when that resource completed, so an interrupted or
+cancelled sync keeps what it stored and resumes correctly.
+
+A list answered 404 is a resource this show does not offer (or offers under another path), not a
+failed sync: it is marked so in the cache with the reason, skipped with the resources listed per
+its records, and the sync goes on (`SyncReport.not_offered`; `showdesk check` looks for the path).
+
+Deletions need proof (issue 12): the client raises `ListingIncomplete` when a listing's pages do
+not add up; that resource's sync then *fails* — what arrived is kept, nothing is deleted, it is
+not marked complete — and the report lists it in `failed` while the other resources go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from app.api.client import ShowClient
+from app.api.errors import ListingIncomplete, NotFound
+from app.api.registry import Resource
+from app.store.cache import Cache
+from app.sync.pull.booth_lists import BoothLists
+from app.sync.pull.sync_report import ResourceSync, SyncProgress, SyncReport
+
+# What a sync reports is named here too, as it always was.
+__all__ = [
+    "BULK_RECORDS",
+    "Puller",
+    "ResourceSync",
+    "SyncCancelled",
+    "SyncProgress",
+    "SyncReport",
+    "utc_now",
+]
+
+# Pages that arrive while the cache is still writing the ones before are written together, in
+# one transaction of up to this many records: when the show answers faster than the cache
+# writes, fewer transactions (5-15 % faster into an empty cache than pages of 1,000; decision
+# 0021). When the show is the slower, each page is written as it comes.
+BULK_RECORDS = 5_000
+
+
+class SyncCancelled(Exception):
+    """Raised inside a resource's sync when the user cancelled; caught by `Puller.sync`."""
+
+
+def utc_now() -> datetime:
+    """Now, zone-less UTC (the way the API writes its dates)."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class Puller:
+    """Pulls resources from `client` into `cache`; `on_progress` hears about every page."""
+
+    def __init__(
+        self,
+        client: ShowClient,
+        cache: Cache,
+        *,
+        on_progress: Callable[[SyncProgress], None] | None = None,
+        now: Callable[[], datetime] = utc_now,
+        page_size: int | None = None,
+    ) -> None:
+        self.client = client
+        self.cache = cache
+        self.registry = client.registry
+        self.on_progress = on_progress or (lambda progress: None)
+        self.now = now
+        self.page_size = page_size
+        self.booth_lists = BoothLists(self)
+        # What the sweep (app/sync/pull/booth_sweep.py) asks of the Puller, as before the split:
+        self.nested = self.booth_lists.nested  # when each parent's list was last listed
+        self.children = self.booth_lists.children  # booths → products, vendors
+        self.list_parent = self.booth_lists.list_parent  # one parent's list, in full
+
+    def plan(self, slugs: Iterable[str] | None = None) -> list[Resource]:
+        """The resources to sync, every per-parent resource after its parent."""
+        wanted = list(slugs) if slugs is not None else [r.slug for r in self.registry]
+        chosen = [self.registry[s] for s in wanted]
+        return sorted(chosen, key=lambda r: r.nested_by_param)
+
+    async def sync(
+        self,
+        slugs: Iterable[str] | None = None,
+        *,
+        full: bool = False,
+        cancel: asyncio.Event | None = None,
+    ) -> SyncReport:
+        """Sync each resource in turn; stop cleanly (report.cancelled) when `cancel` is set.
+
+        A resource this show does not offer (its list answered 404), and any listed per its
+        records, is marked so and skipped (report.not_offered); the others go on.
+        """
+        report = SyncReport()
+        for res in self.plan(slugs):
+            why = self._parent_not_offered(res)
+            if why is None:
+                try:
+                    result = await self.sync_resource(res, full=full, cancel=cancel)
+                except SyncCancelled:
+                    report.cancelled = True
+                    break
+                except NotFound:  # the list's path: this show does not offer it (there)
+                    why = _not_offered_reason(res)
+                else:
+                    report.resources.append(result)
+                    if result.failure is not None:  # issue 12: paging
+                        report.failed.append((res.slug, result.failure))
+                    continue
+            self.cache.mark_not_offered(res.slug, why, self.now())
+            report.not_offered.append((res.slug, why))
+        return report
+
+    def _parent_not_offered(self, res: Resource) -> str | None:
+        """Why a per-parent resource is skipped: its parent is not offered by this show."""
+        if res.parent is None:
+            return None
+        state = self.cache.sync_state(res.parent)
+        if state is None or state.not_offered is None:
+            return None
+        return f"its parent {self.registry[res.parent].title} is not offered"
+
+    async def sync_resource(
+        self, res: Resource, *, full: bool = False, cancel: asyncio.Event | None = None
+    ) -> ResourceSync:
+        since = None if full else self.modified_after(res.slug)
+        result = ResourceSync(res.slug, full=since is None)
+        started = self.now()
+        self.cache.begin_sync(res.slug, started)
+        try:
+            if res.nested_by_param:
+                await self.booth_lists.sync(res, result, cancel)
+            else:
+                seen, uncertain = await self.pull(res, None, since, result, cancel)
+                if since is None:
+                    self.retain(res, None, seen, uncertain, result)
+        except ListingIncomplete as exc:  # issue 12: paging — keep the cache, fail visibly
+            result.failure = exc.message
+        if result.kept:
+            result.notices.append(
+                f"{res.title}: the show ignores paging names and sent one page; {result.kept} "
+                "cached records not in it were kept and the sync is unfinished (set "
+                f"[resources.{res.slug}.paging] in api-overrides.toml if the show pages)"
+            )
+        if result.failure is None and not result.kept:
+            self.cache.complete_sync(res.slug, started, full=result.full)
+        self._publish(res, result.fetched, result.fetched, finished=True)
+        return result
+
+    def modified_after(self, slug: str) -> date | None:
+        """The day before the last completed sync began; None when a full sync is needed."""
+        state = self.cache.sync_state(slug)
+        if state is None or state.last_completed is None:
+            return None
+        return state.last_completed.date() - timedelta(days=1)
+
+    async def pull(
+        self,
+        res: Resource,
+        parent: str | None,
+        since: date | None,
+        result: ResourceSync,
+        cancel: asyncio.Event | None,
+        *,
+        interactive: bool = False,
+    ) -> tuple[set[str], bool]:
+        """List `res` (one parent's list when `parent` is given) into the cache: the ids listed,
+        and whether the listing was marked uncertain (see `retain`)."""
+        seen: set[str] = set()
+        uncertain = False
+        # Until the server says how many there are: a full listing is about as long as the last.
+        expected = self.cache.count(res.slug) if since is None and parent is None else None
+        # A top-level full listing deletes what it lacks: its end is always proved. (Per-parent
+        # lists trust what the profile learned: one more request per parent would be too many.)
+        pages = self.client.list(
+            res,
+            modified_after=since,
+            parent=parent,
+            page_size=self.page_size,
+            prove_end=since is None and parent is None,
+            interactive=interactive,
+        )
+        received = 0
+        # The pages before, written to the cache on a worker thread while the next one is asked
+        # for (issue 17: the show's answer and the cache's write overlap). One write at a time:
+        # pages are written in order, and the listing ends when its last page is in. Pages that
+        # come while a write is under way are gathered for the next (BULK_RECORDS).
+        writing: asyncio.Future[None] | None = None
+        gathered: list[dict[str, Any]] = []
+        try:
+            async for page in pages:
+                received += 1 if page else 0  # (a learned or uncertain marker page is empty)
+                gathered += page
+                busy = writing is not None and not writing.done()
+                if not busy or len(gathered) >= BULK_RECORDS:
+                    if writing is not None:
+                        await writing
+                    write = asyncio.to_thread(self._store, res, parent, gathered)
+                    writing, gathered = asyncio.ensure_future(write), []
+                seen.update(_record_ids(res, page))
+                result.fetched += len(page)
+                result.notices += [page.notice] if page.notice else []
+                uncertain = uncertain or page.uncertain
+                total = page.total if page.total is not None else expected or None
+                self._publish(res, result.fetched, total)
+                if cancel is not None and cancel.is_set():
+                    raise SyncCancelled(res.slug)
+        finally:
+            if writing is not None:  # never left writing after the sync ends, however it ends
+                await asyncio.shield(writing)
+            if gathered:  # what arrived is kept, however the listing ends
+                await asyncio.shield(asyncio.to_thread(self._store, res, parent, gathered))
+        result.requests += max(1, received)  # an empty list still took its request
+        return seen, uncertain
+
+    def _store(self, res: Resource, parent: str | None, page: Sequence[dict[str, Any]]) -> None:
+        """Write one page to the cache (on a worker thread): a parent's records that came new
+        or changed first give up their nested lists' freshness, then the page is upserted."""
+        if res.slug in self.children:
+            self.booth_lists.forget_changed(res, page, _record_ids(res, page))
+        self.cache.upsert(res.slug, page, parent=parent)
+
+    def retain(
+        self,
+        res: Resource,
+        parent: str | None,
+        seen: set[str],
+        uncertain: bool,
+        result: ResourceSync,
+    ) -> None:
+        """After a full listing, delete the cached records it lacks — only on proof: an
+        uncertain listing (one page from a show that ignores paging) deletes nothing."""
+        if not uncertain:
+            result.removed += self.cache.retain_only(res.slug, seen, parent=parent)
+        else:
+            result.kept += len(set(self.cache.ids(res.slug, parent)) - seen)
+
+    async def refresh_lists(
+        self, parent_slug: str, key: str, slugs: Iterable[str] | None = None
+    ) -> list[ResourceSync]:
+        """List again the lists of one record opened in the window (`BoothLists.refresh`)."""
+        return await self.booth_lists.refresh(parent_slug, key, slugs)
+
+    def _publish(
+        self, res: Resource, done: int, total: int | None, *, finished: bool = False
+    ) -> None:
+        if total is not None and not finished:
+            total = max(total, done)  # an estimate never reads "600 of 500"
+        self.on_progress(SyncProgress(res.slug, res.title, done, total, finished))
+
+
+def _not_offered_reason(res: Resource) -> str:
+    op = res.op("list")
+    return f"{op.method} {op.path.partition('?')[0]} answered 404"
+
+
+def _record_ids(res: Resource, page: Sequence[dict[str, Any]]) -> Iterable[str]:
+    """The ids the cache stores these records under (the key field when a record has no id)."""
+    for record in page:
+        ident = record.get("id", record.get(res.key))
+        if ident is not None:
+            yield str(ident)

@@ -1,0 +1,1 @@
+"""Pushing the outbox to the show: checks, requests, answers, verification; may import pull."""

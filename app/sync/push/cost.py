@@ -1,0 +1,227 @@
+"""What a push will cost: how many requests it makes and how long that takes at the rate budget.
+
+The one estimate of a push, told alike by the outbox's review pane (app/ui/outbox/outbox_view.py)
+and `showdesk push --dry-run` (app/commands/push.py). `plan_push(changes, registry)` counts the
+requests the Pusher (app/sync/push/pusher.py) makes for the pending changes among `changes`, walking
+each record's changes in rounds as it does (`plan_pages` counts the same from pages of changes,
+holding a few numbers per change in a temporary file: `push --dry-run` of a million changes):
+
+- one per create, delete and special operation; a record's consecutive updates are ONE PUT;
+- changes that share a bulk operation (`batches.batch_key`: record changes of a bulk-only
+  resource, specials whose operation takes a list, a booth's `associate` changes sent as one
+  `associate-many`) go together, ceil(elements / batch) requests per round — `batch` from the
+  registry, capped at the Pusher's `BULK_SIZE`; a record's consecutive bulk updates send one
+  element;
+- plus ONE incremental listing per resource to look for conflicts before (when updates or
+  deletes were made on a server version), and one listing after per booth whose associations
+  changed and per resource that got bulk-created records (at least one page each).
+
+`push_seconds` turns a request count into time at the RateGovernor's current state: the room
+left in its window goes at once, the rest at the pace the limit allows background work;
+`plan_text` says it all in one line.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from contextlib import closing
+from dataclasses import astuple, dataclass
+from itertools import groupby
+from operator import itemgetter
+
+from app.api.governor import GovernorState
+from app.api.pacing import allowed_requests
+from app.api.registry import Registry, Resource
+from app.store.changes import Change
+from app.store.scratch import scratch_db, written
+from app.sync.push.batches import BULK_SIZE, batch_key, collapses, lines_of
+
+
+@dataclass(frozen=True)
+class PushPlan:
+    """The requests a push of `changes` pending changes makes."""
+
+    changes: int = 0
+    sends: int = 0  # requests carrying the changes
+    bulk: int = 0  # of the sends, bulk requests
+    checks: int = 0  # listings before (conflicts) and after (what the server filled in)
+
+    @property
+    def requests(self) -> int:
+        return self.sends + self.checks
+
+
+def plan_push(
+    changes: Iterable[Change], registry: Registry, bulk_size: int = BULK_SIZE
+) -> PushPlan:
+    """The requests a push of the pending changes among `changes` makes (all going through)."""
+    count = _Count(registry, bulk_size)
+    chains: dict[tuple[str, str], list[_Step]] = defaultdict(list)
+    for change in changes:
+        if count.wants(change):
+            chains[(change.resource, change.record_id)].append(count.step(change))
+    for chain in chains.values():
+        count.chain(chain)
+    return count.plan()
+
+
+def plan_pages(
+    pages: Iterable[Iterable[Change]], registry: Registry, bulk_size: int = BULK_SIZE
+) -> PushPlan:
+    """`plan_push` of the changes in `pages` (oldest first), never holding them all (`push
+    --dry-run` of a million changes): what the plan needs of each change (`_Step`, a few
+    numbers) goes to a temporary SQLite file, read back a record's chain at a time."""
+    count = _Count(registry, bulk_size)
+    with closing(scratch_db()) as db:  # it spills to disk (the sort too)
+        db.execute(
+            "CREATE TABLE steps (resource TEXT, record_id TEXT, seq INTEGER, key TEXT,"
+            " up INTEGER, collapses INTEGER, elements INTEGER)"
+        )
+        for page in pages:
+            rows = [
+                (c.resource, c.record_id, c.seq, *astuple(count.step(c)))
+                for c in page
+                if count.wants(c)
+            ]
+            with written(db):
+                db.executemany("INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        ordered = db.execute(
+            "SELECT resource, record_id, key, up, collapses, elements FROM steps"
+            " ORDER BY resource, record_id, seq"
+        )
+        for _, chain in groupby(ordered, key=itemgetter(0, 1)):
+            count.chain([_Step(key, bool(up), bool(fold), n) for _, _, key, up, fold, n in chain])
+    return count.plan()
+
+
+@dataclass(frozen=True)
+class _Step:
+    """What the plan needs of one pending change."""
+
+    key: str | None  # the bulk request it goes in (`batch_key`, as text); None: sent alone
+    update: bool  # a plain update (a record's consecutive ones: one PUT)
+    collapses: bool  # a record's consecutive ones send only the last (`collapses`)
+    elements: int  # the elements it adds to its bulk request
+
+
+class _Count:
+    """A plan counted a record at a time: each pending change `step`ped (its listings noted),
+    each record's steps, in order, walked in rounds by `chain` as the Pusher walks them: a
+    round sends the next run of every record, the runs sharing a bulk request together."""
+
+    def __init__(self, registry: Registry, bulk_size: int) -> None:
+        self.registry, self.bulk_size = registry, bulk_size
+        self.changes = self.singles = 0
+        self.elements: dict[tuple[int, str], int] = defaultdict(int)  # (round, key) → elements
+        self.batches: dict[str, int] = {}  # key → elements per bulk request
+        self.before: set[str] = set()  # resources listed before the sends (conflicts)
+        self.after: set[tuple[str, str]] = set()  # listed after (a booth, bulk creates)
+
+    def wants(self, change: Change) -> bool:
+        return change.state == "pending" and change.resource in self.registry
+
+    def step(self, change: Change) -> _Step:
+        self.changes += 1
+        res = self.registry[change.resource]
+        self._listings(res, change)
+        found = batch_key(res, change)
+        key = None if found is None else repr(found)
+        if found is not None and key not in self.batches:
+            batch = self.registry[found[0]].op(found[1]).batch or self.bulk_size
+            self.batches[str(key)] = max(min(batch, self.bulk_size), 1)
+        elements = len(lines_of(res, change, None)) if found is not None else 0
+        return _Step(key, change.op == "update", collapses(res, change), elements)
+
+    def chain(self, steps: list[_Step]) -> None:
+        """A record's steps, in order, run by run (`head_run`'s rule), a round each."""
+        start, number = 0, 0
+        while start < len(steps):
+            first, end = steps[start], start + 1
+            while end < len(steps):
+                following = steps[end]
+                if first.key is not None and following.key != first.key:
+                    break
+                if first.key is None and not (steps[end - 1].update and following.update):
+                    break
+                end += 1
+            if first.key is None:
+                self.singles += 1
+            else:
+                run = steps[start:end]
+                folded = all(s.collapses for s in run)
+                elements = run[-1].elements if folded else sum(s.elements for s in run)
+                self.elements[(number, first.key)] += elements
+            start, number = end, number + 1
+
+    def plan(self) -> PushPlan:
+        bulk = sum(math.ceil(n / self.batches[key]) for (_, key), n in self.elements.items())
+        checks = len(self.before) + len(self.after)
+        return PushPlan(self.changes, self.singles + bulk, bulk, checks)
+
+    def _listings(self, res: Resource, change: Change) -> None:
+        """Listings before the sends (conflicts) and after (a booth's associations, bulk
+        creates)."""
+        if res.nested_by_param:
+            self.after.add((res.slug, str(change.params.get(res.parent_param or ""))))
+            return
+        if not res.can("list"):
+            return
+        if _needs_check(change):
+            self.before.add(res.slug)
+        if change.op == "bulk-create" and "body" not in change.payload:
+            self.after.add((res.slug, ""))
+
+
+def push_seconds(
+    requests: int,
+    state: GovernorState | None,
+    *,
+    reserve: float = 0.1,
+    now: float | None = None,
+) -> float:
+    """Seconds `requests` background requests take at the governor's current state (None: an
+    empty window of 300 per 60 s). Answer times are not counted: this is the rate's share."""
+    if state is None:
+        state = GovernorState(0, 300, 60.0, None, 0, 0)
+    allowed = allowed_requests(state.limit, reserve, interactive=False)
+    room = max(allowed - state.used, 0)
+    paused = state.resume_in(time.monotonic() if now is None else now)
+    return paused + max(requests - room, 0) * state.window / allowed
+
+
+def duration_text(seconds: float) -> str:
+    """ "under a second", "about 12 s", "about 3 min 20 s"."""
+    if seconds < 1:
+        return "under a second"
+    whole = math.ceil(seconds)
+    if whole < 60:
+        return f"about {whole} s"
+    minutes, rest = divmod(whole, 60)
+    return f"about {minutes} min {rest} s" if rest else f"about {minutes} min"
+
+
+def plan_text(plan: PushPlan, state: GovernorState | None, reserve: float = 0.1) -> str:
+    """ "12 pending changes · 5 requests (4 sends, 1 listing) · about 1 s at 182/300 per 60 s"."""
+    if plan.changes == 0:
+        return "Nothing pending to push"
+    parts = [f"{plan.changes:,} pending change{'' if plan.changes == 1 else 's'}"]
+    detail = f"{plan.sends:,} send{'' if plan.sends == 1 else 's'}"
+    if plan.bulk:
+        detail += f" of which {plan.bulk:,} bulk"
+    if plan.checks:
+        detail += f", {plan.checks:,} listing{'' if plan.checks == 1 else 's'}"
+    parts.append(f"{plan.requests:,} request{'' if plan.requests == 1 else 's'} ({detail})")
+    seconds = push_seconds(plan.requests, state, reserve=reserve)
+    budget = "" if state is None else f" at {state.used}/{state.limit} per {state.window:g} s"
+    parts.append(f"{duration_text(seconds)}{budget}")
+    return " · ".join(parts)
+
+
+def _needs_check(change: Change) -> bool:
+    """The Pusher lists the resource first to find conflicts (and creates sent before)."""
+    if change.op in ("create", "bulk-create"):
+        return change.attempts > 0
+    return change.op in ("update", "delete", "bulk-update") and bool(change.base)

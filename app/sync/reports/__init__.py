@@ -1,0 +1,1 @@
+"""What the views and commands report; may import every other package of app.sync."""

@@ -1,0 +1,155 @@
+"""The outbox as a change list: one entry per record, its changes inside.
+
+A show administrator thinks "I changed C10010's phone and city", not "changes #41 and #57". This
+module groups the outbox's unsettled changes by record (resource and the record's id, the
+server's once known) and says, per record, what state needs attention, which fields change from
+what to what (net over its changes), how often the show was tried and its last reason. The
+window's outbox view (app/ui/outbox/outbox_view.py) shows it; `showdesk status` or any other
+command can print the same lines. Qt-free.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.api.registry import Registry
+from app.store.changes import Change, is_local_id
+from app.wording.words import title_of
+
+# Which state of a record's changes the record row shows: what needs the user first.
+ATTENTION = ("conflict", "failed", "sending", "pending", "done", "discarded")
+
+
+def format_value(value: Any) -> str:
+    """A field value as a person reads it: empty for null, JSON for lists and objects."""
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        return value if value else '""'
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def record_text(change: Change, key_field: str | None) -> str:
+    """ "CU1 · c1": the business key when known, then the id ("new" before the server has it)."""
+    ident = "new" if is_local_id(change.effective_id) else change.effective_id
+    key = change.key_value
+    if key is None and key_field:
+        key = change.payload.get(key_field) or (change.base or {}).get(key_field)
+    return f"{key} · {ident}" if key not in (None, "") else ident
+
+
+def diff_text(change: Change, separator: str = "; ") -> str:
+    """ "City: Paris → Lyon; Price zone: 2 → 3": fields by their titles (a create lists its
+    values, a delete nothing)."""
+    if change.op == "delete":
+        return ""
+    if change.is_create:
+        parts = [f"{title_of(f)}: {format_value(after)}" for f, _, after in change.diff()]
+    else:
+        parts = [
+            f"{title_of(f)}: {format_value(a)} → {format_value(b)}" for f, a, b in change.diff()
+        ]
+    if not parts and change.params:
+        parts = [f"{title_of(k)}: {format_value(v)}" for k, v in change.params.items()]
+    return separator.join(parts)
+
+
+def did_not_go_through(change: Change) -> bool:
+    """Failed, in conflict, or kept pending because the show could not be reached."""
+    return change.state in ("failed", "conflict") or bool(change.last_error)
+
+
+@dataclass(frozen=True)
+class RecordChanges:
+    """One record's unsettled changes, oldest first."""
+
+    resource: str
+    record_id: str
+    changes: tuple[Change, ...]
+
+    @property
+    def seqs(self) -> list[int]:
+        return [c.seq for c in self.changes]
+
+    @property
+    def state(self) -> str:
+        """The state that needs the user first: a conflict, then a failure, then sending…"""
+        states = {c.state for c in self.changes}
+        return next(s for s in ATTENTION if s in states)
+
+    @property
+    def ops(self) -> str:
+        """ "update", or "create, update" when the record was made here and changed again."""
+        return ", ".join(dict.fromkeys(c.op for c in self.changes))
+
+    @property
+    def attempts(self) -> int:
+        """The most tries any of its changes has had."""
+        return max(c.attempts for c in self.changes)
+
+    @property
+    def last_error(self) -> str | None:
+        """The newest reason the show gave for any of its changes."""
+        errors = [c for c in self.changes if c.last_error]
+        return max(errors, key=lambda c: (c.updated_at, c.seq)).last_error if errors else None
+
+    def key_text(self, key_field: str | None) -> str:
+        first = next((c for c in self.changes if c.key_value), self.changes[0])
+        return record_text(first, key_field)
+
+    def summary(self) -> str:
+        """The fields changed, net over the changes: "City: Paris → Nice; Price zone: 2 → 3"."""
+        if len(self.changes) == 1:
+            return diff_text(self.changes[0])
+        if any(c.op == "delete" for c in self.changes):
+            return "deleted"
+        fields: dict[str, tuple[Any, Any]] = {}
+        for change in self.changes:
+            for name, before, after in change.diff():
+                first = fields[name][0] if name in fields else before
+                fields[name] = (first, after)
+        created = self.changes[0].is_create
+        parts = [
+            f"{title_of(n)}: {format_value(b)}"
+            if created
+            else f"{title_of(n)}: {format_value(a)} → {format_value(b)}"
+            for n, (a, b) in fields.items()
+        ]
+        return "; ".join(parts) or diff_text(self.changes[-1])
+
+
+def group_by_record(changes: Iterable[Change]) -> list[RecordChanges]:
+    """The changes grouped per record, records in the order of their first change."""
+    groups: dict[tuple[str, str], list[Change]] = {}
+    for change in sorted(changes, key=lambda c: c.seq):
+        groups.setdefault((change.resource, change.effective_id), []).append(change)
+    return [RecordChanges(res, rid, tuple(group)) for (res, rid), group in groups.items()]
+
+
+def any_errors(records: Sequence[RecordChanges]) -> bool:
+    """Whether a reason column is worth its width."""
+    return any(c.last_error for r in records for c in r.changes)
+
+
+def attention_lines(records: Sequence[RecordChanges], registry: Registry) -> list[str]:
+    """One line per record whose changes need the user (refused or in conflict), for
+    `showdesk status`: "Customers C10003 · ebr3pq: failed after 1 attempt — priceZone: …"."""
+    lines = []
+    for record in records:
+        if record.state not in ("failed", "conflict"):
+            continue
+        res = registry.resources.get(record.resource)
+        tries = f"{record.attempts} attempt{'' if record.attempts == 1 else 's'}"
+        line = (
+            f"{res.title if res else record.resource} {record.key_text(res.key if res else None)}"
+        )
+        line += f": {record.state} after {tries}"
+        lines.append(f"{line} — {record.last_error}" if record.last_error else line)
+    return lines
