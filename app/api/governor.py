@@ -12,7 +12,8 @@ After a pause a single probe request goes first; the others wait until it has be
 Observers get a frozen `GovernorState` whenever it changes (the status bar's "182/300 this
 minute" and "resuming in 23 s"). The decisions themselves live in `app.api.pacing` and
 `app.api.denials`; what answers do (the pauses, a team's pause followed) in `app.api.pauses`, the
-governor's base; this module adds the waiting, with an injected clock, rng and sleep.
+governor's base; the window and a request's slot in it in `app.api.request_window`. This module
+adds the waiting, with an injected clock, rng and sleep.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
-from typing import Protocol
 
 from app.api.denials import Denials, UnprovenCuts
 from app.api.pacing import (
@@ -36,6 +36,7 @@ from app.api.pacing import (
     allowed_requests,
 )
 from app.api.pauses import RACE_WAIT, Pauses, Verdict
+from app.api.request_window import RequestWindow, Slot
 
 log = logging.getLogger(__name__)
 Sleep = Callable[[float], Awaitable[object]]
@@ -46,26 +47,11 @@ __all__ = [
     "GovernorState",
     "Observer",
     "RateGovernor",
-    "RequestWindow",
+    "RequestWindow",  # the window it paces against: app/api/request_window.py's
     "Sleep",
-    "Slot",
+    "Slot",  # a request's place in that window: app/api/request_window.py's
     "Verdict",  # what `on_403` answers: app/api/pauses.py's
 ]
-
-
-class RequestWindow(Protocol):
-    """The window the governor paces against: `SlidingWindow` or the shared `SharedHistory`."""
-
-    limit: int
-    window: float
-
-    @property
-    def span(self) -> float: ...
-    def used(self, now: float) -> int: ...
-    def wait_time(self, now: float, allowed: int) -> float | None: ...
-    def take(self, now: float, allowed: int) -> int | None: ...
-    def finish(self, now: float, counted: bool = True, handle: int = 0) -> None: ...
-    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -94,19 +80,6 @@ class GovernorState:
     def resume_in(self, now: float) -> float:
         """Seconds until requests resume (0 when not paused); `now` on the governor's clock."""
         return 0.0 if self.paused_until is None else max(0.0, self.paused_until - now)
-
-
-@dataclass(frozen=True)
-class Slot:
-    """One request's place in the window, handed back to `release`/`on_403`/`on_answer`."""
-
-    sent_at: float
-    used_before: int
-    epoch: int
-    probe: bool
-    handle: int = 0  # its row in the window (the shared history's id)
-    seq: int = 0  # send number: orders requests for the denial proofs
-    operation: str = ""  # method + path template, e.g. "PUT /Customer/{id}"
 
 
 Observer = Callable[[GovernorState], None]

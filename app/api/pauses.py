@@ -15,7 +15,6 @@ import math
 import random
 from collections.abc import Callable
 from enum import Enum
-from typing import TYPE_CHECKING
 
 from app.api.denials import Cut, Denials, UnprovenCuts
 from app.api.pacing import (
@@ -26,9 +25,7 @@ from app.api.pacing import (
     classify_403,
     says_permission,
 )
-
-if TYPE_CHECKING:
-    from app.api.governor import RequestWindow, Slot
+from app.api.request_window import RequestWindow, Slot
 
 log = logging.getLogger("app.api.governor")  # the governor's log lines, as they were
 # The shared history lost the last slot to another process between the check and the take.

@@ -174,3 +174,29 @@ def open_team_for(profile: Profile, password: str | None = None) -> Team | None:
         password=password or secrets.get(profile, "team"),
     )
     return open_team(database, profile.base_url, profile.show_id)
+
+
+def check_team_connection(profile: Profile, password: str | None = None) -> tuple[bool, str]:
+    """The profile dialog's "Test team connection": open the team as the window would (schema
+    upgraded, show checked, this member registered) and say the result in words. Blocking (up
+    to the connect timeout): run it off the GUI thread."""
+    import psycopg
+
+    from app.team.database import TeamError
+    from app.team.status import first_line, read_status
+
+    try:
+        team = open_team_for(profile, password)
+        if team is None:
+            return False, "Enter the team database's URL first."
+        with team:
+            status = read_status(team)
+    except TeamError as exc:
+        return False, str(exc)
+    except psycopg.Error as exc:
+        return False, f"The team database answered with an error: {first_line(exc)}"
+    n = len(status.members)
+    return True, (
+        f"Connected to the team database as {status.member}: {n} member{'' if n == 1 else 's'}, "
+        f"{len(status.online)} online."
+    )

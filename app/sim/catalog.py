@@ -1,13 +1,13 @@
 """The generator's second half: the trade side of a show (vendors, products, booths, orders...).
 
-Called by `generator.generate_show` after the customers exist, with the same `Builder`, so the
-products, order lines and history items it makes reference real customers and warehouses.
+Called by `generator.generate_show` after the customers exist, with the same `Builder`
+(app/sim/builder.py), so the products, order lines and history items it makes reference real
+customers and warehouses.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from app.sim.builder import Builder
 from app.sim.names import (
     ADJECTIVES,
     COMPANY_KINDS,
@@ -18,9 +18,6 @@ from app.sim.names import (
     SIZES,
 )
 from app.sim.show import Record
-
-if TYPE_CHECKING:
-    from app.sim.generator import Builder
 
 
 def build(b: Builder) -> None:

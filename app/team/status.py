@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from app.team.team import Member
 
 if TYPE_CHECKING:
-    from app.profile.settings import Profile
     from app.team.budget_use import TeamBudgetUse
     from app.team.team import Team
 
@@ -155,7 +154,7 @@ def failed(member: str, exc: Exception, last: TeamStatus | None = None) -> TeamS
     answer, the connection broke) or refused (it answered: the message says what to fix)."""
     from app.team.database import TeamError
 
-    message = _first_line(exc)
+    message = first_line(exc)
     if isinstance(exc, TeamError) and not message.startswith(UNREACHABLE_ERROR):
         return refused(member, message)
     return unreachable(member, message, last)
@@ -231,32 +230,6 @@ def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat(timespec="seconds")
 
 
-def check_connection(profile: Profile, password: str | None = None) -> tuple[bool, str]:
-    """The profile dialog's "Test team connection": open the team as the window would (schema
-    upgraded, show checked, this member registered) and say the result in words. Blocking (up
-    to the connect timeout): run it off the GUI thread."""
-    import psycopg
-
-    from app.profile.connect import open_team_for
-    from app.team.database import TeamError
-
-    try:
-        team = open_team_for(profile, password)
-        if team is None:
-            return False, "Enter the team database's URL first."
-        with team:
-            status = read_status(team)
-    except TeamError as exc:
-        return False, str(exc)
-    except psycopg.Error as exc:
-        return False, f"The team database answered with an error: {_first_line(exc)}"
-    n = len(status.members)
-    return True, (
-        f"Connected to the team database as {status.member}: {n} member{'' if n == 1 else 's'}, "
-        f"{len(status.online)} online."
-    )
-
-
-def _first_line(exc: Exception) -> str:
+def first_line(exc: Exception) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__

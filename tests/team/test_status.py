@@ -9,13 +9,13 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from app.profile.connect import check_team_connection
 from app.profile.settings import Profile
 from app.sim import SimServer
 from app.team.database import TeamDatabase, TeamError
 from app.team.status import (
     UNREACHABLE_TEXT,
     TeamStatus,
-    check_connection,
     failed,
     read_status,
     seen_ago,
@@ -85,10 +85,12 @@ def test_last_seen_is_said_in_words() -> None:
 def test_check_connection_says_the_result_in_words(server: SimServer, team_url: str) -> None:
     profile = Profile("p", server.base_url, server.auth_url, server.show_id, team_url=team_url,
                       team_member="ann")  # fmt: skip
-    ok, text = check_connection(profile)
+    ok, text = check_team_connection(profile)
     assert ok and text == "Connected to the team database as ann: 1 member, 1 online."
     dead = f"postgresql://x@127.0.0.1:{free_port()}/team"
-    ok, text = check_connection(Profile("p", server.base_url, server.auth_url, "S", team_url=dead))
+    ok, text = check_team_connection(
+        Profile("p", server.base_url, server.auth_url, "S", team_url=dead)
+    )
     assert not ok and text.startswith("The team database cannot be reached")
 
 

@@ -22,7 +22,6 @@ pending changes laid over it, by the one rule every view uses (app/sync/edit/ove
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from app.api.errors import RegistryError
@@ -37,6 +36,7 @@ from app.store.changes import (
     new_local_id,
 )
 from app.store.outbox import Outbox
+from app.sync.change_rules import creates, is_record_change
 from app.sync.edit.overlay import UNSETTLED, PendingOverlay
 from app.sync.edit.revert import BEFORE
 from app.sync.edit.special_changes import (
@@ -46,17 +46,16 @@ from app.sync.edit.special_changes import (
     special_body,
     subject_of,
 )
+from app.sync.edit.staging import Seen, Staged
 from app.sync.edit.undo import UndoSteps
 from app.sync.edit.values import FieldEdit, Rejected, can_edit, coerced, required_fields, write_op
-from app.sync.push.batches import is_record_change
-from app.sync.push.verdicts import creates
 
 __all__ = [
     "Editor",
     "FieldEdit",
     "Rejected",
-    "Seen",
-    "Staged",
+    "Seen",  # the records as a gesture read them: app/sync/edit/staging.py's
+    "Staged",  # what `stage` did: app/sync/edit/staging.py's
     "UnknownOperation",
     "can_edit",
     "is_record_change",
@@ -67,35 +66,6 @@ __all__ = [
 _UNSETTLED: tuple[State, ...] = (
     UNSETTLED  # what Editor.current lays over (app/sync/edit/overlay.py)
 )
-
-
-@dataclass
-class Staged:
-    """What `stage` did: the outbox rows it wrote and the edits it refused."""
-
-    seqs: list[int] = field(default_factory=list)
-    rejected: list[Rejected] = field(default_factory=list)
-    records: dict[str, dict[str, Any]] = field(default_factory=dict)  # id → record as staged
-    reworked: set[int] = field(default_factory=set)  # failed changes fixed in place (same seq)
-
-
-@dataclass
-class Seen:
-    """Some records as the user sees them at one moment: their cached versions, their unsettled
-    changes and those laid over (one overlay for them all). Read once per gesture
-    (`Editor.seen`): the old values of a paste's cells and its staging read the same."""
-
-    cached: dict[str, dict[str, Any]]
-    unsettled: dict[str, list[Change]]  # record id → its changes, oldest first
-    overlay: PendingOverlay
-
-    def current(self, record_id: str) -> dict[str, Any] | None:
-        """The record as it will be pushed (None: deleted or unknown), as `Editor.current`."""
-        return self.overlay.current(record_id, self.cached.get(record_id))
-
-    def shown(self, record_id: str) -> dict[str, Any]:
-        """The record as the table shows it (one about to be deleted keeps its values)."""
-        return self.overlay.laid_over(record_id, self.cached.get(record_id, {}))
 
 
 class Editor(UndoSteps):

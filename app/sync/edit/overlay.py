@@ -45,7 +45,7 @@ from typing import Any, Literal
 
 from app.store.changes import ACTIVE, Change, is_local_id
 from app.store.outbox import ChangeMark, Outbox
-from app.sync.push.batches import is_record_change
+from app.sync.change_rules import is_record_change
 
 __all__ = [
     "UNSETTLED",

@@ -35,11 +35,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from app.store.changes import ACTIVE, Change, NewChange, is_local_id
 from app.store.outbox import Outbox
 from app.sync.edit.revert import CannotRevert, inverse_changes
+from app.sync.edit.staging import Seen, Staged
+from app.sync.edit.values import FieldEdit, Rejected
 
 if TYPE_CHECKING:
     from app.api.registry import Registry
     from app.store.cache import Cache
-    from app.sync.edit.editor import FieldEdit, Rejected, Seen, Staged
 
 ON_THE_SHOW = ("sending", "done")  # a record change in these states has reached (or is reaching)
 # the show; a special change that failed may have been partly applied (a refused line of many)

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from app.api.errors import InvalidValue
 from app.api.registry import Resource
-from app.sync.push.batches import sendable_fields
+from app.sync.change_rules import sendable_fields
 
 
 def write_op(res: Resource, single: str) -> str | None:

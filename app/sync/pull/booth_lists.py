@@ -19,26 +19,57 @@ module says which lists to ask and notes when each was listed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Sequence
+from datetime import date, datetime
+from typing import Any, Protocol
 
 from app.api.errors import ListingIncomplete, NotFound
-from app.api.registry import Resource
+from app.api.registry import Registry, Resource
+from app.store.cache import Cache
 from app.store.nested_lists import NestedLists
 from app.sync.pull.sync_report import ResourceSync
-
-if TYPE_CHECKING:  # the Puller builds its booth lists: no import at run time
-    from app.sync.pull.puller import Puller
 
 # A per-parent list whose first this many parents asked all answer 404 is not offered by the
 # show (fewer parents: all of them); a 404 after one answered is a parent gone since.
 NOT_OFFERED_AFTER = 3
 
 
+class Lister(Protocol):
+    """What the booth lists use of the `Puller` (app/sync/pull/puller.py), which builds them:
+    the cache and registry it syncs, its clock, its listing and its deletions on proof."""
+
+    @property
+    def cache(self) -> Cache: ...
+    @property
+    def registry(self) -> Registry: ...
+    @property
+    def now(self) -> Callable[[], datetime]: ...
+
+    async def pull(
+        self,
+        res: Resource,
+        parent: str | None,
+        since: date | None,
+        result: ResourceSync,
+        cancel: asyncio.Event | None,
+        *,
+        interactive: bool = False,
+    ) -> tuple[set[str], bool]: ...
+
+    def retain(
+        self,
+        res: Resource,
+        parent: str | None,
+        seen: set[str],
+        uncertain: bool,
+        result: ResourceSync,
+    ) -> None: ...
+
+
 class BoothLists:
     """The lists `puller` asks per parent record, and when each was last listed."""
 
-    def __init__(self, puller: Puller) -> None:
+    def __init__(self, puller: Lister) -> None:
         self.puller = puller
         self.cache = puller.cache
         self.registry = puller.registry

@@ -25,8 +25,8 @@ from app.api.paging import lookup
 from app.api.registry import Registry, Resource
 from app.api.responses import HistoryResult, OrderResult
 from app.store.changes import Change
+from app.sync.change_rules import is_record_change
 
-RECORD_OPS = ("create", "update", "bulk-create", "bulk-update")  # payload: the whole record
 LIST_BODIES = ("ids", "items", "history", "array")
 _WRAPPERS = {"items": "items", "history": "history"}
 _MESSAGE_KEYS = ("errorDesc", "message", "error", "reason")
@@ -47,11 +47,6 @@ _FIELD_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 BatchKey = tuple[str, str, tuple[tuple[str, str], ...]]  # (resource, op sent, params)
 BULK_SIZE = 500  # elements per bulk request at most (and no more than the registry's batch)
-
-
-def is_record_change(change: Change) -> bool:
-    """A create/update (single or bulk) whose payload is the record itself, not a `body`."""
-    return change.op in RECORD_OPS and "body" not in change.payload
 
 
 def batch_key(res: Resource, change: Change) -> BatchKey | None:
@@ -234,20 +229,6 @@ def guess_field(message: str, names: Collection[str]) -> str | None:
 # --------------------------------------------------------------------------------- elements
 
 SERVER_OWNED = ("id", "modifiedDate")
-
-# The record fields a bulk operation can carry (None: every field). An order line's price,
-# vendor… are the server's: the documented UpdateOrderLine holds only these.
-_SENDABLE: dict[tuple[str, str], frozenset[str]] = {
-    ("orders", "bulk-update"): frozenset({"deliveryDate", "quantity", "purchaseOrder"}),
-    ("orders", "bulk-create"): frozenset(
-        {"customer", "product", "orderUnit", "deliveryDate", "quantity", "purchaseOrder"}
-    ),
-}
-
-
-def sendable_fields(slug: str, op: str) -> frozenset[str] | None:
-    """The fields `op` of `slug` can change (None: all of them)."""
-    return _SENDABLE.get((slug, op))
 
 
 def element(slug: str, op: str, record: Mapping[str, Any], server_id: str | None) -> Any:

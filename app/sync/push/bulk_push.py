@@ -25,12 +25,12 @@ from app.api.paging import lookup
 from app.api.registry import Resource
 from app.store.changes import Change, is_local_id
 from app.store.outbox import Outbox
+from app.sync.change_rules import is_record_change
 from app.sync.push.batches import (
     BatchKey,
     chunked,
     collapses,
     guess_field,
-    is_record_change,
     lines_of,
     place_failures,
     sent_lines,

@@ -20,7 +20,7 @@ from app.api.registry import Registry
 from app.store.cache import Cache
 from app.store.changes import Change, is_local_id
 from app.store.outbox import Outbox
-from app.sync.push.batches import is_record_change
+from app.sync.change_rules import is_record_change
 
 SETTLE_EVERY = 250  # answered changes settled together at most
 

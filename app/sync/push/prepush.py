@@ -55,7 +55,8 @@ from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.changes import SERVER_OWNED, Change
 from app.store.outbox import Outbox
-from app.sync.push.verdicts import already_applied, as_datetime, conflicting_fields, creates
+from app.sync.change_rules import creates
+from app.sync.push.verdicts import already_applied, as_datetime, conflicting_fields
 
 UNKNOWN_OUTCOME = (
     "The connection was lost after sending: ShowDesk could not tell whether the server created "

@@ -34,14 +34,14 @@ from app.store.cache import Cache
 from app.store.changes import Change, is_local_id
 from app.store.outbox import Outbox
 from app.store.page_cache import walking
-from app.sync.push.batches import BULK_SIZE, BatchKey, element, head_run, is_record_change
+from app.sync.change_rules import creates, is_record_change
+from app.sync.push.batches import BULK_SIZE, BatchKey, element, head_run
 from app.sync.push.bulk_push import BulkPush
 from app.sync.push.outcomes import PushOutcomes, PushProgress, PushReport
 from app.sync.push.prepush import ServerCheck
 from app.sync.push.refresh import refresh_after_push
 from app.sync.push.slices import PushRecords
 from app.sync.push.verdicts import (
-    creates,
     explain,
     merged_body,
     plain,

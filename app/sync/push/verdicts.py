@@ -19,10 +19,6 @@ from app.api.responses import HistoryResult, OrderResult
 from app.store.changes import SERVER_OWNED, Change
 
 
-def creates(change: Change) -> bool:
-    return change.op in ("create", "bulk-create")
-
-
 def refusal(exc: ShowDeskError) -> dict[str, Any] | None:
     """What a failed change keeps of the error: the fields it names; whether the server refused
     it (so a create that failed so needs no look-up before it is sent again)."""

@@ -27,11 +27,11 @@ from PySide6.QtWidgets import (
 from app.api.models import MODELS
 from app.api.registry import Resource
 from app.store.changes import is_local_id
+from app.sync.change_rules import sendable_fields
 from app.sync.edit.editor import Editor, FieldEdit, Rejected, write_op
 from app.sync.edit.overlay import PendingOverlay
 from app.sync.edit.record_moves import ReadVersion, pending_moved, same_record
 from app.sync.edit.values import is_empty, same_value
-from app.sync.push.batches import sendable_fields
 from app.ui.common.palette import Hue, background
 from app.ui.form.banner import FormMessages
 from app.ui.form.field_input import FieldInput

@@ -19,17 +19,21 @@ import asyncio
 import logging
 from collections.abc import Iterable
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, SignalInstance
 
 from app.api.errors import EnvironmentProblem, ServerProblem, ShowDeskError
+from app.api.registry import Registry
+from app.profile.settings import Profile
+from app.store.cache import Cache
 from app.store.nested_lists import NestedLists
 from app.sync.pull.booth_sweep import NestedSweep, SweepSettings
 from app.sync.pull.puller import Puller, utc_now
+from app.ui.session.tasks import TaskRunner
 
 if TYPE_CHECKING:
-    from app.ui.session.session import ShowSession
+    from app.api.client import ShowClient
 
 log = logging.getLogger(__name__)
 # A record's lists listed this recently are not listed again when it is opened (moving through
@@ -38,11 +42,40 @@ REFRESH_FRESH = timedelta(seconds=30)
 SWEPT_MS = 2_000  # lists the sweep refreshed are announced (`data_changed`) at most this often
 
 
-class ListRefresher(QObject):
-    """One session's refresh-on-open and background sweep of nested lists."""
+class OpenShow(Protocol):
+    """What the nested lists use of the open show (app/ui/session/session.py `ShowSession`):
+    its profile, resources, cache, client and tasks, whether it answers and is syncing, and the
+    signals that tell the window a list was refreshed (`data_changed`), could not be (`problem`),
+    and how fresh the lists are (`sweep_progress`)."""
 
-    def __init__(self, session: ShowSession) -> None:
-        super().__init__(session)
+    @property
+    def profile(self) -> Profile: ...
+    @property
+    def registry(self) -> Registry: ...
+    @property
+    def cache(self) -> Cache: ...
+    @property
+    def client(self) -> ShowClient: ...
+    @property
+    def tasks(self) -> TaskRunner: ...
+    @property
+    def online(self) -> bool | None: ...
+    @property
+    def syncing(self) -> bool: ...
+    @property
+    def data_changed(self) -> SignalInstance: ...
+    @property
+    def problem(self) -> SignalInstance: ...
+    @property
+    def sweep_progress(self) -> SignalInstance: ...
+
+
+class ListRefresher(QObject):
+    """One session's refresh-on-open and background sweep of nested lists (a child of `owner`,
+    the session)."""
+
+    def __init__(self, session: OpenShow, owner: QObject | None = None) -> None:
+        super().__init__(owner)
         self.session = session
         self.nested = NestedLists(session.cache)
         self._refreshing: set[tuple[str, str]] = set()  # (nested slug, parent key) being listed

@@ -113,7 +113,7 @@ class ShowSession(QObject):
         self._push_progress.progress.connect(self.push_progress)
         self._retry = QTimer(self, interval=RECONNECT_MS)
         self._retry.timeout.connect(self.on_retry_timeout)
-        self.lists = ListRefresher(self)  # nested lists: refreshed on open, and swept
+        self.lists = ListRefresher(self, owner=self)  # nested lists: refreshed on open, and swept
 
     def _team_work(self) -> TeamWork:
         from app.ui.session.team_work import TeamWork

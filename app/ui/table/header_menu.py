@@ -1,24 +1,38 @@
 """A resource tab's header menu (right-click on the column titles): filter a column, clear its
 filter, hide it; choose the columns shown; reset them to the model's order and width.
 
-It acts through the tab (app/ui/table/resource_tab.py), which remembers the layout each change
-leaves."""
+It acts through its tab's `ArrangedColumns` (app/ui/table/resource_tab.py `ResourceTab` has
+them), which remember the layout each change leaves."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QHeaderView, QMenu, QWidget
 
+from app.ui.table.table_model import RecordTableModel
 from app.wording.references import title_of
 
-if TYPE_CHECKING:
-    from app.ui.table.resource_tab import ResourceTab
+
+class ArrangedColumns(Protocol):
+    """The columns of a resource tab as its header menu sees them: the model's fields and
+    column filters, the header showing them, and the tab's ways to change them (each one
+    remembered for the next time the resource is opened)."""
+
+    @property
+    def model(self) -> RecordTableModel: ...
+    @property
+    def header(self) -> QHeaderView: ...
+    def edit_column_filter(self, section: int) -> None: ...
+    def set_column_filter(self, field: str, text: str) -> None: ...
+    def reset_columns(self) -> None: ...
+    def save_state(self) -> None: ...
 
 
-def header_menu(tab: ResourceTab, section: int) -> QMenu:
-    """The header's context menu for `section` (-1: outside any column)."""
-    menu = QMenu(tab)
+def header_menu(tab: ArrangedColumns, section: int, owner: QWidget) -> QMenu:
+    """The header's context menu for `section` (-1: outside any column), a child of `owner`
+    (the tab)."""
+    menu = QMenu(owner)
     model = tab.model
     if section >= 0:
         field = model.field(section)
@@ -32,12 +46,12 @@ def header_menu(tab: ResourceTab, section: int) -> QMenu:
     return menu
 
 
-def set_hidden(tab: ResourceTab, section: int, hidden: bool) -> None:
+def set_hidden(tab: ArrangedColumns, section: int, hidden: bool) -> None:
     tab.header.setSectionHidden(section, hidden)
     tab.save_state()
 
 
-def _add_column_chooser(tab: ResourceTab, menu: QMenu) -> None:
+def _add_column_chooser(tab: ArrangedColumns, menu: QMenu) -> None:
     """A check box per column: shown or hidden."""
     for section, field in enumerate(tab.model.fields):
         action = menu.addAction(title_of(field))

@@ -208,7 +208,7 @@ class ResourceTab(QWidget):
 
     def header_menu(self, section: int) -> QMenu:
         """The header's context menu for `section` (-1: outside any column)."""
-        return header_menu(self, section)
+        return header_menu(self, section, owner=self)
 
     def edit_column_filter(self, section: int) -> None:
         """Show the column filter field for this column, holding its current filter."""

@@ -23,7 +23,7 @@ from app.wording.words import count
 
 if TYPE_CHECKING:
     from app.ui.session.session import ShowSession
-    from app.ui.window.main_window import MainWindow
+    from app.ui.window.window_parts import ShowWindow
 
 Say = Callable[..., None]  # the status bar's show_message(text[, timeout])
 
@@ -64,7 +64,7 @@ async def export_to_file(
     return box
 
 
-def export_resource(window: MainWindow, slug: str | None) -> None:
+def export_resource(window: ShowWindow, slug: str | None) -> None:
     """The current tab's view (its filters, sort and shown columns) when `slug` is None
     (File ▸ Export), else the whole resource `slug` (the tree), to the file the user picks."""
     session = window.session
@@ -77,6 +77,6 @@ def export_resource(window: MainWindow, slug: str | None) -> None:
     path = window.ask_path(f"Export {session.registry[slug].title}", f"{slug}.csv")
     if path is not None:
         work = export_to_file(
-            session, slug, path, options, window.status.show_message, owner=window
+            session, slug, path, options, window.status.show_message, owner=window.window()
         )
         window.tasks.start(work, what="Export")

@@ -9,7 +9,8 @@ per open show: Edit ▸ Undo lives on the window, and an undo must never replay 
 another show's outbox. `UndoableEdits` (app/ui/table/undo_commands.py) pushes every table edit
 on it, through the session's `Editor` (an Editor over the same cache and outbox until then).
 
-What its menus, toolbar and start page do: app/ui/window/menu_commands.py.
+What its menus, toolbar and start page do: app/ui/window/menu_commands.py. The modules it hands
+itself to see it as a `ShowWindow` (app/ui/window/window_parts.py): none imports this one.
 
 The start (issue 17): `show_local` paints the show from disk — tree, restored tabs — before
 anything that talks to the show is imported; `attach` then wires the session over it.
@@ -22,7 +23,6 @@ its one `outbox_changed(slugs)` signal; forms and panels follow the push's resul
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,6 +51,7 @@ from app.ui.window.asking import ask_user
 from app.ui.window.centre import ShowCentre
 from app.ui.window.resource_tree import ResourceTree
 from app.ui.window.status_bar import ShowStatusBar
+from app.ui.window.window_parts import Ask, AskPath
 from app.wording.references import ReferenceNames
 
 if TYPE_CHECKING:
@@ -58,9 +59,6 @@ if TYPE_CHECKING:
     from app.ui.session.session import ShowSession
     from app.ui.window.push_review import PushGate
     from app.ui.window.session_events import SessionEvents
-
-Ask = Callable[[str], bool]
-AskPath = Callable[[str, str], Path | None]
 
 
 class MainWindow(QMainWindow):

@@ -17,17 +17,17 @@ from app.ui.table.resource_tab import ResourceTab
 from app.ui.window import show_lists, team_view
 
 if TYPE_CHECKING:
-    from app.ui.window.main_window import MainWindow
+    from app.ui.window.window_parts import ShowWindow
 
 
-def handlers(window: MainWindow) -> dict[str, Callable[[], None]]:
+def handlers(window: ShowWindow) -> dict[str, Callable[[], None]]:
     """Each window command by its action's name."""
 
     def close_tab() -> None:
         window.on_tabs_tab_close_requested(window.tabs.currentIndex())
 
     def quit_() -> None:
-        window.close()
+        window.window().close()
 
     def push() -> None:
         window.request_push()
@@ -36,7 +36,7 @@ def handlers(window: MainWindow) -> dict[str, Callable[[], None]]:
         window.show_outbox()
 
     def about() -> None:
-        QMessageBox.about(window, f"About {APP_NAME}", window.about_text())
+        QMessageBox.about(window.window(), f"About {APP_NAME}", window.about_text())
 
     return {
         "profiles": lambda: open_profiles(window),
@@ -58,7 +58,7 @@ def handlers(window: MainWindow) -> dict[str, Callable[[], None]]:
     }
 
 
-def wire_undo(window: MainWindow) -> None:
+def wire_undo(window: ShowWindow) -> None:
     """Undo and Redo enabled and named as the undo stack allows; Revert on show off until an
     undo is refused."""
     undo, redo = window.actions_["undo"], window.actions_["redo"]
@@ -72,7 +72,7 @@ def wire_undo(window: MainWindow) -> None:
     stack.redoTextChanged.connect(lambda t: redo.setText(f"&Redo {t}".strip()))
 
 
-def wire_start_page(window: MainWindow) -> None:
+def wire_start_page(window: ShowWindow) -> None:
     """The start page's buttons: a resource opened, a file imported into one, sync, push
     (reviewed first when large, as Ctrl+S), the outbox."""
     page = window.start_page
@@ -83,12 +83,12 @@ def wire_start_page(window: MainWindow) -> None:
     page.outbox_requested.connect(window.show_outbox)
 
 
-def sync(window: MainWindow, full: bool = False) -> None:
+def sync(window: ShowWindow, full: bool = False) -> None:
     if window.session is not None:
         window.session.sync(full=full)
 
 
-def revert_on_show(window: MainWindow) -> None:
+def revert_on_show(window: ShowWindow) -> None:
     """Queue the old values of the pushed edit whose undo was refused (a new change)."""
     edits = window.undoable_edits
     if edits is not None and edits.revert_on_show() is not None:
@@ -96,29 +96,29 @@ def revert_on_show(window: MainWindow) -> None:
         window.status.show_message(f"Queued: {text} (pending until Push)")
 
 
-def import_into_current(window: MainWindow) -> None:
+def import_into_current(window: ShowWindow) -> None:
     """File ▸ Import: a CSV/XLSX file into the current tab, as pending changes."""
     tab = window.tabs.currentWidget()
     if isinstance(tab, ResourceTab) and tab.importer is not None:
         tab.importer.start()
 
 
-def import_into(window: MainWindow, slug: str) -> None:
+def import_into(window: ShowWindow, slug: str) -> None:
     """The start page's "Import a file…": that resource's tab, then its import."""
     tab = window.open_resource(slug)
     if tab is not None and tab.importer is not None:
         tab.importer.start()
 
 
-def find(window: MainWindow) -> None:
+def find(window: ShowWindow) -> None:
     tab = window.tabs.currentWidget()
     if isinstance(tab, ResourceTab):
         tab.focus_filter()
 
 
-def open_profiles(window: MainWindow) -> None:
+def open_profiles(window: ShowWindow) -> None:
     from app.ui.window.profile_manager import ProfileManager  # its dialog checks a show
 
-    manager = ProfileManager(ProfileStore(), window)
+    manager = ProfileManager(ProfileStore(), window.window())
     manager.open_requested.connect(window.profile_requested)
     manager.open()

@@ -14,10 +14,10 @@ from app.ui.table.resource_tab import ResourceTab
 
 if TYPE_CHECKING:
     from app.ui.session.session import ShowSession
-    from app.ui.window.main_window import MainWindow
+    from app.ui.window.window_parts import ShowWindow
 
 
-def attach_form(window: MainWindow, tab: ResourceTab, session: ShowSession) -> None:
+def attach_form(window: ShowWindow, tab: ResourceTab, session: ShowSession) -> None:
     """The record form beside `tab`'s table, wired to the session, the undo stack and the
     status bar; then the resource's panels in it. Imported here: forms and panels come with
     the session, after the window's first paint."""

@@ -28,7 +28,7 @@ from app.ui.window.push_review import PushGate
 from app.wording.words import count
 
 if TYPE_CHECKING:
-    from app.ui.window.main_window import MainWindow
+    from app.ui.window.window_parts import ShowWindow
 
 
 class SessionEvents(QObject):
@@ -37,11 +37,12 @@ class SessionEvents(QObject):
     Signals: none of its own (it only listens); its `gate` emits `reviewing(dialog)`.
     """
 
-    def __init__(self, window: MainWindow, session: ShowSession) -> None:
-        super().__init__(window)
+    def __init__(self, window: ShowWindow, session: ShowSession) -> None:
+        super().__init__(window.window())
         self.window = window
         self.session = session
-        self.gate = PushGate(session, window)  # also the session's way to review forms' pushes
+        # The door of every push; also the session's way to review forms' pushes.
+        self.gate = PushGate(session, window.window())
         status = window.status
         links = [
             (status.cancel_sync_requested, session.cancel_sync),

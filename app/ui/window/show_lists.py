@@ -27,12 +27,12 @@ if TYPE_CHECKING:  # the views open on demand: their modules are imported then
     from app.ui.outbox.history_view import HistoryView
     from app.ui.outbox.outbox_view import OutboxView
     from app.ui.panels.orders_list import Background, OrdersView
-    from app.ui.window.main_window import MainWindow
+    from app.ui.window.window_parts import ShowWindow
 
 W = TypeVar("W", bound=QWidget)
 
 
-def handlers(window: MainWindow) -> dict[str, Callable[[], None]]:
+def handlers(window: ShowWindow) -> dict[str, Callable[[], None]]:
     """The window actions this module answers (declared in app/ui/window/actions.py)."""
 
     def orders() -> None:
@@ -44,7 +44,7 @@ def handlers(window: MainWindow) -> dict[str, Callable[[], None]]:
     return {"orders": orders, "history": history}
 
 
-def _existing(window: MainWindow, kind: type[W]) -> W | None:
+def _existing(window: ShowWindow, kind: type[W]) -> W | None:
     """The tab of this kind, brought forward, if one is open."""
     for index in range(window.tabs.count()):
         widget = window.tabs.widget(index)
@@ -54,13 +54,13 @@ def _existing(window: MainWindow, kind: type[W]) -> W | None:
     return None
 
 
-def _add(window: MainWindow, view: W, name: str, title: str) -> W:
+def _add(window: ShowWindow, view: W, name: str, title: str) -> W:
     view.setObjectName(name)
     window.tabs.setCurrentIndex(window.tabs.addTab(view, title))
     return view
 
 
-def open_orders(window: MainWindow) -> OrdersView | None:
+def open_orders(window: ShowWindow) -> OrdersView | None:
     """The orders list tab (opened once, then brought forward)."""
     from app.ui.panels.orders_list import OrdersView
 
@@ -76,7 +76,7 @@ def open_orders(window: MainWindow) -> OrdersView | None:
     return _add(window, view, "orders-list", "Orders")
 
 
-def _reader(window: MainWindow) -> Background:
+def _reader(window: ShowWindow) -> Background:
     """Reads the orders in a worker thread, handing them to the view if it is still open."""
 
     def read(work: Callable[[], list[Order]], done: Callable[[list[Order]], None]) -> None:
@@ -92,14 +92,14 @@ def _reader(window: MainWindow) -> Background:
     return read
 
 
-def _orders_open(window: MainWindow) -> bool:
+def _orders_open(window: ShowWindow) -> bool:
     from app.ui.panels.orders_list import OrdersView
 
     found = (window.tabs.widget(i) for i in range(window.tabs.count()))
     return any(isinstance(w, OrdersView) for w in found)
 
 
-def open_order(window: MainWindow, order: Order) -> ResourceTab | None:
+def open_order(window: ShowWindow, order: Order) -> ResourceTab | None:
     """The order's lines: the order lines' tab filtered to the order (its customer, and its PO
     or else its delivery date), at its first line, whose order panel lists every line."""
     tab = window.open_resource(ORDER_LINES)
@@ -124,7 +124,7 @@ def order_filters(order: Order) -> dict[str, str]:
     return {"customer": order.customer_id, "deliveryDate": order.delivery_date}
 
 
-def open_history(window: MainWindow) -> HistoryView | None:
+def open_history(window: ShowWindow) -> HistoryView | None:
     """The history of pushed changes tab (opened once, then brought forward and re-read)."""
     from app.ui.outbox.history_view import HistoryView
 
@@ -149,7 +149,7 @@ def open_history(window: MainWindow) -> HistoryView | None:
     return _add(window, view, "push-history", "History of pushes")
 
 
-def open_outbox(window: MainWindow, slug: str | None = None) -> OutboxView | None:
+def open_outbox(window: ShowWindow, slug: str | None = None) -> OutboxView | None:
     """The outbox tab (made once per show, then brought forward) scoped to `slug` or to all."""
     from app.ui.outbox.outbox_view import OutboxView
 

@@ -137,10 +137,10 @@ class TeamSettings(QGroupBox):
         self._test = asyncio.ensure_future(self._run_test(profile, self.password.text() or None))
 
     async def _run_test(self, profile: Profile, password: str | None) -> None:
-        from app.team.status import check_connection
+        from app.profile.connect import check_team_connection
 
         try:
-            ok, text = await asyncio.to_thread(check_connection, profile, password)
+            ok, text = await asyncio.to_thread(check_team_connection, profile, password)
         except Exception as exc:  # a bug in the test must still end in a visible answer
             ok, text = False, f"The test itself failed: {exc}"
         self._say(text, ok=ok)

@@ -23,7 +23,7 @@ from app.ui.window.status_bar import locale_time
 if TYPE_CHECKING:
     from app.team.status import TeamStatus
     from app.ui.session.session import ShowSession
-    from app.ui.window.main_window import MainWindow
+    from app.ui.window.window_parts import ShowWindow
 
 COLUMNS = ("Member", "Computer", "Status", "Last seen")
 SOLO_TEXT = (
@@ -75,7 +75,7 @@ class TeamView(QWidget):
         return [[item.text(c) for c in range(len(COLUMNS))] for item in items if item is not None]
 
 
-def handlers(window: MainWindow) -> dict[str, Callable[[], None]]:
+def handlers(window: ShowWindow) -> dict[str, Callable[[], None]]:
     """The window actions this module answers (declared in app/ui/window/actions.py)."""
 
     def team() -> None:
@@ -84,7 +84,7 @@ def handlers(window: MainWindow) -> dict[str, Callable[[], None]]:
     return {"team": team}
 
 
-def follow(window: MainWindow, session: ShowSession) -> list[QMetaObject.Connection]:
+def follow(window: ShowWindow, session: ShowSession) -> list[QMetaObject.Connection]:
     """The status bar's team button follows the session's team (hidden when solo); a click on
     it opens View ▸ Team; teammates' pending changes tint the open grids and their forms (who,
     when, in the tooltips). The connections go with the session (`MainWindow.detach`)."""
@@ -110,7 +110,7 @@ def follow(window: MainWindow, session: ShowSession) -> list[QMetaObject.Connect
     return connections
 
 
-def open_team(window: MainWindow) -> TeamView | None:
+def open_team(window: ShowWindow) -> TeamView | None:
     """The team tab (opened once, then brought forward); in a solo profile, a word instead."""
     session = window.session
     if session is None:
