@@ -1,5 +1,6 @@
-"""The headless `showdesk` commands: sync, push, import, export, status, conflicts, resolve, audit,
-check — for scripts, schedulers and power users.
+"""The headless `showdesk` commands, for scripts and schedulers; no Qt, and nothing imports them.
+
+sync, push, import, export, status, conflicts, resolve, audit, check.
 
 They drive the same core as the window (client → cache/outbox → sync). One module per command
 (`sync.py`, `push.py`, …), each a `cmd_*(args, ws) -> int`; `runner.run` carries a parsed command

@@ -1,4 +1,18 @@
-"""Local storage of a profile: the disposable record cache and the outbox of the user's edits.
+"""A profile's files: the record cache and the outbox; sqlite3 and app.api — no Qt, no httpx.
 
-Plain synchronous SQLite (stdlib `sqlite3`); nothing here knows HTTP or Qt (docs/ARCHITECTURE.md).
+- `cache` (`Cache`: writes and `sync_state`), `cache_file` (the file opened, `CacheWrites`),
+  `cache_reads` (records and table queries read and streamed; `snapshots`: a stream reads the
+  snapshot of when it began), `cache_builds` (sort indexes and sort keys built in the background,
+  interrupted by writes via `give_way`), `sort_keys` (a big resource's values copied into
+  `keys_<slug>`, decisions 0023 and 0024), `store_file` (open and close shared with the outbox).
+- `outbox` (`Outbox`: the first durable home of every edit, and the audit log), `outbox_file`,
+  `outbox_reads` (changes read whole), `outbox_marks` (light reads, `ChangeMark`), `outbox_moves`
+  (transitions, conflicts resolved), `outbox_slices` (the pending changes a push reads a slice at a
+  time), `changes` (a change's states), `audit` (the log; `last_pushes` counted in SQL).
+- `table_query` (the frozen `TableQuery`: parent, order, text, filters), `query` (its SQL; every
+  query names its index), `ids_read` (a query's ids on a connection of its own), `cached_rows`
+  (`CachedRows`: the first screen, then the whole list, decision 0015).
+- `booth_list_times` (when each booth's lists were last listed), `request_history` (the profile's
+  shared budget, counted in SQL), `page_cache`, `scratch` (private temporary files for long walks),
+  `db` + `schema` (files, migrations, checkpoints).
 """

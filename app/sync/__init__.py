@@ -1,4 +1,6 @@
-"""Moving records between the show and the local store: pulling, pushing, import and export.
+"""The work between the desk and the show: pull, push, edit, files, reports; no Qt.
 
-Nothing here knows Qt; the network is reached only through `app.api` (docs/ARCHITECTURE.md).
+The network is reached only through app.api, files only through app.store. Sub-packages in layers
+(tests/unit/test_boundaries.py): `pull` < `push`, `edit` (side by side) < `files` < `reports`;
+`change_rules` (what a change is, to editing and pushing alike) under them all.
 """

@@ -1,1 +1,6 @@
-"""The words and names a show administrator reads; may import app.api and app.store."""
+"""The words and names a show administrator reads; may import app.api and app.store.
+
+- `words` (field titles with the API's acronyms kept, plurals, counts that agree), `references`
+  (`ReferenceNames`: a reference read by its name; nested objects' labels, dates) — for the window
+  and the command line alike.
+"""
