@@ -30,7 +30,7 @@ from app.api.connection import Connection
 from app.api.error_bodies import align_fields
 from app.api.errors import BadRequest, InvalidValue
 from app.api.exchange import Exchange, Request, RetryPolicy
-from app.api.governor import RateGovernor, RequestWindow
+from app.api.governor import RateGovernor, RequestBudget
 from app.api.learned import Learned
 from app.api.models import MODELS
 from app.api.page_walk import Page, PageWalk
@@ -47,9 +47,9 @@ HTTP_LIMITS = httpx.Limits(max_connections=16, max_keepalive_connections=16, kee
 
 
 # Opens the window a client paces against when it owns its governor: the profile's request
-# history shared by its processes (app.store.request_history.shared_window, wired by
+# history shared by its processes (app.store.request_history.shared_budget, wired by
 # app/profile/connect.py) or None for this process's own window. app/api knows no database.
-WindowOpener = Callable[[Connection, Callable[[], float]], RequestWindow | None]
+BudgetOpener = Callable[[Connection, Callable[[], float]], RequestBudget | None]
 
 
 class ShowClient:
@@ -68,7 +68,7 @@ class ShowClient:
         rng: random.Random | None = None,
         retry: RetryPolicy | None = None,
         token_policy: TokenPolicy | None = None,
-        open_window: WindowOpener | None = None,
+        open_budget: BudgetOpener | None = None,
     ) -> None:
         self.connection = connection
         self.registry = registry
@@ -83,7 +83,7 @@ class ShowClient:
             clock=clock,
             rng=rng,
             sleep=sleep,
-            history=open_window(connection, clock) if open_window is not None else None,
+            history=open_budget(connection, clock) if open_budget is not None else None,
         )
         # Token requests are not paced: the auth endpoint is not the API (the simulator does not
         # count them either); a server that did would answer one 403 at worst, once per token.

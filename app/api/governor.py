@@ -12,7 +12,7 @@ After a pause a single probe request goes first; the others wait until it has be
 Observers get a frozen `GovernorState` whenever it changes (the status bar's "182/300 this
 minute" and "resuming in 23 s"). The decisions themselves live in `app.api.pacing` and
 `app.api.denials`; what answers do (the pauses, a team's pause followed) in `app.api.pauses`, the
-governor's base; the window and a request's slot in it in `app.api.request_window`. This module
+governor's base; the window and a request's slot in it in `app.api.request_budget`. This module
 adds the waiting, with an injected clock, rng and sleep.
 """
 
@@ -31,12 +31,12 @@ from app.api.denials import Denials, UnprovenCuts
 from app.api.pacing import (
     BackoffSchedule,
     CubicAllowance,
-    SlidingWindow,
+    SlidingBudget,
     TeamPacing,
     allowed_requests,
 )
 from app.api.pauses import RACE_WAIT, Pauses, Verdict
-from app.api.request_window import RequestWindow, Slot
+from app.api.request_budget import RequestBudget, Slot
 
 log = logging.getLogger(__name__)
 Sleep = Callable[[float], Awaitable[object]]
@@ -47,9 +47,9 @@ __all__ = [
     "GovernorState",
     "Observer",
     "RateGovernor",
-    "RequestWindow",  # the window it paces against: app/api/request_window.py's
+    "RequestBudget",  # the window it paces against: app/api/request_budget.py's
     "Sleep",
-    "Slot",  # a request's place in that window: app/api/request_window.py's
+    "Slot",  # a request's place in that window: app/api/request_budget.py's
     "Verdict",  # what `on_403` answers: app/api/pauses.py's
 ]
 
@@ -99,13 +99,13 @@ class RateGovernor(Pauses):
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
         sleep: Sleep = asyncio.sleep,
-        history: RequestWindow | None = None,
+        history: RequestBudget | None = None,
         adaptive: CubicAllowance | None = None,
         denials: Denials | None = None,
     ) -> None:
-        self._window: RequestWindow = history or SlidingWindow(limit, window, margin)
+        self._budget: RequestBudget = history or SlidingBudget(limit, window, margin)
         # A team's window: its pause and its adaptive rate are every member's (None: solo).
-        self._team = self._window if isinstance(self._window, TeamPacing) else None
+        self._team = self._budget if isinstance(self._budget, TeamPacing) else None
         self._team_pause = 0  # the team pause this governor last followed
         self._reserve = interactive_reserve
         self.backoff = backoff or BackoffSchedule()
@@ -132,11 +132,11 @@ class RateGovernor(Pauses):
 
     @property
     def limit(self) -> int:
-        return self._window.limit
+        return self._budget.limit
 
     @property
     def window(self) -> float:
-        return self._window.window
+        return self._budget.window
 
     @property
     def sent(self) -> int:
@@ -153,9 +153,9 @@ class RateGovernor(Pauses):
             paused_until = max(paused_until or now, now + shared.left)
             attempt = max(attempt, shared.attempt)
         return GovernorState(
-            used=self._window.used(now),
-            limit=self._window.limit,
-            window=self._window.window,
+            used=self._budget.used(now),
+            limit=self._budget.limit,
+            window=self._budget.window,
             paused_until=paused_until,
             attempt=attempt,
             max_attempts=self.backoff.max_attempts,
@@ -176,7 +176,7 @@ class RateGovernor(Pauses):
 
     def close(self) -> None:
         """Done with the profile's window (the shared history's file is let go)."""
-        self._window.close()
+        self._budget.close()
 
     # ------------------------------------------------------------------------- acquiring a slot
 
@@ -215,7 +215,7 @@ class RateGovernor(Pauses):
         if self._paused_until is not None and now < self._paused_until:
             self._budget_at = None
             return
-        wait = self._window.wait_time(now, self._allowed(now, interactive))
+        wait = self._budget.wait_time(now, self._allowed(now, interactive))
         if wait:
             self._budget_at = now + wait
 
@@ -224,7 +224,7 @@ class RateGovernor(Pauses):
 
         `counted=False` frees the slot at once: the request never reached the server.
         """
-        self._window.finish(self._clock(), counted, slot.handle)
+        self._budget.finish(self._clock(), counted, slot.handle)
         self.denials.answered(slot.operation)
         if slot.probe:
             self._probe_out = False
@@ -242,7 +242,7 @@ class RateGovernor(Pauses):
 
     def _allowed(self, now: float, interactive: bool) -> int:
         allowance = max(1, math.floor(self.adaptive.allowed(now)))
-        return allowed_requests(min(allowance, self._window.limit), self._reserve, interactive)
+        return allowed_requests(min(allowance, self._budget.limit), self._reserve, interactive)
 
     def _blocked_for(self, now: float, interactive: bool, operation: str) -> float | None:
         if self._team is not None:
@@ -256,14 +256,14 @@ class RateGovernor(Pauses):
             return None
         if not self.denials.may_send(operation):
             return None  # an operation on trial: its answers come first
-        wait = self._window.wait_time(now, self._allowed(now, interactive))
+        wait = self._budget.wait_time(now, self._allowed(now, interactive))
         if self.adaptive.active and wait != 0.0:
             wait = _REGROWTH_CHECK if wait is None else min(wait, _REGROWTH_CHECK)
         return wait
 
     def _take(self, now: float, interactive: bool, operation: str) -> Slot | None:
-        used = self._window.used(now)
-        handle = self._window.take(now, self._allowed(now, interactive))
+        used = self._budget.used(now)
+        handle = self._budget.take(now, self._allowed(now, interactive))
         if handle is None:
             return None
         probe = self._attempt > 0

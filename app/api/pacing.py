@@ -46,7 +46,7 @@ _GENERIC_WORDS = frozenset(
 RETRY_AFTER_CAP = 600.0  # seconds: a longer Retry-After is obeyed up to this, then asked again
 
 
-class SlidingWindow:
+class SlidingBudget:
     """The requests of the last `window` seconds (padded by `margin`), plus those in flight.
 
     This process's own record; `app.store.request_history.SharedHistory` keeps the same record for
@@ -196,9 +196,9 @@ class CubicAllowance:
     `W(t) = C (t - K)^3 + W_max` — fast at first, flat around the level that was throttled
     (W_max), faster again beyond — until it reaches the limit and the adaptive mode is off.
     botocore measures requests per second with a token bucket; here the window is the bucket
-    (`SlidingWindow`), so several copies of ShowDesk on one show (separate profiles, separate
+    (`SlidingBudget`), so several copies of ShowDesk on one show (separate profiles, separate
     machines) that each cut on their own 403s settle around their share instead of failing.
-    `regain_windows` scales C so that regaining a cut from the full limit takes that many windows
+    `regain_spans` scales C so that regaining a cut from the full limit takes that many windows
     (botocore's C = 0.4 suits AWS's hundreds per second, not 300 per minute). A process that was
     being answered keeps at least `floor_share` of the limit (botocore's floor of 0.5 requests per
     second is that share of 300 per minute: a process that sent little is not what filled the
@@ -211,7 +211,7 @@ class CubicAllowance:
     limit: int
     window: float
     beta: float = 0.7
-    regain_windows: float = 2.0
+    regain_spans: float = 2.0
     floor_share: float = 0.1
     enabled: bool = True  # False: a one-shot check that must not wait for the window to clear
     _w_max: float | None = field(default=None, init=False)
@@ -221,7 +221,7 @@ class CubicAllowance:
 
     @property
     def scale(self) -> float:
-        return self.limit * (1.0 - self.beta) / (self.regain_windows * self.window) ** 3
+        return self.limit * (1.0 - self.beta) / (self.regain_spans * self.window) ** 3
 
     @property
     def active(self) -> bool:
@@ -276,7 +276,7 @@ class SharedPause:
 
 @runtime_checkable
 class TeamPacing(Protocol):
-    """A window a whole team shares (`app.team.budget.TeamWindow`): a throttling 403 of any
+    """A window a whole team shares (`app.team.budget.TeamBudget`): a throttling 403 of any
     member pauses every member, and the adaptive allowance after it is the team's."""
 
     def allowance(self) -> CubicAllowance: ...

@@ -25,7 +25,7 @@ from app.api.pacing import (
     classify_403,
     says_permission,
 )
-from app.api.request_window import RequestWindow, Slot
+from app.api.request_budget import RequestBudget, Slot
 
 log = logging.getLogger("app.api.governor")  # the governor's log lines, as they were
 # The shared history lost the last slot to another process between the check and the take.
@@ -45,7 +45,7 @@ class Pauses:
     adaptive: CubicAllowance
     denials: Denials
     unproven: UnprovenCuts  # the cuts not yet backed by a proof either way
-    _window: RequestWindow
+    _budget: RequestBudget
     _team: TeamPacing | None  # a team's window: its pause is every member's (None: solo)
     _team_pause: int  # the team pause this governor last followed
     _clock: Callable[[], float]
@@ -95,14 +95,14 @@ class Pauses:
             self.unproven.joined(slot.operation)
             self._end_episode()
             return Verdict.RATE_LIMITED
-        used, answered = self._window.used(now), self._answered(now)
+        used, answered = self._budget.used(now), self._answered(now)
         if self._team is not None and self._team.throttled(
             slot.handle, retry_after, self._backoff_delay, used, answered
         ):  # the team's cut is every member's: never undone by one member's proof
             self._cut_at = now
             self._follow_team(now)  # the team paused (or this request was part of its last pause)
             return Verdict.RETRY
-        if self.adaptive.allowed(now) >= self._window.limit:
+        if self.adaptive.allowed(now) >= self._budget.limit:
             self.unproven.clear()  # back at the limit since: nothing earlier to undo
         before, cut_at = self.adaptive.cut_state(), self._cut_at
         allowance = self.adaptive.cut(now, used, answered=answered)
@@ -131,7 +131,7 @@ class Pauses:
             "the 403s behind %d cut(s) were a denial, not throttling: %d per %g s again",
             len(undone),
             math.floor(self.adaptive.allowed(now)),
-            self._window.window,
+            self._budget.window,
         )
         self._notify()
 
@@ -139,7 +139,7 @@ class Pauses:
         """Whether the show answered this process in the last window, and since the last cut: a
         probe refused again gets no floor (it would keep knocking on a full window)."""
         last = self._answered_at
-        if last is None or now - last >= self._window.window:
+        if last is None or now - last >= self._budget.window:
             return False
         return self._cut_at is None or last > self._cut_at
 
@@ -155,7 +155,7 @@ class Pauses:
             self._attempt,
             self.backoff.max_attempts,
             math.floor(allowance),
-            self._window.window,
+            self._budget.window,
         )
         self._notify()
 

@@ -18,9 +18,9 @@ from app.commands.push_lines import change_line, outcome_lines
 from app.commands.workspace import OK, SOME_FAILED, USAGE, Workspace
 from app.store.changes import Change, State
 from app.store.outbox import Outbox
-from app.store.outbox_windows import last_seq, pending_marks
+from app.store.outbox_slices import last_seq, pending_marks
 from app.store.page_cache import walking
-from app.sync.push.cost import plan_pages, plan_text, push_seconds
+from app.sync.push.cost import cost_by_pages, cost_text, push_seconds
 from app.sync.push.pusher import Pusher, PushProgress, PushReport
 from app.wording.words import count
 
@@ -97,7 +97,7 @@ def _push_estimate(args: argparse.Namespace, ws: Workspace) -> int:
                 [replace(c, state="pending") for c in ws.outbox.changes_by_seq(page)]
                 for page in sent.pages(JSON_PAGE)
             )
-            plan = plan_pages(pages, ws.registry)
+            plan = cost_by_pages(pages, ws.registry)
         state, reserve = client.governor.state(), ws.profile.interactive_reserve
         ws.out.set(
             dry_run=True,
@@ -108,7 +108,7 @@ def _push_estimate(args: argparse.Namespace, ws: Workspace) -> int:
             checks=plan.checks,
             seconds=round(push_seconds(plan.requests, state, reserve=reserve), 1),
         )
-        ws.out.line(plan_text(plan, state, reserve))
+        ws.out.line(cost_text(plan, state, reserve))
         return OK
 
     return asyncio.run(_with_client(ws, work))

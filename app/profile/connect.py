@@ -14,7 +14,7 @@ from app.profile.settings import Profile
 if TYPE_CHECKING:  # a solo profile never imports the database driver; an export, no client
     from app.api.client import ShowClient
     from app.api.connection import Connection
-    from app.api.governor import RequestWindow
+    from app.api.governor import RequestBudget
     from app.team.team import Team
 
 TEAM_URL_ENV = "SHOWDESK_TEAM_URL"
@@ -143,16 +143,16 @@ def client_for(
     """The profile's client; in a team it paces against the team's one budget (the team
     database's window, app.team.budget), solo against the profile's shared request history."""
     from app.api.client import ShowClient
-    from app.store.request_history import shared_window
+    from app.store.request_history import shared_budget
 
     if team is None:
-        return ShowClient(connection_for(profile, secret), registry, open_window=shared_window)
-    from app.team.budget import team_window
+        return ShowClient(connection_for(profile, secret), registry, open_budget=shared_budget)
+    from app.team.budget import team_budget
 
-    def open_window(connection: Connection, clock: Callable[[], float]) -> RequestWindow:
-        return team_window(team, connection, clock)
+    def open_budget(connection: Connection, clock: Callable[[], float]) -> RequestBudget:
+        return team_budget(team, connection, clock)
 
-    return ShowClient(connection_for(profile, secret), registry, open_window=open_window)
+    return ShowClient(connection_for(profile, secret), registry, open_budget=open_budget)
 
 
 def open_team_for(profile: Profile, password: str | None = None) -> Team | None:

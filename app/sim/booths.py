@@ -11,7 +11,7 @@ the record id. Booths and vendors are named by business key or by record id.
 from __future__ import annotations
 
 from app.sim.calls import Call, Reply, SimError, handles
-from app.sim.listing import list_reply
+from app.sim.paging import list_reply
 from app.sim.show import Record
 
 

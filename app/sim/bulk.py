@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.sim.calls import Call, Reply, bad_request, handles
-from app.sim.listing import moment
+from app.sim.paging import moment
 from app.sim.show import Record
 
 HISTORY_CAP = 1000  # lines per session (API.md), unless the registry declares a batch

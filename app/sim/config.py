@@ -157,7 +157,7 @@ class SimStats:
     arrivals: list[float] = field(default_factory=list)
     refused_at: list[float] = field(default_factory=list)  # arrivals answered a throttling 403
 
-    def most_in_any_window(self, window: float) -> int:
+    def most_in_any_span(self, window: float) -> int:
         """The most API requests (accepted or not) that arrived within any `window` seconds."""
         times, most, first = sorted(self.arrivals), 0, 0
         for last, at in enumerate(times):

@@ -11,7 +11,7 @@ from typing import Any
 
 from app.sim.calls import Call, Reply, SimError, bad_request, handles
 from app.sim.conform import check_body
-from app.sim.listing import list_reply
+from app.sim.paging import list_reply
 
 # Nested arrays whose elements carry a server-owned `id` (API.md: Customer.orderingGroups).
 NESTED_WITH_IDS = ("orderingGroups", "subGroups")

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from app.sim.calls import Call, Reply, SimError, bad_request, handles
-from app.sim.listing import dig, list_reply, moment
+from app.sim.paging import dig, list_reply, moment
 from app.sim.show import Record, Show
 
 

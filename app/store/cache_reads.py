@@ -1,7 +1,8 @@
 """The cache's reads: records by id, key or listing, streamed; ids of a listing, on the shared
 connection or one of its own (`IdsRead`). Part of `Cache` (app/store/cache.py).
 
-Listings (`records`, `row_ids`) take one `Listing` (app/store/listing.py): parent, order, text
+Listings (`records`, `row_ids`) take one `TableQuery` (app/store/table_query.py): parent, order,
+text
 and column filters. Its text matches case-insensitively (ASCII letters only) anywhere in the JSON
 text. Its column filters (field → text) match the same way inside one field's value; for a
 reference field (the registry's `references`) they also match the referenced record's label, so
@@ -19,8 +20,8 @@ from typing import Any
 from app.store import query, sort_keys
 from app.store.cache_file import CacheFile
 from app.store.ids_read import IdsRead
-from app.store.listing import EVERY_RECORD, Listing
 from app.store.query import FieldFilter, KeysOrder
+from app.store.table_query import EVERY_RECORD, TableQuery
 
 _FETCH_BATCH = 512
 
@@ -62,7 +63,7 @@ class CacheReads(CacheFile):
     def records(
         self,
         slug: str,
-        listing: Listing = EVERY_RECORD,
+        listing: TableQuery = EVERY_RECORD,
         *,
         limit: int | None = None,
         offset: int = 0,
@@ -76,7 +77,7 @@ class CacheReads(CacheFile):
     def row_ids(
         self,
         slug: str,
-        listing: Listing = EVERY_RECORD,
+        listing: TableQuery = EVERY_RECORD,
         *,
         detached: bool = False,
         limit: int | None = None,
@@ -96,7 +97,7 @@ class CacheReads(CacheFile):
     def read_ids(
         self,
         slug: str,
-        listing: Listing,
+        listing: TableQuery,
         *,
         limit: int | None = None,
         budget: float | None = None,
@@ -108,7 +109,7 @@ class CacheReads(CacheFile):
         return IdsRead(self.path, sql, params, budget)
 
     def ids(self, slug: str, parent: str | None = None) -> list[str]:
-        return self.row_ids(slug, Listing(parent=parent))
+        return self.row_ids(slug, TableQuery(parent=parent))
 
     def parents(self, slug: str) -> list[str]:
         """The parents under which records of a per-parent resource are cached."""
@@ -127,7 +128,12 @@ class CacheReads(CacheFile):
         return row is not None and row[0] == "ok"
 
     def _select(
-        self, columns: str, slug: str, listing: Listing, limit: int | None = None, offset: int = 0
+        self,
+        columns: str,
+        slug: str,
+        listing: TableQuery,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> tuple[str, list[Any]]:
         where, specs = self._where(slug, listing.parent), self._filters(slug, listing)
         field, index, keys = listing.order_by, None, None
@@ -138,7 +144,7 @@ class CacheReads(CacheFile):
             keys = self._keys_order(slug, listing, scanned=screen and not listing.text)
         return query.select(columns, where, listing, specs, limit, offset, index, keys)
 
-    def _keys_order(self, slug: str, listing: Listing, *, scanned: bool) -> KeysOrder | None:
+    def _keys_order(self, slug: str, listing: TableQuery, *, scanned: bool) -> KeysOrder | None:
         """The listing's order from its resource's sort keys, if they are complete and copy
         its field (a sort index walked for a first screen is faster still: then None). For an
         unfiltered first screen (`scanned`: the keys scanned if no index serves it), also what
@@ -158,7 +164,7 @@ class CacheReads(CacheFile):
         few = listing.descending and self._one(sort_keys.few_values(keys.table, column), [])[0]
         return KeysOrder(keys.table, column, where, indexed, slug, marks, bool(few))
 
-    def _filters(self, slug: str, listing: Listing) -> list[FieldFilter]:
+    def _filters(self, slug: str, listing: TableQuery) -> list[FieldFilter]:
         """Column filters as query specs; reference fields also match the target's label."""
         references = self.registry[slug].references
         specs = []

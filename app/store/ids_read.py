@@ -1,6 +1,6 @@
 """One listing's ids read on a connection of its own, by a worker thread, cancellable from another.
 
-A table asks for a listing's ids (app/store/record_window.py) and, while they are read, may ask
+A table asks for a listing's ids (app/store/cached_rows.py) and, while they are read, may ask
 for another (a filter typed further): `cancel()` interrupts SQLite mid-query
 (`Connection.interrupt()`), and `run()` then answers []. The ids come back as one text SQLite
 joins (`group_concat`), split here in slices: SQLite runs the whole query without the GIL, where

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from app.api.errors import InvalidValue
-from app.store.listing import Listing
+from app.store.table_query import TableQuery
 
 T = TypeVar("T")
 
@@ -143,7 +143,7 @@ def sort_index(field: str) -> tuple[str, str]:
     return name, sql
 
 
-def order_clause(listing: Listing) -> str:
+def order_clause(listing: TableQuery) -> str:
     """`ORDER BY …` for a field (text compared case-insensitively), ties broken by fetch order."""
     order_by, direction = listing.order_by, "DESC" if listing.descending else "ASC"
     if order_by is None:
@@ -154,7 +154,7 @@ def order_clause(listing: Listing) -> str:
 def select(
     columns: str,
     where_: Where,
-    listing: Listing,
+    listing: TableQuery,
     filters: Sequence[FieldFilter] = (),
     limit: int | None = None,
     offset: int = 0,
@@ -182,7 +182,7 @@ def select(
     return sql, params
 
 
-def _filters(listing: Listing, filters: Sequence[FieldFilter]) -> tuple[str, list[Any]]:
+def _filters(listing: TableQuery, filters: Sequence[FieldFilter]) -> tuple[str, list[Any]]:
     """` AND …` for the listing's text and column filters, and their parameters."""
     sql, params = "", []
     if listing.text:
@@ -199,7 +199,7 @@ def _filters(listing: Listing, filters: Sequence[FieldFilter]) -> tuple[str, lis
 
 def _select_by_keys(
     where_: Where,
-    listing: Listing,
+    listing: TableQuery,
     filters: Sequence[FieldFilter],
     limit: int | None,
     keys: KeysOrder,
@@ -314,7 +314,7 @@ def _scanned_keys(keys: KeysOrder, direction: str, limit: int) -> tuple[str, lis
 
 
 def _read_through(
-    columns: str, where_: Where, listing: Listing, sort_index: str | None, limit: int | None
+    columns: str, where_: Where, listing: TableQuery, sort_index: str | None, limit: int | None
 ) -> str:
     """The index a listing reads its rows through (`INDEXED BY`). Left to itself, SQLite takes
     any index that starts with (resource, parent) — another column's sort index too — and then

@@ -19,7 +19,7 @@ every row of the window on each acquire: ~15-20 % of a push's CPU.) Times are Un
 times (the processes share no monotonic clock); the governor's clock is translated with the
 offset measured when the history is opened. Rows older than the window are pruned as new ones
 come. A folder that cannot be written leaves this process with its own in-memory window
-(`SlidingWindow`), as without a data folder.
+(`SlidingBudget`), as without a data folder.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.api.connection import Connection
-from app.api.pacing import SlidingWindow
+from app.api.pacing import SlidingBudget
 
 log = logging.getLogger(__name__)
 STATE_FILE = "api-state.sqlite"
@@ -90,7 +90,7 @@ def _alive(pid: int) -> bool:
 
 
 class SharedHistory:
-    """The profile's sliding window, kept in its data folder (same interface as SlidingWindow)."""
+    """The profile's sliding window, kept in its data folder (same interface as SlidingBudget)."""
 
     def __init__(
         self,
@@ -109,7 +109,7 @@ class SharedHistory:
         self.lease = lease
         self._offset = wall() - clock()
         self._takes = 0
-        self._alone: SlidingWindow | None = None  # after the file failed: this process only
+        self._alone: SlidingBudget | None = None  # after the file failed: this process only
         # One event loop uses it at a time, but it may not be the thread that opened it.
         self._db = sqlite3.connect(
             state_file(folder), timeout=10.0, isolation_level=None, check_same_thread=False
@@ -149,11 +149,11 @@ class SharedHistory:
                 ends.append(end)
         return answered, sorted(ends), flying
 
-    def _fall_back(self, exc: sqlite3.Error) -> SlidingWindow:
+    def _fall_back(self, exc: sqlite3.Error) -> SlidingBudget:
         """The file failed mid-run (locked too long, disk full): pace this process alone."""
         if self._alone is None:
             log.warning("request history unavailable (%s): pacing this process alone", exc)
-            self._alone = SlidingWindow(self.limit, self.window, self.margin)
+            self._alone = SlidingBudget(self.limit, self.window, self.margin)
         return self._alone
 
     def used(self, now: float) -> int:
@@ -286,9 +286,9 @@ def open_history(
         return None
 
 
-def shared_window(connection: Connection, clock: Callable[[], float]) -> SharedHistory | None:
+def shared_budget(connection: Connection, clock: Callable[[], float]) -> SharedHistory | None:
     """The profile's request history shared with its other processes (None: this one only),
-    for `ShowClient(open_window=...)`. A request in flight longer than twice the timeout is
+    for `ShowClient(open_budget=...)`. A request in flight longer than twice the timeout is
     surely over: its lease ends then."""
     return open_history(
         connection.state_dir,

@@ -52,7 +52,7 @@ CACHE_V3: Migration = (
 )
 
 # v4 (issue 17): when each parent's nested list (a booth's products, a booth's vendors) was last
-# listed in full. Incremental syncs no longer re-list every parent's nested lists; opening or
+# listed in full. Incremental syncs no longer re-list every parent's booth lists; opening or
 # editing a record and the background sweep (oldest first, resumable) refresh them instead.
 CACHE_V4: Migration = (
     """CREATE TABLE nested_lists (

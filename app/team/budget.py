@@ -1,7 +1,7 @@
 """One budget for the team: every member's requests are admitted through the team database.
 
 The show counts one window for all its administrators (API.md), so in a team the governor's
-window (`app.api.governor.RequestWindow`) is `TeamWindow`: the team-wide twin of the profile's
+window (`app.api.governor.RequestBudget`) is `TeamBudget`: the team-wide twin of the profile's
 `app.store.request_history.SharedHistory`, with the same semantics (0009) on the database
 server's clock, which every member shares — no skew between machines:
 
@@ -33,16 +33,16 @@ from typing import TYPE_CHECKING, TypeVar
 import psycopg
 
 from app.api.connection import Connection
-from app.api.governor import RequestWindow
-from app.api.pacing import CubicAllowance, CutState, SharedPause, SlidingWindow
-from app.store.request_history import shared_window
-from app.team.budget_use import MARGIN, TeamBudgetUse, in_window, team_budget_use
+from app.api.governor import RequestBudget
+from app.api.pacing import CubicAllowance, CutState, SharedPause, SlidingBudget
+from app.store.request_history import shared_budget
+from app.team.budget_use import MARGIN, TeamBudgetUse, requests_in_span, team_budget_use
 from app.team.database import TeamDatabase, TeamError
 
 if TYPE_CHECKING:
     from app.team.team import Team
 
-__all__ = ["TeamAllowance", "TeamBudgetUse", "TeamWindow", "team_budget_use", "team_window"]
+__all__ = ["TeamAllowance", "TeamBudget", "TeamBudgetUse", "team_budget", "team_budget_use"]
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 # Another member's request in flight, or an older ticket, frees a slot without telling us.
@@ -95,7 +95,7 @@ class TeamAllowance(CubicAllowance):
     """The team's adaptive allowance: after any member's throttling 403 the whole team regains
     from the cut that member made (read from the team database)."""
 
-    def __init__(self, window: TeamWindow) -> None:
+    def __init__(self, window: TeamBudget) -> None:
         super().__init__(window.limit, window.window)
         self._team = window
         self._cut_no = 0
@@ -108,8 +108,8 @@ class TeamAllowance(CubicAllowance):
         return super().allowed(now)
 
 
-class TeamWindow:
-    """The team's sliding window (the governor's `RequestWindow`, and its `TeamPacing`)."""
+class TeamBudget:
+    """The team's sliding window (the governor's `RequestBudget`, and its `TeamPacing`)."""
 
     def __init__(
         self,
@@ -120,7 +120,7 @@ class TeamWindow:
         *,
         lease: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
-        fallback: Callable[[], RequestWindow] | None = None,
+        fallback: Callable[[], RequestBudget] | None = None,
     ) -> None:
         self.limit = limit
         self.window = window
@@ -128,9 +128,9 @@ class TeamWindow:
         self.lease = lease
         self.member = database.member
         self._clock = clock
-        self._fallback = fallback or (lambda: SlidingWindow(limit, window, margin))
+        self._fallback = fallback or (lambda: SlidingBudget(limit, window, margin))
         self._owner = f"{database.member} {uuid.uuid4().hex}"
-        self._alone: RequestWindow | None = None
+        self._alone: RequestBudget | None = None
         self._handles: set[int] = set()  # the team's requests in flight from this window
         self._takes = 0
         self._allowance = TeamAllowance(self)
@@ -149,10 +149,12 @@ class TeamWindow:
     def span(self) -> float:
         return self.window + self.margin
 
-    # ------------------------------------------------------------------ the window (RequestWindow)
+    # ------------------------------------------------------------------ the window (RequestBudget)
 
     def used(self, now: float) -> int:
-        return self._safely(lambda: len(in_window(self._db, self.span)[1]), lambda w: w.used(now))
+        return self._safely(
+            lambda: len(requests_in_span(self._db, self.span)[1]), lambda w: w.used(now)
+        )
 
     def wait_time(self, now: float, allowed: int) -> float | None:
         """0 when a request may go now, else seconds until one may (at most POLL while another
@@ -186,7 +188,7 @@ class TeamWindow:
         self._db.close()
 
     def _wait_time(self, allowed: int) -> float:
-        now, leaves = in_window(self._db, self.span)
+        now, leaves = requests_in_span(self._db, self.span)
         used = len(leaves)
         if used < allowed and not _queued_ahead(self._tickets(), allowed, used):
             return 0.0
@@ -203,7 +205,7 @@ class TeamWindow:
     def _take(self, allowed: int) -> int | None:
         with self._db.transaction():
             self._db.execute("SELECT 1 FROM team_budget FOR UPDATE")
-            used = len(in_window(self._db, self.span)[1])
+            used = len(requests_in_span(self._db, self.span)[1])
             if used >= allowed or _queued_ahead(self._tickets(), allowed, used):
                 self._db.execute(_TICKET, (self._owner, allowed, self.member, TICKET_LEASE))
                 return None
@@ -341,7 +343,7 @@ class TeamWindow:
 
     # ------------------------------------------------------------------------------ fallback
 
-    def _safely(self, work: Callable[[], T], alone: Callable[[RequestWindow], T]) -> T:
+    def _safely(self, work: Callable[[], T], alone: Callable[[RequestBudget], T]) -> T:
         """`work` on the team database; on this machine's window once the database failed."""
         if self._alone is None:
             try:
@@ -365,17 +367,17 @@ class TeamWindow:
             pass
 
 
-def team_window(team: Team, connection: Connection, clock: Callable[[], float]) -> RequestWindow:
-    """The team's window for `ShowClient(open_window=...)`; this machine's window (the profile's
+def team_budget(team: Team, connection: Connection, clock: Callable[[], float]) -> RequestBudget:
+    """The team's window for `ShowClient(open_budget=...)`; this machine's window (the profile's
     shared history, else the process's own), said in the log, when the database cannot serve it.
     A request in flight longer than twice the timeout is surely over: its lease ends then."""
 
-    def alone() -> RequestWindow:
-        mine = shared_window(connection, clock)
-        return mine or SlidingWindow(connection.rate_limit, connection.rate_window, MARGIN)
+    def alone() -> RequestBudget:
+        mine = shared_budget(connection, clock)
+        return mine or SlidingBudget(connection.rate_limit, connection.rate_window, MARGIN)
 
     try:
-        return TeamWindow(
+        return TeamBudget(
             team.database,
             connection.rate_limit,
             connection.rate_window,

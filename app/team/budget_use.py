@@ -1,6 +1,6 @@
 """How much of the show's budget the team spent: the team's window as every member counts it.
 
-`in_window` is the one reading of `team_requests` (app/team/budget.py paces by it);
+`requests_in_span` is the one reading of `team_requests` (app/team/budget.py paces by it);
 `team_budget_use` is what the status bar and `showdesk status` show. Times are the database
 server's, the one clock every member shares.
 """
@@ -31,7 +31,7 @@ GROUP BY n.now
 """
 
 
-def in_window(conn: psycopg.Connection[Any], span: float) -> tuple[float, list[float]]:
+def requests_in_span(conn: psycopg.Connection[Any], span: float) -> tuple[float, list[float]]:
     """The server's time and when each request in the team's window leaves it (inf: in flight
     from a live member), as Unix times on the server's clock."""
     row = conn.execute(_LEAVES, {"span": span}).fetchone()
@@ -62,5 +62,5 @@ def team_budget_use(conn: psycopg.Connection[Any]) -> TeamBudgetUse:
     ).fetchone()
     assert row is not None
     limit, window, until, left = int(row[0]), float(row[1]), row[2], float(row[3] or 0.0)
-    _, leaves = in_window(conn, window + MARGIN)
+    _, leaves = requests_in_span(conn, window + MARGIN)
     return TeamBudgetUse(len(leaves), limit, window, until if left > 0 else None, left)

@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.api.registry import default_registry
 from app.store.cache import Cache
-from app.store.listing import Listing
 from app.store.outbox import NewChange, Outbox
+from app.store.table_query import TableQuery
 from app.sync.pull.puller import BULK_RECORDS
 
 CITIES = ["Springfield", "Riverton", "Fairview", "Greenville", "Madison", "Salem", "Clinton"]
@@ -81,19 +81,19 @@ def bench_cache(folder: Path) -> None:
             "cache: re-upsert 100,000 existing", lambda: cache.upsert("customers", first), 100_000
         )
         bench_sync_writes(cache, first)
-        listings: list[tuple[str, Listing]] = [
-            ("fetch order", Listing()),
-            ("sorted by customerName", Listing(order_by="customerName")),
-            ("sorted by priceZone desc", Listing(order_by="priceZone", descending=True)),
-            ("sorted by modifiedDate", Listing(order_by="modifiedDate")),
-            ("text filter 'grocers #1'", Listing(text="grocers #1")),
+        listings: list[tuple[str, TableQuery]] = [
+            ("fetch order", TableQuery()),
+            ("sorted by customerName", TableQuery(order_by="customerName")),
+            ("sorted by priceZone desc", TableQuery(order_by="priceZone", descending=True)),
+            ("sorted by modifiedDate", TableQuery(order_by="modifiedDate")),
+            ("text filter 'grocers #1'", TableQuery(text="grocers #1")),
         ]
         for label, listing in listings:
             timed(
                 f"cache: row_ids of 200,000, {label}",
                 partial(cache.row_ids, "customers", listing),
             )
-        ids = cache.row_ids("customers", Listing(order_by="city"))
+        ids = cache.row_ids("customers", TableQuery(order_by="city"))
         pages = [ids[i * 100 : i * 100 + 100] for i in range(100)]
         timed(
             "cache: get_many of a 100-row page (x100)",
@@ -180,7 +180,7 @@ def first_screens(cache: Cache, total: int, marks: str) -> None:
     values (5, 7, 4) and one of a value per record, each way; best and median of 5 (issue 17:
     ≤ 0.3 s to the screen painted, of which this is the query)."""
     for field, descending in FIRST_SCREENS:
-        listing = Listing(order_by=field, descending=descending)
+        listing = TableQuery(order_by=field, descending=descending)
         spent = []
         for _ in range(5):
             read = cache.read_ids("customers", listing, limit=100)

@@ -9,7 +9,7 @@
   the sync at the show's limit and with it lifted (the simulator in its own process, its
   answers' time apart), ShowDesk's own time and records/s against the same answers given
   instantly, and the cache's load of the same pages alone (goal >= 100,000 records/s);
-- push of 1,000 edits through a scaled rate window, as a share of the allowed rate;
+- push of 1,000 edits through a scaled budget span, as a share of the allowed rate;
 - bulk inventory: 1,000 inventory rows edited through the Editor and pushed through the bulk
   endpoint — requests used against rows, and the time.
 """
@@ -45,7 +45,7 @@ from app.store.outbox import Outbox  # noqa: E402
 from app.sync.edit.editor import Editor, FieldEdit  # noqa: E402
 from app.sync.pull.puller import BULK_RECORDS, Puller  # noqa: E402
 from app.sync.push.pusher import Pusher  # noqa: E402
-from tests.sim.test_nested_lists import NESTED, ten_changes  # noqa: E402
+from tests.sim.test_booth_lists import NESTED, ten_changes  # noqa: E402
 
 REGISTRY = default_registry()
 

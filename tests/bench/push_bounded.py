@@ -43,7 +43,7 @@ sys.argv = ['showdesk', *sys.argv[1:]]
 runpy.run_module('app', run_name='__main__', alter_sys=True)
 """
 SETTLED = ("done", "failed", "conflict")  # what a push has finished with
-WINDOW = 1000  # records a push holds at once (app/sync/push/pusher.py WINDOW_RECORDS)
+WINDOW = 1000  # records a push holds at once (app/sync/push/pusher.py SLICE_RECORDS)
 STOP_WAIT = 120.0  # seconds a stopped push may take to record what it did
 
 

@@ -121,7 +121,7 @@ def stamp(moment: datetime) -> str:
 
 
 class PlainShow:
-    """The data, tokens, rate window and counters; every method holds the lock."""
+    """The data, tokens, budget span and counters; every method holds the lock."""
 
     def __init__(
         self,

@@ -1,4 +1,4 @@
-"""Issue 17's nested lists (a booth's products and vendors) against every shape the simulator plays
+"""Issue 17's booth lists (a booth's products and vendors) against every shape the simulator plays
 (app/sim/presets.py) and against the plain server (tests/e2e/plain_server.py, written from
 API.md alone, whose booth associations never change the booth record).
 
@@ -25,15 +25,15 @@ import pytest
 
 from app.api.client import ShowClient
 from app.api.connection import Connection
+from app.store.booth_list_times import BoothListTimes
 from app.store.cache import Cache
-from app.store.listing import Listing
-from app.store.nested_lists import NestedLists
+from app.store.table_query import TableQuery
 from app.sync.pull.booth_sweep import NestedSweep, SweepProgress, SweepSettings
 from app.sync.pull.puller import Puller
 from tests.e2e.booth_side import KEY, LISTS, REGISTRY, BoothSide, booth_side
 from tests.e2e.test_flow import SHAPES
 from tests.sim.conftest import ManualClock
-from tests.sim.test_nested_sweep import Stopped, SweepWaits
+from tests.sim.test_booth_sweep import Stopped, SweepWaits
 
 SYNCED = ["booths", *LISTS]
 
@@ -45,7 +45,7 @@ def side(request: pytest.FixtureRequest) -> Iterator[BoothSide]:
 
 
 def cached_keys(cache: Cache, slug: str, booth: str) -> set[str]:
-    return {str(r[KEY[slug]]) for r in cache.records(slug, Listing(parent=booth))}
+    return {str(r[KEY[slug]]) for r in cache.records(slug, TableQuery(parent=booth))}
 
 
 def assert_lists_equal(cache: Cache, side: BoothSide, booths: list[str] | None = None) -> None:
@@ -214,7 +214,7 @@ async def test_a_booth_list_deletes_only_on_a_listing_proved_whole(
             full = await puller.sync(SYNCED, full=True)
             assert not full.failed, full
             assert_lists_equal(cache, side)
-            lists = NestedLists(cache)
+            lists = BoothListTimes(cache)
             listed = lists.last_listed("booth-products", booth)
             dropped = sorted(side.keys("booth-products", booth))[0]
             side.remove("booth-products", booth, dropped)
@@ -256,7 +256,7 @@ async def test_the_sweep_counts_every_request_a_list_it_cannot_prove_took(
         with Cache(tmp_path / "cache.sqlite", REGISTRY) as cache:
             puller = Puller(client, cache, page_size=2)
             assert not (await puller.sync(SYNCED, full=True)).failed
-            NestedLists(cache).forget("booth-products", [booth])  # its list due first
+            BoothListTimes(cache).forget("booth-products", [booth])  # its list due first
             show.on = True
             sweep = NestedSweep(puller, SweepSettings(share=0.5))
             assert await sweep.step()
@@ -280,5 +280,5 @@ async def test_a_booth_gone_from_the_show_does_not_make_its_lists_not_offered(
             report = await puller.sync(SYNCED)
             assert not report.failed and not report.not_offered, report
             assert_lists_equal(cache, side)
-            lists = NestedLists(cache)
+            lists = BoothListTimes(cache)
             assert lists.unlisted("booth-products", "booths") == []  # the gone one: noted

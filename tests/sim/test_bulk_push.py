@@ -15,8 +15,8 @@ from app.api.client import ShowClient
 from app.sim import SimServer, generate_show
 from app.sim.show import Show
 from app.store.cache import Cache
-from app.store.listing import Listing
 from app.store.outbox import Outbox
+from app.store.table_query import TableQuery
 from app.sync.edit.editor import Editor, FieldEdit
 from app.sync.pull.puller import Puller
 from app.sync.push.prepush import UNKNOWN_OUTCOME
@@ -214,7 +214,9 @@ async def test_associations_of_one_booth_go_as_one_associate_many(
     assert sent(server, "PUT", "/BoothProduct?boothID={boothID}") == 2
     assert sent(server, "POST", "/BoothProduct?boothID={boothID}&productID={productID}") == 0
     assert sent(server, "POST", "/BoothVendor?boothID={boothID}&vendorID={vendorID}") == 1
-    cached = {r["productID"] for r in editor.cache.records("booth-products", Listing(parent=first))}
+    cached = {
+        r["productID"] for r in editor.cache.records("booth-products", TableQuery(parent=first))
+    }
     assert set(products[:3]) <= cached  # the booth's products were listed again
     assert editor.outbox.get(alone).response[0]["vendorID"] == "V1001"  # type: ignore[union-attr]
     grouped = editor.outbox.changes(("done",), resource="booth-products")[0]

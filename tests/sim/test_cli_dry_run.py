@@ -20,7 +20,7 @@ from app.sim import SimServer
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.sync.edit.editor import Editor, FieldEdit
-from app.sync.push.cost import plan_push, plan_text
+from app.sync.push.cost import cost_text, push_cost
 from tests.sim import test_cli
 from tests.sim.test_cli import SECRET
 
@@ -79,9 +79,9 @@ def test_push_dry_run_prints_the_review_estimate_and_sends_nothing(
         assert outbox.changes() == before  # untouched: same rows, states, attempts
     state = budget(profile)
     assert state.used > 0  # the sync's requests count against the budget the estimate uses
-    plan = plan_push(before, registry_for(profile))
+    plan = push_cost(before, registry_for(profile))
     assert (plan.changes, plan.sends, plan.checks) == (14, 13, 1)
-    assert printed == plan_text(plan, state, profile.interactive_reserve)
+    assert printed == cost_text(plan, state, profile.interactive_reserve)
     assert printed.startswith("14 pending changes · 14 requests (13 sends, 1 listing)")
     assert printed.endswith(f"at {state.used}/{state.limit} per {state.window:g} s")
 

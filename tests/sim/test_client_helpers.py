@@ -21,7 +21,7 @@ from app.api.governor import RateGovernor
 from app.api.pacing import BackoffSchedule
 from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
-from app.store.request_history import shared_window
+from app.store.request_history import shared_budget
 
 REGISTRY = default_registry()
 FAST_RETRY = RetryPolicy(BackoffSchedule(base=0.02, cap=0.1, max_attempts=3))
@@ -59,7 +59,7 @@ def connect(
     conn = connection(server, **changes)
     return ShowClient(
         conn, REGISTRY, governor=governor, transport=transport, retry=FAST_RETRY,
-        open_window=shared_window,
+        open_budget=shared_budget,
     )  # fmt: skip
 
 

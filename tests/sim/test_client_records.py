@@ -12,7 +12,7 @@ from app.api.client import ShowClient
 from app.api.errors import NotFound
 from app.api.registry import CRUD, Resource
 from app.sim import SimServer
-from app.sim.listing import moment
+from app.sim.paging import moment
 from tests.sim.test_client_helpers import REGISTRY, connect, server, simulated
 
 __all__ = ["server"]  # the fixture, re-exported for pytest

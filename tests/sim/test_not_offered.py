@@ -17,7 +17,7 @@ from app.api.registry import Registry, default_registry
 from app.api.survey import survey
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
-from app.store.listing import Listing
+from app.store.table_query import TableQuery
 from app.sync.pull.puller import Puller
 from tests.sim.test_client_helpers import connection
 
@@ -104,16 +104,18 @@ async def test_a_parent_gone_since_is_skipped_not_the_whole_resource(cache: Cach
             await Puller(client, cache).sync(["booths", "booth-products"])
             booths = list(cache.records("booths"))
             gone = booths[-1]
-            kept = len(list(cache.records("booth-products", Listing(parent=gone["boothID"]))))
+            kept = len(list(cache.records("booth-products", TableQuery(parent=gone["boothID"]))))
             server.show.remove("booths", gone["id"])  # its products now answer 404
             # a full sync lists every booth's (an incremental one only new or changed booths')
             report = await Puller(client, cache).sync(["booth-products"], full=True)
     assert report.not_offered == [] and cache.not_offered() == {}
     assert report.resources[0].fetched == sum(
-        len(list(cache.records("booth-products", Listing(parent=b["boothID"]))))
+        len(list(cache.records("booth-products", TableQuery(parent=b["boothID"]))))
         for b in booths[:-1]
     )
-    assert len(list(cache.records("booth-products", Listing(parent=gone["boothID"])))) == kept > 0
+    assert (
+        len(list(cache.records("booth-products", TableQuery(parent=gone["boothID"])))) == kept > 0
+    )
 
 
 @pytest.mark.asyncio

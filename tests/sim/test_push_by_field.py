@@ -173,7 +173,7 @@ async def test_a_strict_server_never_sees_a_null_nobody_set(tmp_path: Path) -> N
 async def test_a_push_longer_than_one_rate_window_checks_the_server_again(
     tmp_path: Path,
 ) -> None:
-    """One window's worth of records at a time; past one rate window the next ones are checked
+    """One window's worth of records at a time; past one budget span the next ones are checked
     again, so a change another admin made meanwhile to a field we change is a conflict, not
     overwritten."""
     desk = Desk(tmp_path / "desk")

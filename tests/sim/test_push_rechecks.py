@@ -1,6 +1,6 @@
 """Issue 17 point 5: the re-check of a long push (app/sync/push/prepush.py `ServerCheck.again`).
 
-Past each rate window a push checks the next window's records against the server again. Its
+Past each budget span a push checks the next window's records against the server again. Its
 `modifiedAfter` listing has a date's granularity, so it holds every record the push already
 sent today: listed again at every check, the re-checks grew with the square of the push. Each
 re-check now costs what is cheaper in requests — the window's records got one by one, or the
@@ -89,7 +89,7 @@ Cost = tuple[int, int, int, int]  # (listing pages, records listed, single GETs,
 @pytest.fixture
 def rechecks(monkeypatch: pytest.MonkeyPatch) -> list[Cost]:
     """Every window is a re-check; what each costs, through the transport of the push's client."""
-    monkeypatch.setattr(pusher, "WINDOW_RECORDS", WINDOW)
+    monkeypatch.setattr(pusher, "SLICE_RECORDS", WINDOW)
     costs: list[Cost] = []
     again: Callable[[ServerCheck, list[Any]], Awaitable[list[Any]]] = ServerCheck.again
 
@@ -114,7 +114,7 @@ def rechecks(monkeypatch: pytest.MonkeyPatch) -> list[Cost]:
 
 def _always_late(push: Pusher) -> None:
     ticks = itertools.count()
-    push.clock = lambda: next(ticks) * 1000.0  # every window is a rate window after the last
+    push.clock = lambda: next(ticks) * 1000.0  # every window is a budget span after the last
 
 
 @pytest.mark.asyncio
@@ -254,7 +254,7 @@ async def test_with_budget_to_spare_a_recheck_lists_no_more_than_ten_records_per
     Where those GETs take at most a tenth of the rate budget, the re-checks list only while
     the listing carries at most ten records per record of the window (pushed 2 at a time:
     up to the 10th check), then get the records; where the budget is tight, they list."""
-    monkeypatch.setattr(pusher, "WINDOW_RECORDS", 2)
+    monkeypatch.setattr(pusher, "SLICE_RECORDS", 2)
     limit, window = rate
     desk = Desk(tmp_path / "desk")
     with SimServer(generate_show(60, seed=24), _config()) as server:

@@ -9,7 +9,7 @@ import pytest
 from app.api.client import ShowClient
 from app.sim import SimServer
 from app.store.changes import ACTIVE
-from app.store.listing import Listing
+from app.store.table_query import TableQuery
 from app.sync.edit.editor import Editor, FieldEdit
 from app.sync.edit.revert import CannotRevert
 from app.sync.pull.puller import Puller
@@ -39,7 +39,9 @@ async def test_a_pushed_booth_product_is_removed_by_pushing_its_revert(
 
     assert (report.done, report.failed) == (1, 0)
     assert product not in server.show.booth_products[first["id"]]
-    cached = {r["productID"] for r in editor.cache.records("booth-products", Listing(parent=booth))}
+    cached = {
+        r["productID"] for r in editor.cache.records("booth-products", TableQuery(parent=booth))
+    }
     assert product not in cached
 
 

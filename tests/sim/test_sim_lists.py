@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from app.sim import SimServer
-from app.sim.listing import moment
+from app.sim.paging import moment
 
 
 def test_bare_array_by_default(sim_server: SimServer, sim_client: httpx.Client) -> None:

@@ -17,8 +17,8 @@ from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.changes import NewChange
-from app.store.listing import Listing
 from app.store.outbox import Outbox
+from app.store.table_query import TableQuery
 from app.sync.pull.puller import Puller, SyncProgress
 from app.sync.push.pusher import Pusher
 
@@ -86,7 +86,7 @@ def booth_products_equal(cache: Cache, server: SimServer) -> None:
     for booth in server.show.records("booths"):
         cached = {
             r["productID"]: undated(r)
-            for r in cache.records("booth-products", Listing(parent=booth["boothID"]))
+            for r in cache.records("booth-products", TableQuery(parent=booth["boothID"]))
         }
         ids = server.show.booth_products.get(booth["id"], [])
         assert cached == {pid: products[pid] for pid in ids}, booth["boothID"]
@@ -99,7 +99,7 @@ def booth_vendors_equal(cache: Cache, server: SimServer) -> None:
         parent = booth["boothID"]
         cached = {
             r["vendorID"]: undated(r)
-            for r in cache.records("booth-vendors", Listing(parent=parent))
+            for r in cache.records("booth-vendors", TableQuery(parent=parent))
         }
         ids = booth.get("vendorIDs", [])
         assert cached == {vid: vendors[vid] for vid in ids}, booth["boothID"]

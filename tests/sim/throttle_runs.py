@@ -67,7 +67,7 @@ def run_syncs(
             exit_codes=tuple(p.returncode for p in running),
             requests=stats.requests,
             throttled=stats.throttled,
-            most_in_a_window=stats.most_in_any_window(window),
+            most_in_a_window=stats.most_in_any_span(window),
             seconds=seconds,
             errors="\n".join(err for _, err in results if err),
         )

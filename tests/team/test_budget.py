@@ -1,6 +1,6 @@
 """One budget for the team (issue 15, point 2): several members' windows over one real database.
 
-Each `TeamWindow` is one member (its own database session, as on its own machine). Slots are
+Each `TeamBudget` is one member (its own database session, as on its own machine). Slots are
 freed uncounted (`finish(counted=False)`: never sent) where a test needs room at once, so the
 assertions are about who gets the slot, never about how long anything took.
 """
@@ -19,7 +19,7 @@ import pytest
 
 from app.api.governor import RateGovernor, Verdict
 from app.api.pacing import allowed_requests
-from app.team.budget import TeamWindow, team_budget_use
+from app.team.budget import TeamBudget, team_budget_use
 from app.team.database import TeamDatabase
 from app.team.team import open_team
 
@@ -35,13 +35,13 @@ def until(condition: Callable[[], bool], within: float = 20.0) -> None:
 
 
 @pytest.fixture
-def member(team_url: str) -> Iterator[Callable[..., TeamWindow]]:
+def member(team_url: str) -> Iterator[Callable[..., TeamBudget]]:
     """Opens a member's window on the team's budget (schema created by the first member)."""
     open_team(TeamDatabase(team_url, member="lead"), *SHOW).close()
-    opened: list[TeamWindow] = []
+    opened: list[TeamBudget] = []
 
-    def open_member(name: str, limit: int = 10, window: float = 60.0, **kw: float) -> TeamWindow:
-        opened.append(TeamWindow(TeamDatabase(team_url, member=name), limit, window, **kw))
+    def open_member(name: str, limit: int = 10, window: float = 60.0, **kw: float) -> TeamBudget:
+        opened.append(TeamBudget(TeamDatabase(team_url, member=name), limit, window, **kw))
         return opened[-1]
 
     yield open_member
@@ -49,13 +49,13 @@ def member(team_url: str) -> Iterator[Callable[..., TeamWindow]]:
         window.close()
 
 
-def taken(window: TeamWindow, count: int, allowed: int) -> list[int]:
+def taken(window: TeamBudget, count: int, allowed: int) -> list[int]:
     handles = [window.take(0.0, allowed) for _ in range(count)]
     assert None not in handles
     return [h for h in handles if h is not None]
 
 
-def test_every_member_counts_the_teams_requests(member: Callable[..., TeamWindow]) -> None:
+def test_every_member_counts_the_teams_requests(member: Callable[..., TeamBudget]) -> None:
     ann, ben = member("ann", limit=3), member("ben", limit=3)
     handles = taken(ann, 3, 3)
     assert ben.used(0.0) == 3
@@ -66,7 +66,7 @@ def test_every_member_counts_the_teams_requests(member: Callable[..., TeamWindow
     assert ben.used(0.0) == 3
 
 
-def test_the_member_who_waited_first_gets_the_next_slot(member: Callable[..., TeamWindow]) -> None:
+def test_the_member_who_waited_first_gets_the_next_slot(member: Callable[..., TeamBudget]) -> None:
     ann, ben, cy = member("ann", limit=2), member("ben", limit=2), member("cy", limit=2)
     first, second = taken(ann, 2, 2)
     assert ben.take(0.0, 2) is None  # ben queues first
@@ -81,7 +81,7 @@ def test_the_member_who_waited_first_gets_the_next_slot(member: Callable[..., Te
 
 
 def test_a_waiting_member_that_is_gone_blocks_nobody(
-    member: Callable[..., TeamWindow], team_url: str
+    member: Callable[..., TeamBudget], team_url: str
 ) -> None:
     ann, ben, cy = member("ann", limit=1), member("ben", limit=1), member("cy", limit=1)
     (only,) = taken(ann, 1, 1)
@@ -92,7 +92,7 @@ def test_a_waiting_member_that_is_gone_blocks_nobody(
 
 
 def test_the_interactive_reserve_is_kept_for_the_whole_team(
-    member: Callable[..., TeamWindow],
+    member: Callable[..., TeamBudget],
 ) -> None:
     ann, ben, cy = member("ann"), member("ben"), member("cy")
     background, interactive = allowed_requests(10, 0.1, False), allowed_requests(10, 0.1, True)
@@ -103,7 +103,7 @@ def test_the_interactive_reserve_is_kept_for_the_whole_team(
 
 
 def test_a_killed_members_request_in_flight_frees_its_slot(
-    member: Callable[..., TeamWindow], team_url: str
+    member: Callable[..., TeamBudget], team_url: str
 ) -> None:
     ben = member("ben", limit=5, window=1.0)
     process = subprocess.Popen(
@@ -119,23 +119,23 @@ def test_a_killed_members_request_in_flight_frees_its_slot(
 
 KILLED_MEMBER = """
 import sys, time
-from app.team.budget import TeamWindow
+from app.team.budget import TeamBudget
 from app.team.database import TeamDatabase
-window = TeamWindow(TeamDatabase(sys.argv[1], member="killed"), 5, 1.0, lease=3600)
+window = TeamBudget(TeamDatabase(sys.argv[1], member="killed"), 5, 1.0, lease=3600)
 assert window.take(0.0, 5) is not None
 print("taken", flush=True)
 time.sleep(3600)
 """
 
 
-def test_a_request_past_its_lease_stops_counting(member: Callable[..., TeamWindow]) -> None:
+def test_a_request_past_its_lease_stops_counting(member: Callable[..., TeamBudget]) -> None:
     ann, ben = member("ann", limit=5, window=0.5, lease=0.3), member("ben", limit=5, window=0.5)
     taken(ann, 1, 5)  # never answered (a frozen member), its session alive
     assert ben.used(0.0) == 1
     until(lambda: ben.used(0.0) == 0)
 
 
-def test_the_teams_budget_use_for_the_status_bar(member: Callable[..., TeamWindow]) -> None:
+def test_the_teams_budget_use_for_the_status_bar(member: Callable[..., TeamBudget]) -> None:
     ann = member("ann", limit=10)
     for handle in taken(ann, 3, 10):
         ann.finish(0.0, handle=handle)
@@ -145,7 +145,7 @@ def test_the_teams_budget_use_for_the_status_bar(member: Callable[..., TeamWindo
 
 @pytest.mark.asyncio
 async def test_a_403_pauses_the_whole_team_and_cuts_its_rate_once(
-    member: Callable[..., TeamWindow],
+    member: Callable[..., TeamBudget],
 ) -> None:
     ann_window, ben_window = member("ann", limit=10), member("ben", limit=10)
     ann, ben = governed(ann_window), governed(ben_window)
@@ -167,7 +167,7 @@ async def test_a_403_pauses_the_whole_team_and_cuts_its_rate_once(
 
 @pytest.mark.asyncio
 async def test_the_rate_regains_for_the_team_from_the_one_cut(
-    member: Callable[..., TeamWindow],
+    member: Callable[..., TeamBudget],
 ) -> None:
     ann_window, ben_window = member("ann", limit=10), member("ben", limit=10)
     ann, ben = governed(ann_window), governed(ben_window)
@@ -184,7 +184,7 @@ async def test_the_rate_regains_for_the_team_from_the_one_cut(
 
 @pytest.mark.asyncio
 async def test_after_the_teams_pause_a_probe_goes_first_and_its_answer_ends_it(
-    member: Callable[..., TeamWindow],
+    member: Callable[..., TeamBudget],
 ) -> None:
     # a one-second window: after the cut the probe waits for the team's requests to leave it
     ann_window, ben_window = member("ann", window=1.0), member("ben", window=1.0)
@@ -207,7 +207,7 @@ async def test_after_the_teams_pause_a_probe_goes_first_and_its_answer_ends_it(
 
 @pytest.mark.asyncio
 async def test_a_database_that_stops_answering_leaves_the_machines_window(
-    member: Callable[..., TeamWindow], team_url: str, caplog: pytest.LogCaptureFixture
+    member: Callable[..., TeamBudget], team_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     window = member("ann", limit=10)
     governor = RateGovernor(10, 60.0, history=window)
@@ -221,7 +221,7 @@ async def test_a_database_that_stops_answering_leaves_the_machines_window(
     assert governor.state().used == 3
 
 
-def governed(window: TeamWindow) -> RateGovernor:
+def governed(window: TeamBudget) -> RateGovernor:
     """A member's governor, pacing against the team's window."""
     return RateGovernor(window.limit, window.window, history=window)
 

@@ -99,7 +99,7 @@ def run_team_load(
             exit_codes=tuple(code for code, _, _ in results),
             requests=stats.requests - before,
             throttled=stats.throttled - refused,
-            most_in_a_window=stats.most_in_any_window(window),  # the whole run, setup too
+            most_in_a_window=stats.most_in_any_span(window),  # the whole run, setup too
             seconds=load[-1] - load[0] if load else 0.0,
             errors="\n".join(err for code, _, err in results if code),
             busy_seconds=load[-1] - load[0] if load else 0.0,

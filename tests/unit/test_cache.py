@@ -13,7 +13,7 @@ import pytest
 from app.api.errors import InvalidValue
 from app.api.registry import default_registry
 from app.store.cache import Cache
-from app.store.listing import Listing
+from app.store.table_query import TableQuery
 
 FETCHED = datetime(2025, 5, 7, 12, 0)
 
@@ -97,18 +97,18 @@ def test_records_sorted_by_json_field(cache: Cache) -> None:
     cache.upsert("customers", [customer(1, customerName="bravo"), customer(2, customerName="Alpha"),
                                customer(3, customerName="charlie")])  # fmt: skip
     names = [
-        r["customerName"] for r in cache.records("customers", Listing(order_by="customerName"))
+        r["customerName"] for r in cache.records("customers", TableQuery(order_by="customerName"))
     ]
     assert names == ["Alpha", "bravo", "charlie"]  # case-insensitive
-    desc = cache.row_ids("customers", Listing(order_by="customerName", descending=True))
+    desc = cache.row_ids("customers", TableQuery(order_by="customerName", descending=True))
     assert desc == ["c3", "c1", "c2"]
 
 
 def test_records_numeric_sort_and_fetch_order(cache: Cache) -> None:
     cache.upsert("customers", [customer(n, priceZone=z) for n, z in [(1, 10), (2, 9), (3, 100)]])
-    assert cache.row_ids("customers", Listing(order_by="priceZone")) == ["c2", "c1", "c3"]
+    assert cache.row_ids("customers", TableQuery(order_by="priceZone")) == ["c2", "c1", "c3"]
     assert cache.ids("customers") == ["c1", "c2", "c3"]
-    assert cache.row_ids("customers", Listing(order_by="modifiedDate", descending=True)) == [
+    assert cache.row_ids("customers", TableQuery(order_by="modifiedDate", descending=True)) == [
         "c3",
         "c2",
         "c1",
@@ -119,21 +119,21 @@ def test_records_nested_field_sort_and_bad_field(cache: Cache) -> None:
     lines = [{"id": "1", "customer": {"id": "x", "name": "Zed"}},
              {"id": "2", "customer": {"id": "y", "name": "Amy"}}]  # fmt: skip
     cache.upsert("orders", lines)
-    assert cache.row_ids("orders", Listing(order_by="customer.name")) == ["2", "1"]
+    assert cache.row_ids("orders", TableQuery(order_by="customer.name")) == ["2", "1"]
     with pytest.raises(InvalidValue):
-        cache.row_ids("orders", Listing(order_by="x') DROP TABLE records; --"))
+        cache.row_ids("orders", TableQuery(order_by="x') DROP TABLE records; --"))
 
 
 def test_text_filter_limit_offset(cache: Cache) -> None:
     cache.upsert("customers", [customer(n) for n in range(30)])
     cache.upsert("customers", [customer(99, customerName="Bäckerei MÜLLER")])
-    assert cache.row_ids("customers", Listing(text="customer 2")) == [
+    assert cache.row_ids("customers", TableQuery(text="customer 2")) == [
         "c2",
         *[f"c{n}" for n in range(20, 30)],
     ]
-    assert cache.row_ids("customers", Listing(text="MÜLLER")) == ["c99"]
-    assert cache.row_ids("customers", Listing(text="bäckerei")) == ["c99"]
-    page = list(cache.records("customers", Listing(order_by="id"), limit=3, offset=2))
+    assert cache.row_ids("customers", TableQuery(text="MÜLLER")) == ["c99"]
+    assert cache.row_ids("customers", TableQuery(text="bäckerei")) == ["c99"]
+    page = list(cache.records("customers", TableQuery(order_by="id"), limit=3, offset=2))
     assert [r["id"] for r in page] == ["c10", "c11", "c12"]
 
 

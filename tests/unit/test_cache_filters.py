@@ -11,7 +11,7 @@ import pytest
 from app.api.errors import InvalidValue
 from app.api.registry import default_registry
 from app.store.cache import Cache
-from app.store.listing import Listing
+from app.store.table_query import TableQuery
 
 
 def customer(n: int, city: str, warehouse: str, **extra: Any) -> dict[str, Any]:
@@ -56,52 +56,59 @@ def cache(tmp_path: Path) -> Iterator[Cache]:
 
 
 def test_a_column_filter_is_a_case_insensitive_substring(cache: Cache) -> None:
-    assert cache.row_ids("customers", Listing().with_filters({"city": "spring"})) == ["c1", "c3"]
-    assert cache.row_ids("customers", Listing().with_filters({"city": "VALE"})) == ["c3"]
+    assert cache.row_ids("customers", TableQuery().with_filters({"city": "spring"})) == ["c1", "c3"]
+    assert cache.row_ids("customers", TableQuery().with_filters({"city": "VALE"})) == ["c3"]
 
 
 def test_filters_combine_with_each_other_text_and_sort(cache: Cache) -> None:
     ids = cache.row_ids(
         "customers",
-        Listing(order_by="priceZone", descending=True).with_filters(
+        TableQuery(order_by="priceZone", descending=True).with_filters(
             {"city": "spring", "customerName": "customer"}
         ),
     )
     assert ids == ["c3", "c1"]
-    assert cache.row_ids("customers", Listing(text="CU003").with_filters({"city": "spring"})) == [
-        "c3"
-    ]
+    assert cache.row_ids(
+        "customers", TableQuery(text="CU003").with_filters({"city": "spring"})
+    ) == ["c3"]
     assert (
-        cache.row_ids("customers", Listing().with_filters({"city": "spring", "customerName": "2"}))
+        cache.row_ids(
+            "customers", TableQuery().with_filters({"city": "spring", "customerName": "2"})
+        )
         == []
     )
 
 
 def test_empty_needles_and_no_filters_list_everything(cache: Cache) -> None:
     everything = cache.row_ids("customers")
-    assert cache.row_ids("customers", Listing().with_filters({"city": ""})) == everything
-    assert cache.row_ids("customers", Listing()) == everything
+    assert cache.row_ids("customers", TableQuery().with_filters({"city": ""})) == everything
+    assert cache.row_ids("customers", TableQuery()) == everything
     assert len(everything) == 4
 
 
 def test_numbers_match_their_text(cache: Cache) -> None:
-    assert cache.row_ids("customers", Listing().with_filters({"priceZone": "3"})) == ["c3"]
+    assert cache.row_ids("customers", TableQuery().with_filters({"priceZone": "3"})) == ["c3"]
 
 
 def test_a_reference_matches_its_raw_key_or_the_target_label(cache: Cache) -> None:
-    assert cache.row_ids("customers", Listing().with_filters({"warehouseID": "w2"})) == ["c2", "c3"]
-    assert cache.row_ids("customers", Listing().with_filters({"warehouseID": "north"})) == ["c1"]
-    assert cache.row_ids("customers", Listing().with_filters({"warehouseID": "depot"})) == [
+    assert cache.row_ids("customers", TableQuery().with_filters({"warehouseID": "w2"})) == [
+        "c2",
+        "c3",
+    ]
+    assert cache.row_ids("customers", TableQuery().with_filters({"warehouseID": "north"})) == ["c1"]
+    assert cache.row_ids("customers", TableQuery().with_filters({"warehouseID": "depot"})) == [
         "c2",
         "c3",
     ]
     # A key without a cached target still matches by its raw text.
-    assert cache.row_ids("customers", Listing().with_filters({"warehouseID": "w9"})) == ["c4"]
+    assert cache.row_ids("customers", TableQuery().with_filters({"warehouseID": "w9"})) == ["c4"]
 
 
 def test_a_list_of_references_matches_any_element_label(cache: Cache) -> None:
-    assert cache.row_ids("customers", Listing().with_filters({"salesReps": "northcott"})) == ["c2"]
-    assert cache.row_ids("customers", Listing().with_filters({"salesReps": "smith"})) == [
+    assert cache.row_ids("customers", TableQuery().with_filters({"salesReps": "northcott"})) == [
+        "c2"
+    ]
+    assert cache.row_ids("customers", TableQuery().with_filters({"salesReps": "smith"})) == [
         "c1",
         "c2",
     ]
@@ -109,7 +116,9 @@ def test_a_list_of_references_matches_any_element_label(cache: Cache) -> None:
 
 def test_records_take_the_same_filters(cache: Cache) -> None:
     found = list(
-        cache.records("customers", Listing(order_by="city").with_filters({"warehouseID": "south"}))
+        cache.records(
+            "customers", TableQuery(order_by="city").with_filters({"warehouseID": "south"})
+        )
     )
     assert [r["id"] for r in found] == ["c2", "c3"]
 
@@ -117,5 +126,5 @@ def test_records_take_the_same_filters(cache: Cache) -> None:
 @pytest.mark.parametrize("bad", ["city) OR 1=1 --", "", "a b", "$.city"])
 def test_field_names_are_checked_before_reaching_sql(cache: Cache, bad: str) -> None:
     with pytest.raises(InvalidValue) as caught:
-        cache.row_ids("customers", Listing().with_filters({bad: "x"}))
+        cache.row_ids("customers", TableQuery().with_filters({bad: "x"}))
     assert caught.value.field == "filters"

@@ -11,7 +11,7 @@ import pytest
 
 from app.api.registry import default_registry
 from app.store.cache import Cache
-from app.store.listing import Listing
+from app.store.table_query import TableQuery
 
 REGISTRY = default_registry()
 
@@ -38,6 +38,6 @@ def test_a_stream_reads_the_cache_in_a_folder_named_like_a_uri(cache: Cache, fol
 def test_a_listings_ids_are_read_from_the_cache_in_such_a_folder(
     cache: Cache, folder: Path
 ) -> None:
-    read = cache.read_ids("customers", Listing())
+    read = cache.read_ids("customers", TableQuery())
     assert sorted(read.run()) == ["c0", "c1", "c2"]
     assert sorted(p.name for p in folder.parent.iterdir()) == [folder.name]

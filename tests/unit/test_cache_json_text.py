@@ -12,7 +12,7 @@ import pytest
 
 from app.api.registry import default_registry
 from app.store.cache import Cache
-from app.store.listing import Listing
+from app.store.table_query import TableQuery
 
 
 @pytest.fixture
@@ -45,8 +45,8 @@ def test_the_text_filter_finds_non_ascii_letters_written_as_they_are_or_escaped(
             (escaped,),
         )
 
-    assert sorted(cache.row_ids("customers", Listing(text="zürich"))) == ["c1", "c2"]
-    assert sorted(cache.row_ids("customers", Listing(filters=(("city", "ürich"),)))) == [
+    assert sorted(cache.row_ids("customers", TableQuery(text="zürich"))) == ["c1", "c2"]
+    assert sorted(cache.row_ids("customers", TableQuery(filters=(("city", "ürich"),)))) == [
         "c1",
         "c2",
     ]

@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.api.registry import default_registry
-from app.store import record_window, sort_keys
+from app.store import cached_rows, sort_keys
 from app.store.cache import Cache
-from app.store.listing import Listing
-from app.store.record_window import RecordWindow
+from app.store.cached_rows import CachedRows
 from app.store.schema import CACHE_MIGRATIONS
+from app.store.table_query import TableQuery
 
 REGISTRY = default_registry()
 FIELDS = ("customerName", "priceZone", "city", "test")
@@ -40,7 +40,7 @@ records = st.lists(
     st.dictionaries(st.sampled_from(FIELDS), values, max_size=len(FIELDS)), max_size=12
 )
 listings = st.builds(
-    Listing,
+    TableQuery,
     order_by=st.sampled_from(FIELDS),
     descending=st.booleans(),
     text=st.sampled_from(["", "a", "Z"]),
@@ -53,7 +53,7 @@ def customers(rows: list[dict[str, Any]], start: int = 0) -> list[dict[str, Any]
             for n, r in enumerate(rows)]  # fmt: skip
 
 
-def through_keys(cache: Cache, listing: Listing, limit: int | None = None) -> list[str]:
+def through_keys(cache: Cache, listing: TableQuery, limit: int | None = None) -> list[str]:
     """The listing's ids, asserting they were read through the sort keys."""
     sql, _params = cache._select("id", "customers", listing, limit)
     assert "keys_customers" in sql
@@ -74,7 +74,7 @@ def cache(tmp_path: Path) -> Iterator[Cache]:
     few_in=st.sampled_from([0, sort_keys.FEW_IN]),
 )
 def test_a_listing_read_through_the_sort_keys_is_the_one_read_from_the_json(
-    rows: list[dict[str, Any]], listing: Listing, limit: int | None, few_in: int
+    rows: list[dict[str, Any]], listing: TableQuery, limit: int | None, few_in: int
 ) -> None:
     """Also with every column taken for one of few values (`few_in` 0: a descending first
     screen keeps its ties in the scan's order and reads the last value's again from the end)."""
@@ -105,8 +105,8 @@ def test_writes_after_the_build_are_copied_by_its_triggers(cache: Cache, tmp_pat
             each.upsert("customers", customers([{"customerName": "new", "priceZone": -1}], 40))
             each.delete("customers", ["c003", "c011"])
             each.retain_only("customers", [f"c{n:03d}" for n in range(25)] + ["c040"])
-        for listing in (Listing(order_by="customerName"), Listing(order_by="priceZone",
-                        descending=True), Listing(order_by="city", text="shop 1")):  # fmt: skip
+        for listing in (TableQuery(order_by="customerName"), TableQuery(order_by="priceZone",
+                        descending=True), TableQuery(order_by="city", text="shop 1")):  # fmt: skip
             assert through_keys(cache, listing) == plain.row_ids("customers", listing)
             assert through_keys(cache, listing, 4) == plain.row_ids("customers", listing, limit=4)
 
@@ -127,7 +127,7 @@ def test_a_stopped_build_keeps_its_chunks_and_continues(
     monkeypatch.setattr(sort_keys, "_copy_chunk", stopped_after_two)
     assert cache.build_sort_keys("customers") is False
     assert not cache.has_sort_keys("customers")
-    listing = Listing(order_by="customerName")
+    listing = TableQuery(order_by="customerName")
     assert "keys_customers" not in cache._select("id", "customers", listing)[0]  # not complete
     cache.upsert("customers", customers([{"customerName": "n0 late"}], 20))  # meanwhile
     assert cache.build_sort_keys("customers") and len(calls) == 5  # two more chunks, not five
@@ -140,9 +140,9 @@ def test_a_field_seen_after_the_build_is_sorted_from_the_json_until_copied(cache
     assert cache.build_sort_keys("customers")
     cache.upsert("customers", customers([{"customerName": "c", "state": "OH"}], 2))
     assert not cache.has_sort_keys("customers")  # a field they do not copy
-    by_state = Listing(order_by="state")
+    by_state = TableQuery(order_by="state")
     assert "keys_customers" not in cache._select("id", "customers", by_state)[0]
-    assert through_keys(cache, Listing(order_by="customerName")) == ["c001", "c000", "c002"]
+    assert through_keys(cache, TableQuery(order_by="customerName")) == ["c001", "c000", "c002"]
     assert cache.build_sort_keys("customers") and cache.has_sort_keys("customers")  # over
     assert through_keys(cache, by_state, 1) == ["c000"]  # NULLs first, in fetch order
 
@@ -153,7 +153,7 @@ def test_nested_resources_are_sorted_per_parent_and_across_parents(cache: Cache)
                 for n, name in enumerate(names)]  # fmt: skip
         cache.upsert("booth-products", rows, parent=parent)
     assert cache.build_sort_keys("booth-products")
-    listing = Listing(order_by="description")
+    listing = TableQuery(order_by="description")
     for parent, expected in ((None, ["b1-1", "b2-1", "b2-0", "b1-0"]), ("b2", ["b2-1", "b2-0"])):
         sql = cache._select("id", "booth-products", listing.with_parent(parent), 2)[0]
         assert "keys_booth_products" in sql
@@ -170,7 +170,7 @@ def test_clearing_a_resource_forgets_its_sort_keys(cache: Cache) -> None:
     cache.clear("customers")
     assert not cache.has_sort_keys("customers") and cache.has_sort_keys("warehouses")
     cache.upsert("customers", customers([{"customerName": "b"}]))  # no trigger left behind
-    assert cache.row_ids("customers", Listing(order_by="customerName")) == ["c000"]
+    assert cache.row_ids("customers", TableQuery(order_by="customerName")) == ["c000"]
     cache.clear()
     assert not cache.has_sort_keys("warehouses")
     with cache._db.lock:
@@ -182,15 +182,15 @@ def test_a_big_listing_gets_its_sort_keys_copied_in_the_background(
     cache: Cache, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cache.upsert("customers", customers([{"customerName": f"n{n % 3}"} for n in range(6)]))
-    monkeypatch.setattr(record_window, "SORT_INDEX_FROM", 6)
-    window, builds, build = RecordWindow(cache, "customers"), [], cache.build_sort_keys
+    monkeypatch.setattr(cached_rows, "SORT_INDEX_FROM", 6)
+    window, builds, build = CachedRows(cache, "customers"), [], cache.build_sort_keys
     monkeypatch.setattr(cache, "build_sort_keys", lambda slug: builds.append(slug) or build(slug))
     window.runner = lambda work, done: done(work())
-    window.relist(Listing(text="n1"), window.show)  # two rows: too few to copy anything
+    window.relist(TableQuery(text="n1"), window.show)  # two rows: too few to copy anything
     assert builds == [] and not cache.has_sort_keys("customers")
-    window.relist(Listing(text="n"), window.show)
+    window.relist(TableQuery(text="n"), window.show)
     assert builds == ["customers"] and cache.has_sort_keys("customers")
-    window.relist(Listing(order_by="customerName"), window.show)  # the keys are there
+    window.relist(TableQuery(order_by="customerName"), window.show)  # the keys are there
     assert builds == ["customers"]
     assert window.ids == ["c000", "c003", "c001", "c004", "c002", "c005"]
 
@@ -220,7 +220,7 @@ def test_a_bulk_load_leaves_its_new_records_to_the_next_build(
     with Cache(tmp_path / "plain.db", REGISTRY) as plain:
         for rows in (customers(old), bulk, customers([{"customerName": "0 late"}], 20)):
             plain.upsert("customers", rows)
-        listing = Listing(order_by="customerName", descending=True)
+        listing = TableQuery(order_by="customerName", descending=True)
         assert through_keys(cache, listing) == plain.row_ids("customers", listing)
         assert through_keys(cache, listing, 2) == plain.row_ids("customers", listing, limit=2)
 
@@ -243,7 +243,7 @@ def test_a_v5_cache_gets_its_sort_keys_table_and_keeps_its_records(tmp_path: Pat
         assert not cache.has_sort_keys("customers")
         cache.upsert("customers", customers([{"customerName": "Amy"}], 1))
         assert cache.build_sort_keys("customers")
-        assert through_keys(cache, Listing(order_by="customerName")) == ["c001", "a"]
+        assert through_keys(cache, TableQuery(order_by="customerName")) == ["c001", "a"]
 
 
 @pytest.mark.parametrize("few_in", [0, sort_keys.FEW_IN], ids=["few values", "many"])
@@ -259,7 +259,7 @@ def test_nested_first_screens_sorted_descending_are_the_whole_lists_start(
     assert cache.build_sort_keys("booth-products")
     with patch.object(sort_keys, "FEW_IN", few_in):
         for parent in (None, "b2"):
-            listing = Listing(order_by="description", descending=True).with_parent(parent)
+            listing = TableQuery(order_by="description", descending=True).with_parent(parent)
             sql = cache._select("id", "booth-products", listing, 2)[0]
             assert "keys_booth_products" in sql and ("WITH kept" in sql) == (few_in == 0)
             whole = cache.row_ids("booth-products", listing)

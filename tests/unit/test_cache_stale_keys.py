@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.api.registry import default_registry
-from app.store import query, record_window, sort_keys
+from app.store import cached_rows, query, sort_keys
 from app.store.cache import Cache
-from app.store.listing import Listing
-from app.store.record_window import RecordWindow
+from app.store.cached_rows import CachedRows
 from app.store.schema import CACHE_MIGRATIONS
+from app.store.table_query import TableQuery
 
 REGISTRY = default_registry()
 NAMES = ["alpha", "Bravo", "charlie", "Delta", "echo", "Foxtrot", "golf", "Hotel"]
@@ -75,12 +75,12 @@ def test_a_change_only_notes_its_keys_stale_and_the_next_build_copies_them(keyed
 def test_the_windows_next_big_listing_catches_up_after_a_sync(
     keyed: Cache, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(record_window, "SORT_INDEX_FROM", 40)
-    window = RecordWindow(keyed, "customers")
+    monkeypatch.setattr(cached_rows, "SORT_INDEX_FROM", 40)
+    window = CachedRows(keyed, "customers")
     window.runner = lambda work, done: done(work())
     keyed.upsert("customers", [customer(5, "aaa moved", 1)])
     assert not keyed.has_sort_keys("customers")
-    window.relist(Listing(order_by="customerName"), window.show, first_screen=False)  # refresh
+    window.relist(TableQuery(order_by="customerName"), window.show, first_screen=False)  # refresh
     assert window.ids[0] == "c005"  # placed by its JSON, then its keys copied after
     assert keyed.has_sort_keys("customers") and stale_marks(keyed) == 0
     assert kept_value(keyed, "c005") == "aaa moved"
@@ -140,7 +140,7 @@ def test_a_sort_right_after_an_upsert_that_moved_records_is_the_sort_of_the_json
                 each.upsert("customers", [customer(41, "aaa under", 9)], parent="p1")
             each.upsert("customers", later)
             each.delete("customers", [f"c{n:03d}" for n in removed])
-        listing = Listing(order_by=order_by, descending=descending, text=text, filters=filters)
+        listing = TableQuery(order_by=order_by, descending=descending, text=text, filters=filters)
         sql, _params = cache._select("id", "customers", listing, limit)
         assert "keys_customers" in sql and "records_by_" not in sql
         expected = plain.row_ids("customers", listing, limit=limit)
@@ -159,7 +159,7 @@ def test_a_first_screen_built_before_a_write_and_run_after_it_sees_the_write(
     with Cache(tmp_path / "cache.db", REGISTRY) as cache:
         cache.upsert("customers", [customer(n, NAMES[n % 8] + str(n), n % 3) for n in range(40)])
         assert cache.build_sort_keys("customers")
-        listing = Listing(order_by="priceZone", descending=descending)
+        listing = TableQuery(order_by="priceZone", descending=descending)
         before = cache.read_ids("customers", listing, limit=5)
         assert "NOT INDEXED" in before._sql and stale_marks(cache) == 0
         moved = [customer(n, "moved", 9 if descending else -1) for n in (3, 17)]
@@ -214,7 +214,7 @@ def test_a_v6_cache_replaces_its_copying_trigger_at_the_next_build(tmp_path: Pat
         assert cache.build_sort_keys("customers")
         cache.upsert("customers", [customer(0, "zulu", 0)])
         assert stale_marks(cache) == 1
-        listing = Listing(order_by="customerName", descending=True)
+        listing = TableQuery(order_by="customerName", descending=True)
         assert cache.row_ids("customers", listing, limit=1) == ["c000"]
 
 
@@ -233,7 +233,7 @@ def test_records_that_led_the_keys_and_moved_away_leave_their_place_to_the_next(
     ):
         cache.upsert("customers", [customer(n, NAMES[n % 8] + str(n), n % 3) for n in range(40)])
         assert cache.build_sort_keys("customers")
-        listing = Listing(order_by="priceZone", descending=descending)
+        listing = TableQuery(order_by="priceZone", descending=descending)
         leading = cache.row_ids("customers", listing, limit=4)
         cache.upsert("customers", [customer(int(rid[1:]), "moved", -5 if descending else 9)
                                    for rid in leading[:3]])  # fmt: skip

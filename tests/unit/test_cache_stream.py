@@ -13,7 +13,7 @@ import pytest
 from app.api.registry import default_registry
 from app.store import cache_reads
 from app.store.cache import Cache
-from app.store.listing import Listing
+from app.store.table_query import TableQuery
 
 REGISTRY = default_registry()
 COUNT = 3 * cache_reads._FETCH_BATCH  # a stream of several batches
@@ -34,7 +34,7 @@ def test_a_record_renamed_mid_stream_is_streamed_once_with_a_sort_index(cache: C
     """Walking the sort index: the first record renamed past the end and the last renamed to
     the front, between two batches, were streamed twice and not at all."""
     assert cache.build_sort_index("customerName")
-    stream = cache.records("customers", Listing(order_by="customerName"))
+    stream = cache.records("customers", TableQuery(order_by="customerName"))
     first = [next(stream)["id"] for _ in range(10)]
     cache.upsert(
         "customers",
@@ -61,7 +61,7 @@ def test_records_written_mid_stream_are_not_streamed(cache: Cache) -> None:
 def test_a_resource_cleared_mid_stream_is_cleared(cache: Cache) -> None:
     """A sync clearing the resource (its sort keys dropped) while a stream is open."""
     assert cache.build_sort_keys("customers")
-    stream = cache.records("customers", Listing(order_by="customerName"))
+    stream = cache.records("customers", TableQuery(order_by="customerName"))
     next(stream)
     cache.clear("customers")
     assert cache.count("customers") == 0

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from app.api.registry import default_registry
 from app.store.cache import Cache
-from app.store.listing import Listing
 from app.store.outbox import Outbox
+from app.store.table_query import TableQuery
 from app.sync.edit.editor import Editor, FieldEdit
 from app.sync.edit.overlay import PendingOverlay
 from app.sync.files.formula_guard import keep_exact
@@ -45,7 +45,7 @@ def editor(tmp_path: Path) -> Iterator[Editor]:
         yield editor
 
 
-def _expected(listing: Listing) -> list[list[str]]:
+def _expected(listing: TableQuery) -> list[list[str]]:
     names = {r["customerID"]: r["customerName"] for r in CUSTOMERS} | {"C04": "Mid (pending)"}
     ordered = list(CUSTOMERS)
     if listing.order_by == "customerName":
@@ -54,9 +54,9 @@ def _expected(listing: Listing) -> list[list[str]]:
     return [[k, {**names, "C99": "Created here"}[k]] for k in keys]
 
 
-@pytest.mark.parametrize("listing", [Listing(), Listing(order_by="customerName")])
+@pytest.mark.parametrize("listing", [TableQuery(), TableQuery(order_by="customerName")])
 def test_csv_and_xlsx_keep_the_order_pending_values_and_created_rows(
-    editor: Editor, tmp_path: Path, listing: Listing
+    editor: Editor, tmp_path: Path, listing: TableQuery
 ) -> None:
     shown = PendingOverlay.read(editor.outbox, "customers").export_options("customerID")
     want = _expected(listing)

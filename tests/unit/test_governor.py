@@ -15,7 +15,7 @@ from app.api.governor import GovernorState, RateGovernor, Slot, Verdict
 from app.api.pacing import (
     BackoffSchedule,
     Forbidden403,
-    SlidingWindow,
+    SlidingBudget,
     allowed_requests,
     classify_403,
     mentions_rate_limit,
@@ -80,7 +80,7 @@ def governor(vt: VirtualTime, **kwargs: Any) -> RateGovernor:
 
 
 def test_window_counts_answers_for_window_plus_margin_and_always_counts_in_flight() -> None:
-    win = SlidingWindow(limit=3, window=10.0, margin=0.5)
+    win = SlidingBudget(limit=3, window=10.0, margin=0.5)
     for _ in range(3):
         win.start()
     assert win.wait_time(0.0, 3) is None  # only an answer can free a slot
@@ -93,7 +93,7 @@ def test_window_counts_answers_for_window_plus_margin_and_always_counts_in_fligh
 
 
 def test_window_waits_for_just_enough_slots_to_age_out() -> None:
-    win = SlidingWindow(limit=4, window=10.0, margin=0.0)
+    win = SlidingBudget(limit=4, window=10.0, margin=0.0)
     for t in (0.0, 1.0, 2.0, 3.0):
         win.start()
         win.finish(t)
@@ -368,7 +368,7 @@ async def test_pause_holds_back_requests_of_every_kind_and_a_probe_goes_first() 
 
 
 def test_a_request_that_never_left_does_not_count() -> None:
-    win = SlidingWindow(limit=2, window=10.0)
+    win = SlidingBudget(limit=2, window=10.0)
     win.start()
     win.finish(0.0, counted=False)
     win.start()

@@ -12,8 +12,8 @@ import pytest
 
 from app.api.registry import default_registry
 from app.store.cache import Cache
-from app.store.listing import Listing
 from app.store.sort_keys import index_name
+from app.store.table_query import TableQuery
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def cache(tmp_path: Path) -> Iterator[Cache]:
         yield c
 
 
-def plan(cache: Cache, listing: Listing, limit: int | None) -> str:
+def plan(cache: Cache, listing: TableQuery, limit: int | None) -> str:
     sql, params = cache._select("id", "customers", listing, -1 if limit is None else limit)
     return " | ".join(row[3] for row in cache._db.conn.execute("EXPLAIN QUERY PLAN " + sql, params))
 
@@ -42,7 +42,7 @@ def plan(cache: Cache, listing: Listing, limit: int | None) -> str:
 def test_a_sort_without_its_index_does_not_walk_another_columns(
     cache: Cache, limit: int | None, descending: bool
 ) -> None:
-    listing = Listing(order_by="priceZone", descending=descending)
+    listing = TableQuery(order_by="priceZone", descending=descending)
     assert index_name("customers", "customerName") not in plan(cache, listing, limit)
     ids = (
         cache.row_ids("customers", listing)
@@ -54,7 +54,7 @@ def test_a_sort_without_its_index_does_not_walk_another_columns(
 
 
 def test_a_first_screen_walks_its_own_columns_index(cache: Cache) -> None:
-    listing = Listing(order_by="customerName")
+    listing = TableQuery(order_by="customerName")
     assert index_name("customers", "customerName") in plan(cache, listing, 100)
 
 
@@ -65,7 +65,7 @@ def test_a_first_screen_scanning_the_keys_tests_no_rows_mark_nor_parent(
     """The scan keeps `limit` + marks rows and drops the stale ones after; a top-level listing
     whose resource has no record under a parent tests no row's parent (a sixth of the scan
     each, decision 0024's later note)."""
-    listing = Listing(order_by="priceZone", descending=descending)
+    listing = TableQuery(order_by="priceZone", descending=descending)
     sql, params = cache._select("id", "customers", listing, 100)
     rows = list(cache._db.conn.execute("EXPLAIN QUERY PLAN " + sql, params))
     scan = next(row for row in rows if row[3] == "SCAN k")
@@ -81,7 +81,7 @@ def test_a_first_screen_ending_inside_a_values_rows_is_the_whole_lists_start(
     """priceZone holds 3 values of 100 rows each (few: a descending first screen keeps its
     ties in the scan's order and reads the last value's rows again from the end): whatever the
     screen's length, it is the start of the whole list, ties in the listing's order."""
-    listing = Listing(order_by="priceZone", descending=descending)
+    listing = TableQuery(order_by="priceZone", descending=descending)
     sql = cache._select("id", "customers", listing, 100)[0]
     assert "NOT INDEXED" in sql and ("WITH kept" in sql) == descending
     whole = cache.row_ids("customers", listing)

@@ -13,8 +13,8 @@ import pytest
 
 from app.api.page_walk import Page
 from app.api.registry import default_registry
+from app.store.booth_list_times import BoothListTimes
 from app.store.cache import Cache
-from app.store.nested_lists import NestedLists
 from app.sync.push.refresh import refresh_after_push
 
 
@@ -44,7 +44,7 @@ async def test_a_push_relists_a_booth_and_deletes_only_on_proof(
         stale = {("booth-products", "B1")}
         errors = await refresh_after_push(show, cache, stale)  # type: ignore[arg-type]
         kept = sorted(cache.ids("booth-products", "B1"))
-        listed = NestedLists(cache).last_listed("booth-products", "B1")
+        listed = BoothListTimes(cache).last_listed("booth-products", "B1")
     assert errors == []
     assert listed is not None
     assert kept == (["p0", "p1", "p2"] if uncertain else ["p0"])

@@ -43,7 +43,7 @@ def presenter(cache: Cache, slug: str = "customers") -> CellPresenter:
 def test_the_presenter_and_the_record_window_load_no_qt() -> None:
     """Not even through what they import: checked in a fresh interpreter."""
     code = (
-        "import sys, app.ui.table.presenter, app.store.record_window; "
+        "import sys, app.ui.table.presenter, app.store.cached_rows; "
         f"print(sorted(m for m in sys.modules if m.split('.')[0] in {sorted(QT)!r}))"
     )
     done = subprocess.run(

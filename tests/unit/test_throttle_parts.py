@@ -94,7 +94,7 @@ def test_the_allowance_is_the_limit_until_a_throttling_403() -> None:
 
 
 def test_a_cut_is_beta_times_measured_then_regrows_cubically_to_the_limit() -> None:
-    cubic = CubicAllowance(60, 10.0, beta=0.7, regain_windows=2.0)
+    cubic = CubicAllowance(60, 10.0, beta=0.7, regain_spans=2.0)
     assert cubic.cut(100.0, 40) == pytest.approx(28.0)
     k = (40 * 0.3 / cubic.scale) ** (1 / 3)
     assert cubic.allowed(100.0 + k) == pytest.approx(40.0)  # back at the level throttled

@@ -11,7 +11,7 @@ from typing import Any
 
 from app.store.changes import SERVER_OWNED, Change, is_local_id
 from app.sync.edit.editor import Editor
-from app.sync.edit.values import same_value
+from app.sync.edit.values import same_in_form
 
 
 class ReadVersion:
@@ -77,7 +77,7 @@ def same_record(a: dict[str, Any], b: dict[str, Any]) -> bool:
 def moved_fields(a: dict[str, Any], b: dict[str, Any]) -> set[str]:
     """The fields in which two versions of a record differ (server-owned parts aside)."""
     keys = (set(a) | set(b)) - set(SERVER_OWNED)
-    return {k for k in keys if not same_value(_without_ids(a.get(k)), _without_ids(b.get(k)))}
+    return {k for k in keys if not same_in_form(_without_ids(a.get(k)), _without_ids(b.get(k)))}
 
 
 def _without_ids(value: Any) -> Any:

@@ -119,13 +119,13 @@ def is_empty(value: Any) -> bool:
     return value is None or value == "" or value == [] or value == {}
 
 
-def same_value(a: Any, b: Any) -> bool:
+def same_in_form(a: Any, b: Any) -> bool:
     """Equal as the user sees a field in a form: None, "" and [] are all "empty", in nested values
-    too (not the push's `verdicts.same_value`, which reads two writings of one moment as one)."""
+    too (not the push's `verdicts.same_on_show`, which reads two writings of one moment as one)."""
     if is_empty(a) and is_empty(b):
         return True
     if isinstance(a, dict) and isinstance(b, dict):
-        return all(same_value(a.get(k), b.get(k)) for k in set(a) | set(b))
+        return all(same_in_form(a.get(k), b.get(k)) for k in set(a) | set(b))
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(same_in_form(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)

@@ -21,7 +21,7 @@ app/sync/files/output_file.py says (`-` is stdout, a regular file is replaced at
 or FIFO
 written in place).
 
-A table's view exports the same way: `listing=` (app/store/listing.py) picks the rows the table
+A table's view exports the same way: `listing=` (app/store/table_query.py) picks the rows the table
 shows and their order, exactly as the table asks the cache for them, `columns=` names the
 visible fields in their order (for JSON too), `overlay=` lays what the user sees over each
 cached record (pending edits) and `extra=` adds rows the cache does not hold yet (records
@@ -43,7 +43,7 @@ from typing import Any, Literal, TextIO
 from app.api.errors import InvalidValue
 from app.api.shapes import MODELS  # the fields' order, without pydantic
 from app.store.cache import Cache
-from app.store.listing import EVERY_RECORD, Listing
+from app.store.table_query import EVERY_RECORD, TableQuery
 from app.sync.files.cell_text import cell_text
 from app.sync.files.formula_guard import neutralise
 from app.sync.files.output_file import output_file
@@ -87,7 +87,7 @@ def export(
     path: Path,
     format: Format | None = None,
     *,
-    listing: Listing = EVERY_RECORD,
+    listing: TableQuery = EVERY_RECORD,
     max_sheet_rows: int = XLSX_MAX_ROWS,
     columns: Sequence[str] | None = None,
     overlay: Callable[[dict[str, Any]], dict[str, Any]] | None = None,

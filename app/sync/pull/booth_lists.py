@@ -5,7 +5,7 @@ These resources (`nested_by_param` in the registry) cannot be asked by `modified
 after the parent resource; an incremental sync lists only the parents whose list was never listed
 or whose record came new or changed in a sync since (issue 17: it cost one request per parent on
 every sync, 2,000 of the 2,058 requests after 10 changes on a `large` show). When each list was
-last listed is kept in the cache (app/store/nested_lists.py): a record opened in the window
+last listed is kept in the cache (app/store/booth_list_times.py): a record opened in the window
 refreshes its own lists (`refresh`, through `Puller.refresh_lists`), and the background sweep
 (app/sync/pull/booth_sweep.py) the rest, oldest first.
 
@@ -25,8 +25,8 @@ from typing import Any, Protocol
 
 from app.api.errors import ListingIncomplete, NotFound
 from app.api.registry import Registry, Resource
+from app.store.booth_list_times import BoothListTimes
 from app.store.cache import Cache
-from app.store.nested_lists import NestedLists
 from app.sync.pull.sync_report import ResourceSync
 
 # A per-parent list whose first this many parents asked all answer 404 is not offered by the
@@ -73,7 +73,7 @@ class BoothLists:
         self.puller = puller
         self.cache = puller.cache
         self.registry = puller.registry
-        self.nested = NestedLists(puller.cache)
+        self.nested = BoothListTimes(puller.cache)
         # parent slug → the resources listed per its records (booths → products, vendors)
         self.children: dict[str, list[Resource]] = {}
         for res in self.registry:

@@ -1,4 +1,4 @@
-"""The background sweep: nested lists (a booth's products and vendors) refreshed oldest first,
+"""The background sweep: booth lists (a booth's products and vendors) refreshed oldest first,
 within a set share of the rate budget.
 
 Incremental syncs list a parent's lists only when the parent is new or changed (issue 17), so a
@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from app.api.errors import ListingIncomplete, NotFound
-from app.api.pacing import SlidingWindow
+from app.api.pacing import SlidingBudget
 from app.api.registry import Resource
 from app.sync.pull.puller import Puller, ResourceSync
 from app.wording.words import count
@@ -110,7 +110,7 @@ Sleep = Callable[[float], Awaitable[object]]
 
 
 class NestedSweep:
-    """Refreshes `puller`'s nested lists in the background (`run`), one list per `step`.
+    """Refreshes `puller`'s booth lists in the background (`run`), one list per `step`.
 
     `on_progress` hears a `SweepProgress` per parent resource after every list and when the
     sweep falls idle; `on_refreshed(slug)` after each list written to the cache."""
@@ -135,7 +135,7 @@ class NestedSweep:
         self.on_refreshed = on_refreshed or (lambda slug: None)
         self.paused = paused  # e.g. while the window syncs: the sweep waits
         self.allowed = max(1, math.floor(self.governor.limit * self.settings.share))
-        self.window = SlidingWindow(self.allowed, self.governor.window)
+        self.budget = SlidingBudget(self.allowed, self.governor.window)
         self.requests = 0  # sent by this sweep (as counted against its share)
         self.lists = 0  # lists refreshed by this sweep
         self.nested: list[Resource] = [
@@ -231,7 +231,7 @@ class NestedSweep:
         """Until the sweep's share has room, no other request waits for budget and the sweep
         is not paused."""
         while True:
-            wait = self.window.wait_time(self._clock(), self.allowed)
+            wait = self.budget.wait_time(self._clock(), self.allowed)
             if wait:
                 await self._sleep(wait)
                 continue
@@ -243,8 +243,8 @@ class NestedSweep:
     def _spend(self, requests: int) -> None:
         now = self._clock()
         for _ in range(requests):
-            self.window.start()
-            self.window.finish(now)
+            self.budget.start()
+            self.budget.finish(now)
         self.requests += requests
 
 

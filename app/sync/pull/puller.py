@@ -230,7 +230,7 @@ class Puller:
 
     def _store(self, res: Resource, parent: str | None, page: Sequence[dict[str, Any]]) -> None:
         """Write one page to the cache (on a worker thread): a parent's records that came new
-        or changed first give up their nested lists' freshness, then the page is upserted."""
+        or changed first give up their booth lists' freshness, then the page is upserted."""
         if res.slug in self.children:
             self.booth_lists.forget_changed(res, page, _record_ids(res, page))
         self.cache.upsert(res.slug, page, parent=parent)

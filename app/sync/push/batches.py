@@ -65,18 +65,18 @@ def batch_key(res: Resource, change: Change) -> BatchKey | None:
     return (res.slug, change.op, _frozen(change.params))
 
 
-def head_run(registry: Registry, chain: Sequence[Change]) -> tuple[list[Change], BatchKey | None]:
+def chain_head(registry: Registry, chain: Sequence[Change]) -> tuple[list[Change], BatchKey | None]:
     """The changes at the head of a record's chain that are sent together, and their bulk key:
-    the changes sharing the first one's bulk key, or a run of plain updates (one PUT)."""
+    the changes sharing the first one's bulk key, or a head of plain updates (one PUT)."""
     key = batch_key(registry[chain[0].resource], chain[0])
-    run = [chain[0]]
+    head = [chain[0]]
     for following in chain[1:]:
         if key is not None and batch_key(registry[following.resource], following) != key:
             break
-        if key is None and not (run[-1].op == "update" and following.op == "update"):
+        if key is None and not (head[-1].op == "update" and following.op == "update"):
             break
-        run.append(following)
-    return run, key
+        head.append(following)
+    return head, key
 
 
 def collapses(res: Resource, change: Change) -> bool:

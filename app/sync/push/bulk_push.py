@@ -1,7 +1,7 @@
 """Sending a group of outbox changes through one bulk operation (app/sync/push/batches.py).
 
 The Pusher hands over, per push round, the changes that share a `batch_key` (each record's
-changes still in order: one run per record). They go as few requests as the operation allows:
+changes still in order: one head per record). They go as few requests as the operation allows:
 elements in chunks of `min(batch, bulk_size)`, chunks concurrently under the push's gate. Each
 change then settles on its own: done, or failed with the server's reason for its line(s)
 (`response = {"lines": [{"line", "field", "message"}], "fields": {field: [message]},
@@ -51,7 +51,7 @@ class Settling(Protocol):
 
 @dataclass
 class _Outcome:
-    """What the server said about one unit (a change, or a record's run of updates)."""
+    """What the server said about one unit (a change, or a record's head of updates)."""
 
     sent: list[int] = field(default_factory=list)
     refused: list[tuple[int, str]] = field(default_factory=list)
@@ -76,12 +76,12 @@ class BulkPush:
         self.client, self.outbox, self.settling = client, outbox, settling
         self.gate, self.bulk_size, self.send_alone = gate, bulk_size, send_alone
 
-    async def send(self, key: BatchKey, runs: Sequence[list[Change]]) -> list[bool]:
-        """Send `runs` (each one record's consecutive changes of this key); True per run that
+    async def send(self, key: BatchKey, heads: Sequence[list[Change]]) -> list[bool]:
+        """Send `heads` (each one record's consecutive changes of this key); True per head that
         went through entirely (the record's next changes may follow)."""
         slug, op_name, params = key
         res = self.client.registry[slug]
-        units = [unit for run in runs for unit in _units(res, run)]
+        units = [unit for head in heads for unit in _units(res, head)]
         if op_name == "associate-many" and len(units) == 1:
             return [await self._alone(units[0], marked=False)]
         self.outbox.mark_sending([c.seq for unit in units for c in unit])
@@ -104,7 +104,7 @@ class BulkPush:
         )
         if done:
             self.settling.settle(done)
-        return [all([next(ok) for _ in _units(res, run)]) for run in runs]
+        return [all([next(ok) for _ in _units(res, head)]) for head in heads]
 
     def _server_id(self, change: Change) -> str | None:
         found = self.settling.server_id(change)
@@ -188,12 +188,12 @@ class BulkPush:
         return ok
 
 
-def _units(res: Resource, run: list[Change]) -> list[list[Change]]:
+def _units(res: Resource, head: list[Change]) -> list[list[Change]]:
     """What settles together: a record's consecutive bulk updates (only the last is sent) as one
     unit, any other change on its own."""
-    if run and all(collapses(res, c) for c in run):
-        return [run]
-    return [[c] for c in run]
+    if head and all(collapses(res, c) for c in head):
+        return [head]
+    return [[c] for c in head]
 
 
 def _records_of(answer: Any, res: Resource, value: Any) -> list[Any]:

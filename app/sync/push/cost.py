@@ -1,10 +1,10 @@
 """What a push will cost: how many requests it makes and how long that takes at the rate budget.
 
 The one estimate of a push, told alike by the outbox's review pane (app/ui/outbox/outbox_view.py)
-and `showdesk push --dry-run` (app/commands/push.py). `plan_push(changes, registry)` counts the
+and `showdesk push --dry-head` (app/commands/push.py). `push_cost(changes, registry)` counts the
 requests the Pusher (app/sync/push/pusher.py) makes for the pending changes among `changes`, walking
-each record's changes in rounds as it does (`plan_pages` counts the same from pages of changes,
-holding a few numbers per change in a temporary file: `push --dry-run` of a million changes):
+each record's changes in rounds as it does (`cost_by_pages` counts the same from pages of changes,
+holding a few numbers per change in a temporary file: `push --dry-head` of a million changes):
 
 - one per create, delete and special operation; a record's consecutive updates are ONE PUT;
 - changes that share a bulk operation (`batches.batch_key`: record changes of a bulk-only
@@ -18,7 +18,7 @@ holding a few numbers per change in a temporary file: `push --dry-run` of a mill
 
 `push_seconds` turns a request count into time at the RateGovernor's current state: the room
 left in its window goes at once, the rest at the pace the limit allows background work;
-`plan_text` says it all in one line.
+`cost_text` says it all in one line.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from app.sync.push.batches import BULK_SIZE, batch_key, collapses, lines_of
 
 
 @dataclass(frozen=True)
-class PushPlan:
+class PushCost:
     """The requests a push of `changes` pending changes makes."""
 
     changes: int = 0
@@ -54,9 +54,9 @@ class PushPlan:
         return self.sends + self.checks
 
 
-def plan_push(
+def push_cost(
     changes: Iterable[Change], registry: Registry, bulk_size: int = BULK_SIZE
-) -> PushPlan:
+) -> PushCost:
     """The requests a push of the pending changes among `changes` makes (all going through)."""
     count = _Count(registry, bulk_size)
     chains: dict[tuple[str, str], list[_Step]] = defaultdict(list)
@@ -68,11 +68,11 @@ def plan_push(
     return count.plan()
 
 
-def plan_pages(
+def cost_by_pages(
     pages: Iterable[Iterable[Change]], registry: Registry, bulk_size: int = BULK_SIZE
-) -> PushPlan:
-    """`plan_push` of the changes in `pages` (oldest first), never holding them all (`push
-    --dry-run` of a million changes): what the plan needs of each change (`_Step`, a few
+) -> PushCost:
+    """`push_cost` of the changes in `pages` (oldest first), never holding them all (`push
+    --dry-head` of a million changes): what the plan needs of each change (`_Step`, a few
     numbers) goes to a temporary SQLite file, read back a record's chain at a time."""
     count = _Count(registry, bulk_size)
     with closing(scratch_db()) as db:  # it spills to disk (the sort too)
@@ -110,7 +110,7 @@ class _Step:
 class _Count:
     """A plan counted a record at a time: each pending change `step`ped (its listings noted),
     each record's steps, in order, walked in rounds by `chain` as the Pusher walks them: a
-    round sends the next run of every record, the runs sharing a bulk request together."""
+    round sends the next head of every record, the heads sharing a bulk request together."""
 
     def __init__(self, registry: Registry, bulk_size: int) -> None:
         self.registry, self.bulk_size = registry, bulk_size
@@ -136,7 +136,7 @@ class _Count:
         return _Step(key, change.op == "update", collapses(res, change), elements)
 
     def chain(self, steps: list[_Step]) -> None:
-        """A record's steps, in order, run by run (`head_run`'s rule), a round each."""
+        """A record's steps, in order, head by head (`chain_head`'s rule), a round each."""
         start, number = 0, 0
         while start < len(steps):
             first, end = steps[start], start + 1
@@ -150,16 +150,16 @@ class _Count:
             if first.key is None:
                 self.singles += 1
             else:
-                run = steps[start:end]
-                folded = all(s.collapses for s in run)
-                elements = run[-1].elements if folded else sum(s.elements for s in run)
+                head = steps[start:end]
+                folded = all(s.collapses for s in head)
+                elements = head[-1].elements if folded else sum(s.elements for s in head)
                 self.elements[(number, first.key)] += elements
             start, number = end, number + 1
 
-    def plan(self) -> PushPlan:
+    def plan(self) -> PushCost:
         bulk = sum(math.ceil(n / self.batches[key]) for (_, key), n in self.elements.items())
         checks = len(self.before) + len(self.after)
-        return PushPlan(self.changes, self.singles + bulk, bulk, checks)
+        return PushCost(self.changes, self.singles + bulk, bulk, checks)
 
     def _listings(self, res: Resource, change: Change) -> None:
         """Listings before the sends (conflicts) and after (a booth's associations, bulk
@@ -203,7 +203,7 @@ def duration_text(seconds: float) -> str:
     return f"about {minutes} min {rest} s" if rest else f"about {minutes} min"
 
 
-def plan_text(plan: PushPlan, state: GovernorState | None, reserve: float = 0.1) -> str:
+def cost_text(plan: PushCost, state: GovernorState | None, reserve: float = 0.1) -> str:
     """ "12 pending changes · 5 requests (4 sends, 1 listing) · about 1 s at 182/300 per 60 s"."""
     if plan.changes == 0:
         return "Nothing pending to push"

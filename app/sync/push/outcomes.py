@@ -73,9 +73,9 @@ class PushOutcomes:
     def progress(self) -> None:
         self.on_progress(PushProgress(self.report.done + self.report.failed, self.total))
 
-    def answered(self, run: Sequence[Change], response: Any, server_id: str | None) -> None:
+    def answered(self, head: Sequence[Change], response: Any, server_id: str | None) -> None:
         """A request got these changes through: settled with the next `flush`."""
-        self._answered += [(c, response, server_id) for c in run]
+        self._answered += [(c, response, server_id) for c in head]
         if len(self._answered) >= SETTLE_EVERY:
             self.flush()
 

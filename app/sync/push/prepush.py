@@ -13,10 +13,10 @@ the cache holds what is older) brings the server's versions of the edited record
   is looked up there by its key field and, when found, settled without sending it again; one with
   no key to look up is never resent blindly: it fails with an explanation.
 
-A push running longer than one rate window checks again before sending the rest (`again`). The
+A push running longer than one budget span checks again before sending the rest (`again`). The
 listing's `modifiedAfter` is a date, so late in a long push it holds every record the push sent
 today: listed again at each check, the checks grew with the square of the push. Each check again
-costs what is cheaper in requests: the window's records got one by one (where the resource has a
+costs what is cheaper in requests: the slice's records got one by one (where the resource has a
 single GET and no create is to be looked up by its key), or the listing, its pages estimated from
 what the last listing of the resource returned plus the records sent since (`_Listed`); where
 the GETs take at most a tenth of the rate budget, by the records the listing would carry
@@ -64,9 +64,9 @@ UNKNOWN_OUTCOME = (
 )
 
 
-Windows = Callable[[], Iterator[list[list[Change]]]]  # a push's chains, a window at a time
+Slices = Callable[[], Iterator[list[list[Change]]]]  # a push's chains, a slice at a time
 GETS_AT_ONCE = 16  # a check's single GETs in flight at once (the governor paces them)
-GETS_SHARE = 0.1  # of a rate window's requests, that a check's GETs may take whatever the listing
+GETS_SHARE = 0.1  # of a budget span's requests, that a check's GETs may take whatever the listing
 LISTED_PER_GET = 10  # records a listing carries, past which one GET per record checked is cheaper
 NO_GET_RETRY = timedelta(days=7)  # a show's single GETs learned no help: tried again after this
 # Failures of a GET that say nothing about the show's GETs (the network, throttling, a 5xx, a
@@ -96,9 +96,9 @@ class _Listed:
         return (self.records + self.sent) // max(size, 1) + 1
 
 
-def _chains_of(slug: str, windows: Windows) -> Iterator[list[Change]]:
-    for window in windows():
-        yield from (chain for chain in window if chain and chain[0].resource == slug)
+def _chains_of(slug: str, slices: Slices) -> Iterator[list[Change]]:
+    for part in slices():
+        yield from (chain for chain in part if chain and chain[0].resource == slug)
 
 
 class Outcomes(Protocol):
@@ -149,15 +149,15 @@ class ServerCheck:
         self.checked_at = self.clock()
         return True
 
-    async def check_windows(self, slugs: Sequence[str], windows: Windows) -> bool:
-        """`check` of every pending change of a push, read a window of records at a time
-        (`windows()`: a fresh pass over the push's chains): per resource, one pass to know
+    async def check_slices(self, slugs: Sequence[str], slices: Slices) -> bool:
+        """`check` of every pending change of a push, read a slice of records at a time
+        (`slices()`: a fresh pass over the push's chains): per resource, one pass to know
         what the listing needs, ONE `modifiedAfter` listing (into the cache), one pass to judge
         — never every change in memory at once."""
         for slug in slugs:
             res = self.client.registry[slug]
             try:
-                await self._reconcile_windows(res, windows)
+                await self._reconcile_slices(res, slices)
             except TransportError:
                 raise
             except ShowDeskError as exc:
@@ -166,12 +166,12 @@ class ServerCheck:
         self.checked_at = self.clock()
         return True
 
-    async def _reconcile_windows(self, res: Resource, windows: Windows) -> None:
+    async def _reconcile_slices(self, res: Resource, slices: Slices) -> None:
         if not res.can("list") or res.nested_by_param:
             return
         first: list[Change] = []  # what `_since` reads: one change, and the creates to look up
         keys: set[str] = set()
-        for chain in _chains_of(res.slug, windows):
+        for chain in _chains_of(res.slug, slices):
             for change in chain:
                 if self._needs_server_view(change):
                     if creates(change):
@@ -184,7 +184,7 @@ class ServerCheck:
         by_key: dict[str, dict[str, Any]] = {}
         async for page in self._listing(res, self._since(res, first)):
             by_key.update((str(r.get(res.key)), r) for r in page if str(r.get(res.key)) in keys)
-        for chain in _chains_of(res.slug, windows):
+        for chain in _chains_of(res.slug, slices):
             self._judge(res, [c for c in chain if self._needs_server_view(c)], by_key, {})
 
     def _judge(
@@ -210,7 +210,7 @@ class ServerCheck:
                 self._judge_chain(chain, server, ours)
 
     async def again(self, heads: list[list[Change]]) -> list[list[Change]]:
-        """Past one rate window since the last check, check these records' chains again; the
+        """Past one budget span since the last check, check these records' chains again; the
         chains whose first change is no longer pending (conflict, done) wait for the next push."""
         if self.clock() - self.checked_at <= self.client.connection.rate_window:
             return heads
@@ -220,7 +220,7 @@ class ServerCheck:
         if not await self.check(by_resource):
             return []  # the rest stays pending for the next push
         firsts = self.outbox.changes_by_seq([chain[0].seq for chain in heads])
-        pending = {c.seq for c in firsts if c.state == "pending"}  # this window's, not all
+        pending = {c.seq for c in firsts if c.state == "pending"}  # this slice's, not all
         return [chain for chain in heads if chain[0].seq in pending]
 
     def sending(self, heads: list[list[Change]]) -> None:

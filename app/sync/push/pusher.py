@@ -8,8 +8,8 @@ One push:
    carries the freshest known server record with the user's fields laid over it.
 3. Each record's changes go in order (consecutive updates of one record collapse into one PUT of
    the latest version); independent records go concurrently, all paced by the RateGovernor. A
-   push running longer than one rate window lists the server's versions again (step 2).
-   Steps 2 and 3 read the changes a window of records at a time (the records listed up front,
+   push running longer than one budget span lists the server's versions again (step 2).
+   Steps 2 and 3 read the changes a slice of records at a time (the records listed up front,
    by number only): a push of a million changes never holds them all.
 4. A `modifiedAfter` listing checks that every pushed field held: one undone by another
    writer's PUT is sent again, a bounded number of times (app/sync/push/verify.py).
@@ -35,7 +35,7 @@ from app.store.changes import Change, is_local_id
 from app.store.outbox import Outbox
 from app.store.page_cache import walking
 from app.sync.change_rules import creates, is_record_change
-from app.sync.push.batches import BULK_SIZE, BatchKey, element, head_run
+from app.sync.push.batches import BULK_SIZE, BatchKey, chain_head, element
 from app.sync.push.bulk_push import BulkPush
 from app.sync.push.outcomes import PushOutcomes, PushProgress, PushReport
 from app.sync.push.prepush import ServerCheck
@@ -51,9 +51,9 @@ from app.sync.push.verdicts import (
 )
 from app.sync.push.verify import Verifier
 
-__all__ = ["INTERRUPTED", "WINDOW_RECORDS", "PushProgress", "PushReport", "Pusher"]
+__all__ = ["INTERRUPTED", "SLICE_RECORDS", "PushProgress", "PushReport", "Pusher"]
 
-WINDOW_RECORDS = 1000  # records whose changes a push holds at once (see `Pusher._window`)
+SLICE_RECORDS = 1000  # records whose changes a push holds at once (see `Pusher._slice_size`)
 
 INTERRUPTED = "the push was interrupted before the show answered; sent again by the next push"
 
@@ -113,14 +113,14 @@ class Pusher:
 
     async def _push(self, records: PushRecords, wanted: set[str] | None) -> None:
         self._outcomes.total = records.changes
-        upto, step = records.upto, self._window()
+        upto, step = records.upto, self._slice_size()
 
-        def windows() -> Iterator[list[list[Change]]]:
-            for window in records.windows(step):
-                yield self._chains(window, wanted, upto)
+        def slices() -> Iterator[list[list[Change]]]:
+            for part in records.slices(step):
+                yield self._chains(part, wanted, upto)
 
         try:
-            if not await self._check.check_windows(records.slugs, windows):
+            if not await self._check.check_slices(records.slugs, slices):
                 return  # nothing was sent; everything stays pending
             started = time.monotonic()
             await self._send_all(records, wanted, upto)
@@ -196,8 +196,8 @@ class Pusher:
         def reopened(count: int) -> None:
             self.report.done -= count
 
-        async def resend(run: list[Change]) -> bool:
-            sent = await self._send(run, marked=True)
+        async def resend(head: list[Change]) -> bool:
+            sent = await self._send(head, marked=True)
             self._outcomes.flush()
             return sent
 
@@ -224,26 +224,26 @@ class Pusher:
     # --------------------------------------------------------------------------------- sending
 
     async def _send_all(self, records: PushRecords, wanted: set[str] | None, upto: int) -> None:
-        """Each record's changes in order, one window's worth of records at a time (a push
-        longer than one rate window checks the server's versions again between them). Only the
-        records are listed up front; each window's changes are read from the outbox as it
+        """Each record's changes in order, one slice's worth of records at a time (a push
+        longer than one budget span checks the server's versions again between them). Only the
+        records are listed up front; each slice's changes are read from the outbox as it
         comes (changes queued after the push began, past `upto`, wait for the next push)."""
         gate = asyncio.Semaphore(self.concurrency)
         bulk = BulkPush(self.client, self.outbox, self, gate, self.bulk_size, self._send)
-        for number, window in enumerate(records.windows(self._window())):
+        for number, part in enumerate(records.slices(self._slice_size())):
             if self.report.unreachable is not None:
                 return  # the show is gone: the rest stays pending, nothing more is tried
-            heads = self._chains(window, wanted, upto)
+            chains = self._chains(part, wanted, upto)
             if number:
-                heads = await self._check.again(heads)
-            self._check.sending(heads)
-            await self._rounds(heads, gate, bulk)
+                chains = await self._check.again(chains)
+            self._check.sending(chains)
+            await self._rounds(chains, gate, bulk)
 
-    def _window(self) -> int:
-        """Records per window: one rate window's worth, and never more than `WINDOW_RECORDS`
-        (a window's chains and their tasks are held at once: at a generous rate limit the
-        whole push was one window, ~12 KB per change)."""
-        return max(1, min(self.client.connection.rate_limit, WINDOW_RECORDS))
+    def _slice_size(self) -> int:
+        """Records per slice: one budget span's worth, and never more than `SLICE_RECORDS`
+        (a slice's chains and their tasks are held at once: at a generous rate limit the
+        whole push was one slice, ~12 KB per change)."""
+        return max(1, min(self.client.connection.rate_limit, SLICE_RECORDS))
 
     def _chains(
         self, records: Sequence[tuple[str, str]], wanted: set[str] | None, upto: int
@@ -269,57 +269,57 @@ class Pusher:
         return (wanted is None or resource in wanted) and (self._only is None or seq in self._only)
 
     async def _rounds(
-        self, heads: list[list[Change]], gate: asyncio.Semaphore, bulk: BulkPush
+        self, chains: list[list[Change]], gate: asyncio.Semaphore, bulk: BulkPush
     ) -> None:
-        """By rounds: every round sends the next run of each record, the runs that share a bulk
+        """By rounds: every round sends the next head of each record, the heads that share a bulk
         operation gathered into it (app/sync/push/bulk_push.py), the others one request each, all
         concurrently under one gate. The round's single requests are marked `sending` in one
         transaction, and what they got through is settled many at a time (PushOutcomes)."""
-        while heads and self.report.unreachable is None:
-            alone: list[tuple[list[Change], list[Change]]] = []  # (run, chain)
+        while chains and self.report.unreachable is None:
+            alone: list[tuple[list[Change], list[Change]]] = []  # (head, chain)
             groups: dict[BatchKey, list[tuple[list[Change], list[Change]]]] = defaultdict(list)
-            for chain in heads:
-                run, key = head_run(self.registry, chain)
-                (groups[key] if key is not None else alone).append((run, chain))
+            for chain in chains:
+                head, key = chain_head(self.registry, chain)
+                (groups[key] if key is not None else alone).append((head, chain))
 
-            async def one(run: list[Change]) -> list[bool]:
+            async def one(head: list[Change]) -> list[bool]:
                 async with gate:
-                    return [await self._send(run, marked=True)]
+                    return [await self._send(head, marked=True)]
 
             if alone:
-                self.outbox.mark_sending([c.seq for run, _ in alone for c in run])
-            sends = [one(run) for run, _ in alone]
-            sends += [bulk.send(key, [run for run, _ in pairs]) for key, pairs in groups.items()]
+                self.outbox.mark_sending([c.seq for head, _ in alone for c in head])
+            sends = [one(head) for head, _ in alone]
+            sends += [bulk.send(key, [head for head, _ in pairs]) for key, pairs in groups.items()]
             try:
                 results = [ok for answer in await asyncio.gather(*sends) for ok in answer]
             finally:
                 self._outcomes.flush()
             pairs = alone + [pair for pairs in groups.values() for pair in pairs]
             # a record's later changes wait behind a failed one (still pending)
-            heads = [
-                chain[len(run) :]
-                for (run, chain), ok in zip(pairs, results, strict=True)
-                if ok and len(chain) > len(run)
+            chains = [
+                chain[len(head) :]
+                for (head, chain), ok in zip(pairs, results, strict=True)
+                if ok and len(chain) > len(head)
             ]
 
-    async def _send(self, run: list[Change], marked: bool = False) -> bool:
-        """Send one change (or a run of updates as one PUT); True when it went through."""
-        change = run[-1]
+    async def _send(self, head: list[Change], marked: bool = False) -> bool:
+        """Send one change (or a head of updates as one PUT); True when it went through."""
+        change = head[-1]
         res = self.registry[change.resource]
         if not marked:
-            self.outbox.mark_sending([c.seq for c in run])
+            self.outbox.mark_sending([c.seq for c in head])
         try:
-            response, server_id = await self._request(res, change, user_values(run))
+            response, server_id = await self._request(res, change, user_values(head))
         except ShowDeskError as exc:
             if isinstance(exc, TransportError) and not exc.outcome_unknown:
-                self.unreachable(exc.message, [c.seq for c in run])  # not the change's fault
+                self.unreachable(exc.message, [c.seq for c in head])  # not the change's fault
                 return False
-            for c in run:
+            for c in head:
                 self.fail(c, explain(exc, change), refusal(exc))
             return False
-        self._outcomes.answered(run, response, server_id)
+        self._outcomes.answered(head, response, server_id)
         if change.op == "update":
-            self._verifier.note(res, run, self._server_id(change))
+            self._verifier.note(res, head, self._server_id(change))
         return True
 
     async def _request(

@@ -1,6 +1,6 @@
 """The records a push goes through, in the order of their first pending change, kept in a
 temporary SQLite file (deleted when closed) rather than in memory: a push of a million changes
-reads them a window at a time (`window`), and reads each window's changes from the outbox then.
+reads them a slice at a time (`slices`), and reads each slice's changes from the outbox then.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from app.store.outbox import Outbox
-from app.store.outbox_windows import last_seq, pending_marks
+from app.store.outbox_slices import last_seq, pending_marks
 from app.store.scratch import scratch_db, written
 
 Wanted = Callable[[int, str], bool]  # (seq, resource): is this change for this push?
@@ -48,7 +48,7 @@ class PushRecords:
         row = self._db.execute("SELECT count(*) FROM records").fetchone()
         self.count = int(row[0])
 
-    def windows(self, step: int) -> Iterator[list[tuple[str, str]]]:
+    def slices(self, step: int) -> Iterator[list[tuple[str, str]]]:
         """The records, `step` at a time, in order."""
         for start in range(0, self.count, step):
             rows = self._db.execute(

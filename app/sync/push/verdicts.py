@@ -42,7 +42,7 @@ def as_datetime(value: Any) -> datetime | None:
     return None
 
 
-def same_value(a: Any, b: Any) -> bool:
+def same_on_show(a: Any, b: Any) -> bool:
     """Whether two values of a field are the same for the user: equal, or the same moment written
     two ways (`2025-05-07T12:25:00` and `2025-05-07T14:25:00.000+02:00`)."""
     if a == b:
@@ -73,7 +73,7 @@ def conflicting_fields(
     def moved(name: str, *values: Any) -> bool:
         theirs = server.get(name)
         mine = (after for n, after in pushed if n == name)
-        return not any(same_value(theirs, v) for v in (*values, *mine))
+        return not any(same_on_show(theirs, v) for v in (*values, *mine))
 
     if change.op == "delete":  # deleting what someone changed since: every field counts
         names = (set(change.base) | set(server)) - set(SERVER_OWNED)
@@ -81,12 +81,12 @@ def conflicting_fields(
     return [name for name, before, after in change.diff() if moved(name, before, after)]
 
 
-def user_values(run: Sequence[Change]) -> dict[str, Any]:
-    """The values a run of one record's updates (sent as one PUT) sets, field by field: each
+def user_values(head: Sequence[Change]) -> dict[str, Any]:
+    """The values a head of one record's updates (sent as one PUT) sets, field by field: each
     field's value from the latest change that changed it (an earlier change's field is not
     undone by a later change's whole-record payload)."""
     values: dict[str, Any] = {}
-    for change in run:
+    for change in head:
         values.update((name, after) for name, _, after in change.diff())
     return values
 
@@ -100,7 +100,7 @@ def merged_body(server: dict[str, Any], values: dict[str, Any]) -> dict[str, Any
 def already_applied(change: Change, server: dict[str, Any]) -> bool:
     """The server already holds every value this update sets."""
     fields = user_fields(change)
-    return bool(fields) and all(same_value(server.get(f), change.payload.get(f)) for f in fields)
+    return bool(fields) and all(same_on_show(server.get(f), change.payload.get(f)) for f in fields)
 
 
 def explain(exc: ShowDeskError, change: Change) -> str:

@@ -75,10 +75,10 @@ class Verifier:
         self.pause = 0.5  # seconds between two looks (the Pusher sets it from its sending time)
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
-    def note(self, res: Resource, run: list[Change], record_id: str) -> None:
+    def note(self, res: Resource, head: list[Change], record_id: str) -> None:
         """An update of an existing record (with a base to compare with) went through."""
-        if res.can("list") and not res.nested_by_param and any(c.base for c in run):
-            self._pushed.add(Pushed.of(res, run, str(record_id)))
+        if res.can("list") and not res.nested_by_param and any(c.base for c in head):
+            self._pushed.add(Pushed.of(res, head, str(record_id)))
 
     def close(self) -> None:
         """Forget the updates kept (their temporary file is deleted)."""

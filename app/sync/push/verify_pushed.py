@@ -14,7 +14,7 @@ from app.api.registry import Registry, Resource
 from app.store.changes import Change
 from app.store.query import chunks
 from app.store.scratch import scratch_db, written
-from app.sync.push.verdicts import same_value, user_fields, user_values
+from app.sync.push.verdicts import same_on_show, user_fields, user_values
 
 NOTED_BATCH = 500  # updates noted before they are written to the file
 
@@ -32,24 +32,25 @@ class Pushed:
     bases: dict[str, Any]  # each sent field's value when the user changed it
 
     @classmethod
-    def of(cls, res: Resource, run: list[Change], record_id: str) -> Pushed:
-        sent = user_values(run)
-        return cls(res, tuple(c.seq for c in run), record_id, sent, _bases(run, sent))
+    def of(cls, res: Resource, head: list[Change], record_id: str) -> Pushed:
+        sent = user_values(head)
+        return cls(res, tuple(c.seq for c in head), record_id, sent, _bases(head, sent))
 
     def lost(self, server: dict[str, Any]) -> list[str]:
         """The fields found back at their base value (another writer's PUT undid them)."""
         return [
             f
             for f, value in self.sent.items()
-            if same_value(server.get(f), self.bases.get(f)) and not same_value(server.get(f), value)
+            if same_on_show(server.get(f), self.bases.get(f))
+            and not same_on_show(server.get(f), value)
         ]
 
 
-def _bases(run: list[Change], sent: dict[str, Any]) -> dict[str, Any]:
-    """The field's value when the user changed it (the first change of the run that did)."""
+def _bases(head: list[Change], sent: dict[str, Any]) -> dict[str, Any]:
+    """The field's value when the user changed it (the first change of the head that did)."""
     bases: dict[str, Any] = {}
     for name in sent:
-        for change in run:
+        for change in head:
             if name in user_fields(change):
                 bases[name] = (change.base or {}).get(name)
                 break

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.store.cache import Cache
-from app.store.listing import Listing
+from app.store.table_query import TableQuery
 from app.ui.form.field_input import FieldInput
 from app.wording.references import ReferenceNames
 
@@ -54,7 +54,7 @@ def reference_choices(
     res = cache.registry[target]
     order = res.label if res.label in cache.fields(target) else None
     items: list[tuple[str, str]] = []
-    for record in cache.records(target, Listing(order_by=order), limit=limit):
+    for record in cache.records(target, TableQuery(order_by=order), limit=limit):
         key = record.get(res.key)
         if key in (None, ""):
             continue
@@ -69,7 +69,7 @@ def key_labels(cache: Cache, target: str, limit: int = PICKER_LIMIT) -> list[tup
     res = cache.registry[target]
     order = res.label if res.label in cache.fields(target) else None
     pairs: dict[str, str] = {}
-    for record in cache.records(target, Listing(order_by=order), limit=limit):
+    for record in cache.records(target, TableQuery(order_by=order), limit=limit):
         key = record.get(res.key)
         if key not in (None, "") and str(key) not in pairs:
             pairs[str(key)] = str(record.get(res.label) or "")

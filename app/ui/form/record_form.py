@@ -31,7 +31,7 @@ from app.sync.change_rules import sendable_fields
 from app.sync.edit.editor import Editor, FieldEdit, Rejected, write_op
 from app.sync.edit.overlay import PendingOverlay
 from app.sync.edit.record_moves import ReadVersion, pending_moved, same_record
-from app.sync.edit.values import is_empty, same_value
+from app.sync.edit.values import is_empty, same_in_form
 from app.ui.common.palette import Hue, background
 from app.ui.form.banner import FormMessages
 from app.ui.form.field_input import FieldInput
@@ -115,7 +115,7 @@ class RecordForm(QWidget):
         return {
             f: e.value()
             for f, e in self.editors.items()
-            if not same_value(e.value(), self._loaded.get(f))
+            if not same_in_form(e.value(), self._loaded.get(f))
         }
 
     @property

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from app.api.registry import Resource
 from app.store.changes import Change
-from app.store.listing import Listing
+from app.store.table_query import TableQuery
 from app.ui.form.pickers import unit_text
 from app.ui.panels.record_panel import PanelContext, RecordPanel, failure_text
 
@@ -184,7 +184,7 @@ class BoothLinks(RecordPanel):
     # ---------------------------------------------------------------------------- helpers
 
     def _cached(self, booth: str) -> list[dict[str, Any]]:
-        return list(self.editor.cache.records(self.child.slug, Listing(parent=booth)))
+        return list(self.editor.cache.records(self.child.slug, TableQuery(parent=booth)))
 
     def _queued(self, booth: str) -> list[Change]:
         parent = self.child.parent_param or "boothID"
@@ -209,7 +209,7 @@ class BoothLinks(RecordPanel):
         labels: dict[str, str] = {}
         self._units = {}
         key, label = self.target.key, self.target.label
-        for record in self.editor.cache.records(self.target.slug, Listing(order_by=key)):
+        for record in self.editor.cache.records(self.target.slug, TableQuery(order_by=key)):
             value, row = record.get(key), self._key_of(record)
             if value in (None, "") or row in labels:
                 continue

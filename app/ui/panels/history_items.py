@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from app.api.models import OrderHistoryItem
 from app.api.registry import Resource
 from app.store.changes import Change
-from app.store.listing import Listing
+from app.store.table_query import TableQuery
 from app.ui.form.pickers import key_labels, product_units
 from app.ui.form.sub_table import ColumnPick, SubTableInput
 from app.ui.panels.record_panel import (
@@ -111,7 +111,7 @@ class HistoryItemsPanel(RecordPanel):
 
     def load(self) -> None:
         bucket = self.key
-        in_bucket = Listing().with_filter("bucket", bucket or "")
+        in_bucket = TableQuery().with_filter("bucket", bucket or "")
         found = self.editor.cache.records(ITEMS, in_bucket) if bucket else ()
         items = [r for r in found if str(r.get("bucket")) == bucket][:SHOWN_LIMIT]
         self.items.setRowCount(len(items))

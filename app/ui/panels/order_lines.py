@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QFormLayout, QPushButton, QVBoxLayout, QWidget
 from app.api.models import parse_show_date
 from app.api.registry import Resource
 from app.store.changes import Change
-from app.store.listing import Listing
+from app.store.table_query import TableQuery
 from app.sync.edit.editor import FieldEdit
 from app.ui.common.palette import Hue, background
 from app.ui.form.inputs import DateInput, TextInput
@@ -220,7 +220,7 @@ class OrderPanel(RecordPanel):
 
     def _cached_lines(self, customer: str, po: str | None) -> list[dict[str, Any]]:
         cache = self.editor.cache
-        found = cache.records(ORDERS, Listing().with_filter("customer", customer))
+        found = cache.records(ORDERS, TableQuery().with_filter("customer", customer))
         ids = [str(r["id"]) for r in found if _in_order(r, customer, po)]
         shown = [self.editor.current(ORDERS, i) for i in ids]
         return sorted((r for r in shown if r is not None), key=lambda r: str(r.get("id")))

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from app.api.registry import Resource
 from app.store.changes import Change
-from app.store.listing import Listing
+from app.store.table_query import TableQuery
 from app.sync.edit.editor import Editor, UnknownOperation
 from app.sync.edit.overlay import PendingOverlay
 from app.sync.push.pusher import PushReport
@@ -236,7 +236,7 @@ def records_where(editor: Editor, slug: str, field: str, value: str) -> list[dic
     those created here, with their queued changes laid over them by the one overlay (deleted ones
     left out)."""
     overlay = PendingOverlay.read(editor.outbox, slug)
-    cached = editor.cache.records(slug, Listing().with_filter(field, value))
+    cached = editor.cache.records(slug, TableQuery().with_filter(field, value))
     found = [
         (str(r["id"]), r) for r in cached if r.get("id") is not None and str(r.get(field)) == value
     ]

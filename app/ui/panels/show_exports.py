@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from app.api.errors import ShowDeskError
 from app.api.registry import Resource
-from app.store.listing import Listing
+from app.store.table_query import TableQuery
 from app.sync.files.output_file import output_file
 from app.ui.common.date_field import DateField
 from app.ui.common.files import Opener, ask_save_path, open_file, rows_in, show_in_folder
@@ -145,7 +145,7 @@ class ShowExportsDialog(QDialog):
         """List the exports the cache knows (a sync of `exports` brings them)."""
         current = self.chosen_id()
         self.exports.clear()
-        for record in self.session.cache.records(EXPORTS, Listing(order_by="name")):
+        for record in self.session.cache.records(EXPORTS, TableQuery(order_by="name")):
             item = QListWidgetItem(str(record.get("name") or record.get("id")))
             item.setData(ID_ROLE, str(record["id"]))
             item.setToolTip(str(record.get("description") or ""))

@@ -16,7 +16,7 @@ push's results (`push_finished`) bring only its outcome messages.
 Nested lists (a booth's products and vendors) are not re-listed by every sync (issue 17): a
 record opened in the window refreshes its own (`refresh_lists`, asked by its panels) and a
 background sweep the rest, from the first sync that reaches the show (`lists`,
-app/ui/session/nested_refresh.py; `sweep_progress` feeds the status bar).
+app/ui/session/booth_refresh.py; `sweep_progress` feeds the status bar).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from app.store.outbox import Outbox
 from app.sync.edit.editor import Editor
 from app.sync.pull.puller import Puller, SyncReport
 from app.sync.push.pusher import Pusher, PushReport
-from app.ui.session.nested_refresh import ListRefresher
+from app.ui.session.booth_refresh import BoothListRefresher
 from app.ui.session.qt_bridge import GovernorBridge, ProgressBridge
 from app.ui.session.tasks import TaskRunner
 from app.ui.session.team_link import TeamLink
@@ -59,7 +59,7 @@ class ShowSession(QObject):
     views re-read that resource's pending changes — `watch_outbox(slug)` for one resource),
     `data_changed(list[str])` (the resource slugs whose cached records changed),
     `reconnected()` (the show answers again after being offline), `problem(str)`,
-    `sweep_progress(SweepProgress)` (how fresh the nested lists are, per parent resource).
+    `sweep_progress(SweepProgress)` (how fresh the booth lists are, per parent resource).
     """
 
     online_changed = Signal(bool)
@@ -113,7 +113,9 @@ class ShowSession(QObject):
         self._push_progress.progress.connect(self.push_progress)
         self._retry = QTimer(self, interval=RECONNECT_MS)
         self._retry.timeout.connect(self.on_retry_timeout)
-        self.lists = ListRefresher(self, owner=self)  # nested lists: refreshed on open, and swept
+        self.lists = BoothListRefresher(
+            self, owner=self
+        )  # booth lists: refreshed on open, and swept
 
     def _team_work(self) -> TeamWork:
         from app.ui.session.team_work import TeamWork
@@ -245,7 +247,7 @@ class ShowSession(QObject):
         return report
 
     def refresh_lists(self, parent_slug: str, key: str, slugs: Iterable[str]) -> None:
-        """A record opened in the window: list its nested lists `slugs` again (a booth's
+        """A record opened in the window: list its booth lists `slugs` again (a booth's
         products, vendors) unless just listed; views redraw on `data_changed`."""
         self.lists.refresh(parent_slug, key, slugs)
 

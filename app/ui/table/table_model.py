@@ -1,12 +1,12 @@
 """The table model of one resource: rows are cached record ids, columns are the record's fields.
 
 That mapping is all it does. Which ids, in which order, come from its base `RecordRows`
-(app/ui/table/table_rows.py: a `RecordWindow` over the cache, sorting and filtering in SQLite,
+(app/ui/table/table_rows.py: a `CachedRows` over the cache, sorting and filtering in SQLite,
 answered from the background), the records behind them from that window (read in blocks);
 what a cell says and how it is tinted comes from a `CellPresenter` (app/ui/table/presenter.py),
 kept per record and column as the cell's look (app/ui/table/cell_looks.py) that `multiData`
 answers a painting view from, in one Python call per cell.
-The sort and filters are one `Listing` (app/store/listing.py).
+The sort and filters are one `TableQuery` (app/store/table_query.py).
 
 Pending changes of the outbox are laid over the cached records, keyed on ids: the table shows
 what the user will push, records created here are rows at the end, and a row to be deleted is

@@ -1,9 +1,10 @@
 """Which rows a resource's table shows, and how a new listing of them reaches the view.
 
 The base of `RecordTableModel` (app/ui/table/table_model.py, which maps these rows to cells):
-the ids of the rows, in order, come from a `RecordWindow` over the cache
-(app/store/record_window.py: sorting and filtering in SQLite, never a `QSortFilterProxyModel`
-over a big resource). Asked for a sort or filters (one `Listing`, app/store/listing.py), it asks
+the ids of the rows, in order, come from a `CachedRows` over the cache
+(app/store/cached_rows.py: sorting and filtering in SQLite, never a `QSortFilterProxyModel`
+over a big resource). Asked for a sort or filters (one `TableQuery`, app/store/table_query.py), it
+asks
 the window, which answers at once or from a background runner: a first screen (the model
 resets) and then the rows after it (inserted); a refresh keeps the rows on screen until the
 whole new list is ready. Records created here and not pushed are rows after the listed ones.
@@ -26,8 +27,8 @@ from PySide6.QtCore import (
 
 from app.api.registry import Resource
 from app.store.cache import Cache
-from app.store.listing import Listing
-from app.store.record_window import QueryRunner, RecordWindow
+from app.store.cached_rows import CachedRows, QueryRunner
+from app.store.table_query import TableQuery
 
 __all__ = ["QueryRunner", "RecordRows"]
 
@@ -54,12 +55,12 @@ class RecordRows(QAbstractTableModel):
         event loop runs (from the background, if `set_background` was called by then)."""
         super().__init__(owner)
         self._cache, self._resource = cache, resource
-        listing = Listing(parent=parent)
-        self._rows = RecordWindow(cache, resource.slug, listing, first_screen=first_screen)
+        listing = TableQuery(parent=parent)
+        self._rows = CachedRows(cache, resource.slug, listing, first_screen=first_screen)
         self._opening = first_screen  # until the rest of the rows are asked for
         # A saved view whose first screen is not read while opening (`_relist`): asked for once
         # the event loop runs, from the background if set by then.
-        self._deferred: Listing | None = None
+        self._deferred: TableQuery | None = None
         self._relists = 0  # listings asked for so far
         # The rest of the rows, asked for on the event loop's first turn (`hold_rest`: later).
         self._rest: QTimer | None = None
@@ -93,8 +94,8 @@ class RecordRows(QAbstractTableModel):
     # ------------------------------------------------------------------ sorting, filtering
 
     @property
-    def listing(self) -> Listing:
-        """The rows asked for: parent, sort and filters (app/store/listing.py)."""
+    def listing(self) -> TableQuery:
+        """The rows asked for: parent, sort and filters (app/store/table_query.py)."""
         return self._deferred or self._rows.listing
 
     def set_text_filter(self, text: str) -> None:
@@ -105,14 +106,14 @@ class RecordRows(QAbstractTableModel):
         """Rows whose `field` holds `text` (for a reference: or whose target's label does)."""
         self.set_listing(self.listing.with_filter(field, text))
 
-    def set_listing(self, listing: Listing) -> None:
+    def set_listing(self, listing: TableQuery) -> None:
         """Sort and filters at once (restoring a saved view costs one query); no-op if unchanged.
         The parent record stays the model's own."""
         listing = listing.with_parent(self.record_parent)
         if listing != self.listing:
             self._relist(listing)
 
-    def restore(self, listing: Listing) -> None:
+    def restore(self, listing: TableQuery) -> None:
         """A saved view, set while the table opens: its first screen read at once if that is
         quick (`_first_screen_at_once`), else no rows until the event loop runs, then read as a
         sort's are (from the background, if set by then) — a sort served by the sort keys or
@@ -186,7 +187,7 @@ class RecordRows(QAbstractTableModel):
             self._relist(self.listing, first_screen=False)
 
     def _relist(
-        self, listing: Listing, *, first_screen: bool = True, announced: bool = False
+        self, listing: TableQuery, *, first_screen: bool = True, announced: bool = False
     ) -> None:
         """Ask the record window for the rows of `listing`: with a background runner, a first
         screen (reset) and then the rows after it (inserted); `first_screen` False keeps the
@@ -208,7 +209,7 @@ class RecordRows(QAbstractTableModel):
             first_screen=first_screen,
         )
 
-    def _first_screen_at_once(self, listing: Listing) -> bool:
+    def _first_screen_at_once(self, listing: TableQuery) -> bool:
         """Whether the first screen of `listing` is read at once (~1 ms): in fetch order or
         through a sort index, unfiltered. Any other (sorted through the sort keys or every
         record's JSON: 0.1-2 s at 1,000,000 customers; a filter may look far) is read as a sort

@@ -2,7 +2,7 @@
 
 `view_options(tab, outbox)` answers `app.sync.files.resource_export.export` keyword arguments: the
 tab's
-`Listing` (parent, text and column filters, sort: the same cache query as the table), its shown
+`TableQuery` (parent, text and column filters, sort: the same cache query as the table), its shown
 columns in the order the user arranged them, and the pending changes laid over each record with
 the records created here after them — what the table shows, read from the cache by the resource
 export's stream.

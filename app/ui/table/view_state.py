@@ -2,7 +2,7 @@
 
 Columns are remembered by field name, never by position, so a layout still fits after a sync
 finds a new field (which shifts every later column). Values are stored as JSON text: an ini file
-keeps them as plain strings, whatever QSettings' own typing would make of nested lists.
+keeps them as plain strings, whatever QSettings' own typing would make of booth lists.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from urllib.parse import quote
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QHeaderView, QTableView
 
-from app.store.listing import EVERY_RECORD, Listing
+from app.store.table_query import EVERY_RECORD, TableQuery
 
 FIT_ROWS = 60  # the first screen of rows: a column is never fitted by measuring a million
 FIT_MAX_WIDTH = 360  # one long note does not push every other column out of sight
@@ -36,11 +36,11 @@ class ColumnLayout:
 
 @dataclass(frozen=True)
 class ViewState:
-    """A table's layout (columns in visual order) and its sort and filters (a `Listing`; the
+    """A table's layout (columns in visual order) and its sort and filters (a `TableQuery`; the
     parent record is the tab's own, never stored)."""
 
     columns: tuple[ColumnLayout, ...] = ()
-    listing: Listing = EVERY_RECORD
+    listing: TableQuery = EVERY_RECORD
 
     def to_json(self) -> str:
         listing = self.listing
@@ -61,7 +61,7 @@ class ViewState:
         try:
             raw: dict[str, Any] = json.loads(text)
             filters = {str(k): str(v) for k, v in dict(raw.get("filters", {})).items()}
-            listing = Listing(
+            listing = TableQuery(
                 order_by=raw.get("sort_field"),
                 descending=bool(raw.get("descending", False)),
                 text=str(raw.get("text", "")),
@@ -70,7 +70,7 @@ class ViewState:
         except (ValueError, TypeError, AttributeError):
             return cls()
 
-    def fitted(self, fields: list[str]) -> Listing:
+    def fitted(self, fields: list[str]) -> TableQuery:
         """The stored sort and filters, without the fields the table no longer has."""
         listing = self.listing
         order_by = listing.order_by if listing.order_by in fields else None

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from app.api.registry import Registry
 from app.profile.settings import ProfileStore
 from app.store.changes import Change
-from app.sync.push.cost import plan_push, plan_text
+from app.sync.push.cost import cost_text, push_cost
 from app.sync.reports.push_review import needs_review, per_record
 from app.ui.outbox.outbox_view import diff_text, record_text
 from app.wording.words import count
@@ -159,8 +159,8 @@ class PushGate(QObject):
 
     def _review(self, pending: list[Change], seqs: list[int] | None) -> None:
         session = self.session
-        plan = plan_push(pending, session.registry)
-        cost = plan_text(plan, session.governor.state(), session.profile.interactive_reserve)
+        plan = push_cost(pending, session.registry)
+        cost = cost_text(plan, session.governor.state(), session.profile.interactive_reserve)
         dialog = PushReviewDialog(pending, session.registry, cost, self._parent)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

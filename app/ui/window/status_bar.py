@@ -1,5 +1,5 @@
 """The window's status bar: which show, online or not, sync progress, rate budget, pending edits,
-and the background refresh of nested lists ("Refreshing booth lists: 340 of 2,000, oldest from
+and the background refresh of booth lists ("Refreshing booth lists: 340 of 2,000, oldest from
 3 h ago", issue 17).
 
 Everything it shows arrives through slots fed by the session (plain values: `GovernorState`,
@@ -229,7 +229,7 @@ class ShowStatusBar(QStatusBar):
             widget.show()
 
     def on_sweep_progress(self, progress: SweepProgressLike) -> None:
-        """The background refresh of nested lists: how far, and the oldest list still due;
+        """The background refresh of booth lists: how far, and the oldest list still due;
         hidden when every list is fresh."""
         now = datetime.now(UTC).replace(tzinfo=None)  # the cache's times are zone-less UTC
         self._sweeps[progress.parent_title] = progress.text(now)

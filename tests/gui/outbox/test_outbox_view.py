@@ -358,10 +358,10 @@ def test_review_of_one_resource_pushes_and_discards_only_its_changes(
 
 
 def test_a_tabs_badge_opens_its_review_and_push_sends_it(
-    open_window: Opener, loop: qasync.QEventLoop, qtbot: QtBot
+    open_budget: Opener, loop: qasync.QEventLoop, qtbot: QtBot
 ) -> None:
     with SimServer(generate_show("tiny", seed=3), config()) as server:
-        opened = open_window(profile_for(server))
+        opened = open_budget(profile_for(server))
         wait_synced(loop, opened.session)
         window, outbox = opened.window, opened.session.outbox
         tab = window.open_resource("customers")

@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from pytestqt.qtbot import QtBot
 
 from app.api.registry import default_registry
-from app.store import record_window
+from app.store import cached_rows
 from app.store.cache import Cache
-from app.store.listing import Listing
 from app.store.outbox import NewChange, Outbox
+from app.store.table_query import TableQuery
 from app.ui.table.table_model import RecordTableModel
 from app.wording.references import ReferenceNames
 
@@ -45,7 +45,7 @@ customers = st.lists(
     max_size=14,
 )
 listings = st.builds(
-    Listing,
+    TableQuery,
     order_by=st.sampled_from([None, "customerName", "priceZone", "city", "id"]),
     descending=st.booleans(),
     text=st.sampled_from(["", "a", "SALEM", "é", "É", "zz", "a é"]),
@@ -62,7 +62,7 @@ def sort_key(value: Any) -> tuple[int, Any]:
     return (2, str(value).translate(_FOLD))
 
 
-def expected(records: list[dict[str, Any]], listing: Listing) -> list[str]:
+def expected(records: list[dict[str, Any]], listing: TableQuery) -> list[str]:
     """The listing's ids, computed in Python from the cached records (in fetch order)."""
 
     def holds(rec: dict[str, Any]) -> bool:
@@ -85,7 +85,7 @@ def expected(records: list[dict[str, Any]], listing: Listing) -> list[str]:
     return [rec["id"] for _n, rec in kept]
 
 
-def first_then_whole(model: RecordTableModel, listing: Listing) -> tuple[list[str], list[str]]:
+def first_then_whole(model: RecordTableModel, listing: TableQuery) -> tuple[list[str], list[str]]:
     """Set `listing` through a runner that answers at once: the rows at the first reset (the
     first screen), and the rows once the whole list came."""
     seen: list[list[str]] = []
@@ -107,7 +107,7 @@ def run_now(work: Callable[[], list[str]], done: Callable[[list[str]], None]) ->
     read_through=st.sampled_from(["the JSON", "sort indexes", "sort keys"]),
 )
 def test_the_first_screen_is_the_start_of_the_whole_sorted_filtered_list(
-    qapp: Any, records: list[dict[str, Any]], listing: Listing, edited: int, read_through: str
+    qapp: Any, records: list[dict[str, Any]], listing: TableQuery, edited: int, read_through: str
 ) -> None:
     with (
         pytest.MonkeyPatch.context() as patch,
@@ -115,7 +115,7 @@ def test_the_first_screen_is_the_start_of_the_whole_sorted_filtered_list(
         Cache(Path(tmp) / "cache.db", REGISTRY) as cache,
         Outbox(Path(tmp) / "outbox.db") as outbox,
     ):
-        patch.setattr(record_window, "FIRST_SCREEN", FIRST)
+        patch.setattr(cached_rows, "FIRST_SCREEN", FIRST)
         cached = [
             {"id": f"c{n:02d}", "customerID": f"CU{n:02d}", **r} for n, r in enumerate(records)
         ]
@@ -159,11 +159,11 @@ def test_a_table_opens_on_its_first_screen_and_the_rest_follows(
         cache.upsert("customers", rows)
         refs = ReferenceNames(cache)
         model = RecordTableModel(cache, REGISTRY["customers"], refs, first_screen=True)
-        listing = Listing(order_by="customerName", descending=True)
+        listing = TableQuery(order_by="customerName", descending=True)
         whole = cache.row_ids("customers", listing)
         model.set_listing(listing)
-        assert model.rowCount() == record_window.FIRST_SCREEN and not model.complete
-        assert model.record_ids() == whole[: record_window.FIRST_SCREEN]
+        assert model.rowCount() == cached_rows.FIRST_SCREEN and not model.complete
+        assert model.record_ids() == whole[: cached_rows.FIRST_SCREEN]
         qtbot.waitUntil(lambda: model.complete)
         assert model.record_ids() == whole
         model.deleteLater()

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 
 from app.store.cache import Cache
-from app.store.listing import Listing
+from app.store.table_query import TableQuery
 from app.ui.table.resource_tab import ResourceTab
 from app.wording.references import ReferenceNames
 
@@ -20,12 +20,12 @@ DESCENDING = Qt.SortOrder.DescendingOrder
 
 def reopened(
     cache: Cache, settings: QSettings, qtbot: Any, monkeypatch: pytest.MonkeyPatch
-) -> tuple[ResourceTab, list[Listing]]:
+) -> tuple[ResourceTab, list[TableQuery]]:
     """The customers' tab opened again on the saved view, and the listings read meanwhile."""
-    read: list[Listing] = []
+    read: list[TableQuery] = []
     real = cache.row_ids
 
-    def spying(slug: str, listing: Listing = Listing(), **kw: Any) -> list[str]:  # noqa: B008
+    def spying(slug: str, listing: TableQuery = TableQuery(), **kw: Any) -> list[str]:  # noqa: B008
         read.append(listing)
         return real(slug, listing, **kw)
 
@@ -60,7 +60,7 @@ def test_a_saved_view_is_read_after_opening_not_while(
     assert not cache.has_sort_index("customerName")  # no background runner built one
 
     tab, opening = reopened(cache, settings, qtbot, monkeypatch)
-    assert opening == [Listing()], "only fetch order's first screen, read at once"
+    assert opening == [TableQuery()], "only fetch order's first screen, read at once"
     assert tab.model.listing == listing
     if saved == "sorted":
         assert tab.header.sortIndicatorSection() == tab.model.column_of("customerName")
@@ -94,5 +94,5 @@ def test_a_saved_sort_served_by_its_index_is_read_while_opening(
         cache.build_sort_index("customerName")
 
     tab, opening = reopened(cache, settings, qtbot, monkeypatch)
-    assert opening == [Listing(), listing]  # its first screen at once, from the index
+    assert opening == [TableQuery(), listing]  # its first screen at once, from the index
     assert [tab.model.record_id(r) for r in range(50)] == cache.row_ids("customers", listing)

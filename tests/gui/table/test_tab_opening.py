@@ -14,7 +14,7 @@ from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtWidgets import QTabWidget
 from pytestqt.qtbot import QtBot
 
-from app.store import record_window
+from app.store import cached_rows
 from app.store.cache import Cache
 from app.ui.table import after_paint
 from app.ui.table.resource_tab import ResourceTab
@@ -44,7 +44,7 @@ def opened(
 ) -> ResourceTab:
     """The customers' tab (50 of them, a first screen of 10) with a background runner that
     notes when the rest of the rows is asked for, as the main window sets one."""
-    monkeypatch.setattr(record_window, "FIRST_SCREEN", 10)
+    monkeypatch.setattr(cached_rows, "FIRST_SCREEN", 10)
     tab = ResourceTab(cache, cache.registry["customers"], ReferenceNames(cache), settings)
     qtbot.addWidget(tab)
 

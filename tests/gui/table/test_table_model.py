@@ -15,12 +15,12 @@ from pytestqt.qtbot import QtBot
 
 from app.api.registry import Registry, default_registry
 from app.store.cache import Cache
+from app.store.cached_rows import BLOCK
 from app.store.outbox import NewChange, Outbox
-from app.store.record_window import BLOCK
 from app.ui.common.palette import Hue, background_brush
 from app.ui.table.table_model import RecordTableModel
 from app.wording.references import ReferenceNames
-from tests.unit.test_record_window import spy_reads
+from tests.unit.test_cached_rows import spy_reads
 
 Role = Qt.ItemDataRole
 CITIES = ["Springfield", "Riverton", "Fairview", "Greenville", "Madison"]

@@ -14,7 +14,7 @@ import qasync
 
 from app.profile.connect import connection_for
 from app.sim import SimServer, generate_show
-from app.store.request_history import shared_window
+from app.store.request_history import shared_budget
 from tests.gui.conftest import SECRET, Opener, config, profile_for, until, wait_synced
 from tests.gui.session.test_push_said import edit_cities
 
@@ -32,10 +32,10 @@ def used(text: str) -> int:
 
 
 def test_status_bar_and_outbox_footer_show_one_number_from_every_process_decaying_idle(
-    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
 ) -> None:
     profile = replace(profile_for(server), rate_window=3.0)
-    opened = open_window(profile)
+    opened = open_budget(profile)
     wait_synced(loop, opened.session)
     edit_cities(opened, ["Metered"])
     view = opened.window.show_outbox()
@@ -47,7 +47,7 @@ def test_status_bar_and_outbox_footer_show_one_number_from_every_process_decayin
 
     loop.run_until_complete(until(lambda: used(budget.text()) == 0 and agree(), within=20))
     # Another process of the same profile (the CLI, say) sends 5 requests: the meter counts them.
-    history = shared_window(connection_for(profile, SECRET), time.monotonic)
+    history = shared_budget(connection_for(profile, SECRET), time.monotonic)
     assert history is not None
     try:
         for _ in range(5):
@@ -62,11 +62,11 @@ def test_status_bar_and_outbox_footer_show_one_number_from_every_process_decayin
 
 
 def test_a_request_held_back_for_budget_says_how_long(
-    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
 ) -> None:
     # A tight budget: 4 requests per 20 s, no share kept for interactive work.
     profile = replace(profile_for(server), rate_limit=4, rate_window=20.0, interactive_reserve=0.0)
-    opened = open_window(profile)
+    opened = open_budget(profile)
     session, status = opened.session, opened.window.status
     seen: list[str] = []
 

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 
 from app.sim import SimServer, generate_show
 from app.sync.edit.editor import FieldEdit
-from app.team.budget import TeamWindow
+from app.team.budget import TeamBudget
 from app.team.database import TeamDatabase
 from app.team.relay import hand_over
 from app.team.team import open_team
@@ -41,10 +41,10 @@ def quick_heartbeat(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def ann(
-    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer, team_url: str
+    loop: qasync.QEventLoop, open_budget: Opener, tiny_server: SimServer, team_url: str
 ) -> Opened:
     """Ann's window on the team's show, synced (she led the team's first sync)."""
-    opened = open_team_window(open_window, tiny_server, team_url)
+    opened = open_team_window(open_budget, tiny_server, team_url)
     wait_synced(loop, opened.session)
     wait_for(loop, lambda: opened.session.team_work is not None
              and opened.session.team_work.shared is not None)  # fmt: skip
@@ -75,7 +75,7 @@ def count_requests(opened: Opened, monkeypatch: pytest.MonkeyPatch) -> list[str]
 
 
 def test_the_windows_client_paces_against_the_teams_budget(ann: Opened) -> None:
-    assert isinstance(ann.session.client.governor._window, TeamWindow)
+    assert isinstance(ann.session.client.governor._budget, TeamBudget)
     rows = query(ann.session.profile.team_url or "", "SELECT count(*) FROM team_requests")
     assert rows[0][0] > 0  # the window's sync was counted in the team's window
 
@@ -179,13 +179,13 @@ def test_a_teammates_pending_change_is_tinted_with_who_and_when(
 
 
 def test_a_team_database_down_at_opening_is_said_and_nothing_is_pushed_around_it(
-    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer
+    loop: qasync.QEventLoop, open_budget: Opener, tiny_server: SimServer
 ) -> None:
     down = f"postgresql://nobody@127.0.0.1:{free_port()}/team"  # nothing listens there
-    opened = open_team_window(open_window, tiny_server, down)
+    opened = open_team_window(open_budget, tiny_server, down)
     session, said = opened.session, []
     session.problem.connect(said.append)
-    assert not isinstance(session.client.governor._window, TeamWindow)  # this machine's
+    assert not isinstance(session.client.governor._budget, TeamBudget)  # this machine's
     wait_for(loop, lambda: NOT_PACED_TEXT in said)
     wait_synced(loop, session)  # the sync went alone, and said so
     assert any(text.startswith("The team database cannot be reached: syncing alone")
@@ -223,11 +223,11 @@ def test_the_status_bar_names_the_sync_holder_and_the_teams_budget_use(
 
 
 def test_closing_the_window_mid_sync_hands_the_teams_sync_back_at_once(
-    loop: qasync.QEventLoop, open_window: Opener, team_url: str
+    loop: qasync.QEventLoop, open_budget: Opener, team_url: str
 ) -> None:
     slow = generate_show("tiny", seed=3)
     with SimServer(slow, config(rate_limit=12)) as server:  # the sync outlasts the test
-        opened = open_team_window(open_window, server, team_url)
+        opened = open_team_window(open_budget, server, team_url)
         lead = "SELECT member, released_by FROM team_sync_lead"
         wait_for(loop, lambda: query(team_url, lead)[0][0] == "ann")  # she syncs for the team
         opened.close()  # the window closed (or another profile opened) mid-sync

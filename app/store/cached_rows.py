@@ -42,7 +42,7 @@ from typing import Any
 
 from app.store.cache import Cache
 from app.store.ids_read import IdsRead
-from app.store.listing import EVERY_RECORD, Listing
+from app.store.table_query import EVERY_RECORD, TableQuery
 
 # Records read per SELECT: about a screen, so a scroll far away reads (and decodes) only the
 # rows it shows, not four screens of them (a block of 200 was ~5 ms of a 16 ms frame).
@@ -66,14 +66,14 @@ QueryRunner = Callable[[Callable[[], Ids], Callable[[Ids], None]], None]
 RowsReady = Callable[[Ids, bool], None]
 
 
-class RecordWindow:
+class CachedRows:
     """The ids `listing` picks from the cache (then `extra` ones), and their records by row."""
 
     def __init__(
         self,
         cache: Cache,
         slug: str,
-        listing: Listing = EVERY_RECORD,
+        listing: TableQuery = EVERY_RECORD,
         *,
         first_screen: bool = False,
     ) -> None:
@@ -100,7 +100,7 @@ class RecordWindow:
     # ------------------------------------------------------------------------------ reading
 
     @property
-    def listing(self) -> Listing:
+    def listing(self) -> TableQuery:
         """The listing asked for last (its rows may still be on their way from a runner)."""
         return self._listing
 
@@ -162,7 +162,7 @@ class RecordWindow:
 
     # ----------------------------------------------------------------------------- changing
 
-    def relist(self, listing: Listing, ready: RowsReady, *, first_screen: bool = True) -> None:
+    def relist(self, listing: TableQuery, ready: RowsReady, *, first_screen: bool = True) -> None:
         """Ask the cache for the ids of `listing` (again, after a sync: the same one).
 
         `ready(ids, complete)` is called with the answer: at once without a runner; else when
@@ -191,7 +191,7 @@ class RecordWindow:
         else:
             self._read_whole(generation, whole, kept)
 
-    def _ask(self, listing: Listing) -> int:
+    def _ask(self, listing: TableQuery) -> int:
         """`listing` is asked for from now on: older queries are interrupted and their answers
         will be dropped. Answers this listing's generation."""
         self._listing = listing
@@ -211,7 +211,7 @@ class RecordWindow:
             work = whole.run if kept is None else partial(_unless_unchanged, whole.run, kept)
             runner(work, lambda ids: self._answered(generation, ids, first=None))
 
-    def start(self, listing: Listing) -> None:
+    def start(self, listing: TableQuery) -> None:
         """Show the first screen of `listing` now, read here (`complete` False if there is more:
         a later `relist` brings the rest) — what a table opening on a big resource paints first."""
         self._ask(listing)

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 from app.api.registry import default_registry
+from app.store.booth_list_times import BoothListTimes
 from app.store.cache import Cache
-from app.store.nested_lists import NestedLists
 from app.store.schema import CACHE_V1, CACHE_V2, CACHE_V3
 
 REGISTRY = default_registry()
@@ -34,7 +34,7 @@ def test_a_v3_cache_gains_the_table_with_every_list_unlisted(tmp_path: Path) -> 
     conn.commit()
     conn.close()
     with Cache(path, REGISTRY) as cache:
-        lists = NestedLists(cache)
+        lists = BoothListTimes(cache)
         assert lists.unlisted("booth-products", "booths") == ["B1"]  # listed once, then known
         lists.listed("booth-products", ["B1"], NOW)
         assert lists.unlisted("booth-products", "booths") == []
@@ -44,7 +44,7 @@ def test_a_v3_cache_gains_the_table_with_every_list_unlisted(tmp_path: Path) -> 
 def test_due_is_oldest_first_and_age_counts_fresh_lists(tmp_path: Path) -> None:
     with Cache(tmp_path / "cache.sqlite", REGISTRY) as cache:
         _booths(cache, "A", "B", "C", "D")
-        lists = NestedLists(cache)
+        lists = BoothListTimes(cache)
         lists.listed("booth-vendors", ["A"], NOW - timedelta(hours=1))
         lists.listed("booth-vendors", ["B"], NOW - timedelta(hours=5))
         lists.listed("booth-vendors", ["C"], NOW)
@@ -68,7 +68,7 @@ def test_a_listing_noted_with_a_zone_reads_as_the_others_zone_less_utc(tmp_path:
     zone-less UTC, one written with a zone before this rule included, and orders as the others."""
     with Cache(tmp_path / "cache.sqlite", REGISTRY) as cache:
         _booths(cache, "A", "B", "C")
-        lists = NestedLists(cache)
+        lists = BoothListTimes(cache)
         lists.listed("booth-products", ["A"], (NOW - timedelta(hours=2)).replace(tzinfo=UTC))
         tokyo = timezone(timedelta(hours=9))
         lists.listed("booth-products", ["B"], (NOW + timedelta(hours=9)).replace(tzinfo=tokyo))

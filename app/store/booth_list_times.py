@@ -66,7 +66,7 @@ WHERE r.resource = ? AND r.parent = '' AND r.key_value IS NOT NULL AND r.key_val
 GROUP BY r.key_value"""
 
 
-class NestedLists:
+class BoothListTimes:
     """The `nested_lists` table of one cache."""
 
     def __init__(self, cache: Cache) -> None:

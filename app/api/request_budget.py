@@ -1,8 +1,8 @@
 """The window a profile's requests are paced against, and one request's place in it.
 
-`RequestWindow` is what the `RateGovernor` counts its requests in: its own `SlidingWindow`
+`RequestBudget` is what the `RateGovernor` counts its requests in: its own `SlidingBudget`
 (app/api/pacing.py), the profile's history shared by its processes on this machine
-(`app.store.request_history.SharedHistory`) or a team's (`app.team.budget.TeamWindow`). `Slot`
+(`app.store.request_history.SharedHistory`) or a team's (`app.team.budget.TeamBudget`). `Slot`
 is the place one request holds in it, handed back when the show answers. Both the governor's
 waiting (app/api/governor.py) and what the answers do to its pauses (app/api/pauses.py) read
 them; `app.api.governor` names them too, as it always has.
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 
-class RequestWindow(Protocol):
-    """The window the governor paces against: `SlidingWindow` or the shared `SharedHistory`."""
+class RequestBudget(Protocol):
+    """The window the governor paces against: `SlidingBudget` or the shared `SharedHistory`."""
 
     limit: int
     window: float

@@ -10,7 +10,7 @@ from app.api.governor import GovernorState
 from app.api.registry import default_registry
 from app.store.changes import Change
 from app.store.outbox import NewChange, Outbox
-from app.sync.push.cost import PushPlan, duration_text, plan_push, plan_text, push_seconds
+from app.sync.push.cost import PushCost, cost_text, duration_text, push_cost, push_seconds
 from tests.unit import test_outbox
 from tests.unit.test_outbox import BASE, edit
 
@@ -36,7 +36,7 @@ def test_review_counts_one_request_per_change_updates_collapsed_and_one_check(
     outbox.add(NewChange("customers", "create", payload={"customerID": "CU9"}, key_value="CU9"))
     outbox.add(NewChange("customers", "delete", "c3", base={**BASE, "id": "c3"}))
     failed(outbox)  # not pending: not pushed until retried
-    plan = plan_push(pending(outbox), REGISTRY)
+    plan = push_cost(pending(outbox), REGISTRY)
     assert (plan.changes, plan.sends, plan.checks, plan.bulk) == (5, 4, 1, 0)
     assert plan.requests == 5
 
@@ -57,15 +57,15 @@ def test_review_counts_bulk_operations_per_batch(outbox: Outbox) -> None:
         for b, p in [("B1", "P1"), ("B1", "P2"), ("B1", "P3"), ("B2", "P1")]
     ]  # one associate-many per booth, then each booth's list read again
     outbox.add_many([*inventory, again, history, *associate])
-    plan = plan_push(pending(outbox), REGISTRY, bulk_size=5_000)
+    plan = push_cost(pending(outbox), REGISTRY, bulk_size=5_000)
     assert (plan.changes, plan.sends, plan.bulk, plan.checks) == (1_206, 1 + 3 + 2, 6, 2)
-    assert plan_push(pending(outbox), REGISTRY).sends == 3 + 5 + 2  # 500 elements at most
+    assert push_cost(pending(outbox), REGISTRY).sends == 3 + 5 + 2  # 500 elements at most
     lines = [
         NewChange("orders", "bulk-create", payload={"customer": {"id": "c1"}, "quantity": n})
         for n in range(3)
     ]  # three new order lines: one request, then the order lines listed again
     outbox.add_many(lines)
-    orders = plan_push(outbox.changes(("pending",), "orders"), REGISTRY)
+    orders = push_cost(outbox.changes(("pending",), "orders"), REGISTRY)
     assert (orders.changes, orders.sends, orders.checks) == (3, 1, 1)
 
 
@@ -91,12 +91,12 @@ def test_the_plan_line_tells_changes_requests_and_time_at_the_budget() -> None:
     state = GovernorState(
         used=270, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
     )
-    assert plan_text(PushPlan(), state) == "Nothing pending to push"
-    plan = PushPlan(changes=30, sends=30, bulk=2, checks=1)
-    assert plan_text(plan, state) == (
+    assert cost_text(PushCost(), state) == "Nothing pending to push"
+    plan = PushCost(changes=30, sends=30, bulk=2, checks=1)
+    assert cost_text(plan, state) == (
         "30 pending changes · 31 requests (30 sends of which 2 bulk, 1 listing)"
         " · about 7 s at 270/300 per 60 s"
     )
-    assert plan_text(PushPlan(changes=1, sends=1), None) == (
+    assert cost_text(PushCost(changes=1, sends=1), None) == (
         "1 pending change · 1 request (1 send) · under a second"
     )

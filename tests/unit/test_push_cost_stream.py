@@ -1,5 +1,5 @@
-"""`push --dry-run` plans a page of changes at a time (`plan_pages`, app/sync/push/cost.py): its
-totals are those of the whole read (`plan_push`, what the outbox's review pane counts) on a mixed
+"""`push --dry-run` plans a page of changes at a time (`cost_by_pages`, app/sync/push/cost.py): its
+totals are those of the whole read (`push_cost`, what the outbox's review pane counts) on a mixed
 outbox — creates, updates (a record's consecutive updates one PUT, others' changes between them),
 deletes, bulk updates and creates, booth associations, several resources — whatever the page."""
 
@@ -12,7 +12,7 @@ import pytest
 from app.api.registry import default_registry
 from app.store.changes import Change
 from app.store.outbox import NewChange, Outbox
-from app.sync.push.cost import plan_pages, plan_push
+from app.sync.push.cost import cost_by_pages, push_cost
 from tests.unit import test_outbox
 from tests.unit.test_outbox import BASE, edit
 
@@ -70,10 +70,10 @@ def test_the_plan_read_a_page_at_a_time_is_the_plan_of_the_whole_read(
     sending = outbox.add(edit("c20", city="Sending"))
     outbox.mark_sending([sending])  # not pending: left out by both
     whole = outbox.changes()
-    expected = plan_push(whole, REGISTRY, bulk_size)
+    expected = push_cost(whole, REGISTRY, bulk_size)
     assert expected.changes == len(whole) - 1 and expected.bulk and expected.checks >= 3
-    assert plan_pages(pages(whole, size), REGISTRY, bulk_size) == expected
+    assert cost_by_pages(pages(whole, size), REGISTRY, bulk_size) == expected
 
 
 def test_an_empty_outbox_plans_nothing() -> None:
-    assert plan_pages(iter([]), REGISTRY).requests == 0
+    assert cost_by_pages(iter([]), REGISTRY).requests == 0

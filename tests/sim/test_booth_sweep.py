@@ -14,12 +14,12 @@ from app.api.client import ShowClient
 from app.api.connection import Connection
 from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
+from app.store.booth_list_times import BoothListTimes
 from app.store.cache import Cache
-from app.store.nested_lists import NestedLists
 from app.sync.pull.booth_sweep import NestedSweep, SweepProgress, SweepSettings, ago
 from app.sync.pull.puller import Puller
 from tests.sim.conftest import ManualClock
-from tests.sim.test_nested_lists import nested_requests
+from tests.sim.test_booth_lists import nested_requests
 from tests.sim.test_sync import booth_products_equal, booth_vendors_equal, connect
 
 REGISTRY = default_registry()
@@ -111,7 +111,7 @@ async def test_sweep_refreshes_the_oldest_list_first(tmp_path: Path) -> None:
         async with connect(server) as client:
             with Cache(tmp_path / "cache.sqlite", REGISTRY) as cache:
                 await Puller(client, cache).sync(full=True)
-                lists = NestedLists(cache)
+                lists = BoothListTimes(cache)
                 keys = [b["boothID"] for b in server.show.records("booths")]
                 now = datetime.now()
                 for n, key in enumerate(keys):  # the last booth listed longest ago

@@ -1,4 +1,5 @@
-"""The `Listing` value (app/store/listing.py): normalised, hashable, changed by small helpers, and
+"""The `TableQuery` value (app/store/table_query.py): normalised, hashable, changed by small
+helpers, and
 the same rows whether the cache streams records, lists ids, or a view export writes them."""
 
 from __future__ import annotations
@@ -10,29 +11,29 @@ import pytest
 
 from app.api.registry import default_registry
 from app.store.cache import Cache
-from app.store.listing import EVERY_RECORD, Listing
+from app.store.table_query import EVERY_RECORD, TableQuery
 
 
 def test_a_listing_is_normalised_so_equal_rows_mean_equal_listings() -> None:
-    messy = Listing(text="  market ", filters=(("city", "spring"), ("zone", ""), ("city", "x")))
+    messy = TableQuery(text="  market ", filters=(("city", "spring"), ("zone", ""), ("city", "x")))
     assert messy.text == "market"
     assert messy.filters == (("city", "x"),)  # a field once (its last text), none empty
-    assert Listing(text=" ") == EVERY_RECORD == Listing()
-    assert Listing().with_filter("city", "") == EVERY_RECORD
+    assert TableQuery(text=" ") == EVERY_RECORD == TableQuery()
+    assert TableQuery().with_filter("city", "") == EVERY_RECORD
 
 
 def test_a_listing_is_hashable_and_frozen() -> None:
-    one = Listing(order_by="city").with_filters({"city": "a", "zone": "1"})
-    same = Listing(order_by="city").with_filter("city", "a").with_filter("zone", "1")
+    one = TableQuery(order_by="city").with_filters({"city": "a", "zone": "1"})
+    same = TableQuery(order_by="city").with_filter("city", "a").with_filter("zone", "1")
     assert one == same and hash(one) == hash(same) and len({one, same}) == 1
     with pytest.raises(AttributeError):
         one.text = "x"  # type: ignore[misc]  # frozen: a change is a new value
 
 
 def test_helpers_change_one_part_and_keep_the_rest() -> None:
-    base = Listing(parent="B1", order_by="city", descending=True, text="acme")
+    base = TableQuery(parent="B1", order_by="city", descending=True, text="acme")
     base = base.with_filter("city", "spring").with_filter("zone", "3")
-    assert base.with_order("zone") == Listing(
+    assert base.with_order("zone") == TableQuery(
         parent="B1", order_by="zone", text="acme", filters=(("city", "spring"), ("zone", "3"))
     )
     assert base.with_text("").text == "" and base.with_text("").order_by == "city"
@@ -60,7 +61,7 @@ def cache(tmp_path: Path) -> Iterator[Cache]:
 
 
 def test_records_and_row_ids_pick_the_same_rows_in_the_same_order(cache: Cache) -> None:
-    listing = Listing(order_by="priceZone", descending=True).with_filter("city", "spring")
+    listing = TableQuery(order_by="priceZone", descending=True).with_filter("city", "spring")
     assert cache.row_ids("customers", listing) == ["c2", "c0"]
     assert [r["id"] for r in cache.records("customers", listing)] == ["c2", "c0"]
     assert [r["id"] for r in cache.records("customers", listing, limit=1, offset=1)] == ["c0"]
@@ -68,5 +69,5 @@ def test_records_and_row_ids_pick_the_same_rows_in_the_same_order(cache: Cache) 
 
 
 def test_the_parent_of_a_listing_picks_one_parents_records(cache: Cache) -> None:
-    assert cache.row_ids("booth-products", Listing(parent="B2")) == ["b2-p"]
+    assert cache.row_ids("booth-products", TableQuery(parent="B2")) == ["b2-p"]
     assert cache.row_ids("booth-products") == ["b1-p", "b2-p"]  # any parent

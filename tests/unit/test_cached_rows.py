@@ -1,4 +1,4 @@
-"""The record window (app/store/record_window.py) over a real cache file: ids in a listing's
+"""The record window (app/store/cached_rows.py) over a real cache file: ids in a listing's
 order, records read in blocks kept in a small LRU, rows created here after the listed ones, and
 background queries whose overtaken answers are dropped — all without Qt."""
 
@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from app.api.registry import default_registry
-from app.store import ids_read, record_window
+from app.store import cached_rows, ids_read
 from app.store.cache import Cache
-from app.store.listing import Listing
-from app.store.record_window import BLOCK, FIRST_SCREEN, MAX_BLOCKS, RecordWindow
+from app.store.cached_rows import BLOCK, FIRST_SCREEN, MAX_BLOCKS, CachedRows
+from app.store.table_query import TableQuery
 
 COUNT = BLOCK * (MAX_BLOCKS + 2)  # more blocks than the window keeps
 
@@ -45,13 +45,13 @@ def spy_reads(cache: Cache) -> list[int]:
 
 
 def test_the_ids_follow_the_listing(cache: Cache) -> None:
-    listing = Listing(order_by="id", descending=True).with_filter("customerName", "shop 3")
-    window = RecordWindow(cache, "customers", listing)
+    listing = TableQuery(order_by="id", descending=True).with_filter("customerName", "shop 3")
+    window = CachedRows(cache, "customers", listing)
     assert window.listing == listing
     assert window.count == COUNT // 10 and window.record_id(0) == f"c{COUNT - 7:05d}"
     assert window.row_of(f"c{COUNT - 7:05d}") == 0 and window.row_of("c00000") == -1
     answered: list[tuple[list[str], bool]] = []
-    window.relist(Listing(text="CU00012"), lambda *a: answered.append(a))  # at once, no runner
+    window.relist(TableQuery(text="CU00012"), lambda *a: answered.append(a))  # at once, no runner
     assert answered == [(["c00012"], True)] and window.count == COUNT // 10  # shown when told
     answered[:] = [(ids, True) for ids, _complete in answered]
     window.show(answered[0][0])
@@ -59,7 +59,7 @@ def test_the_ids_follow_the_listing(cache: Cache) -> None:
 
 
 def test_records_are_read_in_blocks_and_few_blocks_are_kept(cache: Cache) -> None:
-    window = RecordWindow(cache, "customers")
+    window = CachedRows(cache, "customers")
     reads = spy_reads(cache)
     assert [window.record(row)["id"] for row in range(BLOCK)] == window.ids[:BLOCK]
     assert reads == [BLOCK]  # one SELECT for the whole block
@@ -73,7 +73,7 @@ def test_records_are_read_in_blocks_and_few_blocks_are_kept(cache: Cache) -> Non
 
 
 def test_forgetting_reads_changed_records_again(cache: Cache) -> None:
-    window = RecordWindow(cache, "customers")
+    window = CachedRows(cache, "customers")
     assert window.record(0)["customerName"] == "Shop 0"
     cache.upsert("customers", [{"id": "c00000", "customerID": "CU00000", "customerName": "New"}])
     assert window.record(0)["customerName"] == "Shop 0"  # the block is kept until told
@@ -85,12 +85,12 @@ def test_forgetting_reads_changed_records_again(cache: Cache) -> None:
 
 
 def test_extra_rows_come_after_the_listed_ones_and_survive_a_relist(cache: Cache) -> None:
-    window = RecordWindow(cache, "customers", Listing(text="CU0001"))
+    window = CachedRows(cache, "customers", TableQuery(text="CU0001"))
     listed = window.ids
     window.set_extra(["local-1", "local-2"])
     assert window.ids == [*listed, "local-1", "local-2"] and window.extra == ["local-1", "local-2"]
     assert window.row_of("local-2") == len(listed) + 1 and window.record(len(listed)) == {}
-    window.relist(Listing(text="CU00012"), window.show)
+    window.relist(TableQuery(text="CU00012"), window.show)
     assert window.ids == ["c00012", "local-1", "local-2"]
     window.set_extra(["local-2"])
     assert window.ids == ["c00012", "local-2"] and window.row_of("local-1") == -1
@@ -99,14 +99,14 @@ def test_extra_rows_come_after_the_listed_ones_and_survive_a_relist(cache: Cache
 def test_a_background_relist_keeps_the_rows_and_drops_overtaken_answers(cache: Cache) -> None:
     """The runner here is a worker thread; the answers are delivered in the order asked. Each
     relist asks a first screen, then the whole list; the overtaken queries were cancelled."""
-    window = RecordWindow(cache, "customers")
+    window = CachedRows(cache, "customers")
     asked: list[tuple[Callable[[], list[str]], Callable[[list[str]], None]]] = []
     window.runner = lambda work, done: asked.append((work, done))
     shown: list[tuple[list[str], bool]] = []
     before = window.ids
-    window.relist(Listing(order_by="id", descending=True), lambda *a: shown.append(a))
-    window.relist(Listing(text="CU00012"), lambda *a: shown.append(a))  # before any answer
-    assert window.ids == before and window.listing == Listing(text="CU00012")
+    window.relist(TableQuery(order_by="id", descending=True), lambda *a: shown.append(a))
+    window.relist(TableQuery(text="CU00012"), lambda *a: shown.append(a))  # before any answer
+    assert window.ids == before and window.listing == TableQuery(text="CU00012")
     assert len(asked) == 2  # the first screens
     with ThreadPoolExecutor(1) as worker:
         answers = [worker.submit(work).result() for work, _done in asked]
@@ -121,10 +121,10 @@ def run_now(work: Callable[[], list[str]], done: Callable[[list[str]], None]) ->
 
 
 def test_a_first_screen_comes_first_and_the_whole_list_extends_it(cache: Cache) -> None:
-    window = RecordWindow(cache, "customers")
+    window = CachedRows(cache, "customers")
     asked: list[tuple[Callable[[], list[str]], Callable[[list[str]], None]]] = []
     window.runner = lambda work, done: asked.append((work, done))
-    listing = Listing(order_by="customerName", descending=True)
+    listing = TableQuery(order_by="customerName", descending=True)
     shown: list[tuple[list[str], bool]] = []
 
     def ready(ids: list[str], complete: bool) -> None:
@@ -142,19 +142,19 @@ def test_a_first_screen_comes_first_and_the_whole_list_extends_it(cache: Cache) 
 
 
 def test_a_running_query_is_interrupted_when_cancelled(cache: Cache) -> None:
-    read = cache.read_ids("customers", Listing(order_by="customerName"))
+    read = cache.read_ids("customers", TableQuery(order_by="customerName"))
     read.cancel()
     assert read.run() == [] and read.cancelled
-    assert cache.read_ids("customers", Listing(text="CU00012")).run() == ["c00012"]
+    assert cache.read_ids("customers", TableQuery(text="CU00012")).run() == ["c00012"]
 
 
 def test_a_big_sorted_listing_gets_a_sort_index_that_gives_the_same_rows(
     cache: Cache, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(record_window, "SORT_INDEX_FROM", COUNT)
-    listing = Listing(order_by="customerName", descending=True)
+    monkeypatch.setattr(cached_rows, "SORT_INDEX_FROM", COUNT)
+    listing = TableQuery(order_by="customerName", descending=True)
     before = cache.row_ids("customers", listing)
-    window = RecordWindow(cache, "customers")
+    window = CachedRows(cache, "customers")
     window.runner = run_now
     assert not cache.has_sort_index("customerName", "customers")
     window.relist(listing, window.show)
@@ -167,14 +167,14 @@ def test_a_big_sorted_listing_gets_a_sort_index_that_gives_the_same_rows(
     assert "records_by_customerName" not in plan
     assert cache.row_ids("customers", listing, limit=FIRST_SCREEN) == before[:FIRST_SCREEN]
     assert cache.row_ids("customers", listing) == before
-    other = Listing(order_by="priceZone", text="CU")  # no index of its own: not the other one's
+    other = TableQuery(order_by="priceZone", text="CU")  # no index of its own: not the other one's
     sql, params = cache._select("id", "customers", other, FIRST_SCREEN)
     with cache._db.lock:
         plan = str(cache._db.conn.execute("EXPLAIN QUERY PLAN " + sql, params).fetchall())
     assert "records_listing" in plan and "by_customerName" not in plan
     assert cache.row_ids("customers", other, limit=5) == cache.row_ids("customers", other)[:5]
-    monkeypatch.setattr(record_window, "SORT_INDEX_FROM", COUNT + 1)  # a smaller resource
-    window.relist(Listing(order_by="priceZone"), window.show)
+    monkeypatch.setattr(cached_rows, "SORT_INDEX_FROM", COUNT + 1)  # a smaller resource
+    window.relist(TableQuery(order_by="priceZone"), window.show)
     assert not cache.has_sort_index("priceZone", "customers")
     assert cache.has_sort_index("id")  # the primary key
 
@@ -186,32 +186,32 @@ def test_non_ascii_text_is_found_in_records_written_escaped_or_not(cache: Cache)
             "INSERT INTO records (resource, parent, id, fetched_at, json) VALUES (?, '', ?, '', ?)",
             ("customers", "m2", '{"id":"m2","customerName":"Müller GmbH"}'),
         )
-    assert cache.row_ids("customers", Listing(text="MÜLLER")) == []  # ASCII letters fold only
-    assert cache.row_ids("customers", Listing(text="müller")) == ["m1", "m2"]
-    assert cache.row_ids("customers", Listing(text="bäck")) == ["m1"]
+    assert cache.row_ids("customers", TableQuery(text="MÜLLER")) == []  # ASCII letters fold only
+    assert cache.row_ids("customers", TableQuery(text="müller")) == ["m1", "m2"]
+    assert cache.row_ids("customers", TableQuery(text="bäck")) == ["m1"]
     assert cache.get("customers", "m1") == {
         "id": "m1", "customerID": "M1", "customerName": "Bäckerei Müller"
     }  # fmt: skip
 
 
 def test_ids_read_at_once_keep_their_order_and_odd_ids(cache: Cache) -> None:
-    listing = Listing(order_by="customerName", descending=True)
+    listing = TableQuery(order_by="customerName", descending=True)
     assert cache.read_ids("customers", listing).run() == cache.row_ids("customers", listing)
     cache.upsert("customers", [{"id": "odd\x1fid", "customerID": "ODD", "customerName": "~"}])
     assert cache.read_ids("customers", listing).run()[0] == "odd\x1fid"  # read row by row then
-    assert cache.read_ids("customers", Listing(text="nothing like it")).run() == []
+    assert cache.read_ids("customers", TableQuery(text="nothing like it")).run() == []
 
 
 def test_a_filtered_first_screen_past_its_budget_gives_up_for_the_whole_list(
     cache: Cache, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(record_window, "FIRST_SCREEN_BUDGET", 0.0)
+    monkeypatch.setattr(cached_rows, "FIRST_SCREEN_BUDGET", 0.0)
     monkeypatch.setattr(ids_read, "_CHECK_EVERY", 100)  # look at the clock often
-    window = RecordWindow(cache, "customers")
+    window = CachedRows(cache, "customers")
     asked: list[Callable[[], list[str]]] = []
     window.runner = lambda work, done: (asked.append(work), done(work()))
     shown: list[tuple[list[str], bool]] = []
-    listing = Listing(order_by="customerName", text="shop 3")
+    listing = TableQuery(order_by="customerName", text="shop 3")
     window.relist(listing, lambda *a: shown.append(a))
     assert len(asked) == 2  # the first screen gave up at once, then the whole list
     assert shown == [(cache.row_ids("customers", listing), True)]
@@ -225,20 +225,20 @@ def test_a_list_of_rows_replaced_is_freed_in_the_runner_and_rows_are_found_where
     """The ids handed over are kept as they are (no copy of a million ids on the GUI thread);
     the list they replace is emptied in the runner. `row_of` looks near where it found a
     record last, then everywhere."""
-    monkeypatch.setattr(record_window, "FREED_APART", 10)
-    monkeypatch.setattr(record_window, "FREE_SLICE", 7)
-    monkeypatch.setattr(record_window, "NEAR", 3)
-    window = RecordWindow(cache, "customers")
+    monkeypatch.setattr(cached_rows, "FREED_APART", 10)
+    monkeypatch.setattr(cached_rows, "FREE_SLICE", 7)
+    monkeypatch.setattr(cached_rows, "NEAR", 3)
+    window = CachedRows(cache, "customers")
     asked: list[Callable[[], list[str]]] = []
     window.runner = lambda work, done: (asked.append(work), done([]))
-    shown = cache.row_ids("customers", Listing())
+    shown = cache.row_ids("customers", TableQuery())
     window.show(shown)
-    listed = cache.row_ids("customers", Listing(order_by="id", descending=True))
+    listed = cache.row_ids("customers", TableQuery(order_by="id", descending=True))
     window.show(listed)
     assert window.ids == listed and shown and len(asked) == 2  # the lists before, to free
     assert [work() for work in asked] == [[], []] and shown == []  # emptied by the runner
     assert window.row_of("c00005") == COUNT - 6 and window.row_of("c00005") == COUNT - 6
-    window.show(cache.row_ids("customers", Listing()))
+    window.show(cache.row_ids("customers", TableQuery()))
     assert window.row_of("c00005") == 5 and window.row_of("nope") == -1  # moved far: found
     window.set_extra(["local-1"])
     assert window.count == COUNT + 1 and window.row_of("local-1") == COUNT
@@ -249,7 +249,7 @@ def test_a_list_of_rows_replaced_is_freed_in_the_runner_and_rows_are_found_where
 def test_a_refresh_that_moved_no_row_keeps_the_rows_as_they_are(cache: Cache) -> None:
     """The same listing read again whole (a refresh): compared in the runner with the rows
     shown; the same ids answer the very list shown (`extension` 0: nothing to reset)."""
-    window = RecordWindow(cache, "customers")
+    window = CachedRows(cache, "customers")
     window.runner = run_now
     shown = window.ids
     window.show(shown)

@@ -1,7 +1,7 @@
-"""The session's nested lists (issue 17): a record's lists refreshed when it is opened, and the
+"""The session's booth lists (issue 17): a record's lists refreshed when it is opened, and the
 background sweep of the others.
 
-Syncs no longer re-list every booth's products and vendors. `ListRefresher.refresh` lists one
+Syncs no longer re-list every booth's products and vendors. `BoothListRefresher.refresh` lists one
 record's lists when a panel shows that record (through `Puller.refresh_lists`, interactive
 requests), unless they were listed in the last REFRESH_FRESH or are being listed; the sweep
 (app/sync/pull/booth_sweep.py) refreshes the rest, oldest first within its share of the budget,
@@ -26,8 +26,8 @@ from PySide6.QtCore import QObject, QTimer, SignalInstance
 from app.api.errors import EnvironmentProblem, ServerProblem, ShowDeskError
 from app.api.registry import Registry
 from app.profile.settings import Profile
+from app.store.booth_list_times import BoothListTimes
 from app.store.cache import Cache
-from app.store.nested_lists import NestedLists
 from app.sync.pull.booth_sweep import NestedSweep, SweepSettings
 from app.sync.pull.puller import Puller, utc_now
 from app.ui.session.tasks import TaskRunner
@@ -43,7 +43,7 @@ SWEPT_MS = 2_000  # lists the sweep refreshed are announced (`data_changed`) at 
 
 
 class OpenShow(Protocol):
-    """What the nested lists use of the open show (app/ui/session/session.py `ShowSession`):
+    """What the booth lists use of the open show (app/ui/session/session.py `ShowSession`):
     its profile, resources, cache, client and tasks, whether it answers and is syncing, and the
     signals that tell the window a list was refreshed (`data_changed`), could not be (`problem`),
     and how fresh the lists are (`sweep_progress`)."""
@@ -70,14 +70,14 @@ class OpenShow(Protocol):
     def sweep_progress(self) -> SignalInstance: ...
 
 
-class ListRefresher(QObject):
-    """One session's refresh-on-open and background sweep of nested lists (a child of `owner`,
+class BoothListRefresher(QObject):
+    """One session's refresh-on-open and background sweep of booth lists (a child of `owner`,
     the session)."""
 
     def __init__(self, session: OpenShow, owner: QObject | None = None) -> None:
         super().__init__(owner)
         self.session = session
-        self.nested = NestedLists(session.cache)
+        self.nested = BoothListTimes(session.cache)
         self._refreshing: set[tuple[str, str]] = set()  # (nested slug, parent key) being listed
         self._sweep: asyncio.Task[None] | None = None
         self._swept: set[str] = set()
@@ -136,7 +136,7 @@ class ListRefresher(QObject):
         try:
             await sweep.run()
         except ShowDeskError as exc:  # offline, or the cache file: the next sync starts it again
-            log.info("background refresh of nested lists stopped: %s", exc.message)
+            log.info("background refresh of booth lists stopped: %s", exc.message)
 
     def _on_swept(self, slug: str) -> None:
         self._swept.add(slug)

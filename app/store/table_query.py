@@ -1,6 +1,6 @@
 """Which records of a resource a listing shows, and in which order: one value, not five arguments.
 
-A `Listing` is what a table view, an export of that view, a saved view and the cache's queries
+A `TableQuery` is what a table view, an export of that view, a saved view and the cache's queries
 all mean by "these rows": the parent record they sit under (a booth's products), the field they
 are sorted on and its direction, a text they hold anywhere, and column filters (field → text
 it holds). It is frozen and hashable, so a view can compare the one it shows with the one
@@ -24,7 +24,7 @@ Filters = tuple[tuple[str, str], ...]  # (field, the text it holds), in the orde
 
 
 @dataclass(frozen=True)
-class Listing:
+class TableQuery:
     """The rows of a resource a view or an export picks, and their order (see the module)."""
 
     parent: str | None = None  # for reads: None means any parent (see app/store/cache.py)
@@ -42,23 +42,23 @@ class Listing:
         """The column filters as a dict (field → text), in the order they were set."""
         return dict(self.filters)
 
-    def with_order(self, order_by: str | None, descending: bool = False) -> Listing:
+    def with_order(self, order_by: str | None, descending: bool = False) -> TableQuery:
         return replace(self, order_by=order_by, descending=descending)
 
-    def with_text(self, text: str) -> Listing:
+    def with_text(self, text: str) -> TableQuery:
         return replace(self, text=text)
 
-    def with_filter(self, field: str, text: str) -> Listing:
+    def with_filter(self, field: str, text: str) -> TableQuery:
         """This listing with `field` filtered on `text` (an empty text removes its filter)."""
         kept = self.column_filters
         kept[field] = text
         return replace(self, filters=tuple(kept.items()))
 
-    def with_filters(self, filters: Mapping[str, str]) -> Listing:
+    def with_filters(self, filters: Mapping[str, str]) -> TableQuery:
         """This listing with exactly these column filters."""
         return replace(self, filters=tuple(filters.items()))
 
-    def with_parent(self, parent: str | None) -> Listing:
+    def with_parent(self, parent: str | None) -> TableQuery:
         return replace(self, parent=parent)
 
 
@@ -71,4 +71,4 @@ def _normalised(filters: Filters | Mapping[str, str]) -> Filters:
     return tuple((field, text) for field, text in merged.items() if text)
 
 
-EVERY_RECORD = Listing()  # every record of a resource (any parent), in the cache's own order
+EVERY_RECORD = TableQuery()  # every record of a resource (any parent), in the cache's own order

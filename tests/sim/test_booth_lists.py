@@ -12,9 +12,9 @@ import pytest
 from app.api.client import ShowClient
 from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
+from app.store.booth_list_times import BoothListTimes
 from app.store.cache import Cache
-from app.store.listing import Listing
-from app.store.nested_lists import NestedLists
+from app.store.table_query import TableQuery
 from app.sync.pull.booth_lists import NOT_OFFERED_AFTER
 from app.sync.pull.puller import Puller
 from tests.sim.test_sync import booth_products_equal, booth_vendors_equal, connect
@@ -65,7 +65,7 @@ async def _incremental_after_ten_changes(size: str | int, folder: Path) -> dict[
                 report = await puller.sync()
                 assert not report.failed and not report.cancelled
                 booth_vendors_equal(cache, server)  # every booth's vendors are still right
-                lists = NestedLists(cache)
+                lists = BoothListTimes(cache)
                 assert lists.last_listed("booth-products", new_booth) is not None
                 return {
                     "booths": booths,
@@ -107,7 +107,7 @@ async def test_changed_parent_is_listed_even_when_the_sync_stopped_before_its_li
                 server.stats.reset()
                 await Puller(client, cache).sync(["booth-products"])
                 assert nested_requests(server) == 1  # that booth only
-                listed = Listing(parent=booth["boothID"])
+                listed = TableQuery(parent=booth["boothID"])
                 assert list(cache.records("booth-products", listed)) == []
                 booth_products_equal(cache, server)
 

@@ -136,7 +136,7 @@ def _positive(call: Call, name: str, default: int | None, least: int = 1) -> int
     return value
 
 
-def _window(call: Call, total: int) -> tuple[int, int | None, int]:
+def _page_bounds(call: Call, total: int) -> tuple[int, int | None, int]:
     """The first record served, how many (None: all from there), and the page number."""
     first, size = call.config.page_params
     per_page = _positive(call, size, call.config.page_size)
@@ -166,7 +166,7 @@ def list_reply(call: Call, records: Iterable[Record], *, whole: str | None = Non
     else:
         selected = _sorted(selected, parts)
     total = len(selected)
-    start, per_page, page = _window(call, total)
+    start, per_page, page = _page_bounds(call, total)
     items = selected[start:] if per_page is None else selected[start : start + per_page]
     per_page = per_page or max(total, 1)
     pages = max(1, math.ceil(total / per_page))

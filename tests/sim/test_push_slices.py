@@ -1,4 +1,4 @@
-"""Issue 17 point 5: a push larger than its windows, its settling and its verification — what
+"""Issue 17 point 5: a push larger than its slices, its settling and its verification — what
 they keep out of memory (the records in a temporary file, the answered changes settled many
 at a time, the updates to check in a temporary file) changes nothing of what the push does.
 The sizes are shrunk here so that a small show spans several of each."""
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.sim import SimServer, generate_show
-from app.store import outbox_windows
+from app.store import outbox_slices
 from app.sync.pull.puller import Puller
 from app.sync.push import outcomes as push_outcomes
 from app.sync.push import pusher, verify_pushed
@@ -20,16 +20,16 @@ from tests.sim.test_sync import _config, connect, queue_update
 
 
 @pytest.fixture
-def small_windows(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pusher, "WINDOW_RECORDS", 4)  # records per window
+def small_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pusher, "SLICE_RECORDS", 4)  # records per slice
     monkeypatch.setattr(push_outcomes, "SETTLE_EVERY", 3)  # answered changes settled together
     monkeypatch.setattr(verify_pushed, "NOTED_BATCH", 5)  # updates noted before they are written
-    monkeypatch.setattr(outbox_windows, "MARKS_BATCH", 7)  # pending changes read at a time
+    monkeypatch.setattr(outbox_slices, "MARKS_BATCH", 7)  # pending changes read at a time
 
 
 @pytest.mark.asyncio
-@pytest.mark.usefixtures("small_windows")
-async def test_a_push_of_many_windows_sends_each_record_once_in_order_and_settles_all(
+@pytest.mark.usefixtures("small_slices")
+async def test_a_push_of_many_slices_sends_each_record_once_in_order_and_settles_all(
     tmp_path: Path,
 ) -> None:
     """26 records, two edits each on some: every change done and logged once, each record's
@@ -63,11 +63,11 @@ async def test_a_push_of_many_windows_sends_each_record_once_in_order_and_settle
 
 
 @pytest.mark.asyncio
-@pytest.mark.usefixtures("small_windows")
-async def test_the_check_after_a_push_of_many_windows_finds_a_field_undone_in_any_window(
+@pytest.mark.usefixtures("small_slices")
+async def test_the_check_after_a_push_of_many_slices_finds_a_field_undone_in_any_slice(
     tmp_path: Path,
 ) -> None:
-    """Another admin's PUT puts back the old city of a record of the first window and of the
+    """Another admin's PUT puts back the old city of a record of the first slice and of the
     last one, after ours landed: the check after the push (its updates read back from its
     temporary file) finds both and sends them again; the other records are not resent."""
     desk = Desk(tmp_path / "desk")
