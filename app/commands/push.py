@@ -92,23 +92,23 @@ def _push_estimate(args: argparse.Namespace, ws: Workspace) -> int:
         with walking(ws.outbox):  # each page is read once: no 64 MiB page cache
             sent = _to_push(ws.outbox, args.resource, args.retry_failed)
             # What the push would send, as it would send it (a failed one retried goes as
-            # pending), a page at a time: the plan keeps a few numbers per change, on disk.
+            # pending), a page at a time: the cost keeps a few numbers per change, on disk.
             pages = (
                 [replace(c, state="pending") for c in ws.outbox.changes_by_seq(page)]
                 for page in sent.pages(JSON_PAGE)
             )
-            plan = cost_by_pages(pages, ws.registry)
+            cost = cost_by_pages(pages, ws.registry)
         state, reserve = client.governor.state(), ws.profile.interactive_reserve
         ws.out.set(
             dry_run=True,
-            changes=plan.changes,
-            requests=plan.requests,
-            sends=plan.sends,
-            bulk=plan.bulk,
-            checks=plan.checks,
-            seconds=round(push_seconds(plan.requests, state, reserve=reserve), 1),
+            changes=cost.changes,
+            requests=cost.requests,
+            sends=cost.sends,
+            bulk=cost.bulk,
+            checks=cost.checks,
+            seconds=round(push_seconds(cost.requests, state, reserve=reserve), 1),
         )
-        ws.out.line(cost_text(plan, state, reserve))
+        ws.out.line(cost_text(cost, state, reserve))
         return OK
 
     return asyncio.run(_with_client(ws, work))

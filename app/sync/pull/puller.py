@@ -88,7 +88,7 @@ class Puller:
         self.children = self.booth_lists.children  # booths → products, vendors
         self.list_parent = self.booth_lists.list_parent  # one parent's list, in full
 
-    def plan(self, slugs: Iterable[str] | None = None) -> list[Resource]:
+    def pull_order(self, slugs: Iterable[str] | None = None) -> list[Resource]:
         """The resources to sync, every per-parent resource after its parent."""
         wanted = list(slugs) if slugs is not None else [r.slug for r in self.registry]
         chosen = [self.registry[s] for s in wanted]
@@ -107,7 +107,7 @@ class Puller:
         records, is marked so and skipped (report.not_offered); the others go on.
         """
         report = SyncReport()
-        for res in self.plan(slugs):
+        for res in self.pull_order(slugs):
             why = self._parent_not_offered(res)
             if why is None:
                 try:

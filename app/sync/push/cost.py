@@ -1,10 +1,10 @@
 """What a push will cost: how many requests it makes and how long that takes at the rate budget.
 
 The one estimate of a push, told alike by the outbox's review pane (app/ui/outbox/outbox_view.py)
-and `showdesk push --dry-head` (app/commands/push.py). `push_cost(changes, registry)` counts the
+and `showdesk push --dry-run` (app/commands/push.py). `push_cost(changes, registry)` counts the
 requests the Pusher (app/sync/push/pusher.py) makes for the pending changes among `changes`, walking
 each record's changes in rounds as it does (`cost_by_pages` counts the same from pages of changes,
-holding a few numbers per change in a temporary file: `push --dry-head` of a million changes):
+holding a few numbers per change in a temporary file: `push --dry-run` of a million changes):
 
 - one per create, delete and special operation; a record's consecutive updates are ONE PUT;
 - changes that share a bulk operation (`batches.batch_key`: record changes of a bulk-only
@@ -65,14 +65,14 @@ def push_cost(
             chains[(change.resource, change.record_id)].append(count.step(change))
     for chain in chains.values():
         count.chain(chain)
-    return count.plan()
+    return count.cost()
 
 
 def cost_by_pages(
     pages: Iterable[Iterable[Change]], registry: Registry, bulk_size: int = BULK_SIZE
 ) -> PushCost:
     """`push_cost` of the changes in `pages` (oldest first), never holding them all (`push
-    --dry-head` of a million changes): what the plan needs of each change (`_Step`, a few
+    --dry-run` of a million changes): what the plan needs of each change (`_Step`, a few
     numbers) goes to a temporary SQLite file, read back a record's chain at a time."""
     count = _Count(registry, bulk_size)
     with closing(scratch_db()) as db:  # it spills to disk (the sort too)
@@ -94,7 +94,7 @@ def cost_by_pages(
         )
         for _, chain in groupby(ordered, key=itemgetter(0, 1)):
             count.chain([_Step(key, bool(up), bool(fold), n) for _, _, key, up, fold, n in chain])
-    return count.plan()
+    return count.cost()
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ class _Count:
                 self.elements[(number, first.key)] += elements
             start, number = end, number + 1
 
-    def plan(self) -> PushCost:
+    def cost(self) -> PushCost:
         bulk = sum(math.ceil(n / self.batches[key]) for (_, key), n in self.elements.items())
         checks = len(self.before) + len(self.after)
         return PushCost(self.changes, self.singles + bulk, bulk, checks)
@@ -203,18 +203,18 @@ def duration_text(seconds: float) -> str:
     return f"about {minutes} min {rest} s" if rest else f"about {minutes} min"
 
 
-def cost_text(plan: PushCost, state: GovernorState | None, reserve: float = 0.1) -> str:
+def cost_text(cost: PushCost, state: GovernorState | None, reserve: float = 0.1) -> str:
     """ "12 pending changes · 5 requests (4 sends, 1 listing) · about 1 s at 182/300 per 60 s"."""
-    if plan.changes == 0:
+    if cost.changes == 0:
         return "Nothing pending to push"
-    parts = [f"{plan.changes:,} pending change{'' if plan.changes == 1 else 's'}"]
-    detail = f"{plan.sends:,} send{'' if plan.sends == 1 else 's'}"
-    if plan.bulk:
-        detail += f" of which {plan.bulk:,} bulk"
-    if plan.checks:
-        detail += f", {plan.checks:,} listing{'' if plan.checks == 1 else 's'}"
-    parts.append(f"{plan.requests:,} request{'' if plan.requests == 1 else 's'} ({detail})")
-    seconds = push_seconds(plan.requests, state, reserve=reserve)
+    parts = [f"{cost.changes:,} pending change{'' if cost.changes == 1 else 's'}"]
+    detail = f"{cost.sends:,} send{'' if cost.sends == 1 else 's'}"
+    if cost.bulk:
+        detail += f" of which {cost.bulk:,} bulk"
+    if cost.checks:
+        detail += f", {cost.checks:,} listing{'' if cost.checks == 1 else 's'}"
+    parts.append(f"{cost.requests:,} request{'' if cost.requests == 1 else 's'} ({detail})")
+    seconds = push_seconds(cost.requests, state, reserve=reserve)
     budget = "" if state is None else f" at {state.used}/{state.limit} per {state.window:g} s"
     parts.append(f"{duration_text(seconds)}{budget}")
     return " · ".join(parts)

@@ -92,7 +92,7 @@ class OutboxView(QWidget):
         self._registry = registry
         self.reserve = reserve  # the profile's share of the rate kept for interactive requests
         self.rate: GovernorState | None = None
-        self.plan = PushCost()
+        self.cost = PushCost()
         # Kept as given (None: the default): a bound method of self here would be a reference
         # cycle, freed by whichever thread's garbage collection finds it — not safe for QObjects.
         self._confirm = confirm
@@ -151,7 +151,7 @@ class OutboxView(QWidget):
     def on_governor_changed(self, state: GovernorState) -> None:
         """The rate budget moved: the push's time is told anew."""
         self.rate = state
-        self.summary.setText(cost_text(self.plan, state, self.reserve))
+        self.summary.setText(cost_text(self.cost, state, self.reserve))
 
     def pending_seqs(self) -> list[int]:
         return [c.seq for c in self.model.changes() if c.state == "pending"]
@@ -236,8 +236,8 @@ class OutboxView(QWidget):
 
     def _review(self) -> None:
         """Count the push's requests again (the outbox changed)."""
-        self.plan = push_cost(self.model.changes(), self._registry)
-        self.summary.setText(cost_text(self.plan, self.rate, self.reserve))
+        self.cost = push_cost(self.model.changes(), self._registry)
+        self.summary.setText(cost_text(self.cost, self.rate, self.reserve))
 
     def _fit_columns(self) -> None:
         """Columns as wide as their content; the reason column only when a change has one."""

@@ -159,8 +159,8 @@ class PushGate(QObject):
 
     def _review(self, pending: list[Change], seqs: list[int] | None) -> None:
         session = self.session
-        plan = push_cost(pending, session.registry)
-        cost = cost_text(plan, session.governor.state(), session.profile.interactive_reserve)
+        push = push_cost(pending, session.registry)
+        cost = cost_text(push, session.governor.state(), session.profile.interactive_reserve)
         dialog = PushReviewDialog(pending, session.registry, cost, self._parent)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
