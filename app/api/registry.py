@@ -107,8 +107,9 @@ class Resource:
         return name in self.operations
 
     @property
-    def nested_by_param(self) -> bool:
-        """Listed once per parent record (a booth's products), not as one collection."""
+    def listed_per_booth(self) -> bool:
+        """A booth list (a booth's products, its vendors): listed once per booth record, named by
+        `parent_param`, not as one collection."""
         return self.parent_param is not None
 
 

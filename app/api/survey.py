@@ -4,8 +4,8 @@ A new profile meets a server whose shapes the vendor barely documents. The surve
 operation for its smallest page and reports the shape (a bare array, an envelope and its list
 key, an array holding an envelope), the paging counters it saw and the count. A list answered
 404 is tried under the obvious other spellings of its path (case, plural, both); what answered
-becomes a suggested overrides file (app/api/suggestion.py). Per-parent lists (a booth's
-products) are asked for the first record of their parent. When the first lists all answer 404
+becomes a suggested overrides file (app/api/suggestion.py). Booth lists (a booth's
+products) are asked for the first booth. When the first lists all answer 404
 under every spelling, the base URL is wrong: the rest are not asked.
 """
 
@@ -39,7 +39,7 @@ class ListAnswer:
     found: str | None = None  # another path that answered where the registry's gave 404
     tried: tuple[str, ...] = ()  # the other paths tried after a 404
     problem: str = ""  # why it did not answer (or was not asked)
-    first_key: str | None = None  # the first record's key (to list per-parent resources)
+    first_key: str | None = None  # the first record's key (to list booth lists)
 
     @property
     def not_offered(self) -> bool:
@@ -59,14 +59,14 @@ class ListAnswer:
 
 
 async def survey(client: ShowClient, registry: Registry) -> list[ListAnswer]:
-    """Ask each list once (per-parent ones after their parent); one answer per resource.
+    """Ask each list once (booth lists after the booths); one answer per resource.
 
     A connection or sign-in failure is raised (the whole check fails); anything else a list
     answers is that resource's problem and the survey goes on.
     """
     answers: dict[str, ListAnswer] = {}
     listable = [r for r in registry if r.can("list")]
-    for res in sorted(listable, key=lambda r: r.nested_by_param):
+    for res in sorted(listable, key=lambda r: r.listed_per_booth):
         if _nothing_answers(answers.values()):  # a wrong base URL: spare the rate budget
             path = res.op("list").path.partition("?")[0]
             answers[res.slug] = ListAnswer(res.slug, res.title, path, None, problem=NOTHING)
@@ -87,7 +87,7 @@ async def _ask(
     path = res.op("list").path.partition("?")[0]
     blank = ListAnswer(res.slug, res.title, path, None)
     parent_key: str | None = None
-    if res.nested_by_param and res.parent is not None:
+    if res.listed_per_booth and res.parent is not None:
         parent = done.get(res.parent)
         parent_key = parent.first_key if parent else None
         if parent_key is None:

@@ -172,7 +172,7 @@ class ChangeNumbers:
 
 def _to_push(outbox: Outbox, resources: list[str] | None, retry_failed: bool) -> ChangeNumbers:
     """The changes a push is about to send (to tell afterwards which of them did not land):
-    the pending ones read a batch at a time (a list of a million numbers as Python ints held
+    the pending ones read a page at a time (a list of a million numbers as Python ints held
     ~90 MB), merged in order with the few others (sending, and failed ones to retry)."""
     states: tuple[State, ...] = ("sending", "failed") if retry_failed else ("sending",)
     others = outbox.seqs(states, resources or ())

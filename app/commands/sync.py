@@ -1,8 +1,8 @@
 """`showdesk sync`: pull the show into the cache — or, in a team, one sync for the team (the
 member holding the sync pulls, the others' caches catch up from the team database).
 
-Lists per parent record (a booth's products and vendors, issue 17) are listed for every parent
-by a full sync and, by an incremental one, only for the parents new or changed (or never listed):
+Booth lists (a booth's products and vendors, issue 17) are listed for every booth by a full
+sync and, by an incremental one, only for the booths new or changed (or never listed):
 the output says how many, and that the others are refreshed when a record is opened in the
 window and by its background sweep (or by `sync --full`)."""
 
@@ -44,9 +44,11 @@ def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
     for r in report.resources:
         kind = "full" if r.full else "incremental"
         lists = _lists_text(ws, r)
-        out.line(f"{r.resource}: {r.fetched} fetched, {r.removed} removed ({kind}){lists}")
-        entry = {"resource": r.resource, "fetched": r.fetched, "removed": r.removed}
-        if ws.registry[r.resource].nested_by_param:
+        checked = f", {r.verified} verified, {r.kept} kept" if r.verified or r.kept else ""
+        out.line(f"{r.resource}: {r.fetched} fetched, {r.removed} removed{checked} ({kind}){lists}")
+        entry = {"resource": r.resource, "fetched": r.fetched, "removed": r.removed,
+                 "verified": r.verified, "kept": r.kept}  # fmt: skip
+        if ws.registry[r.resource].listed_per_booth:
             entry["lists"] = {"listed": r.lists, "parents": r.parents}
         out.add("resources", {**entry, "kind": kind, "notices": list(r.notices)})
     out.set(
@@ -58,16 +60,19 @@ def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
     for notice in report.notices:
         out.warn(notice)
     for slug, message in report.failed:
-        out.warn(f"{slug}: sync failed, cached records kept: {message}")
+        out.warn(
+            f"{slug}: sync failed, cached records kept: {message} (the listing is incomplete: "
+            "not marked synced)"
+        )
     offered = _warn_not_offered(ws, report)
     return SOME_FAILED if report.failed else offered
 
 
 def _lists_text(ws: Workspace, r: ResourceSync) -> str:
-    """For a resource listed per parent: whose lists this sync listed, and where the others
+    """For a booth list: whose lists this sync listed, and where the others
     come from ("" for the others)."""
     res = ws.registry[r.resource]
-    if not res.nested_by_param or res.parent is None:
+    if not res.listed_per_booth or res.parent is None:
         return ""
     parent = ws.registry[res.parent].title.lower().removesuffix("s")
     listed = f"; lists of {r.lists:,} of {count(r.parents, parent)} listed"

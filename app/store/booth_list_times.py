@@ -1,11 +1,11 @@
-"""When each parent's nested list was last listed in full (cache table `nested_lists`, v4).
+"""When each booth list was last listed in full (cache table `nested_lists`, v4).
 
-Resources listed per parent record (a booth's products, a booth's vendors: `nested_by_param` in
-the registry) cannot be asked by `modifiedAfter`; re-listing every parent on every sync cost one
-request per parent (issue 17). The cache keeps, per (nested resource, parent key), when that list
-was last listed completely, so syncs list only parents that are new or changed (their row is
-dropped when the parent record changes: "never listed" again), opening a record refreshes its own
-lists, and the background sweep refreshes the rest oldest first — where it stopped is simply
+Booth lists (a booth's products, a booth's vendors: `listed_per_booth` in the registry) cannot
+be asked by `modifiedAfter`; re-listing every booth on every sync cost one request per booth
+(issue 17). The cache keeps, per (booth-list resource, booth key), when that list was last
+listed completely, so syncs list only booths that are new or changed (their row is dropped
+when the booth record changes: "never listed" again), opening a booth refreshes its own lists,
+and the background sweep refreshes the rest oldest first — where it stopped is simply
 what this table says, so it resumes after a restart.
 
 The table lives in the cache file and uses the cache's own connection (its lock and write
@@ -24,7 +24,7 @@ from app.store.db import Database
 
 @dataclass(frozen=True)
 class ListAge:
-    """How fresh one nested resource's lists are: `fresh` of `total` parents listed since the
+    """How fresh one booth-list resource's lists are: `fresh` of `total` parents listed since the
     cut-off; `oldest` the oldest listing (None: some parent was never listed, or none exist)."""
 
     total: int

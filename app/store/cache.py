@@ -4,13 +4,13 @@ One SQLite file per profile (WAL). A record is stored under (resource slug, pare
 business key (`customerID`…), `modifiedDate` and fetch time beside the raw JSON text, so unknown
 fields survive. The cache is disposable: a full sync rebuilds it.
 
-`parent` is the parent record's key for resources listed per parent (a booth's products). For
+`parent` is the parent record's key for booth lists (a booth's products, its vendors). For
 writes (`upsert`) `None` means "no parent"; for reads and filters (`get`, `records`, `delete`,
 `retain_only`…) `None` means "any parent" — the same thing for resources that have no parent.
 
 `Cache` is written here (records and sync state); its file is opened by app/store/cache_file.py,
-read by app/store/cache_reads.py (listings, records streamed), and its sort indexes and sort keys
-are built in the background by app/store/cache_builds.py.
+read by app/store/cache_reads.py (table queries, records streamed), and its sort indexes and sort
+keys are built in the background by app/store/cache_builds.py.
 """
 
 from __future__ import annotations
@@ -184,8 +184,8 @@ class Cache(CacheReads, CacheBuilds):
             self.writes.state_written(slug, self._sync.get(slug))
 
     def _heard_parent(self, slug: str, parent: str | None) -> str | None:
-        """The parent a write applied to as `writes` hears it: None (any) only when nested."""
-        return parent if parent is not None or self.registry[slug].nested_by_param else ""
+        """The parent a write applied to as `writes` hears it: None (any) only for a booth list."""
+        return parent if parent is not None or self.registry[slug].listed_per_booth else ""
 
 
 _slow_dumps = json.JSONEncoder(separators=(",", ":")).encode

@@ -61,7 +61,7 @@ class CacheFile(StoreFile):
             return [r[0] for r in self._db.conn.execute(sql, (slug,))]
 
     def _where(self, slug: str, parent: str | None) -> Where:
-        return query.where(slug, parent, nested=self.registry[slug].nested_by_param)
+        return query.where(slug, parent, per_booth=self.registry[slug].listed_per_booth)
 
     def _sort_keys(self, slug: str) -> sort_keys.SortKeys | None:
         with self._db.lock:

@@ -1,14 +1,13 @@
-"""The cache's reads: records by id, key or listing, streamed; ids of a listing, on the shared
-connection or one of its own (`IdsRead`). Part of `Cache` (app/store/cache.py).
+"""The cache's reads: records by id, key or table query, streamed; a table query's ids, on the
+shared connection or one of its own (`IdsRead`). Part of `Cache` (app/store/cache.py).
 
-Listings (`records`, `row_ids`) take one `TableQuery` (app/store/table_query.py): parent, order,
-text
-and column filters. Its text matches case-insensitively (ASCII letters only) anywhere in the JSON
-text. Its column filters (field → text) match the same way inside one field's value; for a
-reference field (the registry's `references`) they also match the referenced record's label, so
-"north" finds the customers whose `warehouseID` names the "North DC" warehouse. A sorted listing
-reads through the field's sort index or its resource's sort keys when there are some
-(app/store/cache_builds.py).
+Table reads (`records`, `row_ids`) take one `TableQuery` (app/store/table_query.py): parent,
+order, text and column filters. Its text matches case-insensitively (ASCII letters only)
+anywhere in the JSON text. Its column filters (field → text) match the same way inside one
+field's value; for a reference field (the registry's `references`) they also match the
+referenced record's label, so "north" finds the customers whose `warehouseID` names the
+"North DC" warehouse. A sorted table query reads through the field's sort index or its
+resource's sort keys when there are some (app/store/cache_builds.py).
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ _FETCH_BATCH = 512
 
 
 class CacheReads(CacheFile):
-    """Reading records and listings (part of `Cache`)."""
+    """Reading records and table queries' ids (part of `Cache`)."""
 
     def get(self, slug: str, id: str, *, parent: str | None = None) -> dict[str, Any] | None:
         where = self._where(slug, parent)
@@ -63,41 +62,41 @@ class CacheReads(CacheFile):
     def records(
         self,
         slug: str,
-        listing: TableQuery = EVERY_RECORD,
+        table_query: TableQuery = EVERY_RECORD,
         *,
         limit: int | None = None,
         offset: int = 0,
     ) -> Iterator[dict[str, Any]]:
-        """Stream the records `listing` picks, in its order (fetched in batches, never the
+        """Stream the records `table_query` picks, in its order (fetched in batches, never the
         whole table at once)."""
-        sql, params = self._select("json", slug, listing, limit, offset)
+        sql, params = self._select("json", slug, table_query, limit, offset)
         for row in self._stream(sql, params):
             yield _loads(row[0])
 
     def row_ids(
         self,
         slug: str,
-        listing: TableQuery = EVERY_RECORD,
+        table_query: TableQuery = EVERY_RECORD,
         *,
         detached: bool = False,
         limit: int | None = None,
     ) -> list[str]:
-        """All ids `listing` picks (or its first `limit`), in its order: what a table keeps to
+        """All ids `table_query` picks (or its first `limit`), in its order: what a table keeps to
         page large resources. The first `limit` are always the first `limit` of the whole list.
 
         `detached=True` runs the query on a connection of its own, for a worker thread: it then
         neither waits for nor holds up the shared connection (the table keeps painting).
         """
         if detached:
-            return self.read_ids(slug, listing, limit=limit).run()
-        sql, params = self._select("id", slug, listing, limit)
+            return self.read_ids(slug, table_query, limit=limit).run()
+        sql, params = self._select("id", slug, table_query, limit)
         with self._db.lock:
             return [r[0] for r in self._db.conn.execute(sql, params)]
 
     def read_ids(
         self,
         slug: str,
-        listing: TableQuery,
+        table_query: TableQuery,
         *,
         limit: int | None = None,
         budget: float | None = None,
@@ -105,14 +104,14 @@ class CacheReads(CacheFile):
         """`row_ids(…, detached=True)` as a value a worker thread runs and another thread may
         cancel (a filter typed further makes the query for the previous text useless); one
         with a `budget` (seconds) gives up past it (app/store/ids_read.py)."""
-        sql, params = self._select("id", slug, listing, -1 if limit is None else limit)
+        sql, params = self._select("id", slug, table_query, -1 if limit is None else limit)
         return IdsRead(self.path, sql, params, budget)
 
     def ids(self, slug: str, parent: str | None = None) -> list[str]:
         return self.row_ids(slug, TableQuery(parent=parent))
 
     def parents(self, slug: str) -> list[str]:
-        """The parents under which records of a per-parent resource are cached."""
+        """The booths under which records of a booth list are cached."""
         sql = "SELECT DISTINCT parent FROM records WHERE resource = ? AND parent != ''"
         with self._db.lock:
             return [r[0] for r in self._db.conn.execute(sql, (slug,))]
@@ -131,44 +130,44 @@ class CacheReads(CacheFile):
         self,
         columns: str,
         slug: str,
-        listing: TableQuery,
+        table_query: TableQuery,
         limit: int | None = None,
         offset: int = 0,
     ) -> tuple[str, list[Any]]:
-        where, specs = self._where(slug, listing.parent), self._filters(slug, listing)
-        field, index, keys = listing.order_by, None, None
+        where, specs = self._where(slug, table_query.parent), self._filters(slug, table_query)
+        field, index, keys = table_query.order_by, None, None
         if field is not None and field not in ("id", "modifiedDate"):
             name, _sql = query.sort_index(field)
             index = name if self._has_index(name) else None
             screen = limit is not None and limit >= 0 and not offset and not specs
-            keys = self._keys_order(slug, listing, scanned=screen and not listing.text)
-        return query.select(columns, where, listing, specs, limit, offset, index, keys)
+            keys = self._keys_order(slug, table_query, scanned=screen and not table_query.text)
+        return query.select(columns, where, table_query, specs, limit, offset, index, keys)
 
-    def _keys_order(self, slug: str, listing: TableQuery, *, scanned: bool) -> KeysOrder | None:
-        """The listing's order from its resource's sort keys, if they are complete and copy
+    def _keys_order(self, slug: str, table_query: TableQuery, *, scanned: bool) -> KeysOrder | None:
+        """The table query's order from its resource's sort keys, if they are complete and copy
         its field (a sort index walked for a first screen is faster still: then None). For an
         unfiltered first screen (`scanned`: the keys scanned if no index serves it), also what
         chooses how it reads them (`query._scanned_keys`): the stale marks, and whether the
         column holds few values when the sort is descending."""
-        keys, field = self._sort_keys(slug), listing.order_by
+        keys, field = self._sort_keys(slug), table_query.order_by
         if keys is None or not keys.complete or field is None:
             return None
         column = keys.column(field)
         if column is None:
             return None
-        where = query.keys_where(listing.parent, nested=self.registry[slug].nested_by_param)
+        where = query.keys_where(table_query.parent, per_booth=self.registry[slug].listed_per_booth)
         indexed = self._has_index(sort_keys.index_name(slug, field))
         if indexed or not scanned:
             return KeysOrder(keys.table, column, where, indexed, slug)
         marks = int(self._one(f"SELECT count(*) FROM {query.STALE}", [])[0])
-        few = listing.descending and self._one(sort_keys.few_values(keys.table, column), [])[0]
+        few = table_query.descending and self._one(sort_keys.few_values(keys.table, column), [])[0]
         return KeysOrder(keys.table, column, where, indexed, slug, marks, bool(few))
 
-    def _filters(self, slug: str, listing: TableQuery) -> list[FieldFilter]:
+    def _filters(self, slug: str, table_query: TableQuery) -> list[FieldFilter]:
         """Column filters as query specs; reference fields also match the target's label."""
         references = self.registry[slug].references
         specs = []
-        for name, needle in listing.filters:
+        for name, needle in table_query.filters:
             target = self.registry[references[name]] if name in references else None
             label_of = None if target is None else (target.slug, target.label)
             specs.append(FieldFilter(name, needle, label_of))

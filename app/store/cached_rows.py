@@ -1,28 +1,28 @@
-"""A window onto one resource's cached records as a long list of rows: what a table pages through.
+"""A table's cached rows: the ids a table query picks from the cache, and their records by row.
 
-Sorting and filtering happen in SQLite (`Cache.row_ids`); the window keeps only the list of ids
+Sorting and filtering happen in SQLite (`Cache.row_ids`); `CachedRows` keeps only the list of ids
 in that order. Records are read in blocks of `BLOCK` ids around the row asked for and kept in a
 small LRU of `MAX_BLOCKS` blocks, so showing a row costs a dictionary lookup and, now and then,
 one indexed SELECT — 200,000 customers never sit in memory (shared/ENV-NOTES.md, "Large
 tables").
 
-Rows after the listed ones (`extra`) are records the cache does not hold yet, such as records
+Rows after the queried ones (`extra`) are records the cache does not hold yet, such as records
 created here and not pushed: their ids answer no cached record.
 
-Listing ids may take a while on a big resource. Given a `runner` (`run(work, done)`: `work` on a
-worker thread, `done(result)` back where the window lives), `relist` sends the query there; the
-rows stay as they are until the answer comes, and an answer overtaken by a newer `relist` is
+Reading the ids may take a while on a big resource. Given a `runner` (`run(work, done)`: `work` on a
+worker thread, `done(result)` back on the thread that asked), `requery` sends the query there; the
+rows stay as they are until the answer comes, and an answer overtaken by a newer `requery` is
 dropped — its query is interrupted in SQLite (typing ahead in a filter box). Two queries go, one
 after the other: the first screen (`FIRST_SCREEN` rows, `LIMIT`ed, so SQLite stops once it has
 them when the order is served by an index) and then the whole list; the first screen is shown
 as soon as it comes, and the whole list then adds the rows after it (the first rows of the
 whole list are the first screen's: the same query without its `LIMIT`). A refresh (the same
-listing again, whole) is compared in the runner with the rows shown: the same ids keep them as
+query again, whole) is compared in the runner with the rows shown: the same ids keep them as
 they are (`extension` 0, nothing reset). Without a runner the query runs at once. Nothing here
 knows Qt.
 
-A big resource (`SORT_INDEX_FROM` rows) gets, in the runner: its sort keys after a whole listing
-(a narrow copy of its values: a first sort on any column reads no JSON, decision 0023), and a
+A big resource (`SORT_INDEX_FROM` rows) gets, in the runner: its sort keys once a whole list is
+read (a narrow copy of its values: a first sort on any column reads no JSON, decision 0023), and a
 sort index for a column after a sort on it (a sort again reads its first rows at once, 0015).
 
 Rows hold ids, not rowids: 1,000,000 ids take about 70 MB, and `row_of` walks the list (about
@@ -52,7 +52,7 @@ FIRST_SCREEN = 100  # rows of a first-screen query: more than the tallest window
 # Rows from which a column sorted on gets a sort index, built in the background after the sort:
 # a first screen sorted without one reads every row (1.2 s at 1,000,000 customers; with one,
 # 1 ms); every index costs each later write (decision 0015). From as many rows, a resource
-# listed in full gets its sort keys copied in the background (decision 0023).
+# read in full gets its sort keys copied in the background (decision 0023).
 SORT_INDEX_FROM = 50_000
 FIRST_SCREEN_BUDGET = 0.3  # seconds a filtered first screen may take before it gives up
 FREED_APART = 10_000  # ids from which a list replaced is freed in the runner, in slices of:
@@ -62,29 +62,29 @@ NEAR = 2_000  # rows either side of where `row_of` last found a record, looked a
 Ids = list[str]
 # Runs `work` somewhere (a worker thread), then `done(result)` back on the caller's thread.
 QueryRunner = Callable[[Callable[[], Ids], Callable[[Ids], None]], None]
-# Hears a listing's rows: (ids, complete) — complete False for a first screen, more to come.
+# Hears a query's rows: (ids, complete) — complete False for a first screen, more to come.
 RowsReady = Callable[[Ids, bool], None]
 
 
 class CachedRows:
-    """The ids `listing` picks from the cache (then `extra` ones), and their records by row."""
+    """The ids `query` picks from the cache (then `extra` ones), and their records by row."""
 
     def __init__(
         self,
         cache: Cache,
         slug: str,
-        listing: TableQuery = EVERY_RECORD,
+        query: TableQuery = EVERY_RECORD,
         *,
         first_screen: bool = False,
     ) -> None:
         """`first_screen=True`: only the first screen now (see `start`)."""
         self._cache, self._slug = cache, slug
-        self._listing = listing
+        self._query = query
         self.runner: QueryRunner | None = None
-        self._generation = 0  # bumped by every relist; answers of an older one are dropped
+        self._generation = 0  # bumped by every requery; answers of an older one are dropped
         self._extra: Ids = []
         self._ids: Ids = []
-        self._complete = True  # False while only a first screen of the listing is shown
+        self._complete = True  # False while only a first screen of the query is shown
         self._reads: list[IdsRead] = []  # queries under way in a runner
         self._ready: RowsReady = lambda _ids, _complete: None
         self._indexing: set[str] = set()  # fields whose sort index is being built
@@ -93,16 +93,16 @@ class CachedRows:
         self._found: dict[str, int] = {}  # rows `row_of` answered last (a few)
         self.records_version = 0  # bumped whenever the records read are forgotten
         if first_screen:
-            self.start(listing)
+            self.start(query)
         else:
-            self.show(cache.row_ids(slug, listing))
+            self.show(cache.row_ids(slug, query))
 
     # ------------------------------------------------------------------------------ reading
 
     @property
-    def listing(self) -> TableQuery:
-        """The listing asked for last (its rows may still be on their way from a runner)."""
-        return self._listing
+    def query(self) -> TableQuery:
+        """The query asked for last (its rows may still be on their way from a runner)."""
+        return self._query
 
     @property
     def count(self) -> int:
@@ -115,7 +115,7 @@ class CachedRows:
 
     @property
     def waiting(self) -> bool:
-        """A runner is reading rows of the current listing."""
+        """A runner is reading rows of the current query."""
         return bool(self._reads)
 
     @property
@@ -162,39 +162,39 @@ class CachedRows:
 
     # ----------------------------------------------------------------------------- changing
 
-    def relist(self, listing: TableQuery, ready: RowsReady, *, first_screen: bool = True) -> None:
-        """Ask the cache for the ids of `listing` (again, after a sync: the same one).
+    def requery(self, query: TableQuery, ready: RowsReady, *, first_screen: bool = True) -> None:
+        """Ask the cache for the ids of `query` (again, after a sync: the same one).
 
         `ready(ids, complete)` is called with the answer: at once without a runner; else when
-        the runner is done and no newer relist was asked for meanwhile — first with the first
+        the runner is done and no newer requery was asked for meanwhile — first with the first
         screen (`complete` False, unless that was all; none if `first_screen` is False), then
         with the whole list. The caller then calls `show` or `extend` (a view announces
         the change of rows around it). Older queries still running are interrupted.
         """
-        # the same listing again, all of it shown (a refresh): kept as it is if it reads the same
-        same = not first_screen and listing == self._listing and self._complete
+        # the same query again, all of it shown (a refresh): kept as it is if it reads the same
+        same = not first_screen and query == self._query and self._complete
         kept = self._ids if same and not self._extra else None
-        generation = self._ask(listing)
+        generation = self._ask(query)
         if self.runner is None:
-            ready(self._cache.row_ids(self._slug, listing), True)
+            ready(self._cache.row_ids(self._slug, query), True)
             return
-        whole = self._cache.read_ids(self._slug, listing)
+        whole = self._cache.read_ids(self._slug, query)
         self._ready = ready
         self._reads.append(whole)
         if first_screen:
             # A filtered first screen may have to look far for its rows: past its budget it
             # gives up, and the whole list goes (an unfiltered one is always cheaper than that).
-            budget = FIRST_SCREEN_BUDGET if listing.text or listing.filters else None
-            first = self._cache.read_ids(self._slug, listing, limit=FIRST_SCREEN, budget=budget)
+            budget = FIRST_SCREEN_BUDGET if query.text or query.filters else None
+            first = self._cache.read_ids(self._slug, query, limit=FIRST_SCREEN, budget=budget)
             self._reads.append(first)
             self.runner(first.run, lambda ids: self._answered(generation, ids, first=first))
         else:
             self._read_whole(generation, whole, kept)
 
-    def _ask(self, listing: TableQuery) -> int:
-        """`listing` is asked for from now on: older queries are interrupted and their answers
-        will be dropped. Answers this listing's generation."""
-        self._listing = listing
+    def _ask(self, query: TableQuery) -> int:
+        """`query` is asked for from now on: older queries are interrupted and their answers
+        will be dropped. Answers this query's generation."""
+        self._query = query
         self._generation += 1
         for read in self._reads:
             read.cancel()
@@ -203,7 +203,7 @@ class CachedRows:
 
     def _read_whole(self, generation: int, whole: IdsRead, kept: Ids | None = None) -> None:
         """The whole list, read by the runner; compared there with `kept` (the rows shown, if
-        the same listing): the same ids answer `_UNCHANGED`, and the rows stay as they are — a
+        the same query): the same ids answer `_UNCHANGED`, and the rows stay as they are — a
         refresh after a sync that moved no row resets nothing, and its screen is not read and
         painted twice."""
         runner = self.runner
@@ -211,22 +211,22 @@ class CachedRows:
             work = whole.run if kept is None else partial(_unless_unchanged, whole.run, kept)
             runner(work, lambda ids: self._answered(generation, ids, first=None))
 
-    def start(self, listing: TableQuery) -> None:
-        """Show the first screen of `listing` now, read here (`complete` False if there is more:
-        a later `relist` brings the rest) — what a table opening on a big resource paints first."""
-        self._ask(listing)
-        ids = self._cache.row_ids(self._slug, listing, limit=FIRST_SCREEN)
+    def start(self, query: TableQuery) -> None:
+        """Show the first screen of `query` now, read here (`complete` False if there is more:
+        a later `requery` brings the rest) — what a table opening on a big resource paints first."""
+        self._ask(query)
+        ids = self._cache.row_ids(self._slug, query, limit=FIRST_SCREEN)
         self.show(ids, complete=len(ids) < FIRST_SCREEN)
 
     def _answered(self, generation: int, ids: Ids, *, first: IdsRead | None) -> None:
         """An answer of a runner (`first`: of this first-screen read): passed on unless
         overtaken; a first screen that gave up sends the whole list at once."""
         if generation != self._generation or not self._reads:
-            return  # overtaken, or the listing was answered in full already
+            return  # overtaken, or the query was answered in full already
         if first is not None and first.gave_up:
             self._read_whole(generation, self._reads[0])
             return
-        if ids is _UNCHANGED:  # the rows shown, listed as they are (see `extension`)
+        if ids is _UNCHANGED:  # the rows shown, read as they are (see `extension`)
             ids = self._ids if not self._extra else self._ids[: -len(self._extra)]
         # a short first screen is all there is
         complete = first is None or len(ids) < FIRST_SCREEN
@@ -242,11 +242,11 @@ class CachedRows:
             self._read_whole(generation, self._reads[0])
 
     def _index_the_sort(self, rows: int) -> None:
-        """After a big listing sorted on a field without a sort index: build one, in the
+        """After a big query sorted on a field without a sort index: build one, in the
         background, so that the next sort on it shows its first screen at once. While the
         resource's sort keys are being copied, that copy builds it after (over the keys,
         decision 0024: the two in parallel built it over the records' JSON)."""
-        field, runner, cache = self._listing.order_by, self.runner, self._cache
+        field, runner, cache = self._query.order_by, self.runner, self._cache
         if field is None or runner is None or rows < SORT_INDEX_FROM or field in self._indexing:
             return
         if self._keying or cache.has_sort_index(field, self._slug):
@@ -260,7 +260,7 @@ class CachedRows:
         runner(work, lambda _none: self._indexing.discard(field))
 
     def _copy_the_sort_keys(self, rows: int) -> None:
-        """After a big listing whose resource has no sort keys (or not of every field, or some
+        """After a big query whose resource has no sort keys (or not of every field, or some
         changed since): copy them in the background, so that a first sort on any column reads
         narrow rows instead of every record's JSON (decision 0023). A build stopped by a write
         continues here; the changes a sync noted are copied here, after its write (0024)."""
@@ -270,7 +270,7 @@ class CachedRows:
         if cache.has_sort_keys(slug):
             return
         self._keying = True
-        field = self._listing.order_by  # its sort index is built after the copy, over the keys
+        field = self._query.order_by  # its sort index is built after the copy, over the keys
 
         def work() -> Ids:
             copied = cache.build_sort_keys(slug) and field is not None
@@ -281,7 +281,7 @@ class CachedRows:
         runner(work, lambda _none: setattr(self, "_keying", False))
 
     def show(self, ids: Ids, complete: bool = True) -> None:
-        """These listed ids (then the extra ones) are the rows from now on. The window keeps
+        """These queried ids (then the extra ones) are the rows from now on. `CachedRows` keeps
         `ids` itself (no copy of a million ids): the caller hands it over."""
         self._replace(ids)
         self._complete = complete
@@ -299,25 +299,25 @@ class CachedRows:
 
     def extension(self, ids: Ids) -> int | None:
         """How many rows `ids` (a whole list) adds after a first screen shown of the same
-        listing (None: it is not the first screen followed by more; show it instead)."""
+        query (None: it is not the first screen followed by more; show it instead)."""
         if ids is self._ids and self._complete:
-            return 0  # the rows shown, answered unchanged by `relist`
-        listed = len(self._ids) - len(self._extra)
-        if self._complete or ids[:listed] != self._ids[:listed]:
+            return 0  # the rows shown, answered unchanged by `requery`
+        queried = len(self._ids) - len(self._extra)
+        if self._complete or ids[:queried] != self._ids[:queried]:
             return None
-        return len(ids) - listed
+        return len(ids) - queried
 
     def extend(self, ids: Ids) -> None:
-        """The whole list after its first screen (see `extension`): records read stay. The
-        window keeps `ids` itself, as `show` does."""
+        """The whole list after its first screen (see `extension`): records read stay. It keeps
+        `ids` itself, as `show` does."""
         self._replace(ids)
         self._complete = True
 
     def set_extra(self, extra: Ids) -> None:
-        """The rows after the listed ones (records not in the cache yet), replaced (in place:
-        the listed ids are not copied)."""
-        listed = len(self._ids) - len(self._extra)
-        del self._ids[listed:]
+        """The rows after the queried ones (records not in the cache yet), replaced (in place:
+        the queried ids are not copied)."""
+        queried = len(self._ids) - len(self._extra)
+        del self._ids[queried:]
         self._ids.extend(extra)
         self._extra = list(extra)
 
@@ -328,7 +328,7 @@ class CachedRows:
 
     def _load_block(self, block: int) -> dict[str, dict[str, Any]]:
         ids = self._ids[block * BLOCK : (block + 1) * BLOCK]
-        records = self._cache.get_many(self._slug, ids, parent=self._listing.parent)
+        records = self._cache.get_many(self._slug, ids, parent=self._query.parent)
         self._blocks[block] = records
         while len(self._blocks) > MAX_BLOCKS:
             self._blocks.popitem(last=False)

@@ -1,6 +1,6 @@
-"""One listing's ids read on a connection of its own, by a worker thread, cancellable from another.
+"""A table query's ids read on a connection of its own by a worker thread, cancellable from another.
 
-A table asks for a listing's ids (app/store/cached_rows.py) and, while they are read, may ask
+A table asks for its query's ids (app/store/cached_rows.py) and, while they are read, may ask
 for another (a filter typed further): `cancel()` interrupts SQLite mid-query
 (`Connection.interrupt()`), and `run()` then answers []. The ids come back as one text SQLite
 joins (`group_concat`), split here in slices: SQLite runs the whole query without the GIL, where
@@ -21,7 +21,7 @@ from app.store.snapshots import read_only
 
 __all__ = ["IdsRead"]
 
-_SEPARATOR = "\x1f"  # the ASCII unit separator: between the ids of a listing read at once
+_SEPARATOR = "\x1f"  # the ASCII unit separator: between the ids of a table query read at once
 # Characters of such a text split at a time: ~14,000 ids, about 1 ms of the GIL (a slice of
 # 1 << 20 was 6 ms, and a GUI thread waiting for the GIL waits for the whole slice).
 _SLICE = 1 << 17
@@ -29,12 +29,12 @@ _CHECK_EVERY = 100_000  # SQLite instructions between two looks at the clock (a 
 
 
 class IdsRead:
-    """One listing's ids, read on a connection of its own by whichever thread calls `run()`;
+    """One table query's ids, read on a connection of its own by whichever thread calls `run()`;
     `cancel()` (from any thread) interrupts SQLite mid-query, and `run()` then answers [].
 
     With a `budget` (seconds), a read that takes longer gives up and answers [] with `gave_up`
     set: a first screen that is not quick is no first screen (a rare filter over a sorted
-    listing walks the sort index a row at a time), and the whole list should go at once."""
+    query walks the sort index a row at a time), and the whole list should go at once."""
 
     def __init__(
         self, path: Path, sql: str, params: Sequence[Any], budget: float | None = None

@@ -1,4 +1,4 @@
-"""The pending changes a push goes through, read a batch at a time: their numbers, resources and
+"""The pending changes a push goes through, read a page at a time: their numbers, resources and
 records only (never the changes' contents, never all at once — a push of a million changes)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from app.store.outbox_file import OutboxFile
 
-MARKS_BATCH = 5000
+MARKS_PAGE = 5000  # pending changes read at a time
 
 
 def last_seq(outbox: OutboxFile) -> int:
@@ -19,7 +19,7 @@ def last_seq(outbox: OutboxFile) -> int:
 
 def pending_marks(outbox: OutboxFile, upto: int) -> Iterator[list[tuple[int, str, str]]]:
     """(seq, resource, record id) of each pending change up to `upto`, oldest first,
-    `MARKS_BATCH` at a time (each batch a query of its own through the state index: the
+    `MARKS_PAGE` at a time (each page a query of its own through the state index: the
     outbox is not held between them)."""
     sql = (
         "SELECT seq, resource, record_id FROM changes WHERE state = 'pending'"
@@ -28,7 +28,7 @@ def pending_marks(outbox: OutboxFile, upto: int) -> Iterator[list[tuple[int, str
     after = 0
     while True:
         with outbox._db.lock:
-            rows = outbox._db.conn.execute(sql, (after, upto, MARKS_BATCH)).fetchall()
+            rows = outbox._db.conn.execute(sql, (after, upto, MARKS_PAGE)).fetchall()
         if not rows:
             return
         yield [(int(seq), str(res), str(rid)) for seq, res, rid in rows]

@@ -1,4 +1,4 @@
-"""SQL building for cache listings: filters, sort expressions over JSON fields, chunking.
+"""SQL building for table queries: filters, sort expressions over JSON fields, chunking.
 
 Field names reach SQL only as bound JSON paths (`json_extract(json, ?)`), never as text; they are
 checked against a strict pattern first (`name` or `nested.name`).
@@ -48,7 +48,7 @@ class FieldFilter:
 
 @dataclass(frozen=True)
 class KeysOrder:
-    """A listing's order read from its resource's sort keys (app/store/sort_keys.py): the keys
+    """A table query's order read from its resource's sort keys (app/store/sort_keys.py): the keys
     table, the column copying the sorted field, and `where` over the keys (their parent)."""
 
     table: str
@@ -56,25 +56,26 @@ class KeysOrder:
     where: Where
     indexed: bool = False  # a sort index over the keys serves the column (walked, filtered)
     slug: str = ""  # the resource (its records' parents are looked at: `_scanned_keys`)
-    marks: int = FEW_MARKS + 1  # records noted stale when built (chooses a plan, never rows;
-    # unknown: as many as the per-row check is for)
-    few_values: bool = False  # a sample of the column holds few values (chooses a plan)
+    # records noted stale when built (chooses how rows are read, never which; unknown: as many
+    # as the per-row check is for)
+    marks: int = FEW_MARKS + 1
+    few_values: bool = False  # a sample of the column holds few values (chooses how)
 
 
-def where(slug: str, parent: str | None, *, nested: bool) -> Where:
-    """Rows of `slug`; under `parent` if given, else any parent (nested) or none (top level)."""
+def where(slug: str, parent: str | None, *, per_booth: bool) -> Where:
+    """Rows of `slug`; under `parent` if given, else any parent (booth lists) or none."""
     if parent is not None:
         return Where("resource = ? AND parent = ?", (slug, parent))
-    if nested:
+    if per_booth:
         return Where("resource = ?", (slug,), one_parent=False)
     return Where("resource = ? AND parent = ''", (slug,))
 
 
-def keys_where(parent: str | None, *, nested: bool) -> Where:
+def keys_where(parent: str | None, *, per_booth: bool) -> Where:
     """`where()` over a resource's sort keys, whose rows are the resource's only."""
     if parent is not None:
         return Where("of_parent = ?", (parent,))
-    if nested:
+    if per_booth:
         return Where("", (), one_parent=False)
     return Where("of_parent = ''", ())
 
@@ -124,7 +125,7 @@ def filter_clause(spec: FieldFilter) -> tuple[str, tuple[Any, ...]]:
 
 
 def sort_expression(field: str) -> str:
-    """What a listing sorted on `field` orders by: a plain column, or the field's JSON value as
+    """What a table query sorted on `field` orders by: a plain column, or the field's JSON value as
     text compared case-insensitively. The path is written into the SQL (checked against the
     strict field pattern first) so that a sort index over the same expression serves it."""
     if field in _COLUMNS:
@@ -134,7 +135,7 @@ def sort_expression(field: str) -> str:
 
 def sort_index(field: str) -> tuple[str, str]:
     """The name of the index that serves sorts on `field`, and the statement creating it. Its
-    entries are ordered by (resource, parent, value, rowid): exactly a listing's order, so a
+    entries are ordered by (resource, parent, value, rowid): exactly a table query's order, so a
     first screen reads its first entries and stops."""
     name = "records_by_" + json_path(field)[2:].replace(".", "__")
     sql = (
@@ -143,9 +144,9 @@ def sort_index(field: str) -> tuple[str, str]:
     return name, sql
 
 
-def order_clause(listing: TableQuery) -> str:
+def order_clause(table_query: TableQuery) -> str:
     """`ORDER BY …` for a field (text compared case-insensitively), ties broken by fetch order."""
-    order_by, direction = listing.order_by, "DESC" if listing.descending else "ASC"
+    order_by, direction = table_query.order_by, "DESC" if table_query.descending else "ASC"
     if order_by is None:
         return f"ORDER BY rowid {direction}"
     return f"ORDER BY {sort_expression(order_by)} {direction}, rowid {direction}"
@@ -154,27 +155,27 @@ def order_clause(listing: TableQuery) -> str:
 def select(
     columns: str,
     where_: Where,
-    listing: TableQuery,
+    table_query: TableQuery,
     filters: Sequence[FieldFilter] = (),
     limit: int | None = None,
     offset: int = 0,
     sort_index: str | None = None,
     keys: KeysOrder | None = None,
 ) -> tuple[str, list[Any]]:
-    """A listing query and its parameters (in placeholder order). `where_` holds the listing's
+    """A table query's SQL and its parameters (in placeholder order). `where_` holds the query's
     resource and parent, `filters` its column filters as resolved by the cache (references),
     `sort_index` the index serving its order if the cache has one (`sort_index()`), `keys` its
     resource's sort keys if they copy the sorted field: they serve a list of ids (from its
     first row) that is not read by walking the sort index."""
-    through = _read_through(columns, where_, listing, sort_index, limit)
+    through = _read_through(columns, where_, table_query, sort_index, limit)
     walks_its_index = sort_index is not None and through.endswith(sort_index)
     if keys is not None and columns == "id" and not offset and not walks_its_index:
-        return _select_by_keys(where_, listing, filters, limit, keys)
+        return _select_by_keys(where_, table_query, filters, limit, keys)
     table = "records" + through
     sql = f"SELECT {columns} FROM {table} WHERE {where_.sql}"
     params: list[Any] = list(where_.params)
-    filtered, filter_params = _filters(listing, filters)
-    sql += filtered + " " + order_clause(listing)
+    filtered, filter_params = _filters(table_query, filters)
+    sql += filtered + " " + order_clause(table_query)
     params.extend(filter_params)
     if limit is not None or offset:
         sql += " LIMIT ? OFFSET ?"
@@ -182,11 +183,11 @@ def select(
     return sql, params
 
 
-def _filters(listing: TableQuery, filters: Sequence[FieldFilter]) -> tuple[str, list[Any]]:
-    """` AND …` for the listing's text and column filters, and their parameters."""
+def _filters(table_query: TableQuery, filters: Sequence[FieldFilter]) -> tuple[str, list[Any]]:
+    """` AND …` for the table query's text and column filters, and their parameters."""
     sql, params = "", []
-    if listing.text:
-        needles = text_needles(listing.text)
+    if table_query.text:
+        needles = text_needles(table_query.text)
         sql += " AND (" + " OR ".join(["instr(lower(json), ?) > 0"] * len(needles)) + ")"
         params.extend(needles)
     for spec in filters:
@@ -199,12 +200,12 @@ def _filters(listing: TableQuery, filters: Sequence[FieldFilter]) -> tuple[str, 
 
 def _select_by_keys(
     where_: Where,
-    listing: TableQuery,
+    table_query: TableQuery,
     filters: Sequence[FieldFilter],
     limit: int | None,
     keys: KeysOrder,
 ) -> tuple[str, list[Any]]:
-    """The ids of a listing sorted on a field its sort keys copy: the same values under the
+    """The ids of a table query sorted on a field its sort keys copy: the same values under the
     same collation as `sort_expression`, ties in fetch order, so the same rows in the same
     order. A record changed since its keys were copied (noted in `stale_keys`, decision 0024)
     is placed by its JSON's value instead. A first screen sorts the narrow keys alone (joined
@@ -213,10 +214,10 @@ def _select_by_keys(
     keeps its first rows and those of the changed records, and reads the ids of the rows it
     keeps; a whole list reads the ids beside the keys in fetch order and sorts once (looking
     each id up after the sort was twice as slow: the records in random order)."""
-    direction = "DESC" if listing.descending else "ASC"
+    direction = "DESC" if table_query.descending else "ASC"
     fresh = f"k.rowid NOT IN (SELECT n FROM {STALE})"
-    from_json = f"json_extract(records.json, '{json_path(str(listing.order_by))}')"
-    filtered, filter_params = _filters(listing, filters)
+    from_json = f"json_extract(records.json, '{json_path(str(table_query.order_by))}')"
+    filtered, filter_params = _filters(table_query, filters)
     # The keys are read in their own order, never through another column's sort index (SQLite
     # takes any that starts with their parent, then looks each row up in random order: a first
     # sort of priceZone at 1,000,000 customers 0.2 -> 1.5 s once customerName had its index).
@@ -270,7 +271,7 @@ def _scanned_keys(keys: KeysOrder, direction: str, limit: int) -> tuple[str, lis
     """The first `limit` fresh rows of a scan of the keys in order (`n`, `v`), and the query's
     parameters, read at the cost of the scan and the sort alone: it keeps the first `limit` +
     (the stale marks) rows of every key, stale or not, and drops the stale ones after (testing
-    each row's mark cost a sixth of the scan); a top-level listing tests no row's parent when
+    each row's mark cost a sixth of the scan); a top-level table query tests no row's parent when
     none of the resource's records has one (a sixth more). The marks and the parents are read
     by the query itself, in its snapshot: a write between building the query and running it
     changes nothing. The keys of a record without a stale mark hold its parent, so if no record
@@ -314,16 +315,16 @@ def _scanned_keys(keys: KeysOrder, direction: str, limit: int) -> tuple[str, lis
 
 
 def _read_through(
-    columns: str, where_: Where, listing: TableQuery, sort_index: str | None, limit: int | None
+    columns: str, where_: Where, table_query: TableQuery, sort_index: str | None, limit: int | None
 ) -> str:
-    """The index a listing reads its rows through (`INDEXED BY`). Left to itself, SQLite takes
+    """The index a table query reads its rows through (`INDEXED BY`). Left to itself, SQLite takes
     any index that starts with (resource, parent) — another column's sort index too — and then
     looks every row up in random order (10 s instead of 1.2 s at 1,000,000 customers). A sort
     index is walked for a first screen or for records (an export streams them in order), but
     not for a whole list of ids: reading those in fetch order and sorting once is faster (3.4 s
     against 5.6 s). The primary key serves an order by id."""
     whole_ids = columns == "id" and (limit is None or limit < 0)
-    if listing.order_by == "id":
+    if table_query.order_by == "id":
         return ""
     if sort_index is not None and where_.one_parent and not whole_ids:
         return f" INDEXED BY {sort_index}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from app.store.db import Migration
 
 # ----------------------------------------------------------------------------------------- cache
-# `parent` is '' for records that are not listed per parent (SQLite treats NULLs in a primary key
+# `parent` is '' for records that are not in a booth list (SQLite treats NULLs in a primary key
 # as distinct, so '' stands for "no parent").
 CACHE_V1: Migration = (
     """CREATE TABLE records (
@@ -51,7 +51,7 @@ CACHE_V3: Migration = (
     "ALTER TABLE sync_state ADD COLUMN not_offered_at TEXT",
 )
 
-# v4 (issue 17): when each parent's nested list (a booth's products, a booth's vendors) was last
+# v4 (issue 17): when each booth list (a booth's products, a booth's vendors) was last
 # listed in full. Incremental syncs no longer re-list every parent's booth lists; opening or
 # editing a record and the background sweep (oldest first, resumable) refresh them instead.
 CACHE_V4: Migration = (
@@ -64,7 +64,7 @@ CACHE_V4: Migration = (
     "CREATE INDEX nested_lists_age ON nested_lists (resource, listed_at)",
 )
 
-# v5 (issue 17): a listing in fetch order — a table's first screen, a filter keystroke — walks
+# v5 (issue 17): a table query in fetch order — a table's first screen, a filter keystroke — walks
 # this index (its entries are ordered by rowid within a resource and parent) and stops after the
 # rows it needs: 1 ms at 1,000,000 customers, where the primary key's order (by id) made SQLite
 # sort every row first (0.8 s). Built in 0.6 s on a cache of 1,000,000 records.
@@ -86,7 +86,7 @@ CACHE_V6: Migration = (
 
 # v7 (issue 17, decision 0024): a change to a keyed record notes its rowid here instead of
 # rewriting its sort keys (and their sort indexes) inside the sync's transaction; a catch-up
-# copies them after the write (app/store/sort_keys.py), and listings read a noted record's
+# copies them after the write (app/store/sort_keys.py), and table queries read a noted record's
 # values from its JSON meanwhile. Existing keys are marked incomplete: their next build
 # replaces the triggers that copied each change (and has nothing else to copy).
 CACHE_V7: Migration = (

@@ -1,6 +1,6 @@
 """Sort keys: a narrow copy of a big resource's field values, so a first sort reads no JSON.
 
-A listing sorted on a field orders by `json_extract(json, '$.field')`: without a sort index
+A table query sorted on a field orders by `json_extract(json, '$.field')`: without a sort index
 SQLite parses every record's JSON text to find the first screen (1.4–1.7 s at 1,000,000
 customers, ~1.2 µs a record). A resource's sort keys are one row per record in a table of its
 own (`keys_<slug>`, its rowid the record's rowid), holding `parent` and the value of each
@@ -12,7 +12,7 @@ halved the cache's load rate. `build` copies them in chunks of `CHUNK` rowids (e
 transaction, progress kept in `sort_keys.done_to`), after installing triggers that keep every
 later insert and removal of the resource's records copied. A bulk write (`BULK` records or
 more: a full sync's gathered pages) leaves its new records to the next build (`bulk_load`): a
-trigger each would halve the load rate. The keys serve listings once `complete`; a field the
+trigger each would halve the load rate. The keys serve table queries once `complete`; a field the
 copy does not hold (seen after it was built) falls back to json_extract until the next build
 starts over with it.
 
@@ -20,7 +20,7 @@ A changed record's keys are not rewritten in the write's transaction (decision 0
 trigger notes its rowid in `stale_keys`, and the next build copies the noted records (chunks of
 `_catch_up_chunk`, after the write). Rewriting them moved each record in the keys' sort
 indexes (`create_index`), ~2,000 pages per index for 1,000 records spread over 1,000,000. A
-listing read through the keys reads a noted record's value from its JSON meanwhile
+table query read through the keys reads a noted record's value from its JSON meanwhile
 (`query._select_by_keys`), so it is never out of order.
 
 Nothing here knows the window: `Cache.build_sort_keys` runs `build` on a connection of its own
@@ -44,8 +44,8 @@ SAMPLE, FEW_IN = 1_000, 10  # a column of few values: at most 1 in 10 of 1,000 r
 _SLUG = re.compile(r"[a-z][a-z0-9-]*")
 _TOP_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OWN_COLUMNS = frozenset({"id", "modifiedDate"})  # sorted on the record's own columns
-# Records changed since their keys were copied, of every keyed resource (cache v7); a listing
-# reads their values from the JSON until `catch_up` copies them.
+# Records changed since their keys were copied, of every keyed resource (cache v7); a table
+# query reads their values from the JSON until `catch_up` copies them.
 STALE = "stale_keys"
 _STALE_OF = (
     f"SELECT s.n FROM {STALE} AS s CROSS JOIN records AS r ON r.rowid = s.n WHERE r.resource = ?"
@@ -124,8 +124,8 @@ def index_name(slug: str, field: str) -> str:
 
 
 def create_index(conn: sqlite3.Connection, slug: str, field: str) -> bool:
-    """The sort index serving sorts of `slug` on `field` over its keys (ordered as a listing:
-    parent, value under NOCASE, rowid); False if the keys do not copy `field`."""
+    """The sort index serving sorts of `slug` on `field` over its keys (ordered as a table
+    query: parent, value under NOCASE, rowid); False if the keys do not copy `field`."""
     keys = read(conn, slug)
     column = None if keys is None else keys.column(field)
     if keys is None or column is None:
@@ -190,7 +190,7 @@ def bulk_load(conn: sqlite3.Connection, slug: str) -> None:
     """Before a bulk write of `slug`'s records (in its transaction): new records are left for
     the next build to copy, in chunks after the last record there now (their trigger goes;
     changes and removals of the records copied are still copied one by one). The keys serve
-    no listing until that build."""
+    no table query until that build."""
     if conn.execute("SELECT 1 FROM sort_keys WHERE resource = ?", (slug,)).fetchone() is None:
         return
     conn.execute(f"DROP TRIGGER IF EXISTS {table_of(slug)}_insert")

@@ -1,4 +1,4 @@
-"""Which records of a resource a listing shows, and in which order: one value, not five arguments.
+"""Which records of a resource a table shows, and in which order: one value, not five arguments.
 
 A `TableQuery` is what a table view, an export of that view, a saved view and the cache's queries
 all mean by "these rows": the parent record they sit under (a booth's products), the field they
@@ -7,7 +7,7 @@ it holds). It is frozen and hashable, so a view can compare the one it shows wit
 asked for (nothing to re-query when they are equal) and a background query can carry it to a
 worker thread as a plain value.
 
-Normalised on creation, so two listings that pick the same rows are equal: the text is
+Normalised on creation, so two table queries that pick the same rows are equal: the text is
 stripped, and filters with an empty text are dropped (an emptied column filter means "no
 filter"); filters keep the order in which they were set (the order a view lists them in).
 
@@ -49,13 +49,13 @@ class TableQuery:
         return replace(self, text=text)
 
     def with_filter(self, field: str, text: str) -> TableQuery:
-        """This listing with `field` filtered on `text` (an empty text removes its filter)."""
+        """This query with `field` filtered on `text` (an empty text removes its filter)."""
         kept = self.column_filters
         kept[field] = text
         return replace(self, filters=tuple(kept.items()))
 
     def with_filters(self, filters: Mapping[str, str]) -> TableQuery:
-        """This listing with exactly these column filters."""
+        """This query with exactly these column filters."""
         return replace(self, filters=tuple(filters.items()))
 
     def with_parent(self, parent: str | None) -> TableQuery:

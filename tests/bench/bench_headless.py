@@ -24,17 +24,17 @@ simulator (throttling off: a generous rate limit) with one change per row — an
 record, one PUT each (the API has no bulk update of customers) — so a million-row push is a
 million requests, hours here: it runs whole up to `PUSH_MAX` rows unless `--push-all` (or
 `--all`) is given (`--no-push`: none). Past it the push runs for a bounded time on the whole
-outbox (tests/bench/push_bounded.py: 40 windows of changes settled or 200 s after the first,
+outbox (tests/bench/push_bounded.py: 40 slices of changes settled or 200 s after the first,
 whichever comes first), is stopped by SIGINT as by Ctrl-C, and must end with exit 130 and every
 change it did not settle still pending; its peak is printed as measured over the changes it
-settled (a push holds one window at a time, decision 0018: its peak should be reached in its
-first windows; the peak so far at its first settled change, halfway and at the stop is printed
+settled (a push holds one slice at a time, decision 0018: its peak should be reached in its
+first slices; the peak so far at its first settled change, halfway and at the stop is printed
 to show it), its whole time as a projection at the rate measured.
-`push --json` is run at the smallest size only. `push --dry-run` plans the same kind of
-outbox (every record renamed: one update per record, queued directly through the store) with
-no server. Beside each push: the CPU time per
-change of the `showdesk` process and of the simulator (this process), which says which of the
-two bounds the rate. Nothing here asserts a time.
+`push --json` is run at the smallest size only. `push --dry-run` counts the cost of the same
+kind of outbox (every record renamed: one update per record, queued directly through the
+store) with no server. Beside each push: the CPU time per change of the `showdesk` process and
+of the simulator (this process), which says which of the two bounds the rate. Nothing here
+asserts a time.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Figures for the local store: cache ingest, listing/sorting a large resource, outbox writes.
+"""Figures for the local store: cache ingest, querying/sorting a large resource, outbox writes.
 
 Run `.venv/bin/python tests/bench/bench_store.py`; it prints figures and asserts nothing about
 time. The customer dicts are generated here (plausible shapes, no dependency on app/sim).
@@ -81,17 +81,17 @@ def bench_cache(folder: Path) -> None:
             "cache: re-upsert 100,000 existing", lambda: cache.upsert("customers", first), 100_000
         )
         bench_sync_writes(cache, first)
-        listings: list[tuple[str, TableQuery]] = [
+        queries: list[tuple[str, TableQuery]] = [
             ("fetch order", TableQuery()),
             ("sorted by customerName", TableQuery(order_by="customerName")),
             ("sorted by priceZone desc", TableQuery(order_by="priceZone", descending=True)),
             ("sorted by modifiedDate", TableQuery(order_by="modifiedDate")),
             ("text filter 'grocers #1'", TableQuery(text="grocers #1")),
         ]
-        for label, listing in listings:
+        for label, query in queries:
             timed(
                 f"cache: row_ids of 200,000, {label}",
-                partial(cache.row_ids, "customers", listing),
+                partial(cache.row_ids, "customers", query),
             )
         ids = cache.row_ids("customers", TableQuery(order_by="city"))
         pages = [ids[i * 100 : i * 100 + 100] for i in range(100)]
@@ -138,7 +138,7 @@ def bench_full_sync_load(folder: Path, total: int) -> None:
 
 
 def bench_with_sort_keys(cache: Cache, total: int) -> None:
-    """The sort keys copied after the load, as the table's first whole listing of a big resource
+    """The sort keys copied after the load, as the table's first whole query of a big resource
     copies them (decision 0023), then a full sync over the cached records and an incremental
     sync's 1,000 changed records with the copy present (the sort index of before still there)."""
     timed(
@@ -180,10 +180,10 @@ def first_screens(cache: Cache, total: int, marks: str) -> None:
     values (5, 7, 4) and one of a value per record, each way; best and median of 5 (issue 17:
     ≤ 0.3 s to the screen painted, of which this is the query)."""
     for field, descending in FIRST_SCREENS:
-        listing = TableQuery(order_by=field, descending=descending)
+        query = TableQuery(order_by=field, descending=descending)
         spent = []
         for _ in range(5):
-            read = cache.read_ids("customers", listing, limit=100)
+            read = cache.read_ids("customers", query, limit=100)
             began = time.perf_counter()
             read.run()
             spent.append(time.perf_counter() - began)
@@ -197,7 +197,7 @@ def bench_every_field_changed(cache: Cache, total: int) -> None:
     `tests/bench/bench_table.py` writes them (its sort keys and two sort indexes, built over the
     keys as a sort of the table builds them, decision 0024), after the WAL was copied into the
     file and emptied, three times (other records each time); beside the time, the pages it wrote
-    (the WAL's frames). Then the catch-up the table's next whole listing runs after it, in a
+    (the WAL's frames). Then the catch-up the table's next whole query runs after it, in a
     transaction of its own (the changed records' keys copied: each moves in both indexes)."""
     timed(
         "cache: catch up the sort keys (1,000 changed)", lambda: cache.build_sort_keys("customers")

@@ -45,7 +45,7 @@ from app.store.outbox import Outbox  # noqa: E402
 from app.sync.edit.editor import Editor, FieldEdit  # noqa: E402
 from app.sync.pull.puller import BULK_RECORDS, Puller  # noqa: E402
 from app.sync.push.pusher import Pusher  # noqa: E402
-from tests.sim.test_booth_lists import NESTED, ten_changes  # noqa: E402
+from tests.sim.test_booth_lists import BOOTH_LISTS, ten_changes  # noqa: E402
 
 REGISTRY = default_registry()
 
@@ -101,12 +101,12 @@ async def incremental_after_ten_changes(folder: Path, size: str) -> None:
                 await puller.sync()
                 took = time.perf_counter() - started
     requests = server.stats.requests
-    nested = sum(n for key, n in server.stats.by_operation.items() if key in NESTED)
+    lists = sum(n for key, n in server.stats.by_operation.items() if key in BOOTH_LISTS)
     before = " (before: 2,058, 2,000 of them per booth)" if size == "large" else ""
     print(
         f"incremental sync after 10 changes, {size} show: {requests:,} requests{before}, "
-        f"{nested} of them booth lists (the 3 booths new or changed); goal: a few per resource "
-        f"({sum(1 for r in REGISTRY if r.can('list') and not r.nested_by_param)} resources) plus "
+        f"{lists} of them booth lists (the 3 booths new or changed); goal: a few per resource "
+        f"({sum(1 for r in REGISTRY if r.can('list') and not r.listed_per_booth)} resources) plus "
         f"paging; {requests / 300:.1f} min of a 300/min budget; {took:.1f} s here"
     )
     print(f"  (its full sync: {full_requests:,} requests, {full_time:.1f} s with the limit lifted)")

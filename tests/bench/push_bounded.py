@@ -1,15 +1,15 @@
 """A push too long to run whole (1,000,000 changes: hours), measured for a bounded time and
 stopped as a user stops it: `showdesk push` runs in its own process until it has settled
-`windows` windows of changes or `seconds` have passed since its first settled change (or, if it
+`slices` slices of changes or `seconds` have passed since its first settled change (or, if it
 settles none, `limit` seconds in all), then gets SIGINT (Ctrl-C). It must end with exit 130,
 every change it did not settle still pending (the ones in flight back to pending with the
 reason), and the show holding no applied change the outbox does not know as done or retryable.
 
 Printed: the changes settled, the rate, the process's peak resident memory (VmHWM, its own,
 read from /proc while it runs and written at its exit) labelled as measured over the first
-changes only — a push holds one window at a time (decision 0018), so its peak should be reached
-in its first windows: the peak so far every 5 windows is printed to show it (at 100,000 it grew
-over the first ~20 windows, 130 → 136 MB, then stayed flat to 45,000; hence 40 windows) — and
+changes only — a push holds one slice at a time (decision 0018), so its peak should be reached
+in its first slices: the peak so far every 5 slices is printed to show it (at 100,000 it grew
+over the first ~20 slices, 130 → 136 MB, then stayed flat to 45,000; hence 40 slices) — and
 the projected whole-push time, labelled a projection.
 """
 
@@ -43,7 +43,7 @@ sys.argv = ['showdesk', *sys.argv[1:]]
 runpy.run_module('app', run_name='__main__', alter_sys=True)
 """
 SETTLED = ("done", "failed", "conflict")  # what a push has finished with
-WINDOW = 1000  # records a push holds at once (app/sync/push/pusher.py SLICE_RECORDS)
+SLICE = 1000  # records a push holds at once (app/sync/push/pusher.py SLICE_RECORDS)
 STOP_WAIT = 120.0  # seconds a stopped push may take to record what it did
 
 
@@ -90,7 +90,7 @@ def bounded_push(
     secret: str,
     applied_on_show: Callable[[], int],
     *,
-    windows: int = 40,
+    slices: int = 40,
     seconds: float = 200.0,
     limit: float = 420.0,
 ) -> dict[str, Any]:
@@ -112,8 +112,8 @@ def bounded_push(
                 now, settled = time.perf_counter() - began, _settled(outbox)
                 samples.append((now, settled, _hwm_mb(child.pid), _cpu(child.pid)))
                 first_at = next((t for t, n, _, _ in samples if n), 0.0)
-                # past N windows, in the middle of the next one: some changes are in flight
-                if settled >= windows * WINDOW + WINDOW // 2:
+                # past N slices, in the middle of the next one: some changes are in flight
+                if settled >= slices * SLICE + SLICE // 2:
                     break
                 if (first_at and now - first_at >= seconds) or (not first_at and now >= limit):
                     break
@@ -183,8 +183,8 @@ def curve(
     sending: list[tuple[float, int, float, float]], stop: tuple[float, int, float, float]
 ) -> str:
     """ "1,000: 138.8 MB · 5,000: 138.9 MB · …": the peak so far at the first poll past every
-    5 windows settled, and at the stop."""
-    points, step = [sending[0]], 5 * WINDOW
+    5 slices settled, and at the stop."""
+    points, step = [sending[0]], 5 * SLICE
     for sample in sending:
         if sample[1] >= points[-1][1] // step * step + step:
             points.append(sample)
@@ -237,8 +237,8 @@ def report(r: dict[str, Any], goal_mb: float) -> list[str]:
     lines.append(f"{'':<44} peak so far by changes settled: {curve(sending, r['stop_sample'])}")
     growth = (hwm1 - half[2]) / max(n1 - half[1], 1) * 1000
     lines.append(
-        f"{'':<44} a push holds one window of {WINDOW:,} records at a time (decision 0018), so"
-        f" its peak should be reached in its first windows; measured: {growth:+.3f} MB per"
+        f"{'':<44} a push holds one slice of {SLICE:,} records at a time (decision 0018), so"
+        f" its peak should be reached in its first slices; measured: {growth:+.3f} MB per"
         f" 1,000 changes over the second half of the measured sending"
         + (f" (if it went on linearly — a PROJECTION, an upper bound — the whole push would peak"
            f" at {hwm1 + growth * (count - n1) / 1000:.0f} MB)" if growth >= 0.01 else "")

@@ -1,4 +1,4 @@
-"""Issue 17: `showdesk sync` says what it did about lists per parent record (a booth's products
+"""Issue 17: `showdesk sync` says what it did about booth lists (a booth's products
 and vendors): all listed on the first (full) sync, only the new or changed booths' afterwards —
 in words, and in `--json` as its schema documents (docs/cli-json/sync.schema.json)."""
 

@@ -26,7 +26,7 @@ from tests.e2e.test_flow import PLAIN, running
 REGISTRY = default_registry()
 LISTS = ("booth-products", "booth-vendors")
 KEY = {"booth-products": "productID", "booth-vendors": "vendorID"}
-NESTED_LISTS = {("GET", REGISTRY[slug].op("list").path) for slug in LISTS}
+BOOTH_LIST_GETS = {("GET", REGISTRY[slug].op("list").path) for slug in LISTS}
 SIM_SHOW_SIZE = 6  # customers; the rest scaled: 9 booths, 18 lists
 
 
@@ -133,7 +133,7 @@ def _sim(server: SimServer, shape: str) -> BoothSide:
             show.remove("booths", booth(booth_id)["id"])
 
     def list_requests() -> int:
-        return sum(n for op, n in server.stats.by_operation.items() if op in NESTED_LISTS)
+        return sum(n for op, n in server.stats.by_operation.items() if op in BOOTH_LIST_GETS)
 
     return BoothSide(
         shape, connection, lambda: [str(b["boothID"]) for b in show.records("booths")],

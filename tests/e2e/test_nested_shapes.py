@@ -28,7 +28,7 @@ from app.api.connection import Connection
 from app.store.booth_list_times import BoothListTimes
 from app.store.cache import Cache
 from app.store.table_query import TableQuery
-from app.sync.pull.booth_sweep import NestedSweep, SweepProgress, SweepSettings
+from app.sync.pull.booth_sweep import BoothSweep, SweepProgress, SweepSettings
 from app.sync.pull.puller import Puller
 from tests.e2e.booth_side import KEY, LISTS, REGISTRY, BoothSide, booth_side
 from tests.e2e.test_flow import SHAPES
@@ -139,7 +139,7 @@ async def test_sweep_keeps_to_its_share_and_resumes_after_a_restart(
             await puller.refresh_lists("booths", booths[0])  # the lists' paging learned
             before = side.list_requests()
             heard: list[SweepProgress] = []
-            sweep = NestedSweep(puller, settings, clock=clock, sleep=sleeps.stop,
+            sweep = BoothSweep(puller, settings, clock=clock, sleep=sleeps.stop,
                                 on_progress=heard.append)  # fmt: skip
             with pytest.raises(Stopped):
                 await sweep.run()
@@ -153,7 +153,7 @@ async def test_sweep_keeps_to_its_share_and_resumes_after_a_restart(
 
         clock.advance(WINDOW + 1)  # a restart: the cache file reopened, a new sweep
         with Cache(path, REGISTRY) as cache:
-            sweep = NestedSweep(Puller(client, cache), settings, clock=clock,
+            sweep = BoothSweep(Puller(client, cache), settings, clock=clock,
                                 sleep=sleeps.pass_time)  # fmt: skip
             while await sweep.step():
                 pass
@@ -258,7 +258,7 @@ async def test_the_sweep_counts_every_request_a_list_it_cannot_prove_took(
             assert not (await puller.sync(SYNCED, full=True)).failed
             BoothListTimes(cache).forget("booth-products", [booth])  # its list due first
             show.on = True
-            sweep = NestedSweep(puller, SweepSettings(share=0.5))
+            sweep = BoothSweep(puller, SweepSettings(share=0.5))
             assert await sweep.step()
             assert sweep.lists == 1 and sweep.requests >= show.asked > 0
             assert sweep.requests > 1 or not side.proved  # the trials of other paging names

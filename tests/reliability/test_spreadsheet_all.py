@@ -1,6 +1,6 @@
 """Every resource through LibreOffice and back (issue 16; a few in tests/cli for `make test`):
 XLSX saved with the default settings and CSV opened as the README says import back with no
-change. The fast level (make test) takes the nested and bulk-only resources the fast suite does
+change. The fast level (make test) takes the booth-list and bulk-only resources the fast suite does
 not; the full level (make reliability) every resource the show lists."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Issue 17: a sync costs what changed. Nested lists (a booth's products and vendors) are listed
-per parent on a full sync, and on an incremental sync only for the booths new or changed — not
+"""Issue 17: a sync costs what changed. Booth lists (a booth's products and vendors) are listed
+per booth on a full sync, and on an incremental sync only for the booths new or changed — not
 one request per booth on every sync. Simulator over loopback, cache on real SQLite files."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from app.sync.pull.puller import Puller
 from tests.sim.test_sync import booth_products_equal, booth_vendors_equal, connect
 
 REGISTRY = default_registry()
-NESTED = {("GET", r.op("list").path) for r in REGISTRY if r.nested_by_param}
+BOOTH_LISTS = {("GET", r.op("list").path) for r in REGISTRY if r.listed_per_booth}
 LISTED = [r for r in REGISTRY if r.can("list")]
 
 
@@ -48,8 +48,8 @@ async def ten_changes(client: ShowClient, server: SimServer) -> str:
     return "B-NEW"
 
 
-def nested_requests(server: SimServer) -> int:
-    return sum(n for key, n in server.stats.by_operation.items() if key in NESTED)
+def booth_list_requests(server: SimServer) -> int:
+    return sum(n for key, n in server.stats.by_operation.items() if key in BOOTH_LISTS)
 
 
 async def _incremental_after_ten_changes(size: str | int, folder: Path) -> dict[str, Any]:
@@ -59,7 +59,7 @@ async def _incremental_after_ten_changes(size: str | int, folder: Path) -> dict[
                 puller = Puller(client, cache)
                 await puller.sync(full=True)
                 booths = server.show.count("booths")
-                full_nested = nested_requests(server)
+                full_booth_lists = booth_list_requests(server)
                 new_booth = await ten_changes(other_admin, server)
                 server.stats.reset()
                 report = await puller.sync()
@@ -69,9 +69,9 @@ async def _incremental_after_ten_changes(size: str | int, folder: Path) -> dict[
                 assert lists.last_listed("booth-products", new_booth) is not None
                 return {
                     "booths": booths,
-                    "full_nested": full_nested,
+                    "full_booth_lists": full_booth_lists,
                     "requests": server.stats.requests,
-                    "nested": nested_requests(server),
+                    "nested": booth_list_requests(server),
                     "lists": {r.resource: (r.lists, r.parents) for r in report.resources},
                 }
 
@@ -82,7 +82,7 @@ async def test_incremental_sync_after_ten_changes_lists_only_changed_booths(
     size: str | int, tmp_path: Path
 ) -> None:
     seen = await _incremental_after_ten_changes(size, tmp_path)
-    assert seen["full_nested"] >= 2 * seen["booths"]  # the full sync lists every booth's lists
+    assert seen["full_booth_lists"] >= 2 * seen["booths"]  # the full sync lists every booth's lists
     # 2 booths edited, 1 created: their products and vendors; nothing per unchanged booth
     assert seen["nested"] == 2 * 3
     assert seen["lists"]["booth-products"] == (3, seen["booths"] + 1)
@@ -106,9 +106,9 @@ async def test_changed_parent_is_listed_even_when_the_sync_stopped_before_its_li
                 await Puller(client, cache).sync(["booths"])  # ... the lists not synced yet
                 server.stats.reset()
                 await Puller(client, cache).sync(["booth-products"])
-                assert nested_requests(server) == 1  # that booth only
-                listed = TableQuery(parent=booth["boothID"])
-                assert list(cache.records("booth-products", listed)) == []
+                assert booth_list_requests(server) == 1  # that booth only
+                query = TableQuery(parent=booth["boothID"])
+                assert list(cache.records("booth-products", query)) == []
                 booth_products_equal(cache, server)
 
 
@@ -130,7 +130,7 @@ async def test_refresh_lists_of_one_booth(tmp_path: Path) -> None:
                 results = await puller.refresh_lists("booths", booth["boothID"])
                 assert [r.resource for r in results] == ["booth-products", "booth-vendors"]
                 assert all(r.failure is None and r.lists == 1 for r in results)
-                assert nested_requests(server) == 2
+                assert booth_list_requests(server) == 2
                 booth_products_equal(cache, server)
                 assert await puller.refresh_lists("booths", "NO-SUCH-BOOTH") is not None
 

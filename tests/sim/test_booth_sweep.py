@@ -16,10 +16,10 @@ from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.booth_list_times import BoothListTimes
 from app.store.cache import Cache
-from app.sync.pull.booth_sweep import NestedSweep, SweepProgress, SweepSettings, ago
+from app.sync.pull.booth_sweep import BoothSweep, SweepProgress, SweepSettings, ago
 from app.sync.pull.puller import Puller
 from tests.sim.conftest import ManualClock
-from tests.sim.test_booth_lists import nested_requests
+from tests.sim.test_booth_lists import booth_list_requests
 from tests.sim.test_sync import booth_products_equal, booth_vendors_equal, connect
 
 REGISTRY = default_registry()
@@ -76,12 +76,12 @@ async def test_sweep_keeps_to_its_share_and_resumes_after_a_restart(tmp_path: Pa
                 await puller.refresh_lists("booths", booths[0]["boothID"])  # paging learned
                 server.stats.reset()
                 heard: list[SweepProgress] = []
-                sweep = NestedSweep(puller, SweepSettings(share=0.2), clock=clock,
+                sweep = BoothSweep(puller, SweepSettings(share=0.2), clock=clock,
                                     sleep=sleeps.stop, on_progress=heard.append)  # fmt: skip
                 with pytest.raises(Stopped):
                     await sweep.run()
                 assert sweep.allowed == 20
-                assert sweep.requests == nested_requests(server) == 20  # its share, no more
+                assert sweep.requests == booth_list_requests(server) == 20  # its share, no more
                 assert waits == [pytest.approx(WINDOW, abs=1.0)]  # then it waits for its window
                 last = heard[-1]
                 assert (last.fresh, last.total, last.active) == (2 + 20, 2 * len(booths), True)
@@ -91,12 +91,12 @@ async def test_sweep_keeps_to_its_share_and_resumes_after_a_restart(tmp_path: Pa
             clock.advance(WINDOW + 1)
             with Cache(path, REGISTRY) as cache:
                 puller = Puller(client, cache)
-                sweep = NestedSweep(puller, SweepSettings(share=0.2), clock=clock,
+                sweep = BoothSweep(puller, SweepSettings(share=0.2), clock=clock,
                                     sleep=sleeps.pass_time)  # fmt: skip
                 while await sweep.step():
                     pass
                 # every list asked exactly once across the restart: it resumed where it stopped
-                assert nested_requests(server) == 2 * len(booths) - 2
+                assert booth_list_requests(server) == 2 * len(booths) - 2
                 assert len(waits) == 1 + 4  # 98 more at 20 a minute: four more windows waited
                 assert all(not p.active for p in sweep.progress())
                 booth_products_equal(cache, server)
@@ -120,13 +120,13 @@ async def test_sweep_refreshes_the_oldest_list_first(tmp_path: Path) -> None:
                 lists.listed("booth-vendors", [keys[0]], now)  # fresh: not due
                 server.stats.reset()
                 hour = SweepSettings(max_age=timedelta(hours=1))
-                sweep = NestedSweep(Puller(client, cache), hour)
+                sweep = BoothSweep(Puller(client, cache), hour)
                 assert await sweep.step()
                 refreshed = lists.last_listed("booth-products", keys[-1])
                 assert refreshed is not None and refreshed > now - timedelta(minutes=1)
                 while await sweep.step():
                     pass
-                assert nested_requests(server) == 2 * len(keys) - 1
+                assert booth_list_requests(server) == 2 * len(keys) - 1
                 assert lists.last_listed("booth-vendors", keys[0]) == now
 
 
@@ -164,7 +164,7 @@ def test_sweep_run_stops_when_asked(tmp_path: Path) -> None:
                     async def idle(seconds: float) -> None:
                         stop.set()
 
-                    await NestedSweep(Puller(client, cache), sleep=idle).run(stop)
+                    await BoothSweep(Puller(client, cache), sleep=idle).run(stop)
 
     asyncio.run(scenario())
 
@@ -188,9 +188,9 @@ async def test_sweep_stands_aside_while_paused(tmp_path: Path) -> None:
                     waits.append(seconds)
                     syncing.pop(0)
 
-                sweep = NestedSweep(puller, sleep=note, paused=lambda: syncing[0])
+                sweep = BoothSweep(puller, sleep=note, paused=lambda: syncing[0])
                 assert await sweep.step()
-                assert waits == [1.0, 1.0] and nested_requests(server) == 1
+                assert waits == [1.0, 1.0] and booth_list_requests(server) == 1
 
 
 @pytest.mark.asyncio
@@ -206,11 +206,11 @@ async def test_sweep_leaves_alone_a_list_the_show_does_not_offer(tmp_path: Path)
                 report = await puller.sync(["booths", "booth-vendors"], full=True)
                 assert [slug for slug, _ in report.not_offered] == ["booth-vendors"]
                 server.stats.reset()
-                sweep = NestedSweep(puller)
+                sweep = BoothSweep(puller)
                 while await sweep.step():
                     pass
                 booths = server.show.count("booths")
                 assert sweep.lists == booths  # their products only: nothing asked of vendors
-                assert server.stats.requests == nested_requests(server)  # (a 404 not among them)
+                assert server.stats.requests == booth_list_requests(server)  # no 404 among them
                 assert [(p.fresh, p.total) for p in sweep.progress()] == [(booths, booths)]
                 booth_products_equal(cache, server)

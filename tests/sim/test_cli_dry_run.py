@@ -2,7 +2,7 @@
 
 The command runs in this process (`app.cli.main`) on a saved profile against the simulator over
 loopback, after a real sync that used some of the profile's rate budget; the printed line must
-be the one the core plan (app/sync/push/cost.py) gives for the same pending changes at that
+be the one the core cost (app/sync/push/cost.py) gives for the same pending changes at that
 budget — the line the outbox's review pane shows.
 """
 
@@ -79,9 +79,9 @@ def test_push_dry_run_prints_the_review_estimate_and_sends_nothing(
         assert outbox.changes() == before  # untouched: same rows, states, attempts
     state = budget(profile)
     assert state.used > 0  # the sync's requests count against the budget the estimate uses
-    plan = push_cost(before, registry_for(profile))
-    assert (plan.changes, plan.sends, plan.checks) == (14, 13, 1)
-    assert printed == cost_text(plan, state, profile.interactive_reserve)
+    cost = push_cost(before, registry_for(profile))
+    assert (cost.changes, cost.sends, cost.checks) == (14, 13, 1)
+    assert printed == cost_text(cost, state, profile.interactive_reserve)
     assert printed.startswith("14 pending changes · 14 requests (13 sends, 1 listing)")
     assert printed.endswith(f"at {state.used}/{state.limit} per {state.window:g} s")
 

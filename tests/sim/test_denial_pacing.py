@@ -4,8 +4,8 @@ refusal in words API.md allows for throttling too, decision 0002): ShowDesk read
 proven denied. From that proof on the cut is known to rest on a misreading, so the rest of the
 push goes at the budget it had before those 403s, not at the cut one (3 requests a minute).
 
-Over real loopback against the simulator (300 requests a minute), with windows of 4 records
-(every window past the first re-checks with single GETs) and a clock that moves only when the
+Over real loopback against the simulator (300 requests a minute), with slices of 4 records
+(every slice past the first re-checks with single GETs) and a clock that moves only when the
 push waits: what it waits after the proof is what the cut costs.
 """
 
@@ -26,7 +26,7 @@ from tests.sim.test_push_rechecks import (
     Counting,
     _always_late,
     _registry,
-    rechecks,  # noqa: F401 (the fixture: windows of 4 records, every one re-checked)
+    rechecks,  # noqa: F401 (the fixture: slices of 4 records, every one re-checked)
 )
 from tests.sim.test_sync import _config, queue_update
 from tests.unit.test_client_fakes import FakeTime

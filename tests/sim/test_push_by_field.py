@@ -173,7 +173,7 @@ async def test_a_strict_server_never_sees_a_null_nobody_set(tmp_path: Path) -> N
 async def test_a_push_longer_than_one_rate_window_checks_the_server_again(
     tmp_path: Path,
 ) -> None:
-    """One window's worth of records at a time; past one budget span the next ones are checked
+    """One slice's worth of records at a time; past one budget span the next ones are checked
     again, so a change another admin made meanwhile to a field we change is a conflict, not
     overwritten."""
     desk = Desk(tmp_path / "desk")
@@ -185,7 +185,7 @@ async def test_a_push_longer_than_one_rate_window_checks_the_server_again(
             last = ids[-1]
 
             def other_admin(progress: PushProgress) -> None:
-                if progress.done == 2:  # the first window's records are in
+                if progress.done == 2:  # the first slice's records are in
                     theirs = {**(server.show.get("customers", last) or {}), "city": "Theirs"}
                     server.show.replace("customers", last, theirs)
 

@@ -1,14 +1,14 @@
 """Issue 17 point 5: the re-check of a long push (app/sync/push/prepush.py `ServerCheck.again`).
 
-Past each budget span a push checks the next window's records against the server again. Its
+Past each budget span a push checks the next slice's records against the server again. Its
 `modifiedAfter` listing has a date's granularity, so it holds every record the push already
 sent today: listed again at every check, the re-checks grew with the square of the push. Each
-re-check now costs what is cheaper in requests — the window's records got one by one, or the
+re-check now costs what is cheaper in requests — the slice's records got one by one, or the
 listing (its pages estimated from the last listing plus what was sent since) — with the same
 verdicts (decision 0004): a conflict only where the server changed a field the user changed.
 
-Over real loopback against the simulator, with windows of 4 records, pages of 3 records and a
-clock that makes every window past the first a re-check.
+Over real loopback against the simulator, with slices of 4 records, pages of 3 records and a
+clock that makes every slice past the first a re-check.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from tests.sim.test_push_by_field import Desk
 from tests.sim.test_sync import _config, connect, queue_update
 from tests.unit.test_client_fakes import FakeTime
 
-WINDOW = 4  # records per window
+SLICE = 4  # records per slice
 PAGE = 3  # records per listing page
 
 
@@ -83,13 +83,13 @@ def _client(
     return client
 
 
-Cost = tuple[int, int, int, int]  # (listing pages, records listed, single GETs, window records)
+Cost = tuple[int, int, int, int]  # (listing pages, records listed, single GETs, slice records)
 
 
 @pytest.fixture
 def rechecks(monkeypatch: pytest.MonkeyPatch) -> list[Cost]:
-    """Every window is a re-check; what each costs, through the transport of the push's client."""
-    monkeypatch.setattr(pusher, "SLICE_RECORDS", WINDOW)
+    """Every slice is a re-check; what each costs, through the transport of the push's client."""
+    monkeypatch.setattr(pusher, "SLICE_RECORDS", SLICE)
     costs: list[Cost] = []
     again: Callable[[ServerCheck, list[Any]], Awaitable[list[Any]]] = ServerCheck.again
 
@@ -114,18 +114,18 @@ def rechecks(monkeypatch: pytest.MonkeyPatch) -> list[Cost]:
 
 def _always_late(push: Pusher) -> None:
     ticks = itertools.count()
-    push.clock = lambda: next(ticks) * 1000.0  # every window is a budget span after the last
+    push.clock = lambda: next(ticks) * 1000.0  # every slice is a budget span after the last
 
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("rate", [(100_000, 60.0), (20, 0.5)], ids=["spare-budget", "tight"])
-async def test_the_rechecks_of_a_long_push_cost_no_more_than_their_windows(
+async def test_the_rechecks_of_a_long_push_cost_no_more_than_their_slices(
     tmp_path: Path, rechecks: list[Cost], rate: tuple[int, float]
 ) -> None:
     """40 records pushed 4 at a time: 9 re-checks. Listing again everything sent since the
-    day before the last sync, the 9th listed 36 records in 13 pages for a window of 4; each
-    now costs at most one request per record of its window, and once the listing would cost
-    more requests than the window's records, nothing is listed again."""
+    day before the last sync, the 9th listed 36 records in 13 pages for a slice of 4; each
+    now costs at most one request per record of its slice, and once the listing would cost
+    more requests than the slice's records, nothing is listed again."""
     limit, window = rate
     desk = Desk(tmp_path / "desk")
     registry = _registry(tmp_path)
@@ -158,8 +158,8 @@ SHAPES = [name for name in PRESETS if name not in ("renamed-paths", "deny-writes
 async def test_a_recheck_by_single_gets_judges_as_the_listing_did(
     tmp_path: Path, rechecks: list[Cost], shape: str
 ) -> None:
-    """After the first window has landed, another admin changes the city of a record of the
-    4th window (the field we change: a conflict) and the phone of one of the 5th (another
+    """After the first slice has landed, another admin changes the city of a record of the
+    4th slice (the field we change: a conflict) and the phone of one of the 5th (another
     field: merged into our PUT, kept on the show). The re-checks, by single GETs where
     those cost fewer requests than the listing, find both as a listing would, whatever shape
     the show has."""
@@ -176,7 +176,7 @@ async def test_a_recheck_by_single_gets_judges_as_the_listing_did(
             crossed: list[str] = []
 
             def other_admin(progress: PushProgress) -> None:
-                if progress.done >= WINDOW and not crossed:
+                if progress.done >= SLICE and not crossed:
                     crossed.append("yes")
                     for rid, fields in ((clash, {"city": "Theirs"}), (beside, {"phone": "555"})):
                         current = server.show.get("customers", rid)
@@ -230,7 +230,7 @@ async def test_a_show_without_single_gets_is_rechecked_by_its_listing(
 
             def other_admin(progress: PushProgress) -> None:
                 current = server.show.get("customers", clash)
-                if progress.done >= WINDOW and current is not None and current["city"] != "X":
+                if progress.done >= SLICE and current is not None and current["city"] != "X":
                     server.show.replace("customers", clash, {**current, "city": "X"})
 
             push = Pusher(client, desk.cache, desk.outbox, on_progress=other_admin)
@@ -250,9 +250,9 @@ async def test_a_show_without_single_gets_is_rechecked_by_its_listing(
 async def test_with_budget_to_spare_a_recheck_lists_no_more_than_ten_records_per_record(
     tmp_path: Path, rechecks: list[Cost], rate: tuple[int, float], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Pages of 500: the listing is one request at every check, fewer than a window's GETs.
+    """Pages of 500: the listing is one request at every check, fewer than a slice's GETs.
     Where those GETs take at most a tenth of the rate budget, the re-checks list only while
-    the listing carries at most ten records per record of the window (pushed 2 at a time:
+    the listing carries at most ten records per record of the slice (pushed 2 at a time:
     up to the 10th check), then get the records; where the budget is tight, they list."""
     monkeypatch.setattr(pusher, "SLICE_RECORDS", 2)
     limit, window = rate
@@ -304,7 +304,7 @@ class OtherGets(Counting):
 async def test_single_gets_that_answer_unlike_the_listing_leave_the_check_to_it(
     tmp_path: Path, rechecks: list[Cost], shape: str
 ) -> None:
-    """Taken as the record, a wrapped answer stopped every push after its first window ("a
+    """Taken as the record, a wrapped answer stopped every push after its first slice ("a
     record without an id"), and a summary made false conflicts of every change (the server
     seemed to have cleared the city) and overwrote the cached records with three fields."""
     desk = Desk(tmp_path / "desk")
@@ -325,7 +325,7 @@ async def test_single_gets_that_answer_unlike_the_listing_leave_the_check_to_it(
         cached = desk.cache.get("customers", ids[-1])
         assert cached is not None and cached["city"] == "Ours" and "customerName" in cached
         assert len(cached) > 3  # the cache keeps whole records, not the GETs' summaries
-    assert transport.gets <= WINDOW  # one window's GETs told this show's are no help
+    assert transport.gets <= SLICE  # one slice's GETs told this show's are no help
     desk.close()
 
 
@@ -340,7 +340,7 @@ async def _push_28(
     server: SimServer, desk: Desk, registry: Registry, profile: Path, city: str
 ) -> Pushed:
     """One command's push (a client of its own, the profile's data folder `profile`) of 28
-    city changes, another admin changing the city of the last one after the first window."""
+    city changes, another admin changing the city of the last one after the first slice."""
     waits, transport = FakeTime(), Counting()  # a pause moves the clock, never sleeps
     connection = Connection(
         base_url=server.base_url, auth_url=server.auth_url, show_id=server.show_id,
@@ -358,7 +358,7 @@ async def _push_28(
 
         def other_admin(progress: PushProgress) -> None:
             current = server.show.get("customers", clash)
-            if progress.done >= WINDOW and current is not None and not crossed:
+            if progress.done >= SLICE and current is not None and not crossed:
                 crossed.append(clash)
                 server.show.replace("customers", clash, {**current, "city": f"Their {city}"})
 

@@ -24,7 +24,7 @@ def small_slices(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pusher, "SLICE_RECORDS", 4)  # records per slice
     monkeypatch.setattr(push_outcomes, "SETTLE_EVERY", 3)  # answered changes settled together
     monkeypatch.setattr(verify_pushed, "NOTED_BATCH", 5)  # updates noted before they are written
-    monkeypatch.setattr(outbox_slices, "MARKS_BATCH", 7)  # pending changes read at a time
+    monkeypatch.setattr(outbox_slices, "MARKS_PAGE", 7)  # pending changes read at a time
 
 
 @pytest.mark.asyncio
@@ -33,7 +33,7 @@ async def test_a_push_of_many_slices_sends_each_record_once_in_order_and_settles
     tmp_path: Path,
 ) -> None:
     """26 records, two edits each on some: every change done and logged once, each record's
-    changes in order (its last edit is what the show holds), one PUT per record's run."""
+    changes in order (its last edit is what the show holds), one PUT per record's chain."""
     desk = Desk(tmp_path / "desk")
     with SimServer(generate_show(30, seed=11), _config()) as server:
         async with connect(server) as client:

@@ -116,7 +116,7 @@ async def test_full_sync_of_the_demo_show_equals_the_simulator(cache: Cache) -> 
             report = await Puller(client, cache, on_progress=seen.append).sync(full=True)
         assert not report.cancelled
         for res in REGISTRY:
-            if not res.nested_by_param:
+            if not res.listed_per_booth:
                 top_level_equal(cache, server, res.slug)
         assert cache.count("booth-products") > 0 and cache.count("booth-vendors") > 0
         booth_products_equal(cache, server)

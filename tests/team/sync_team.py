@@ -78,7 +78,7 @@ def differences(server: SimServer, cache_path: Path) -> list[str]:
         return [
             res.slug
             for res in REGISTRY
-            if not res.nested_by_param
+            if not res.listed_per_booth
             and res.slug in server.show.slugs
             and set(cache.ids(res.slug)) != {str(r["id"]) for r in server.show.records(res.slug)}
         ]

@@ -79,7 +79,7 @@ def test_a_second_sync_by_another_member_continues_from_the_teams_cursor(
     result = asyncio.run(ben.shared.sync(pull_of(server, ben.cache)))
     assert result.led and result.report is not None
     full = [r.resource for r in result.report.resources if r.full]
-    assert [s for s in full if not REGISTRY[s].nested_by_param] == []  # booth lists: always
+    assert [s for s in full if not REGISTRY[s].listed_per_booth] == []  # booth lists: always
     assert server.stats.requests - first < first
     ann.shared.catch_up()
     assert ann.cache.get("customers", str(record["id"]))["city"] == "Team Town"  # type: ignore[index]

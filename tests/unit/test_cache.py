@@ -1,4 +1,4 @@
-"""The record cache on real SQLite files: writing, reading, listing, deletion detection."""
+"""The record cache on real SQLite files: writing, reading, table queries, deletion detection."""
 
 from __future__ import annotations
 
@@ -154,7 +154,7 @@ def test_delete_and_retain_only(cache: Cache) -> None:
     assert cache.count("customers") == 0
 
 
-def test_nested_records_by_parent(cache: Cache) -> None:
+def test_booth_list_records_by_booth(cache: Cache) -> None:
     cache.upsert("booth-products", [{"id": "p1"}, {"id": "p2"}], parent="B1")
     cache.upsert("booth-products", [{"id": "p1"}, {"id": "p3"}], parent="B2")
     assert cache.ids("booth-products", parent="B1") == ["p1", "p2"]

@@ -1,4 +1,4 @@
-"""Per-column filters of cache listings: substring per field, reference labels, safe field names."""
+"""Per-column filters of table queries: substring per field, reference labels, safe field names."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A cache in a folder whose name holds characters a URI gives meaning to ('#', '?', '%'): the
-reads on connections of their own (a stream's snapshot, a listing's ids) open that file, not
+reads on connections of their own (a stream's snapshot, a table query's ids) open that file, not
 another, and leave nothing beside it."""
 
 from __future__ import annotations

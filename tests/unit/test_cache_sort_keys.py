@@ -1,5 +1,5 @@
 """A resource's sort keys (app/store/sort_keys.py, decision 0023): a narrow copy of its field
-values that serves sorted listings without reading the records' JSON. A listing read through
+values that serves sorted table queries without reading the records' JSON. A query read through
 them holds the same rows in the same order as one read from the JSON — first screens and whole
 lists, both directions, filters, values of every JSON type — and stays so through later
 writes (kept by triggers), a build stopped half-way, fields seen after the build, and clears."""
@@ -39,7 +39,7 @@ values = st.one_of(
 records = st.lists(
     st.dictionaries(st.sampled_from(FIELDS), values, max_size=len(FIELDS)), max_size=12
 )
-listings = st.builds(
+queries = st.builds(
     TableQuery,
     order_by=st.sampled_from(FIELDS),
     descending=st.booleans(),
@@ -53,11 +53,11 @@ def customers(rows: list[dict[str, Any]], start: int = 0) -> list[dict[str, Any]
             for n, r in enumerate(rows)]  # fmt: skip
 
 
-def through_keys(cache: Cache, listing: TableQuery, limit: int | None = None) -> list[str]:
-    """The listing's ids, asserting they were read through the sort keys."""
-    sql, _params = cache._select("id", "customers", listing, limit)
+def through_keys(cache: Cache, query: TableQuery, limit: int | None = None) -> list[str]:
+    """The query's ids, asserting they were read through the sort keys."""
+    sql, _params = cache._select("id", "customers", query, limit)
     assert "keys_customers" in sql
-    return cache.row_ids("customers", listing, limit=limit)
+    return cache.row_ids("customers", query, limit=limit)
 
 
 @pytest.fixture
@@ -69,12 +69,12 @@ def cache(tmp_path: Path) -> Iterator[Cache]:
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rows=records,
-    listing=listings,
+    query=queries,
     limit=st.sampled_from([None, 1, 3]),
     few_in=st.sampled_from([0, sort_keys.FEW_IN]),
 )
-def test_a_listing_read_through_the_sort_keys_is_the_one_read_from_the_json(
-    rows: list[dict[str, Any]], listing: TableQuery, limit: int | None, few_in: int
+def test_a_query_read_through_the_sort_keys_is_the_one_read_from_the_json(
+    rows: list[dict[str, Any]], query: TableQuery, limit: int | None, few_in: int
 ) -> None:
     """Also with every column taken for one of few values (`few_in` 0: a descending first
     screen keeps its ties in the scan's order and reads the last value's again from the end)."""
@@ -85,12 +85,12 @@ def test_a_listing_read_through_the_sort_keys_is_the_one_read_from_the_json(
     ):
         cache.upsert("customers", customers(rows))
         cache.upsert("customers", [{"id": "c000", "customerID": "x", "customerName": None}])
-        from_json = cache.row_ids("customers", listing, limit=limit)
+        from_json = cache.row_ids("customers", query, limit=limit)
         assert cache.build_sort_keys("customers") and cache.has_sort_keys("customers")
-        if cache.count("customers") and listing.order_by in cache.fields("customers"):
-            assert through_keys(cache, listing, limit) == from_json
+        if cache.count("customers") and query.order_by in cache.fields("customers"):
+            assert through_keys(cache, query, limit) == from_json
         else:
-            assert cache.row_ids("customers", listing, limit=limit) == from_json
+            assert cache.row_ids("customers", query, limit=limit) == from_json
 
 
 def test_writes_after_the_build_are_copied_by_its_triggers(cache: Cache, tmp_path: Path) -> None:
@@ -105,10 +105,10 @@ def test_writes_after_the_build_are_copied_by_its_triggers(cache: Cache, tmp_pat
             each.upsert("customers", customers([{"customerName": "new", "priceZone": -1}], 40))
             each.delete("customers", ["c003", "c011"])
             each.retain_only("customers", [f"c{n:03d}" for n in range(25)] + ["c040"])
-        for listing in (TableQuery(order_by="customerName"), TableQuery(order_by="priceZone",
+        for query in (TableQuery(order_by="customerName"), TableQuery(order_by="priceZone",
                         descending=True), TableQuery(order_by="city", text="shop 1")):  # fmt: skip
-            assert through_keys(cache, listing) == plain.row_ids("customers", listing)
-            assert through_keys(cache, listing, 4) == plain.row_ids("customers", listing, limit=4)
+            assert through_keys(cache, query) == plain.row_ids("customers", query)
+            assert through_keys(cache, query, 4) == plain.row_ids("customers", query, limit=4)
 
 
 def test_a_stopped_build_keeps_its_chunks_and_continues(
@@ -127,12 +127,12 @@ def test_a_stopped_build_keeps_its_chunks_and_continues(
     monkeypatch.setattr(sort_keys, "_copy_chunk", stopped_after_two)
     assert cache.build_sort_keys("customers") is False
     assert not cache.has_sort_keys("customers")
-    listing = TableQuery(order_by="customerName")
-    assert "keys_customers" not in cache._select("id", "customers", listing)[0]  # not complete
+    query = TableQuery(order_by="customerName")
+    assert "keys_customers" not in cache._select("id", "customers", query)[0]  # not complete
     cache.upsert("customers", customers([{"customerName": "n0 late"}], 20))  # meanwhile
     assert cache.build_sort_keys("customers") and len(calls) == 5  # two more chunks, not five
-    plain = cache.row_ids("customers", listing.with_text("n"))  # filtered: read from the JSON…
-    assert through_keys(cache, listing) == plain  # …the same rows through the keys
+    plain = cache.row_ids("customers", query.with_text("n"))  # filtered: read from the JSON…
+    assert through_keys(cache, query) == plain  # …the same rows through the keys
 
 
 def test_a_field_seen_after_the_build_is_sorted_from_the_json_until_copied(cache: Cache) -> None:
@@ -147,20 +147,18 @@ def test_a_field_seen_after_the_build_is_sorted_from_the_json_until_copied(cache
     assert through_keys(cache, by_state, 1) == ["c000"]  # NULLs first, in fetch order
 
 
-def test_nested_resources_are_sorted_per_parent_and_across_parents(cache: Cache) -> None:
+def test_booth_lists_are_sorted_per_booth_and_across_booths(cache: Cache) -> None:
     for parent, names in (("b1", ["z", "a"]), ("b2", ["m", "b"])):
         rows = [{"id": f"{parent}-{n}", "productID": f"P{parent}{n}", "description": name}
                 for n, name in enumerate(names)]  # fmt: skip
         cache.upsert("booth-products", rows, parent=parent)
     assert cache.build_sort_keys("booth-products")
-    listing = TableQuery(order_by="description")
+    query = TableQuery(order_by="description")
     for parent, expected in ((None, ["b1-1", "b2-1", "b2-0", "b1-0"]), ("b2", ["b2-1", "b2-0"])):
-        sql = cache._select("id", "booth-products", listing.with_parent(parent), 2)[0]
+        sql = cache._select("id", "booth-products", query.with_parent(parent), 2)[0]
         assert "keys_booth_products" in sql
-        assert cache.row_ids("booth-products", listing.with_parent(parent)) == expected
-        assert cache.row_ids("booth-products", listing.with_parent(parent), limit=1) == [
-            expected[0]
-        ]
+        assert cache.row_ids("booth-products", query.with_parent(parent)) == expected
+        assert cache.row_ids("booth-products", query.with_parent(parent), limit=1) == [expected[0]]
 
 
 def test_clearing_a_resource_forgets_its_sort_keys(cache: Cache) -> None:
@@ -178,21 +176,21 @@ def test_clearing_a_resource_forgets_its_sort_keys(cache: Cache) -> None:
         assert left.fetchall() == []
 
 
-def test_a_big_listing_gets_its_sort_keys_copied_in_the_background(
+def test_a_big_query_gets_its_sort_keys_copied_in_the_background(
     cache: Cache, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cache.upsert("customers", customers([{"customerName": f"n{n % 3}"} for n in range(6)]))
     monkeypatch.setattr(cached_rows, "SORT_INDEX_FROM", 6)
-    window, builds, build = CachedRows(cache, "customers"), [], cache.build_sort_keys
+    cached, builds, build = CachedRows(cache, "customers"), [], cache.build_sort_keys
     monkeypatch.setattr(cache, "build_sort_keys", lambda slug: builds.append(slug) or build(slug))
-    window.runner = lambda work, done: done(work())
-    window.relist(TableQuery(text="n1"), window.show)  # two rows: too few to copy anything
+    cached.runner = lambda work, done: done(work())
+    cached.requery(TableQuery(text="n1"), cached.show)  # two rows: too few to copy anything
     assert builds == [] and not cache.has_sort_keys("customers")
-    window.relist(TableQuery(text="n"), window.show)
+    cached.requery(TableQuery(text="n"), cached.show)
     assert builds == ["customers"] and cache.has_sort_keys("customers")
-    window.relist(TableQuery(order_by="customerName"), window.show)  # the keys are there
+    cached.requery(TableQuery(order_by="customerName"), cached.show)  # the keys are there
     assert builds == ["customers"]
-    assert window.ids == ["c000", "c003", "c001", "c004", "c002", "c005"]
+    assert cached.ids == ["c000", "c003", "c001", "c004", "c002", "c005"]
 
 
 def test_a_bulk_load_leaves_its_new_records_to_the_next_build(
@@ -220,9 +218,9 @@ def test_a_bulk_load_leaves_its_new_records_to_the_next_build(
     with Cache(tmp_path / "plain.db", REGISTRY) as plain:
         for rows in (customers(old), bulk, customers([{"customerName": "0 late"}], 20)):
             plain.upsert("customers", rows)
-        listing = TableQuery(order_by="customerName", descending=True)
-        assert through_keys(cache, listing) == plain.row_ids("customers", listing)
-        assert through_keys(cache, listing, 2) == plain.row_ids("customers", listing, limit=2)
+        query = TableQuery(order_by="customerName", descending=True)
+        assert through_keys(cache, query) == plain.row_ids("customers", query)
+        assert through_keys(cache, query, 2) == plain.row_ids("customers", query, limit=2)
 
 
 def test_a_v5_cache_gets_its_sort_keys_table_and_keeps_its_records(tmp_path: Path) -> None:
@@ -247,10 +245,10 @@ def test_a_v5_cache_gets_its_sort_keys_table_and_keeps_its_records(tmp_path: Pat
 
 
 @pytest.mark.parametrize("few_in", [0, sort_keys.FEW_IN], ids=["few values", "many"])
-def test_nested_first_screens_sorted_descending_are_the_whole_lists_start(
+def test_booth_list_first_screens_sorted_descending_are_the_whole_lists_start(
     cache: Cache, few_in: int
 ) -> None:
-    """Per parent and across parents, a descending first screen (its ties kept in the scan's
+    """Per booth and across booths, a descending first screen (its ties kept in the scan's
     order when the column is taken for one of few values) starts the whole list."""
     for parent in ("b1", "b2", "b3"):
         rows = [{"id": f"{parent}-{n}", "productID": f"P{parent}{n}", "description": f"d{n % 2}"}
@@ -259,9 +257,9 @@ def test_nested_first_screens_sorted_descending_are_the_whole_lists_start(
     assert cache.build_sort_keys("booth-products")
     with patch.object(sort_keys, "FEW_IN", few_in):
         for parent in (None, "b2"):
-            listing = TableQuery(order_by="description", descending=True).with_parent(parent)
-            sql = cache._select("id", "booth-products", listing, 2)[0]
+            query = TableQuery(order_by="description", descending=True).with_parent(parent)
+            sql = cache._select("id", "booth-products", query, 2)[0]
             assert "keys_booth_products" in sql and ("WITH kept" in sql) == (few_in == 0)
-            whole = cache.row_ids("booth-products", listing)
+            whole = cache.row_ids("booth-products", query)
             for limit in range(1, len(whole) + 2):
-                assert cache.row_ids("booth-products", listing, limit=limit) == whole[:limit]
+                assert cache.row_ids("booth-products", query, limit=limit) == whole[:limit]

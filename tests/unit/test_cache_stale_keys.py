@@ -1,5 +1,5 @@
 """Sort keys caught up after the write (decision 0024): a change to a keyed record only notes
-it stale, and a listing read through the keys (and their sort indexes) right after the write,
+it stale, and a table query read through the keys (and their sort indexes) right after the write,
 before the catch-up, holds the same rows in the same order as one read from the JSON."""
 
 from __future__ import annotations
@@ -66,22 +66,22 @@ def keyed(tmp_path: Path) -> Iterator[Cache]:
 def test_a_change_only_notes_its_keys_stale_and_the_next_build_copies_them(keyed: Cache) -> None:
     keyed.upsert("customers", [customer(3, "aaa first", 9)])
     assert stale_marks(keyed) == 1 and kept_value(keyed, "c003") == "Delta3"  # not rewritten
-    assert not keyed.has_sort_keys("customers")  # a window's next whole listing catches up
+    assert not keyed.has_sort_keys("customers")  # the cached rows' next whole list catches up
     assert keyed.build_sort_keys("customers")
     assert stale_marks(keyed) == 0 and kept_value(keyed, "c003") == "aaa first"
     assert keyed.has_sort_keys("customers")
 
 
-def test_the_windows_next_big_listing_catches_up_after_a_sync(
+def test_the_cached_rows_next_big_query_catches_up_after_a_sync(
     keyed: Cache, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(cached_rows, "SORT_INDEX_FROM", 40)
-    window = CachedRows(keyed, "customers")
-    window.runner = lambda work, done: done(work())
+    cached = CachedRows(keyed, "customers")
+    cached.runner = lambda work, done: done(work())
     keyed.upsert("customers", [customer(5, "aaa moved", 1)])
     assert not keyed.has_sort_keys("customers")
-    window.relist(TableQuery(order_by="customerName"), window.show, first_screen=False)  # refresh
-    assert window.ids[0] == "c005"  # placed by its JSON, then its keys copied after
+    cached.requery(TableQuery(order_by="customerName"), cached.show, first_screen=False)  # refresh
+    assert cached.ids[0] == "c005"  # placed by its JSON, then its keys copied after
     assert keyed.has_sort_keys("customers") and stale_marks(keyed) == 0
     assert kept_value(keyed, "c005") == "aaa moved"
 
@@ -114,11 +114,11 @@ def test_a_sort_right_after_an_upsert_that_moved_records_is_the_sort_of_the_json
     parented: bool,
     few_in: int,
 ) -> None:
-    """Records renamed (some new), some removed, then the listing at once: first screens and
+    """Records renamed (some new), some removed, then the query at once: first screens and
     whole lists read through the stale keys (walking their sort index or scanning them, their
     stale rows dropped after the scan or tested one by one when there are many, with a record
     of the resource under a parent or none, a descending sort's ties kept in the scan's order
-    or not: `few_in`) equal the same listing of a cache without keys."""
+    or not: `few_in`) equal the same query of a cache without keys."""
     folder = tmp_path_factory.mktemp("moved")
     rows = [customer(n, NAMES[n % 8] + str(n), n % 5) for n in range(40)]
     later = [customer(n, name, (n * 7) % 4) for n, name in moved]
@@ -129,7 +129,7 @@ def test_a_sort_right_after_an_upsert_that_moved_records_is_the_sort_of_the_json
         patch.object(sort_keys, "FEW_IN", few_in),
     ):
         cache.upsert("customers", rows)
-        if parented:  # not a top-level record: no top-level listing holds it
+        if parented:  # not a top-level record: no top-level query holds it
             cache.upsert("customers", [customer(41, "aaa under", 9)], parent="p1")
         assert cache.build_sort_keys("customers")
         if indexed:
@@ -140,12 +140,14 @@ def test_a_sort_right_after_an_upsert_that_moved_records_is_the_sort_of_the_json
                 each.upsert("customers", [customer(41, "aaa under", 9)], parent="p1")
             each.upsert("customers", later)
             each.delete("customers", [f"c{n:03d}" for n in removed])
-        listing = TableQuery(order_by=order_by, descending=descending, text=text, filters=filters)
-        sql, _params = cache._select("id", "customers", listing, limit)
+        table_query = TableQuery(
+            order_by=order_by, descending=descending, text=text, filters=filters
+        )
+        sql, _params = cache._select("id", "customers", table_query, limit)
         assert "keys_customers" in sql and "records_by_" not in sql
-        expected = plain.row_ids("customers", listing, limit=limit)
-        assert cache.row_ids("customers", listing, limit=limit) == expected
-        assert cache.row_ids("customers", listing, limit=limit, detached=True) == expected
+        expected = plain.row_ids("customers", table_query, limit=limit)
+        assert cache.row_ids("customers", table_query, limit=limit) == expected
+        assert cache.row_ids("customers", table_query, limit=limit, detached=True) == expected
 
 
 @pytest.mark.parametrize("descending", [False, True])
@@ -155,18 +157,18 @@ def test_a_first_screen_built_before_a_write_and_run_after_it_sees_the_write(
 ) -> None:
     """A first screen scanning the keys reads the stale marks and the records' parents in its
     own snapshot: records moved (and one put under a parent) between building the query and
-    running it are placed as a listing built after the write places them."""
+    running it are placed as a query built after the write places them."""
     with Cache(tmp_path / "cache.db", REGISTRY) as cache:
         cache.upsert("customers", [customer(n, NAMES[n % 8] + str(n), n % 3) for n in range(40)])
         assert cache.build_sort_keys("customers")
-        listing = TableQuery(order_by="priceZone", descending=descending)
-        before = cache.read_ids("customers", listing, limit=5)
+        table_query = TableQuery(order_by="priceZone", descending=descending)
+        before = cache.read_ids("customers", table_query, limit=5)
         assert "NOT INDEXED" in before._sql and stale_marks(cache) == 0
         moved = [customer(n, "moved", 9 if descending else -1) for n in (3, 17)]
         cache.upsert("customers", moved)
         if parented:
             cache.upsert("customers", [customer(50, "under", 9 if descending else -1)], parent="p")
-        after = cache.row_ids("customers", listing, limit=5)
+        after = cache.row_ids("customers", table_query, limit=5)
         assert after[:2] == ["c017", "c003"] if descending else ["c003", "c017"]
         assert before.run() == after
 
@@ -214,8 +216,8 @@ def test_a_v6_cache_replaces_its_copying_trigger_at_the_next_build(tmp_path: Pat
         assert cache.build_sort_keys("customers")
         cache.upsert("customers", [customer(0, "zulu", 0)])
         assert stale_marks(cache) == 1
-        listing = TableQuery(order_by="customerName", descending=True)
-        assert cache.row_ids("customers", listing, limit=1) == ["c000"]
+        table_query = TableQuery(order_by="customerName", descending=True)
+        assert cache.row_ids("customers", table_query, limit=1) == ["c000"]
 
 
 @pytest.mark.parametrize("few_in", [0, sort_keys.FEW_IN], ids=["few values", "many"])
@@ -233,13 +235,13 @@ def test_records_that_led_the_keys_and_moved_away_leave_their_place_to_the_next(
     ):
         cache.upsert("customers", [customer(n, NAMES[n % 8] + str(n), n % 3) for n in range(40)])
         assert cache.build_sort_keys("customers")
-        listing = TableQuery(order_by="priceZone", descending=descending)
-        leading = cache.row_ids("customers", listing, limit=4)
+        table_query = TableQuery(order_by="priceZone", descending=descending)
+        leading = cache.row_ids("customers", table_query, limit=4)
         cache.upsert("customers", [customer(int(rid[1:]), "moved", -5 if descending else 9)
                                    for rid in leading[:3]])  # fmt: skip
         assert stale_marks(cache) == 3
-        assert "NOT INDEXED" in cache._select("id", "customers", listing, 2)[0]
-        assert cache.row_ids("customers", listing, limit=2)[0] == leading[3]
-        everything = cache.row_ids("customers", listing)
+        assert "NOT INDEXED" in cache._select("id", "customers", table_query, 2)[0]
+        assert cache.row_ids("customers", table_query, limit=2)[0] == leading[3]
+        everything = cache.row_ids("customers", table_query)
         assert everything[-3:] == leading[:3]  # ties in the same order, at the other end
-        assert cache.row_ids("customers", listing, limit=2) == everything[:2]
+        assert cache.row_ids("customers", table_query, limit=2) == everything[:2]

@@ -1,6 +1,6 @@
 """The `TableQuery` value (app/store/table_query.py): normalised, hashable, changed by small
-helpers, and
-the same rows whether the cache streams records, lists ids, or a view export writes them."""
+helpers, and the same rows whether the cache streams records, reads ids, or a view export
+writes them."""
 
 from __future__ import annotations
 
@@ -61,11 +61,11 @@ def cache(tmp_path: Path) -> Iterator[Cache]:
 
 
 def test_records_and_row_ids_pick_the_same_rows_in_the_same_order(cache: Cache) -> None:
-    listing = TableQuery(order_by="priceZone", descending=True).with_filter("city", "spring")
-    assert cache.row_ids("customers", listing) == ["c2", "c0"]
-    assert [r["id"] for r in cache.records("customers", listing)] == ["c2", "c0"]
-    assert [r["id"] for r in cache.records("customers", listing, limit=1, offset=1)] == ["c0"]
-    assert cache.row_ids("customers", listing, detached=True) == ["c2", "c0"]
+    query = TableQuery(order_by="priceZone", descending=True).with_filter("city", "spring")
+    assert cache.row_ids("customers", query) == ["c2", "c0"]
+    assert [r["id"] for r in cache.records("customers", query)] == ["c2", "c0"]
+    assert [r["id"] for r in cache.records("customers", query, limit=1, offset=1)] == ["c0"]
+    assert cache.row_ids("customers", query, detached=True) == ["c2", "c0"]
 
 
 def test_the_parent_of_a_listing_picks_one_parents_records(cache: Cache) -> None:

@@ -1,5 +1,5 @@
-"""The record window (app/store/cached_rows.py) over a real cache file: ids in a listing's
-order, records read in blocks kept in a small LRU, rows created here after the listed ones, and
+"""The cached rows (app/store/cached_rows.py) over a real cache file: ids in a table query's
+order, records read in blocks kept in a small LRU, rows created here after the queried ones, and
 background queries whose overtaken answers are dropped — all without Qt."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from app.store.cache import Cache
 from app.store.cached_rows import BLOCK, FIRST_SCREEN, MAX_BLOCKS, CachedRows
 from app.store.table_query import TableQuery
 
-COUNT = BLOCK * (MAX_BLOCKS + 2)  # more blocks than the window keeps
+COUNT = BLOCK * (MAX_BLOCKS + 2)  # more blocks than the cached rows keep
 
 
 @pytest.fixture
@@ -44,75 +44,75 @@ def spy_reads(cache: Cache) -> list[int]:
     return calls
 
 
-def test_the_ids_follow_the_listing(cache: Cache) -> None:
-    listing = TableQuery(order_by="id", descending=True).with_filter("customerName", "shop 3")
-    window = CachedRows(cache, "customers", listing)
-    assert window.listing == listing
-    assert window.count == COUNT // 10 and window.record_id(0) == f"c{COUNT - 7:05d}"
-    assert window.row_of(f"c{COUNT - 7:05d}") == 0 and window.row_of("c00000") == -1
+def test_the_ids_follow_the_query(cache: Cache) -> None:
+    query = TableQuery(order_by="id", descending=True).with_filter("customerName", "shop 3")
+    rows = CachedRows(cache, "customers", query)
+    assert rows.query == query
+    assert rows.count == COUNT // 10 and rows.record_id(0) == f"c{COUNT - 7:05d}"
+    assert rows.row_of(f"c{COUNT - 7:05d}") == 0 and rows.row_of("c00000") == -1
     answered: list[tuple[list[str], bool]] = []
-    window.relist(TableQuery(text="CU00012"), lambda *a: answered.append(a))  # at once, no runner
-    assert answered == [(["c00012"], True)] and window.count == COUNT // 10  # shown when told
+    rows.requery(TableQuery(text="CU00012"), lambda *a: answered.append(a))  # at once, no runner
+    assert answered == [(["c00012"], True)] and rows.count == COUNT // 10  # shown when told
     answered[:] = [(ids, True) for ids, _complete in answered]
-    window.show(answered[0][0])
-    assert window.ids == ["c00012"] and window.row_of("c00012") == 0
+    rows.show(answered[0][0])
+    assert rows.ids == ["c00012"] and rows.row_of("c00012") == 0
 
 
 def test_records_are_read_in_blocks_and_few_blocks_are_kept(cache: Cache) -> None:
-    window = CachedRows(cache, "customers")
+    rows = CachedRows(cache, "customers")
     reads = spy_reads(cache)
-    assert [window.record(row)["id"] for row in range(BLOCK)] == window.ids[:BLOCK]
+    assert [rows.record(row)["id"] for row in range(BLOCK)] == rows.ids[:BLOCK]
     assert reads == [BLOCK]  # one SELECT for the whole block
     for block in range(1, MAX_BLOCKS + 1):  # one block more than kept: the first is dropped
-        window.record(block * BLOCK)
+        rows.record(block * BLOCK)
     assert len(reads) == MAX_BLOCKS + 1
-    window.record(BLOCK * MAX_BLOCKS + 1)  # still kept
+    rows.record(BLOCK * MAX_BLOCKS + 1)  # still kept
     assert len(reads) == MAX_BLOCKS + 1
-    window.record(3)  # the first block was the least recently used: read again
+    rows.record(3)  # the first block was the least recently used: read again
     assert len(reads) == MAX_BLOCKS + 2
 
 
 def test_forgetting_reads_changed_records_again(cache: Cache) -> None:
-    window = CachedRows(cache, "customers")
-    assert window.record(0)["customerName"] == "Shop 0"
+    rows = CachedRows(cache, "customers")
+    assert rows.record(0)["customerName"] == "Shop 0"
     cache.upsert("customers", [{"id": "c00000", "customerID": "CU00000", "customerName": "New"}])
-    assert window.record(0)["customerName"] == "Shop 0"  # the block is kept until told
-    window.forget_records()
-    assert window.record(0)["customerName"] == "New"
+    assert rows.record(0)["customerName"] == "Shop 0"  # the block is kept until told
+    rows.forget_records()
+    assert rows.record(0)["customerName"] == "New"
     cache.delete("customers", ["c00000"])
-    window.forget_records()
-    assert window.record(0) == {} and window.record_id(0) == "c00000"  # vanished: empty
+    rows.forget_records()
+    assert rows.record(0) == {} and rows.record_id(0) == "c00000"  # vanished: empty
 
 
-def test_extra_rows_come_after_the_listed_ones_and_survive_a_relist(cache: Cache) -> None:
-    window = CachedRows(cache, "customers", TableQuery(text="CU0001"))
-    listed = window.ids
-    window.set_extra(["local-1", "local-2"])
-    assert window.ids == [*listed, "local-1", "local-2"] and window.extra == ["local-1", "local-2"]
-    assert window.row_of("local-2") == len(listed) + 1 and window.record(len(listed)) == {}
-    window.relist(TableQuery(text="CU00012"), window.show)
-    assert window.ids == ["c00012", "local-1", "local-2"]
-    window.set_extra(["local-2"])
-    assert window.ids == ["c00012", "local-2"] and window.row_of("local-1") == -1
+def test_extra_rows_come_after_the_queried_ones_and_survive_a_requery(cache: Cache) -> None:
+    rows = CachedRows(cache, "customers", TableQuery(text="CU0001"))
+    queried = rows.ids
+    rows.set_extra(["local-1", "local-2"])
+    assert rows.ids == [*queried, "local-1", "local-2"] and rows.extra == ["local-1", "local-2"]
+    assert rows.row_of("local-2") == len(queried) + 1 and rows.record(len(queried)) == {}
+    rows.requery(TableQuery(text="CU00012"), rows.show)
+    assert rows.ids == ["c00012", "local-1", "local-2"]
+    rows.set_extra(["local-2"])
+    assert rows.ids == ["c00012", "local-2"] and rows.row_of("local-1") == -1
 
 
-def test_a_background_relist_keeps_the_rows_and_drops_overtaken_answers(cache: Cache) -> None:
+def test_a_background_requery_keeps_the_rows_and_drops_overtaken_answers(cache: Cache) -> None:
     """The runner here is a worker thread; the answers are delivered in the order asked. Each
-    relist asks a first screen, then the whole list; the overtaken queries were cancelled."""
-    window = CachedRows(cache, "customers")
+    requery asks a first screen, then the whole list; the overtaken queries were cancelled."""
+    rows = CachedRows(cache, "customers")
     asked: list[tuple[Callable[[], list[str]], Callable[[list[str]], None]]] = []
-    window.runner = lambda work, done: asked.append((work, done))
+    rows.runner = lambda work, done: asked.append((work, done))
     shown: list[tuple[list[str], bool]] = []
-    before = window.ids
-    window.relist(TableQuery(order_by="id", descending=True), lambda *a: shown.append(a))
-    window.relist(TableQuery(text="CU00012"), lambda *a: shown.append(a))  # before any answer
-    assert window.ids == before and window.listing == TableQuery(text="CU00012")
+    before = rows.ids
+    rows.requery(TableQuery(order_by="id", descending=True), lambda *a: shown.append(a))
+    rows.requery(TableQuery(text="CU00012"), lambda *a: shown.append(a))  # before any answer
+    assert rows.ids == before and rows.query == TableQuery(text="CU00012")
     assert len(asked) == 2  # the first screens
     with ThreadPoolExecutor(1) as worker:
         answers = [worker.submit(work).result() for work, _done in asked]
         for (_work, done), ids in zip(asked, answers, strict=True):
             done(ids)
-    assert answers[0] == []  # the first relist's query was cancelled before it ran
+    assert answers[0] == []  # the first requery's query was cancelled before it ran
     assert shown == [(["c00012"], True)] and len(asked) == 2  # a short first screen is all
 
 
@@ -121,24 +121,24 @@ def run_now(work: Callable[[], list[str]], done: Callable[[list[str]], None]) ->
 
 
 def test_a_first_screen_comes_first_and_the_whole_list_extends_it(cache: Cache) -> None:
-    window = CachedRows(cache, "customers")
+    rows = CachedRows(cache, "customers")
     asked: list[tuple[Callable[[], list[str]], Callable[[list[str]], None]]] = []
-    window.runner = lambda work, done: asked.append((work, done))
-    listing = TableQuery(order_by="customerName", descending=True)
+    rows.runner = lambda work, done: asked.append((work, done))
+    query = TableQuery(order_by="customerName", descending=True)
     shown: list[tuple[list[str], bool]] = []
 
     def ready(ids: list[str], complete: bool) -> None:
         shown.append((ids, complete))
-        more = window.extension(ids) if complete else None
-        window.show(ids, complete) if more is None else window.extend(ids)
+        more = rows.extension(ids) if complete else None
+        rows.show(ids, complete) if more is None else rows.extend(ids)
 
-    window.relist(listing, ready)
+    rows.requery(query, ready)
     for work, done in asked:
         done(work())
-    whole = cache.row_ids("customers", listing)
+    whole = cache.row_ids("customers", query)
     assert [complete for _ids, complete in shown] == [False, True]
-    assert shown[0][0] == whole[:FIRST_SCREEN] and window.ids == whole and window.complete
-    assert window.extension(whole) is None  # complete: nothing to extend
+    assert shown[0][0] == whole[:FIRST_SCREEN] and rows.ids == whole and rows.complete
+    assert rows.extension(whole) is None  # complete: nothing to extend
 
 
 def test_a_running_query_is_interrupted_when_cancelled(cache: Cache) -> None:
@@ -148,25 +148,25 @@ def test_a_running_query_is_interrupted_when_cancelled(cache: Cache) -> None:
     assert cache.read_ids("customers", TableQuery(text="CU00012")).run() == ["c00012"]
 
 
-def test_a_big_sorted_listing_gets_a_sort_index_that_gives_the_same_rows(
+def test_a_big_sorted_query_gets_a_sort_index_that_gives_the_same_rows(
     cache: Cache, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(cached_rows, "SORT_INDEX_FROM", COUNT)
-    listing = TableQuery(order_by="customerName", descending=True)
-    before = cache.row_ids("customers", listing)
-    window = CachedRows(cache, "customers")
-    window.runner = run_now
+    query = TableQuery(order_by="customerName", descending=True)
+    before = cache.row_ids("customers", query)
+    rows = CachedRows(cache, "customers")
+    rows.runner = run_now
     assert not cache.has_sort_index("customerName", "customers")
-    window.relist(listing, window.show)
+    rows.requery(query, rows.show)
     # the sort keys copied first, the index built over them (decision 0024)
-    assert window.ids == before and cache.has_sort_index("customerName", "customers")
-    sql, params = cache._select("id", "customers", listing, FIRST_SCREEN)
+    assert rows.ids == before and cache.has_sort_index("customerName", "customers")
+    sql, params = cache._select("id", "customers", query, FIRST_SCREEN)
     with cache._db.lock:
         plan = str(cache._db.conn.execute("EXPLAIN QUERY PLAN " + sql, params).fetchall())
     assert "INDEX keys_customers_by_customerName" in plan  # first rows only, then the changed
     assert "records_by_customerName" not in plan
-    assert cache.row_ids("customers", listing, limit=FIRST_SCREEN) == before[:FIRST_SCREEN]
-    assert cache.row_ids("customers", listing) == before
+    assert cache.row_ids("customers", query, limit=FIRST_SCREEN) == before[:FIRST_SCREEN]
+    assert cache.row_ids("customers", query) == before
     other = TableQuery(order_by="priceZone", text="CU")  # no index of its own: not the other one's
     sql, params = cache._select("id", "customers", other, FIRST_SCREEN)
     with cache._db.lock:
@@ -174,7 +174,7 @@ def test_a_big_sorted_listing_gets_a_sort_index_that_gives_the_same_rows(
     assert "records_listing" in plan and "by_customerName" not in plan
     assert cache.row_ids("customers", other, limit=5) == cache.row_ids("customers", other)[:5]
     monkeypatch.setattr(cached_rows, "SORT_INDEX_FROM", COUNT + 1)  # a smaller resource
-    window.relist(TableQuery(order_by="priceZone"), window.show)
+    rows.requery(TableQuery(order_by="priceZone"), rows.show)
     assert not cache.has_sort_index("priceZone", "customers")
     assert cache.has_sort_index("id")  # the primary key
 
@@ -195,10 +195,10 @@ def test_non_ascii_text_is_found_in_records_written_escaped_or_not(cache: Cache)
 
 
 def test_ids_read_at_once_keep_their_order_and_odd_ids(cache: Cache) -> None:
-    listing = TableQuery(order_by="customerName", descending=True)
-    assert cache.read_ids("customers", listing).run() == cache.row_ids("customers", listing)
+    query = TableQuery(order_by="customerName", descending=True)
+    assert cache.read_ids("customers", query).run() == cache.row_ids("customers", query)
     cache.upsert("customers", [{"id": "odd\x1fid", "customerID": "ODD", "customerName": "~"}])
-    assert cache.read_ids("customers", listing).run()[0] == "odd\x1fid"  # read row by row then
+    assert cache.read_ids("customers", query).run()[0] == "odd\x1fid"  # read row by row then
     assert cache.read_ids("customers", TableQuery(text="nothing like it")).run() == []
 
 
@@ -207,15 +207,15 @@ def test_a_filtered_first_screen_past_its_budget_gives_up_for_the_whole_list(
 ) -> None:
     monkeypatch.setattr(cached_rows, "FIRST_SCREEN_BUDGET", 0.0)
     monkeypatch.setattr(ids_read, "_CHECK_EVERY", 100)  # look at the clock often
-    window = CachedRows(cache, "customers")
+    rows = CachedRows(cache, "customers")
     asked: list[Callable[[], list[str]]] = []
-    window.runner = lambda work, done: (asked.append(work), done(work()))
+    rows.runner = lambda work, done: (asked.append(work), done(work()))
     shown: list[tuple[list[str], bool]] = []
-    listing = TableQuery(order_by="customerName", text="shop 3")
-    window.relist(listing, lambda *a: shown.append(a))
+    query = TableQuery(order_by="customerName", text="shop 3")
+    rows.requery(query, lambda *a: shown.append(a))
     assert len(asked) == 2  # the first screen gave up at once, then the whole list
-    assert shown == [(cache.row_ids("customers", listing), True)]
-    read = cache.read_ids("customers", listing, limit=FIRST_SCREEN, budget=0.0)
+    assert shown == [(cache.row_ids("customers", query), True)]
+    read = cache.read_ids("customers", query, limit=FIRST_SCREEN, budget=0.0)
     assert read.run() == [] and read.gave_up and not read.cancelled
 
 
@@ -228,34 +228,34 @@ def test_a_list_of_rows_replaced_is_freed_in_the_runner_and_rows_are_found_where
     monkeypatch.setattr(cached_rows, "FREED_APART", 10)
     monkeypatch.setattr(cached_rows, "FREE_SLICE", 7)
     monkeypatch.setattr(cached_rows, "NEAR", 3)
-    window = CachedRows(cache, "customers")
+    rows = CachedRows(cache, "customers")
     asked: list[Callable[[], list[str]]] = []
-    window.runner = lambda work, done: (asked.append(work), done([]))
+    rows.runner = lambda work, done: (asked.append(work), done([]))
     shown = cache.row_ids("customers", TableQuery())
-    window.show(shown)
-    listed = cache.row_ids("customers", TableQuery(order_by="id", descending=True))
-    window.show(listed)
-    assert window.ids == listed and shown and len(asked) == 2  # the lists before, to free
+    rows.show(shown)
+    queried = cache.row_ids("customers", TableQuery(order_by="id", descending=True))
+    rows.show(queried)
+    assert rows.ids == queried and shown and len(asked) == 2  # the lists before, to free
     assert [work() for work in asked] == [[], []] and shown == []  # emptied by the runner
-    assert window.row_of("c00005") == COUNT - 6 and window.row_of("c00005") == COUNT - 6
-    window.show(cache.row_ids("customers", TableQuery()))
-    assert window.row_of("c00005") == 5 and window.row_of("nope") == -1  # moved far: found
-    window.set_extra(["local-1"])
-    assert window.count == COUNT + 1 and window.row_of("local-1") == COUNT
-    window.set_extra([])
-    assert window.count == COUNT and window.row_of("local-1") == -1
+    assert rows.row_of("c00005") == COUNT - 6 and rows.row_of("c00005") == COUNT - 6
+    rows.show(cache.row_ids("customers", TableQuery()))
+    assert rows.row_of("c00005") == 5 and rows.row_of("nope") == -1  # moved far: found
+    rows.set_extra(["local-1"])
+    assert rows.count == COUNT + 1 and rows.row_of("local-1") == COUNT
+    rows.set_extra([])
+    assert rows.count == COUNT and rows.row_of("local-1") == -1
 
 
 def test_a_refresh_that_moved_no_row_keeps_the_rows_as_they_are(cache: Cache) -> None:
-    """The same listing read again whole (a refresh): compared in the runner with the rows
+    """The same query read again whole (a refresh): compared in the runner with the rows
     shown; the same ids answer the very list shown (`extension` 0: nothing to reset)."""
-    window = CachedRows(cache, "customers")
-    window.runner = run_now
-    shown = window.ids
-    window.show(shown)
+    rows = CachedRows(cache, "customers")
+    rows.runner = run_now
+    shown = rows.ids
+    rows.show(shown)
     answered: list[list[str]] = []
-    window.relist(window.listing, lambda ids, _complete: answered.append(ids), first_screen=False)
-    assert answered[0] is shown and window.extension(answered[0]) == 0
+    rows.requery(rows.query, lambda ids, _complete: answered.append(ids), first_screen=False)
+    assert answered[0] is shown and rows.extension(answered[0]) == 0
     cache.delete("customers", ["c00003"])
-    window.relist(window.listing, lambda ids, _complete: answered.append(ids), first_screen=False)
-    assert window.extension(answered[1]) is None and len(answered[1]) == COUNT - 1
+    rows.requery(rows.query, lambda ids, _complete: answered.append(ids), first_screen=False)
+    assert rows.extension(answered[1]) is None and len(answered[1]) == COUNT - 1

@@ -66,7 +66,7 @@ def test_csv_columns_and_cells(cache: Cache, tmp_path: Path) -> None:
 @pytest.mark.parametrize("suffix", [".csv", ".xlsx"])
 def test_round_trip_is_unchanged(cache: Cache, tmp_path: Path, suffix: str) -> None:
     path = tmp_path / f"customers{suffix}"
-    export(cache, "customers", path, listing=TableQuery(order_by="customerName", descending=True))
+    export(cache, "customers", path, query=TableQuery(order_by="customerName", descending=True))
     plan = plan_import(cache, "customers", path)
     assert plan.errors == [] and plan.creates == [] and plan.updates == []
     assert len(plan.unchanged) == 8
@@ -81,7 +81,7 @@ def test_json_is_the_raw_records(cache: Cache, tmp_path: Path) -> None:
 
 
 def test_xlsx_text_is_never_a_formula(cache: Cache, tmp_path: Path) -> None:
-    export(cache, "customers", tmp_path / "c.xlsx", listing=TableQuery(text="zExtra"))
+    export(cache, "customers", tmp_path / "c.xlsx", query=TableQuery(text="zExtra"))
     (rows,) = read_xlsx(tmp_path / "c.xlsx").values()
     name = rows[0].index("customerName")
     assert rows[1][name] == "=1+1"
@@ -123,9 +123,7 @@ def test_a_view_exports_its_filtered_sorted_rows_and_chosen_columns(
         cache,
         "customers",
         tmp_path / "view.csv",
-        listing=TableQuery(order_by="customerName", descending=True).with_filters(
-            {"priceZone": "1"}
-        ),
+        query=TableQuery(order_by="customerName", descending=True).with_filters({"priceZone": "1"}),
         columns=columns,
     )
     with open(tmp_path / "view.csv", encoding="utf-8", newline="") as f:
@@ -141,7 +139,7 @@ def test_a_view_exports_its_filtered_sorted_rows_and_chosen_columns(
         cache,
         "customers",
         tmp_path / "ref.csv",
-        listing=TableQuery().with_filters({"warehouseID": "north"}),
+        query=TableQuery().with_filters({"warehouseID": "north"}),
         columns=["id"],
     )
     assert (tmp_path / "ref.csv").read_text(encoding="utf-8").split() == ["id", "c9"]  # by label
@@ -156,7 +154,7 @@ def test_a_view_exports_pending_values_and_new_rows(cache: Cache, tmp_path: Path
         cache,
         "customers",
         tmp_path / "view.xlsx",
-        listing=TableQuery(text="customer 2"),
+        query=TableQuery(text="customer 2"),
         columns=["id", "customerName"],
         overlay=overlay,
         extra=[new],
@@ -168,7 +166,7 @@ def test_a_view_exports_pending_values_and_new_rows(cache: Cache, tmp_path: Path
         cache,
         "customers",
         tmp_path / "view.json",
-        listing=TableQuery(text="customer 3"),
+        query=TableQuery(text="customer 3"),
         columns=["customerID"],
     )
     assert json.loads((tmp_path / "view.json").read_text(encoding="utf-8")) == [

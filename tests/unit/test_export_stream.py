@@ -45,29 +45,29 @@ def editor(tmp_path: Path) -> Iterator[Editor]:
         yield editor
 
 
-def _expected(listing: TableQuery) -> list[list[str]]:
+def _expected(query: TableQuery) -> list[list[str]]:
     names = {r["customerID"]: r["customerName"] for r in CUSTOMERS} | {"C04": "Mid (pending)"}
     ordered = list(CUSTOMERS)
-    if listing.order_by == "customerName":
+    if query.order_by == "customerName":
         ordered.sort(key=lambda r: str(r["customerName"]).lower())
     keys = [r["customerID"] for r in ordered] + ["C99"]
     return [[k, {**names, "C99": "Created here"}[k]] for k in keys]
 
 
-@pytest.mark.parametrize("listing", [TableQuery(), TableQuery(order_by="customerName")])
+@pytest.mark.parametrize("query", [TableQuery(), TableQuery(order_by="customerName")])
 def test_csv_and_xlsx_keep_the_order_pending_values_and_created_rows(
-    editor: Editor, tmp_path: Path, listing: TableQuery
+    editor: Editor, tmp_path: Path, query: TableQuery
 ) -> None:
     shown = PendingOverlay.read(editor.outbox, "customers").export_options("customerID")
-    want = _expected(listing)
+    want = _expected(query)
     out = tmp_path / "view.csv"
-    export(editor.cache, "customers", out, listing=listing, columns=COLUMNS, **shown)
+    export(editor.cache, "customers", out, query=query, columns=COLUMNS, **shown)
     with out.open(encoding="utf-8", newline="") as f:
         rows = list(csv.reader(f))
     assert rows[0] == COLUMNS
     assert [r[:2] for r in rows[1:]] == [[k, n if n[0] != "=" else "'" + n] for k, n in want]
     book = tmp_path / "view.xlsx"
-    export(editor.cache, "customers", book, listing=listing, columns=COLUMNS, **shown)
+    export(editor.cache, "customers", book, query=query, columns=COLUMNS, **shown)
     ws = openpyxl.load_workbook(book).active
     assert ws is not None
     assert [c.value for c in ws[1]] == COLUMNS

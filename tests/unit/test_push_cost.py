@@ -1,4 +1,4 @@
-"""The push plan (app/sync/push/cost.py): the requests a push makes and the time it takes at the
+"""The push cost (app/sync/push/cost.py): the requests a push makes and the time it takes at the
 rate budget, counted from real outbox rows without Qt (the review pane and `push --dry-run` tell
 it; tests/gui/outbox and tests/sim/test_cli_dry_run.py check that they tell this)."""
 
@@ -36,9 +36,9 @@ def test_review_counts_one_request_per_change_updates_collapsed_and_one_check(
     outbox.add(NewChange("customers", "create", payload={"customerID": "CU9"}, key_value="CU9"))
     outbox.add(NewChange("customers", "delete", "c3", base={**BASE, "id": "c3"}))
     failed(outbox)  # not pending: not pushed until retried
-    plan = push_cost(pending(outbox), REGISTRY)
-    assert (plan.changes, plan.sends, plan.checks, plan.bulk) == (5, 4, 1, 0)
-    assert plan.requests == 5
+    cost = push_cost(pending(outbox), REGISTRY)
+    assert (cost.changes, cost.sends, cost.checks, cost.bulk) == (5, 4, 1, 0)
+    assert cost.requests == 5
 
 
 def test_review_counts_bulk_operations_per_batch(outbox: Outbox) -> None:
@@ -57,8 +57,8 @@ def test_review_counts_bulk_operations_per_batch(outbox: Outbox) -> None:
         for b, p in [("B1", "P1"), ("B1", "P2"), ("B1", "P3"), ("B2", "P1")]
     ]  # one associate-many per booth, then each booth's list read again
     outbox.add_many([*inventory, again, history, *associate])
-    plan = push_cost(pending(outbox), REGISTRY, bulk_size=5_000)
-    assert (plan.changes, plan.sends, plan.bulk, plan.checks) == (1_206, 1 + 3 + 2, 6, 2)
+    cost = push_cost(pending(outbox), REGISTRY, bulk_size=5_000)
+    assert (cost.changes, cost.sends, cost.bulk, cost.checks) == (1_206, 1 + 3 + 2, 6, 2)
     assert push_cost(pending(outbox), REGISTRY).sends == 3 + 5 + 2  # 500 elements at most
     lines = [
         NewChange("orders", "bulk-create", payload={"customer": {"id": "c1"}, "quantity": n})
@@ -87,13 +87,13 @@ def test_review_time_at_the_current_rate_budget() -> None:
     assert duration_text(6.0) == "about 6 s" and duration_text(200) == "about 3 min 20 s"
 
 
-def test_the_plan_line_tells_changes_requests_and_time_at_the_budget() -> None:
+def test_the_cost_line_tells_changes_requests_and_time_at_the_budget() -> None:
     state = GovernorState(
         used=270, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
     )
     assert cost_text(PushCost(), state) == "Nothing pending to push"
-    plan = PushCost(changes=30, sends=30, bulk=2, checks=1)
-    assert cost_text(plan, state) == (
+    cost = PushCost(changes=30, sends=30, bulk=2, checks=1)
+    assert cost_text(cost, state) == (
         "30 pending changes · 31 requests (30 sends of which 2 bulk, 1 listing)"
         " · about 7 s at 270/300 per 60 s"
     )

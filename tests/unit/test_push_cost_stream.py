@@ -1,4 +1,4 @@
-"""`push --dry-run` plans a page of changes at a time (`cost_by_pages`, app/sync/push/cost.py): its
+"""`push --dry-run` counts a page of changes at a time (`cost_by_pages`, app/sync/push/cost.py): its
 totals are those of the whole read (`push_cost`, what the outbox's review pane counts) on a mixed
 outbox — creates, updates (a record's consecutive updates one PUT, others' changes between them),
 deletes, bulk updates and creates, booth associations, several resources — whatever the page."""
@@ -63,7 +63,7 @@ def pages(changes: list[Change], size: int) -> Iterator[list[Change]]:
 
 @pytest.mark.parametrize("size", [1, 7, 500])
 @pytest.mark.parametrize("bulk_size", [5, 500])
-def test_the_plan_read_a_page_at_a_time_is_the_plan_of_the_whole_read(
+def test_the_cost_read_a_page_at_a_time_is_the_cost_of_the_whole_read(
     outbox: Outbox, size: int, bulk_size: int
 ) -> None:
     outbox.add_many(mixed())
@@ -75,5 +75,5 @@ def test_the_plan_read_a_page_at_a_time_is_the_plan_of_the_whole_read(
     assert cost_by_pages(pages(whole, size), REGISTRY, bulk_size) == expected
 
 
-def test_an_empty_outbox_plans_nothing() -> None:
+def test_an_empty_outbox_costs_nothing() -> None:
     assert cost_by_pages(iter([]), REGISTRY).requests == 0

@@ -11,7 +11,7 @@ from app.api.models import MODELS
 from app.api.registry import CRUD, default_registry, load_registry
 
 # docs/API.md's operation catalogue: every slug with every operation it lists (CRUD expanded),
-# plus the booth associations, which live on the nested booth-products / booth-vendors resources.
+# plus the booth associations, which live on the booth lists (booth-products, booth-vendors).
 CATALOGUE: dict[str, set[str]] = {
     "warehouses": set(CRUD),
     "delivery-groups": set(CRUD),

@@ -134,7 +134,7 @@ def test_a_push_of_more_than_400_changes_counts_them_all(
     push(outbox, outbox.add_many([change(n) for n in range(3)]))
     clock.now = START + timedelta(hours=1)
     seqs = outbox.add_many([change(n, "orders" if n % 2 else "customers") for n in range(1000)])
-    for start in range(0, 1000, 100):  # in windows, a second apart, as the Pusher settles them
+    for start in range(0, 1000, 100):  # in slices, a second apart, as the Pusher settles them
         clock.now += timedelta(seconds=1)
         push(outbox, seqs[start : start + 100], failed=3 if start == 500 else 0)
     runs = summarize("Spring show", "S-1", cache, outbox).last_pushes

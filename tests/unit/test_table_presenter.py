@@ -40,7 +40,7 @@ def presenter(cache: Cache, slug: str = "customers") -> CellPresenter:
     return CellPresenter(REGISTRY[slug], ReferenceNames(cache))
 
 
-def test_the_presenter_and_the_record_window_load_no_qt() -> None:
+def test_the_presenter_and_the_cached_rows_load_no_qt() -> None:
     """Not even through what they import: checked in a fresh interpreter."""
     code = (
         "import sys, app.ui.table.presenter, app.store.cached_rows; "

@@ -18,10 +18,9 @@ identifiers such as "02134" stay text — integers over 15 digits are written as
 is frozen and the columns are sized to the header and the first rows. `headers="titles"` heads the
 columns with the window's titles, which the importer maps back. Files are written as
 app/sync/files/output_file.py says (`-` is stdout, a regular file is replaced atomically, a device
-or FIFO
-written in place).
+or FIFO written in place).
 
-A table's view exports the same way: `listing=` (app/store/table_query.py) picks the rows the table
+A table's view exports the same way: `query=` (app/store/table_query.py) picks the rows the table
 shows and their order, exactly as the table asks the cache for them, `columns=` names the
 visible fields in their order (for JSON too), `overlay=` lays what the user sees over each
 cached record (pending edits) and `extra=` adds rows the cache does not hold yet (records
@@ -87,7 +86,7 @@ def export(
     path: Path,
     format: Format | None = None,
     *,
-    listing: TableQuery = EVERY_RECORD,
+    query: TableQuery = EVERY_RECORD,
     max_sheet_rows: int = XLSX_MAX_ROWS,
     columns: Sequence[str] | None = None,
     overlay: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
@@ -95,13 +94,13 @@ def export(
     headers: Headers = "fields",
     guard: bool = True,
 ) -> ExportResult:
-    """Write the records of `slug` that `listing` picks, in its order, to `path`: `headers`
+    """Write the records of `slug` that `query` picks, in its order, to `path`: `headers`
     "titles" heads the columns with the window's titles (the importer maps them back), `guard`
     False writes texts that look like formulas as they are (see app/sync/files/formula_guard.py)."""
     fmt = format or format_of(path)
-    listed = cache.records(slug, listing)
+    picked = cache.records(slug, query)
     records: Iterator[dict[str, Any]] = chain(
-        listed if overlay is None else map(overlay, listed), extra
+        picked if overlay is None else map(overlay, picked), extra
     )
     if fmt == "json":
         if columns is not None:

@@ -1,6 +1,6 @@
-"""A booth's lists — its products, its vendors: the lists the show answers per parent record.
+"""A booth's lists — its products, its vendors: the lists the show answers per booth record.
 
-These resources (`nested_by_param` in the registry) cannot be asked by `modifiedAfter`
+These resources (`listed_per_booth` in the registry) cannot be asked by `modifiedAfter`
 (decision 0014). A full sync lists each parent's list in full (that is what proves deletions),
 after the parent resource; an incremental sync lists only the parents whose list was never listed
 or whose record came new or changed in a sync since (issue 17: it cost one request per parent on
@@ -27,10 +27,10 @@ from app.api.errors import ListingIncomplete, NotFound
 from app.api.registry import Registry, Resource
 from app.store.booth_list_times import BoothListTimes
 from app.store.cache import Cache
-from app.sync.pull.sync_report import ResourceSync
+from app.sync.pull.sync_report import Ending, ResourceSync
 
-# A per-parent list whose first this many parents asked all answer 404 is not offered by the
-# show (fewer parents: all of them); a 404 after one answered is a parent gone since.
+# A booth list whose first this many booths asked all answer 404 is not offered by the
+# show (fewer booths: all of them); a 404 after one answered is a booth gone since.
 NOT_OFFERED_AFTER = 3
 
 
@@ -54,7 +54,7 @@ class Lister(Protocol):
         cancel: asyncio.Event | None,
         *,
         interactive: bool = False,
-    ) -> tuple[set[str], bool]: ...
+    ) -> tuple[set[str], Ending]: ...
 
     def retain(
         self,
@@ -67,24 +67,24 @@ class Lister(Protocol):
 
 
 class BoothLists:
-    """The lists `puller` asks per parent record, and when each was last listed."""
+    """The booth lists `puller` asks per booth record, and when each was last listed."""
 
     def __init__(self, puller: Lister) -> None:
         self.puller = puller
         self.cache = puller.cache
         self.registry = puller.registry
-        self.nested = BoothListTimes(puller.cache)
+        self.list_times = BoothListTimes(puller.cache)
         # parent slug → the resources listed per its records (booths → products, vendors)
         self.children: dict[str, list[Resource]] = {}
         for res in self.registry:
-            if res.nested_by_param and res.parent is not None:
+            if res.listed_per_booth and res.parent is not None:
                 self.children.setdefault(res.parent, []).append(res)
 
     def forget_changed(
         self, res: Resource, page: Sequence[dict[str, Any]], ids: Iterable[str]
     ) -> None:
         """Records of a parent resource that arrive new or changed (`ids`: the ids the cache
-        stores them under): their lists are to be listed again (by this sync's per-parent step,
+        stores them under): their lists are to be listed again (by this sync's booth-list step,
         or the next one if this one stops)."""
         cached = self.cache.get_many(res.slug, list(ids))
         changed = [
@@ -94,15 +94,15 @@ class BoothLists:
             and _changed(cached.get(str(record.get("id", record[res.key]))), record)
         ]
         for child in self.children.get(res.slug, ()) if changed else ():
-            self.nested.forget(child.slug, changed)
+            self.list_times.forget(child.slug, changed)
 
     async def sync(self, res: Resource, result: ResourceSync, cancel: asyncio.Event | None) -> None:
         """Each parent's list: every parent on a full sync, else the parents never listed or
         new or changed since (their rows in `nested_lists` are gone)."""
-        assert res.parent is not None  # a per-parent resource always names its parent
+        assert res.parent is not None  # a booth list always names its parent
         parent = self.registry[res.parent]
         keys = [str(r[parent.key]) for r in self.cache.records(parent.slug) if r.get(parent.key)]
-        chosen = keys if result.full else self.nested.unlisted(res.slug, parent.slug)
+        chosen = keys if result.full else self.list_times.unlisted(res.slug, parent.slug)
         result.parents = len(keys)
         await self._list_parents(res, chosen, result, cancel)
         if result.failure is not None or result.kept:
@@ -110,7 +110,7 @@ class BoothLists:
         gone = sorted(set(self.cache.parents(res.slug)) - set(keys))
         for key in gone:
             result.removed += self.cache.delete(res.slug, self.cache.ids(res.slug, key), parent=key)
-        self.nested.forget(res.slug, gone)
+        self.list_times.forget(res.slug, gone)
 
     async def _list_parents(
         self, res: Resource, keys: list[str], result: ResourceSync, cancel: asyncio.Event | None
@@ -134,7 +134,7 @@ class BoothLists:
                 result.failure = result.failure or exc.message
                 answered = True
             if answered and gone:  # parents gone since: not asked again
-                self.nested.listed(res.slug, gone, self.puller.now())
+                self.list_times.listed(res.slug, gone, self.puller.now())
                 gone = []
 
     async def list_parent(
@@ -154,10 +154,11 @@ class BoothLists:
         for nothing. It still deletes nothing (`Puller.retain`)."""
         listed_at = self.puller.now()
         pull = self.puller.pull
-        seen, uncertain = await pull(res, key, None, result, cancel, interactive=interactive)
-        self.puller.retain(res, key, seen, uncertain, result)
+        seen, ending = await pull(res, key, None, result, cancel, interactive=interactive)
+        # (a booth's list cannot be asked record by record: one answer proves nothing gone)
+        self.puller.retain(res, key, seen, ending.uncertain or ending.single, result)
         result.lists += 1
-        self.nested.listed(res.slug, [key], listed_at)
+        self.list_times.listed(res.slug, [key], listed_at)
 
     async def refresh(
         self, parent_slug: str, key: str, slugs: Iterable[str] | None = None

@@ -1,7 +1,7 @@
 """The background sweep: booth lists (a booth's products and vendors) refreshed oldest first,
 within a set share of the rate budget.
 
-Incremental syncs list a parent's lists only when the parent is new or changed (issue 17), so a
+Incremental syncs list a booth's lists only when the booth is new or changed (issue 17), so a
 product associated with a booth on the show by someone else reaches this cache when the booth is
 opened in the window (`Puller.refresh_lists`) or when the sweep comes to it. The sweep picks the
 lists never listed first, then those listed longest ago, among those older than `max_age`
@@ -109,7 +109,7 @@ def ago(moment: datetime, now: datetime) -> str:
 Sleep = Callable[[float], Awaitable[object]]
 
 
-class NestedSweep:
+class BoothSweep:
     """Refreshes `puller`'s booth lists in the background (`run`), one list per `step`.
 
     `on_progress` hears a `SweepProgress` per parent resource after every list and when the
@@ -138,7 +138,7 @@ class NestedSweep:
         self.budget = SlidingBudget(self.allowed, self.governor.window)
         self.requests = 0  # sent by this sweep (as counted against its share)
         self.lists = 0  # lists refreshed by this sweep
-        self.nested: list[Resource] = [
+        self.booth_resources: list[Resource] = [  # products, vendors
             child for children in puller.children.values() for child in children
         ]
 
@@ -161,7 +161,7 @@ class NestedSweep:
         try:
             await self.puller.list_parent(res, key, result)
         except (NotFound, ListingIncomplete):  # gone, or not provably whole: noted, kept
-            self.puller.nested.listed(res.slug, [key], self.puller.now())
+            self.puller.list_times.listed(res.slug, [key], self.puller.now())
         # Counted as sent, not as pages received: a listing that failed, or tried other paging
         # names, took more requests than it delivered pages (8 for 1, on a show repeating pages).
         self._spend(max(1, self.governor.sent - sent, result.requests))
@@ -179,7 +179,7 @@ class NestedSweep:
             children = [c for c in all_children if c in offered]
             if not children:
                 continue
-            ages = [self.puller.nested.age(c.slug, parent_slug, since) for c in children]
+            ages = [self.puller.list_times.age(c.slug, parent_slug, since) for c in children]
             due = [a for a in ages if a.due]
             oldest = [a.oldest for a in due]
             title = self.puller.registry[parent_slug].title.lower().removesuffix("s")
@@ -199,18 +199,20 @@ class NestedSweep:
     # ---------------------------------------------------------------------------- helpers
 
     def _offered(self) -> list[Resource]:
-        """The nested resources a sync did not find the show lacking (a list, or its parent's,
+        """The booth-list resources a sync did not find the show lacking (a list, or its parent's,
         answered 404: none of its lists is asked until a sync finds it offered)."""
         lacking = self.puller.cache.not_offered()
-        return [r for r in self.nested if r.slug not in lacking and r.parent not in lacking]
+        return [
+            r for r in self.booth_resources if r.slug not in lacking and r.parent not in lacking
+        ]
 
     def _next_due(self) -> tuple[Resource, str] | None:
-        """The most overdue list of any nested resource (never listed first, then oldest)."""
+        """The most overdue list of any booth-list resource (never listed first, then oldest)."""
         before = self.puller.now() - self.settings.max_age
         best: tuple[Resource, str, datetime | None] | None = None
         for res in self._offered():
             assert res.parent is not None
-            for key, at in self.puller.nested.due(res.slug, res.parent, before, 1):
+            for key, at in self.puller.list_times.due(res.slug, res.parent, before, 1):
                 if best is None or _older(at, best[2]):
                     best = (res, key, at)
         return None if best is None else (best[0], best[1])
@@ -221,7 +223,7 @@ class NestedSweep:
         soonest = IDLE_CHECK
         for res in self._offered():
             assert res.parent is not None
-            for _, at in self.puller.nested.due(res.slug, res.parent, horizon, 1):
+            for _, at in self.puller.list_times.due(res.slug, res.parent, horizon, 1):
                 if at is not None:
                     left = (at + self.settings.max_age - self.puller.now()).total_seconds()
                     soonest = min(soonest, max(1.0, left))

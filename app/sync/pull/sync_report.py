@@ -1,6 +1,6 @@
 """What a sync says: its progress while a resource syncs, each resource's result, the whole report.
 
-Shared by the Puller (app/sync/pull/puller.py) and the booth lists it lists per parent record
+Shared by the Puller (app/sync/pull/puller.py) and the booth lists it lists per booth
 (app/sync/pull/booth_lists.py); `app.sync.pull.puller` names them too, as it always has.
 """
 
@@ -20,6 +20,15 @@ class SyncProgress:
     finished: bool = False
 
 
+@dataclass(frozen=True)
+class Ending:
+    """How a listing ended, as the client marked its last page (app/api/page_walk.py)."""
+
+    uncertain: bool = False  # not provably whole: reported incomplete, deletes nothing
+    stable: bool = False  # whole and could not have shifted: what it lacks is gone
+    single: bool = False  # one answer, the same in either order: whole as the show says
+
+
 @dataclass
 class ResourceSync:
     resource: str
@@ -31,7 +40,9 @@ class ResourceSync:
     failure: str | None = None
     notices: list[str] = field(default_factory=list)
     kept: int = 0  # cached records a full listing lacked but could not prove gone
-    # issue 17: a per-parent resource — how many parents' lists were listed, of how many.
+    # issue 28: cached records a full listing lacked, asked for one by one (a 404 removes one)
+    verified: int = 0
+    # issue 17: a booth list — how many booths' lists were listed, of how many.
     lists: int = 0
     parents: int = 0
     requests: int = 0  # pages received (at least one per list asked): the sweep's budget

@@ -72,7 +72,7 @@ def cost_by_pages(
     pages: Iterable[Iterable[Change]], registry: Registry, bulk_size: int = BULK_SIZE
 ) -> PushCost:
     """`push_cost` of the changes in `pages` (oldest first), never holding them all (`push
-    --dry-run` of a million changes): what the plan needs of each change (`_Step`, a few
+    --dry-run` of a million changes): what the count needs of each change (`_Step`, a few
     numbers) goes to a temporary SQLite file, read back a record's chain at a time."""
     count = _Count(registry, bulk_size)
     with closing(scratch_db()) as db:  # it spills to disk (the sort too)
@@ -99,7 +99,7 @@ def cost_by_pages(
 
 @dataclass(frozen=True)
 class _Step:
-    """What the plan needs of one pending change."""
+    """What the count needs of one pending change."""
 
     key: str | None  # the bulk request it goes in (`batch_key`, as text); None: sent alone
     update: bool  # a plain update (a record's consecutive ones: one PUT)
@@ -108,7 +108,7 @@ class _Step:
 
 
 class _Count:
-    """A plan counted a record at a time: each pending change `step`ped (its listings noted),
+    """A push's cost counted a record at a time: each pending change `step`ped (its listings noted),
     each record's steps, in order, walked in rounds by `chain` as the Pusher walks them: a
     round sends the next head of every record, the heads sharing a bulk request together."""
 
@@ -164,7 +164,7 @@ class _Count:
     def _listings(self, res: Resource, change: Change) -> None:
         """Listings before the sends (conflicts) and after (a booth's associations, bulk
         creates)."""
-        if res.nested_by_param:
+        if res.listed_per_booth:
             self.after.add((res.slug, str(change.params.get(res.parent_param or ""))))
             return
         if not res.can("list"):

@@ -118,7 +118,7 @@ class PushOutcomes:
         """The record the cache takes for a change that went through (None: nothing to write;
         a delete is applied here, what cannot be known here is listed again after the push)."""
         res = self.registry[change.resource]
-        if res.nested_by_param:  # a booth's products…: list that booth's again after the push
+        if res.listed_per_booth:  # a booth's products…: list that booth's again after the push
             parent = change.params.get(res.parent_param or "")
             self.stale.add((res.slug, None if parent is None else str(parent)))
             return None

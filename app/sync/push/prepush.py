@@ -167,7 +167,7 @@ class ServerCheck:
         return True
 
     async def _reconcile_slices(self, res: Resource, slices: Slices) -> None:
-        if not res.can("list") or res.nested_by_param:
+        if not res.can("list") or res.listed_per_booth:
             return
         first: list[Change] = []  # what `_since` reads: one change, and the creates to look up
         keys: set[str] = set()
@@ -232,7 +232,7 @@ class ServerCheck:
 
     async def _reconcile(self, res: Resource, changes: list[Change]) -> None:
         checked = [c for c in changes if self._needs_server_view(c)]
-        if not checked or not res.can("list") or res.nested_by_param:
+        if not checked or not res.can("list") or res.listed_per_booth:
             return
         since = self._since(res, checked)
         # Only the listed records these changes are about are kept: the listing of a check

@@ -23,7 +23,7 @@ async def refresh_after_push(
     for slug, parent in sorted(stale, key=lambda s: (s[0], s[1] or "")):
         res = client.registry[slug]
         try:
-            if res.nested_by_param:
+            if res.listed_per_booth:
                 if parent is None:
                     continue
                 # the sync's own rule (app/sync/pull/booth_lists.py): deletes only on a listing

@@ -29,7 +29,7 @@ class PushRecords:
         self.slugs: list[str] = []  # resources, by their first change
 
     def read(self, outbox: Outbox, wanted: Wanted) -> None:
-        """Every pending change for this push, a batch at a time (one pass)."""
+        """Every pending change for this push, a page at a time (one pass)."""
         slugs: dict[str, None] = {}
         newest = last_seq(outbox)
         for marks in pending_marks(outbox, newest):

@@ -28,7 +28,7 @@ from app.api.registry import Registry
 from app.profile.settings import Profile
 from app.store.booth_list_times import BoothListTimes
 from app.store.cache import Cache
-from app.sync.pull.booth_sweep import NestedSweep, SweepSettings
+from app.sync.pull.booth_sweep import BoothSweep, SweepSettings
 from app.sync.pull.puller import Puller, utc_now
 from app.ui.session.tasks import TaskRunner
 
@@ -77,8 +77,8 @@ class BoothListRefresher(QObject):
     def __init__(self, session: OpenShow, owner: QObject | None = None) -> None:
         super().__init__(owner)
         self.session = session
-        self.nested = BoothListTimes(session.cache)
-        self._refreshing: set[tuple[str, str]] = set()  # (nested slug, parent key) being listed
+        self.list_times = BoothListTimes(session.cache)
+        self._refreshing: set[tuple[str, str]] = set()  # (booth-list slug, booth key) being listed
         self._sweep: asyncio.Task[None] | None = None
         self._swept: set[str] = set()
         self._swept_timer = QTimer(self, singleShot=True, interval=SWEPT_MS)
@@ -96,7 +96,7 @@ class BoothListRefresher(QObject):
         wanted = [
             slug for slug in slugs
             if (slug, key) not in self._refreshing and slug not in lacking
-            and ((at := self.nested.last_listed(slug, key)) is None or at < recent)
+            and ((at := self.list_times.last_listed(slug, key)) is None or at < recent)
         ]  # fmt: skip
         if not wanted:
             return
@@ -123,7 +123,7 @@ class BoothListRefresher(QObject):
         if self._sweep is not None and not self._sweep.done():
             return
         session = self.session
-        sweep = NestedSweep(
+        sweep = BoothSweep(
             Puller(session.client, session.cache),
             SweepSettings.from_profile(session.profile.extra),
             on_progress=session.sweep_progress.emit,
@@ -132,7 +132,7 @@ class BoothListRefresher(QObject):
         )
         self._sweep = asyncio.ensure_future(self._run(sweep))
 
-    async def _run(self, sweep: NestedSweep) -> None:
+    async def _run(self, sweep: BoothSweep) -> None:
         try:
             await sweep.run()
         except ShowDeskError as exc:  # offline, or the cache file: the next sync starts it again

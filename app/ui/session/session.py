@@ -13,8 +13,8 @@ a sync) ends in ONE `outbox_changed(slugs)`, and every view of the outbox (the r
 the outbox view, the status bar's counts, forms and panels) subscribes to that signal alone; a
 push's results (`push_finished`) bring only its outcome messages.
 
-Nested lists (a booth's products and vendors) are not re-listed by every sync (issue 17): a
-record opened in the window refreshes its own (`refresh_lists`, asked by its panels) and a
+Booth lists (a booth's products and vendors) are not re-listed by every sync (issue 17): a
+booth opened in the window refreshes its own (`refresh_lists`, asked by its panels) and a
 background sweep the rest, from the first sync that reaches the show (`lists`,
 app/ui/session/booth_refresh.py; `sweep_progress` feeds the status bar).
 """

@@ -71,7 +71,7 @@ class CellLooks:
     def __init__(self, presenter: CellPresenter) -> None:
         self._presenter = presenter
         self._rows: dict[str, _RowLooks] = {}
-        self._version = -1  # the record window's `records_version` the looks were made from
+        self._version = -1  # the cached rows' `records_version` the looks were made from
         self._tinted = True  # some cell may be tinted or its row styled (else: its text alone)
 
     def look(
@@ -84,8 +84,8 @@ class CellLooks:
         version: int,
     ) -> CellLook:
         """The look of record `rid`'s cell in `column` (of `columns`), showing `field`;
-        `record()` gives the record as shown (read once per record), `version` the record
-        window's records_version (looks of older records are forgotten)."""
+        `record()` gives the record as shown (read once per record), `version` the cached
+        rows' records_version (looks of older records are forgotten)."""
         if version != self._version:
             self.forget(version)
         row = self._rows.get(rid)

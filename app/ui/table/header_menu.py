@@ -37,7 +37,7 @@ def header_menu(tab: ArrangedColumns, section: int, owner: QWidget) -> QMenu:
     if section >= 0:
         field = model.field(section)
         menu.addAction("Filter this column…", lambda: tab.edit_column_filter(section))
-        if field in model.listing.column_filters:
+        if field in model.query.column_filters:
             menu.addAction("Clear this column's filter", lambda: tab.set_column_filter(field, ""))
         menu.addAction("Hide this column", lambda: set_hidden(tab, section, True))
         menu.addSeparator()

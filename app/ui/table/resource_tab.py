@@ -198,7 +198,7 @@ class ResourceTab(QWidget):
 
     def state(self) -> ViewState:
         model = self._model
-        return ViewState(view_state.capture_layout(self.header, model.fields), model.listing)
+        return ViewState(view_state.capture_layout(self.header, model.fields), model.query)
 
     def summary(self) -> str:
         """ "N rows · M selected · sum S" for the current selection."""
@@ -213,7 +213,7 @@ class ResourceTab(QWidget):
     def edit_column_filter(self, section: int) -> None:
         """Show the column filter field for this column, holding its current filter."""
         field = self._model.field(section)
-        self.column_filter_edit.edit(field, self._model.listing.column_filters.get(field, ""))
+        self.column_filter_edit.edit(field, self._model.query.column_filters.get(field, ""))
 
     def reset_columns(self) -> None:
         view_state.reset_layout(self.header)
@@ -281,7 +281,7 @@ class ResourceTab(QWidget):
 
     def on_clear_filters_button_clicked(self) -> None:
         with wait_cursor():
-            self._model.set_listing(self._model.listing.with_filters({}))  # one query
+            self._model.set_query(self._model.query.with_filters({}))  # one query
         self._show_column_filters()
         self.save_state()
 
@@ -329,12 +329,12 @@ class ResourceTab(QWidget):
     def _restore(self, state: ViewState) -> None:
         model, fields = self._model, self._model.fields
         model.restore(state.fitted(fields))  # a slow first screen waits for the event loop
-        self.filter_edit.setText(model.listing.text)
+        self.filter_edit.setText(model.query.text)
         view_state.apply_layout(self.header, fields, state.columns)
         self._unfitted = set(fields) - view_state.remembered_widths(state.columns)
-        if model.listing.order_by is not None:
-            order = _order(model.listing.descending)
-            self.header.setSortIndicator(model.column_of(model.listing.order_by), order)
+        if model.query.order_by is not None:
+            order = _order(model.query.descending)
+            self.header.setSortIndicator(model.column_of(model.query.order_by), order)
 
     def _connect(self) -> None:
         header = self.header
@@ -368,7 +368,7 @@ class ResourceTab(QWidget):
         edits.applied.connect(self.on_edits_applied)
 
     def _show_column_filters(self) -> None:
-        filters = self._model.listing.column_filters
+        filters = self._model.query.column_filters
         text = ", ".join(f"{title_of(f)} contains “{v}”" for f, v in filters.items())
         self.filters_label.setText(f"Column filters: {text}" if filters else "")
         self.filters_label.setVisible(bool(filters))

@@ -2,7 +2,7 @@
 
 That mapping is all it does. Which ids, in which order, come from its base `RecordRows`
 (app/ui/table/table_rows.py: a `CachedRows` over the cache, sorting and filtering in SQLite,
-answered from the background), the records behind them from that window (read in blocks);
+answered from the background), the records behind them from those cached rows (read in blocks);
 what a cell says and how it is tinted comes from a `CellPresenter` (app/ui/table/presenter.py),
 kept per record and column as the cell's look (app/ui/table/cell_looks.py) that `multiData`
 answers a painting view from, in one Python call per cell.
@@ -117,7 +117,7 @@ class RecordTableModel(RecordRows):
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Re-query in this order; a column outside the table means the cache's own order."""
         field = self._fields[column] if 0 <= column < len(self._fields) else None
-        self.set_listing(self.listing.with_order(field, order == Qt.SortOrder.DescendingOrder))
+        self.set_query(self.query.with_order(field, order == Qt.SortOrder.DescendingOrder))
 
     def refresh(self) -> None:
         """Read the cache again after a sync, keeping order and filters. With a background
@@ -133,7 +133,7 @@ class RecordTableModel(RecordRows):
             self.columns_changed.emit()
         else:
             self._rows.forget_records()  # the records may have changed: read again when painted
-        self._relist_after_refresh()
+        self._requery_after_refresh()
         self.refresh_pending()
 
     def refresh_labels(self) -> None:
@@ -277,7 +277,7 @@ class RecordTableModel(RecordRows):
     ) -> Any:
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self._fields):
             return None
-        field, filters = self._fields[section], self.listing.column_filters
+        field, filters = self._fields[section], self.query.column_filters
         if role == _ROLES.DisplayRole:
             return self._look.header(field, filters)
         if role == _ROLES.ToolTipRole:

@@ -1,13 +1,12 @@
-"""Which rows a resource's table shows, and how a new listing of them reaches the view.
+"""Which rows a resource's table shows, and how a new query of them reaches the view.
 
 The base of `RecordTableModel` (app/ui/table/table_model.py, which maps these rows to cells):
 the ids of the rows, in order, come from a `CachedRows` over the cache
 (app/store/cached_rows.py: sorting and filtering in SQLite, never a `QSortFilterProxyModel`
-over a big resource). Asked for a sort or filters (one `TableQuery`, app/store/table_query.py), it
-asks
-the window, which answers at once or from a background runner: a first screen (the model
-resets) and then the rows after it (inserted); a refresh keeps the rows on screen until the
-whole new list is ready. Records created here and not pushed are rows after the listed ones.
+over a big resource). Asked for a sort or filters (one `TableQuery`, app/store/table_query.py),
+it asks the cached rows, which answer at once or from a background runner: a first screen (the
+model resets) and then the rows after it (inserted); a refresh keeps the rows on screen until the
+whole new list is ready. Records created here and not pushed are rows after the queried ones.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ Index = QModelIndex | QPersistentModelIndex
 
 class RecordRows(QAbstractTableModel):
     """The rows of one resource's records (optionally under one parent record), in the order
-    and filters of its listing. Signal: `query_running(bool)` while a sort or filter runs in
+    and filters of its query. Signal: `query_running(bool)` while a sort or filter runs in
     the background (`set_background`)."""
 
     query_running = Signal(bool)
@@ -55,13 +54,13 @@ class RecordRows(QAbstractTableModel):
         event loop runs (from the background, if `set_background` was called by then)."""
         super().__init__(owner)
         self._cache, self._resource = cache, resource
-        listing = TableQuery(parent=parent)
-        self._rows = CachedRows(cache, resource.slug, listing, first_screen=first_screen)
+        query = TableQuery(parent=parent)
+        self._rows = CachedRows(cache, resource.slug, query, first_screen=first_screen)
         self._opening = first_screen  # until the rest of the rows are asked for
-        # A saved view whose first screen is not read while opening (`_relist`): asked for once
+        # A saved view whose first screen is not read while opening (`_requery`): asked for once
         # the event loop runs, from the background if set by then.
         self._deferred: TableQuery | None = None
-        self._relists = 0  # listings asked for so far
+        self._requeries = 0  # queries asked for so far
         # The rest of the rows, asked for on the event loop's first turn (`hold_rest`: later).
         self._rest: QTimer | None = None
         if first_screen:
@@ -75,7 +74,7 @@ class RecordRows(QAbstractTableModel):
 
     @property
     def record_parent(self) -> str | None:
-        return self._rows.listing.parent
+        return self._rows.query.parent
 
     def record_id(self, row: int) -> str:
         return self._rows.record_id(row)
@@ -94,38 +93,38 @@ class RecordRows(QAbstractTableModel):
     # ------------------------------------------------------------------ sorting, filtering
 
     @property
-    def listing(self) -> TableQuery:
+    def query(self) -> TableQuery:
         """The rows asked for: parent, sort and filters (app/store/table_query.py)."""
-        return self._deferred or self._rows.listing
+        return self._deferred or self._rows.query
 
     def set_text_filter(self, text: str) -> None:
         """Rows whose record holds `text` anywhere (case-insensitive)."""
-        self.set_listing(self.listing.with_text(text))
+        self.set_query(self.query.with_text(text))
 
     def set_column_filter(self, field: str, text: str) -> None:
         """Rows whose `field` holds `text` (for a reference: or whose target's label does)."""
-        self.set_listing(self.listing.with_filter(field, text))
+        self.set_query(self.query.with_filter(field, text))
 
-    def set_listing(self, listing: TableQuery) -> None:
+    def set_query(self, query: TableQuery) -> None:
         """Sort and filters at once (restoring a saved view costs one query); no-op if unchanged.
         The parent record stays the model's own."""
-        listing = listing.with_parent(self.record_parent)
-        if listing != self.listing:
-            self._relist(listing)
+        query = query.with_parent(self.record_parent)
+        if query != self.query:
+            self._requery(query)
 
-    def restore(self, listing: TableQuery) -> None:
+    def restore(self, query: TableQuery) -> None:
         """A saved view, set while the table opens: its first screen read at once if that is
         quick (`_first_screen_at_once`), else no rows until the event loop runs, then read as a
         sort's are (from the background, if set by then) — a sort served by the sort keys or
         every record's JSON held the window 0.1-2 s at 1,000,000 customers while it opened."""
-        listing = listing.with_parent(self.record_parent)
+        query = query.with_parent(self.record_parent)
         opening = self._opening and self._rows.runner is None
-        if listing == self.listing or not opening or self._first_screen_at_once(listing):
-            self.set_listing(listing)
+        if query == self.query or not opening or self._first_screen_at_once(query):
+            self.set_query(query)
             return
-        self._relists += 1
+        self._requeries += 1
         self.beginResetModel()
-        self._deferred = listing
+        self._deferred = query
         self._rows.show([], complete=False)
         self.endResetModel()
 
@@ -153,24 +152,24 @@ class RecordRows(QAbstractTableModel):
         """
         self._rows.runner = run
 
-    # ----------------------------------------------------------------------------- listing
+    # ---------------------------------------------------------------------------- querying
 
-    def _relist_after_refresh(self) -> None:
-        """The same listing again, the cache having changed: at once without a background
-        runner; else after the records read again are painted (`_relist_unless_overtaken`)."""
+    def _requery_after_refresh(self) -> None:
+        """The same query again, the cache having changed: at once without a background
+        runner; else after the records read again are painted (`_requery_unless_overtaken`)."""
         if self._rows.runner is None:
-            self._relist(self.listing, first_screen=False)
+            self._requery(self.query, first_screen=False)
         else:
             self.query_running.emit(True)
-            QTimer.singleShot(0, self, partial(self._relist_unless_overtaken, self._relists))
+            QTimer.singleShot(0, self, partial(self._requery_unless_overtaken, self._requeries))
 
-    def _relist_unless_overtaken(self, relists: int) -> None:
-        """The whole list again, after a refresh, unless another listing was asked for since
+    def _requery_unless_overtaken(self, requeries: int) -> None:
+        """The whole list again, after a refresh, unless another query was asked for since
         (it reads the cache as it is now). Sent once the event loop runs, after the paint of
         the rows on screen: the worker reading a million ids holds the GIL now and then, and
         a paint meanwhile took twice as long (PySide takes it for every cell)."""
-        if relists == self._relists:
-            self._relist(self.listing, first_screen=False, announced=True)
+        if requeries == self._requeries:
+            self._requery(self.query, first_screen=False, announced=True)
 
     def _complete_rows(self) -> None:
         """Opened on a first screen: the rest of the rows, from the background if it is set
@@ -180,43 +179,43 @@ class RecordRows(QAbstractTableModel):
         self._opening = False
         deferred, self._deferred = self._deferred, None
         if deferred is not None:
-            self._relist(deferred)
+            self._requery(deferred)
         elif not self._rows.complete and self._rows.runner is None:
-            self._show_rows(self._cache.row_ids(self._resource.slug, self.listing), True, False)
+            self._show_rows(self._cache.row_ids(self._resource.slug, self.query), True, False)
         elif not self._rows.complete and not self._rows.waiting:
-            self._relist(self.listing, first_screen=False)
+            self._requery(self.query, first_screen=False)
 
-    def _relist(
-        self, listing: TableQuery, *, first_screen: bool = True, announced: bool = False
+    def _requery(
+        self, query: TableQuery, *, first_screen: bool = True, announced: bool = False
     ) -> None:
-        """Ask the record window for the rows of `listing`: with a background runner, a first
+        """Ask the cached rows for the rows of `query`: with a background runner, a first
         screen (reset) and then the rows after it (inserted); `first_screen` False keeps the
         rows shown until the whole list is ready (a refresh); `announced`: `query_running` was
         emitted already (by the refresh that sent this)."""
-        self._relists += 1
-        self._deferred = None  # a listing asked for since the saved view
+        self._requeries += 1
+        self._deferred = None  # a query asked for since the saved view
         background = self._rows.runner is not None
         if self._opening and not background:  # a saved view restored while opening
             self.beginResetModel()
-            self._rows.start(listing)
+            self._rows.start(query)
             self.endResetModel()
             return
         if background and not announced:
             self.query_running.emit(True)
-        self._rows.relist(
-            listing,
+        self._rows.requery(
+            query,
             lambda ids, complete: self._show_rows(ids, complete, background),
             first_screen=first_screen,
         )
 
-    def _first_screen_at_once(self, listing: TableQuery) -> bool:
-        """Whether the first screen of `listing` is read at once (~1 ms): in fetch order or
+    def _first_screen_at_once(self, query: TableQuery) -> bool:
+        """Whether the first screen of `query` is read at once (~1 ms): in fetch order or
         through a sort index, unfiltered. Any other (sorted through the sort keys or every
         record's JSON: 0.1-2 s at 1,000,000 customers; a filter may look far) is read as a sort
         is, never holding the window while it opens."""
-        if listing.text or listing.filters:
+        if query.text or query.filters:
             return False
-        field = listing.order_by
+        field = query.order_by
         return field is None or self._cache.has_sort_index(field, self._resource.slug)
 
     def _show_rows(self, ids: list[str], complete: bool, background: bool) -> None:
@@ -228,8 +227,8 @@ class RecordRows(QAbstractTableModel):
             self._rows.show(ids, complete)
             self.endResetModel()
         elif more > 0:
-            listed = self._rows.count - len(self._rows.extra)
-            self.beginInsertRows(QModelIndex(), listed, listed + more - 1)
+            queried = self._rows.count - len(self._rows.extra)
+            self.beginInsertRows(QModelIndex(), queried, queried + more - 1)
             self._rows.extend(ids)
             self.endInsertRows()
         else:

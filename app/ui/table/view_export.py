@@ -29,7 +29,7 @@ def view_options(tab: ResourceTab, outbox: Outbox) -> dict[str, Any]:
     res = model.resource
     pending = PendingOverlay.read(outbox, res.slug)
     return {
-        "listing": model.listing,
+        "query": model.query,
         "columns": visible_fields(tab),
         **pending.export_options(res.key, created=model.record_parent is None),
     }

@@ -2,7 +2,7 @@
 
 Columns are remembered by field name, never by position, so a layout still fits after a sync
 finds a new field (which shifts every later column). Values are stored as JSON text: an ini file
-keeps them as plain strings, whatever QSettings' own typing would make of booth lists.
+keeps them as plain strings, whatever QSettings' own typing would make of lists inside lists.
 """
 
 from __future__ import annotations
@@ -40,17 +40,17 @@ class ViewState:
     parent record is the tab's own, never stored)."""
 
     columns: tuple[ColumnLayout, ...] = ()
-    listing: TableQuery = EVERY_RECORD
+    query: TableQuery = EVERY_RECORD
 
     def to_json(self) -> str:
-        listing = self.listing
+        query = self.query
         return json.dumps(
             {
                 "columns": [asdict(c) for c in self.columns],
-                "sort_field": listing.order_by,
-                "descending": listing.descending,
-                "text": listing.text,
-                "filters": listing.column_filters,
+                "sort_field": query.order_by,
+                "descending": query.descending,
+                "text": query.text,
+                "filters": query.column_filters,
             },
             ensure_ascii=False,
         )
@@ -61,21 +61,21 @@ class ViewState:
         try:
             raw: dict[str, Any] = json.loads(text)
             filters = {str(k): str(v) for k, v in dict(raw.get("filters", {})).items()}
-            listing = TableQuery(
+            query = TableQuery(
                 order_by=raw.get("sort_field"),
                 descending=bool(raw.get("descending", False)),
                 text=str(raw.get("text", "")),
             ).with_filters(filters)
-            return cls(tuple(ColumnLayout(**c) for c in raw.get("columns", [])), listing)
+            return cls(tuple(ColumnLayout(**c) for c in raw.get("columns", [])), query)
         except (ValueError, TypeError, AttributeError):
             return cls()
 
     def fitted(self, fields: list[str]) -> TableQuery:
         """The stored sort and filters, without the fields the table no longer has."""
-        listing = self.listing
-        order_by = listing.order_by if listing.order_by in fields else None
-        kept = {k: v for k, v in listing.filters if k in fields}
-        return listing.with_order(order_by, listing.descending).with_filters(kept)
+        query = self.query
+        order_by = query.order_by if query.order_by in fields else None
+        kept = {k: v for k, v in query.filters if k in fields}
+        return query.with_order(order_by, query.descending).with_filters(kept)
 
 
 def settings_key(slug: str, profile: str | None = None) -> str:
@@ -93,9 +93,9 @@ def load_state(settings: QSettings, slug: str, profile: str | None = None) -> Vi
     state = _load(settings, settings_key(slug))
     if profile is None:
         return state
-    own = _load(settings, settings_key(slug, profile)).listing
-    listing = state.listing.with_text(own.text).with_filters(dict(own.filters))
-    return ViewState(state.columns, listing)
+    own = _load(settings, settings_key(slug, profile)).query
+    query = state.query.with_text(own.text).with_filters(dict(own.filters))
+    return ViewState(state.columns, query)
 
 
 def save_state(
@@ -104,10 +104,10 @@ def save_state(
     if profile is None:
         settings.setValue(settings_key(slug), state.to_json())
         return
-    listing = state.listing
-    shared = ViewState(state.columns, listing.with_text("").with_filters({}))
+    query = state.query
+    shared = ViewState(state.columns, query.with_text("").with_filters({}))
     settings.setValue(settings_key(slug), shared.to_json())
-    own = ViewState((), EVERY_RECORD.with_text(listing.text).with_filters(dict(listing.filters)))
+    own = ViewState((), EVERY_RECORD.with_text(query.text).with_filters(dict(query.filters)))
     settings.setValue(settings_key(slug, profile), own.to_json())
 
 

@@ -143,7 +143,7 @@ def open_reference(window: Window, target: str, key: str) -> ResourceTab | None:
         return None
     record_id = _record_id(window, tab, key)
     row = tab.model.row_of(record_id) if record_id is not None else -1
-    if row < 0 and record_id is not None and tab.model.listing.text:
+    if row < 0 and record_id is not None and tab.model.query.text:
         tab.filter_edit.clear()
         tab.model.set_text_filter("")
         row = tab.model.row_of(record_id)

@@ -1,4 +1,4 @@
-"""The resource tree on the left of the window: groups → resources → nested resources, with counts.
+"""The resource tree on the left of the window: groups → resources → child resources, with counts.
 
 Built from the registry (data, not code): the groups in the registry's order, each group's
 resources, and under a resource the resources listed per its records (a booth's products).

@@ -39,7 +39,7 @@ def test_opening_a_booth_lists_its_products_again(
     key = booth["boothID"]
     # listed by the first sync two hours ago (as far as the cache knows) ...
     hours_ago = utc_now() - timedelta(hours=2)
-    session.lists.nested.listed("booth-products", [key], hours_ago)
+    session.lists.list_times.listed("booth-products", [key], hours_ago)
     # ... and since then another administrator added a product to the booth on the show
     held = server.show.booth_products.setdefault(booth["id"], [])
     added = next(p["productID"] for p in server.show.records("products") if p["productID"]
@@ -56,7 +56,7 @@ def test_opening_a_booth_lists_its_products_again(
 
     def refreshed() -> bool:
         """Its products shown and its listing noted (the note follows the records written)."""
-        listed = session.lists.nested.last_listed("booth-products", key)
+        listed = session.lists.list_times.last_listed("booth-products", key)
         shown = sorted(links.associated()) == sorted(units_at(server, booth["id"]))
         return shown and listed is not None and listed > hours_ago
 

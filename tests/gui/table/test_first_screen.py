@@ -2,10 +2,10 @@
 the same order as the whole sorted and filtered list, which holds what a plain sort and filter of
 the same records in Python gives — over several columns, both directions, text and column
 filters, read from the JSON, through sort indexes or through sort keys (decision 0023), with
-pending values of the outbox laid over and rows created here after the listed ones.
+pending values of the outbox laid over and rows created here after the queried ones.
 
 Rows are placed by their cached values (what the show last said); a pending value is shown in
-its row but does not move it (decision 0015), and created rows come after the listed ones."""
+its row but does not move it (decision 0015), and created rows come after the queried ones."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ customers = st.lists(
     min_size=0,
     max_size=14,
 )
-listings = st.builds(
+queries = st.builds(
     TableQuery,
     order_by=st.sampled_from([None, "customerName", "priceZone", "city", "id"]),
     descending=st.booleans(),
@@ -62,35 +62,35 @@ def sort_key(value: Any) -> tuple[int, Any]:
     return (2, str(value).translate(_FOLD))
 
 
-def expected(records: list[dict[str, Any]], listing: TableQuery) -> list[str]:
-    """The listing's ids, computed in Python from the cached records (in fetch order)."""
+def expected(records: list[dict[str, Any]], query: TableQuery) -> list[str]:
+    """The query's ids, computed in Python from the cached records (in fetch order)."""
 
     def holds(rec: dict[str, Any]) -> bool:
-        text = listing.text.translate(_FOLD)
+        text = query.text.translate(_FOLD)
         whole = json.dumps(rec, ensure_ascii=False, separators=(",", ":")).translate(_FOLD)
         if text and text not in whole:
             return False
-        for field, needle in listing.filters:
+        for field, needle in query.filters:
             value = rec.get(field)
             if value is None or needle.translate(_FOLD) not in str(value).translate(_FOLD):
                 return False
         return True
 
     kept = [(n, rec) for n, rec in enumerate(records) if holds(rec)]
-    if listing.order_by is not None:
-        field = listing.order_by
+    if query.order_by is not None:
+        field = query.order_by
         kept.sort(key=lambda pair: (sort_key(pair[1].get(field)), pair[0]))
-    if listing.descending:
+    if query.descending:
         kept.reverse()
     return [rec["id"] for _n, rec in kept]
 
 
-def first_then_whole(model: RecordTableModel, listing: TableQuery) -> tuple[list[str], list[str]]:
-    """Set `listing` through a runner that answers at once: the rows at the first reset (the
+def first_then_whole(model: RecordTableModel, query: TableQuery) -> tuple[list[str], list[str]]:
+    """Set `query` through a runner that answers at once: the rows at the first reset (the
     first screen), and the rows once the whole list came."""
     seen: list[list[str]] = []
     model.modelReset.connect(lambda: seen.append(model.record_ids()))
-    model.set_listing(listing)
+    model.set_query(query)
     assert model.complete
     return (seen[0] if seen else model.record_ids()), model.record_ids()
 
@@ -102,12 +102,12 @@ def run_now(work: Callable[[], list[str]], done: Callable[[list[str]], None]) ->
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     records=customers,
-    listing=listings,
+    query=queries,
     edited=st.integers(0, 13),
     read_through=st.sampled_from(["the JSON", "sort indexes", "sort keys"]),
 )
 def test_the_first_screen_is_the_start_of_the_whole_sorted_filtered_list(
-    qapp: Any, records: list[dict[str, Any]], listing: TableQuery, edited: int, read_through: str
+    qapp: Any, records: list[dict[str, Any]], query: TableQuery, edited: int, read_through: str
 ) -> None:
     with (
         pytest.MonkeyPatch.context() as patch,
@@ -124,7 +124,7 @@ def test_the_first_screen_is_the_start_of_the_whole_sorted_filtered_list(
             ("customerName", "priceZone", "city") if read_through == "sort indexes" else ()
         ):
             assert cache.build_sort_index(field)  # first screens then read the sort indexes
-        if read_through == "sort keys":  # sorted listings then read the narrow copy (0023)
+        if read_through == "sort keys":  # sorted queries then read the narrow copy (0023)
             assert cache.build_sort_keys("customers")
         if cached:  # a pending value that would sort elsewhere: shown, the row stays in place
             rid = cached[edited % len(cached)]["id"]
@@ -135,13 +135,13 @@ def test_the_first_screen_is_the_start_of_the_whole_sorted_filtered_list(
         model = RecordTableModel(cache, REGISTRY["customers"], ReferenceNames(cache), outbox=outbox)
         model.set_background(run_now)
 
-        first, whole = first_then_whole(model, listing)
+        first, whole = first_then_whole(model, query)
 
-        listed = expected(cached, listing)
-        assert whole == [*listed, "new-1"]  # created rows after the listed ones
+        queried = expected(cached, query)
+        assert whole == [*queried, "new-1"]  # created rows after the queried ones
         assert first[-1] == "new-1"  # created rows follow the first screen too
         shown = first[:-1]
-        assert shown == listed[: len(shown)] and len(shown) >= min(FIRST, len(listed))
+        assert shown == queried[: len(shown)] and len(shown) >= min(FIRST, len(queried))
         if cached:
             row = model.row_of(rid)
             assert row == -1 or model.record(row)["city"] == "Zzz"  # the pending value shown
@@ -159,9 +159,9 @@ def test_a_table_opens_on_its_first_screen_and_the_rest_follows(
         cache.upsert("customers", rows)
         refs = ReferenceNames(cache)
         model = RecordTableModel(cache, REGISTRY["customers"], refs, first_screen=True)
-        listing = TableQuery(order_by="customerName", descending=True)
-        whole = cache.row_ids("customers", listing)
-        model.set_listing(listing)
+        query = TableQuery(order_by="customerName", descending=True)
+        whole = cache.row_ids("customers", query)
+        model.set_query(query)
         assert model.rowCount() == cached_rows.FIRST_SCREEN and not model.complete
         assert model.record_ids() == whole[: cached_rows.FIRST_SCREEN]
         qtbot.waitUntil(lambda: model.complete)

@@ -45,7 +45,7 @@ def test_text_filter_is_debounced_and_filters_across_columns(open_tab: Any, qtbo
     assert tab.filter_edit.placeholderText() == "Filter (Ctrl+F)"
     qtbot.keyClicks(tab.filter_edit, "madison")
     assert tab.model.rowCount() == 50  # not yet: the keystrokes are debounced
-    qtbot.waitUntil(lambda: tab.model.listing.text == "madison")
+    qtbot.waitUntil(lambda: tab.model.query.text == "madison")
     assert tab.model.rowCount() == 10
 
 
@@ -64,11 +64,11 @@ def test_clicking_a_header_sorts_in_sqlite(open_tab: Any, qtbot: QtBot) -> None:
     pos = QPoint(tab.header.sectionViewportPosition(column) + 10, tab.header.height() // 2)
     with qtbot.waitSignal(tab.model.modelReset):
         qtbot.mouseClick(tab.header.viewport(), Qt.MouseButton.LeftButton, pos=pos)
-    assert tab.model.listing.order_by == "customerName"
+    assert tab.model.query.order_by == "customerName"
     names = [tab.model.value(r, column) for r in range(tab.model.rowCount())]
     assert names == sorted(names, key=str.lower)
     qtbot.mouseClick(tab.header.viewport(), Qt.MouseButton.LeftButton, pos=pos)
-    assert tab.model.listing.descending
+    assert tab.model.query.descending
 
 
 def test_a_column_filter_from_the_header_menu(open_tab: Any, qtbot: QtBot) -> None:
@@ -80,7 +80,7 @@ def test_a_column_filter_from_the_header_menu(open_tab: Any, qtbot: QtBot) -> No
     qtbot.keyClicks(editor, "river")
     qtbot.keyClick(editor, Qt.Key.Key_Return)
     assert not editor.isVisible()
-    assert tab.model.listing.column_filters == {"city": "river"}
+    assert tab.model.query.column_filters == {"city": "river"}
     assert {tab.model.value(r, column) for r in range(tab.model.rowCount())} == {"Riverton"}
     assert tab.filters_label.isVisible()
     assert "City contains “river”" in tab.filters_label.text()
@@ -88,7 +88,7 @@ def test_a_column_filter_from_the_header_menu(open_tab: Any, qtbot: QtBot) -> No
     assert tab.column_filter_edit.text() == "river"  # the filter in force, to change
     qtbot.keyClick(tab.column_filter_edit, Qt.Key.Key_Escape)
     find_action(tab.header_menu(column), "Clear this column's filter").trigger()
-    assert tab.model.listing.column_filters == {}
+    assert tab.model.query.column_filters == {}
     assert not tab.clear_filters_button.isVisible()
 
 
@@ -99,7 +99,7 @@ def test_escape_closes_the_column_filter_without_applying(open_tab: Any, qtbot: 
     qtbot.keyClicks(editor, "x")
     qtbot.keyClick(editor, Qt.Key.Key_Escape)
     assert not editor.isVisible()
-    assert tab.model.listing.column_filters == {}
+    assert tab.model.query.column_filters == {}
 
 
 def test_clear_column_filters_button(open_tab: Any, qtbot: QtBot) -> None:
@@ -108,7 +108,7 @@ def test_clear_column_filters_button(open_tab: Any, qtbot: QtBot) -> None:
     tab.set_column_filter("warehouseID", "depot 1")
     assert tab.clear_filters_button.isVisible()
     qtbot.mouseClick(tab.clear_filters_button, Qt.MouseButton.LeftButton)
-    assert tab.model.listing.column_filters == {}
+    assert tab.model.query.column_filters == {}
     assert tab.model.rowCount() == 50
 
 
@@ -140,29 +140,29 @@ def test_layout_sort_and_filters_are_restored_in_a_new_tab(
     tab.header.setSortIndicator(zone, Qt.SortOrder.DescendingOrder)
     tab.set_column_filter("city", "ville")
     qtbot.keyClicks(tab.filter_edit, "market")
-    qtbot.waitUntil(lambda: tab.model.listing.text == "market")
+    qtbot.waitUntil(lambda: tab.model.query.text == "market")
     tab.close()
     settings.sync()
 
     again = open_tab()
     assert again.header.sectionSize(city) == 222
     assert again.header.logicalIndex(0) == zone
-    assert (again.model.listing.order_by, again.model.listing.descending) == ("priceZone", True)
+    assert (again.model.query.order_by, again.model.query.descending) == ("priceZone", True)
     assert again.header.sortIndicatorSection() == zone
     assert again.header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
-    assert again.model.listing.column_filters == {"city": "ville"}
-    assert again.filter_edit.text() == again.model.listing.text == "market"
+    assert again.model.query.column_filters == {"city": "ville"}
+    assert again.filter_edit.text() == again.model.query.text == "market"
     assert again.model.rowCount() == 10  # Greenville
     zones = [again.model.value(r, zone) for r in range(again.model.rowCount())]
     assert zones == sorted(zones, reverse=True)
     other = open_tab("orders")
-    assert other.model.listing.order_by is None and other.model.listing.column_filters == {}
+    assert other.model.query.order_by is None and other.model.query.column_filters == {}
 
 
 def test_a_damaged_saved_state_opens_the_default_view(open_tab: Any, settings: QSettings) -> None:
     settings.setValue(settings_key("customers"), "{not json")
     tab = open_tab()
-    assert tab.model.listing.order_by is None and tab.model.rowCount() == 50
+    assert tab.model.query.order_by is None and tab.model.rowCount() == 50
 
 
 def test_selection_summary_counts_rows_and_sums_numbers(open_tab: Any, qtbot: QtBot) -> None:
@@ -209,7 +209,7 @@ def test_refresh_keeps_filters_and_the_current_record(
     tab.refresh()
     assert tab.model.rowCount() == 11
     assert tab.current_record_id() == current
-    assert tab.model.listing.column_filters == {"city": "madison"}
+    assert tab.model.query.column_filters == {"city": "madison"}
     # A new field shifts the trailing columns: the layout follows the fields, not positions.
     assert tab.model.fields[-3:] == ["tier", "id", "modifiedDate"]
     assert tab.header.isSectionHidden(tab.model.column_of("modifiedDate"))

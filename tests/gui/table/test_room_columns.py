@@ -78,13 +78,13 @@ def test_filters_belong_to_a_profile_and_the_layout_to_every_profile(
     spring.close()
 
     autumn = open_tab(profile="Autumn show")
-    assert autumn.model.listing.column_filters == {}  # not the other show's filters
+    assert autumn.model.query.column_filters == {}  # not the other show's filters
     assert autumn.filter_edit.text() == ""
     assert width_of(autumn, "customerName") == 377  # the same columns, though
     autumn.close()
 
     back = open_tab(profile="Spring show")
-    assert back.model.listing.column_filters == {"customerName": "Shop 1"}
+    assert back.model.query.column_filters == {"customerName": "Shop 1"}
     assert back.filter_edit.text() == "a"
     key = view_state.settings_key("customers", "Spring show")
     assert key.startswith("profiles/") and settings.contains(key)

@@ -68,7 +68,7 @@ def test_a_refresh_reads_the_list_again_after_the_paint_unless_overtaken(
     loop: qasync.QEventLoop, model: RecordTableModel
 ) -> None:
     """A refresh with a worker shows the records read again at once and sends the whole list
-    once the event loop runs (after the paint); a listing asked for meanwhile overtakes it."""
+    once the event loop runs (after the paint); a query asked for meanwhile overtakes it."""
     jobs: list[asyncio.Task[None]] = []
     model.set_background(in_a_thread(jobs))
     running: list[bool] = []

@@ -119,7 +119,7 @@ def test_the_model_passes_the_model_tester(
 
 
 @pytest.mark.parametrize("force_py", [False, True])
-def test_a_per_parent_model_passes_and_shows_only_its_parent(
+def test_a_booth_list_model_passes_and_shows_only_its_booth(
     cache: Cache, qtmodeltester: ModelTester, force_py: bool
 ) -> None:
     model = make_model(cache, "booth-products", parent="B2")
@@ -233,7 +233,7 @@ def test_sorting_by_a_text_column(cache: Cache) -> None:
     assert cities == sorted(cities) and cities[0] == "Fairview"
     model.sort(model.column_of("city"), Qt.SortOrder.DescendingOrder)
     assert column_values(model, "city")[0] == "Springfield"
-    assert (model.listing.order_by, model.listing.descending) == ("city", True)
+    assert (model.query.order_by, model.query.descending) == ("city", True)
 
 
 def test_sorting_by_a_numeric_column_is_numeric(cache: Cache) -> None:
@@ -241,7 +241,7 @@ def test_sorting_by_a_numeric_column_is_numeric(cache: Cache) -> None:
     model.sort(model.column_of("price"), Qt.SortOrder.DescendingOrder)
     assert column_values(model, "price") == [10.0, 7.5, 5.0, 2.5, 0.0]
     model.sort(-1)
-    assert model.listing.order_by is None
+    assert model.query.order_by is None
     assert [model.record_id(r) for r in range(5)] == ["o0", "o1", "o2", "o3", "o4"]
 
 
@@ -271,12 +271,12 @@ def test_column_filters_combine_and_mark_the_header(cache: Cache) -> None:
     model.set_column_filter("warehouseID", "depot 2")  # by the warehouse's label
     assert set(column_values(model, "city")) == {"Springfield"}
     assert set(column_values(model, "warehouseID")) == {"W2"}
-    assert model.listing.column_filters == {"city": "field", "warehouseID": "depot 2"}
+    assert model.query.column_filters == {"city": "field", "warehouseID": "depot 2"}
     column = model.column_of("city")
     assert model.headerData(column, Qt.Orientation.Horizontal) == "City ▾"
     assert "contains “field”" in model.headerData(column, Qt.Orientation.Horizontal, 3)
     model.set_column_filter("city", "")
-    assert model.listing.column_filters == {"warehouseID": "depot 2"}
+    assert model.query.column_filters == {"warehouseID": "depot 2"}
     assert model.rowCount() == len([n for n in range(50) if n % 3 == 1])
 
 
@@ -294,7 +294,7 @@ def test_sort_and_filters_survive_a_refresh_that_finds_new_records_and_fields(
     assert model.rowCount() == before + 1
     assert model.record_id(0) == "c00099"
     assert "vipSince" in model.fields
-    assert model.listing.column_filters == {"city": "madison"}
+    assert model.query.column_filters == {"city": "madison"}
 
 
 def test_record_ids_and_rows(cache: Cache) -> None:

@@ -1,4 +1,4 @@
-"""ResourceTree: groups → resources → nested resources from the registry, counts, signals."""
+"""ResourceTree: groups → resources → child resources from the registry, counts, signals."""
 
 from __future__ import annotations
 

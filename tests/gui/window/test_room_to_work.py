@@ -193,12 +193,12 @@ def test_switching_profiles_keeps_the_layout_and_each_shows_filters(
         autumn = window.open_resource("customers")
         assert autumn is not None
         assert autumn.header.sectionSize(autumn.model.column_of("customerName")) == 301
-        assert autumn.model.listing.column_filters == {}  # Spring's filter is Spring's
+        assert autumn.model.query.column_filters == {}  # Spring's filter is Spring's
 
         loop.run_until_complete(open_profile("Spring show"))
         spring = window.tab_for("customers")
         assert spring is not None  # its tabs come back, with its filter
-        assert spring.model.listing.column_filters == {"customerName": "a"}
+        assert spring.model.query.column_filters == {"customerName": "a"}
     finally:
         loop.run_until_complete(desk.close())
         window.close()
