@@ -1,8 +1,12 @@
 """Signing in to a show: OAuth2 client credentials, token caching, renewal and refresh.
 
-The pure part decides (`TokenPolicy`: is the token still fresh, which grant comes next;
-`token_form`: what to send; `parse_token`: what came back); `Authenticator` does the one HTTP call.
-Concurrent requests share one token fetch, and one renewal after a 401. What signing in teaches
+The pure part decides (`TokenPolicy`: is the token still fresh, which grant comes next, whether
+a refusal is of fresh credentials; `token_form`: what to send; `parse_token`: what came back);
+`Authenticator` does the one HTTP call. Concurrent requests share one token fetch, and one
+renewal after a 401: a refused token is let go (`refused`), and the next request to be sent gets a
+new one — asked for when that request goes, after its wait for budget, never before. The token
+endpoint's throttling (429, or a 403 that does not say access is denied) is waited out: as long
+as its `Retry-After` asks, else with backoff. What signing in teaches
 (the credential style the endpoint accepts, how long tokens live when the answer does not say) is
 learned for the profile (app/api/signin_learning.py). Tokens and the secret never appear in a
 message, a repr or a log line.
@@ -12,8 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -25,10 +30,12 @@ from app.api.connection import Connection, CredentialStyle
 from app.api.errors import AuthFailed, ServerError, TransportError, UnexpectedResponse, redact
 from app.api.learned import Learned
 from app.api.network import describe
+from app.api.pacing import BackoffSchedule, retry_after_seconds, says_permission
 
 log = logging.getLogger(__name__)
 Grant = Literal["client_credentials", "refresh_token"]
 Pace = Callable[[], AbstractAsyncContextManager[object]]
+Sleep = Callable[[float], Awaitable[object]]
 
 
 @dataclass(frozen=True)
@@ -44,10 +51,16 @@ class Token:
 
 @dataclass(frozen=True)
 class TokenPolicy:
-    """Renew `early_seconds` before expiry, or `early_share` of the lifetime if that is shorter."""
+    """Renew `early_seconds` before expiry, or `early_share` of the lifetime if that is shorter.
+
+    A token the API refuses is judged by its age when the request was sent: at most
+    `fresh_seconds`, the refusal is of the credentials themselves (counted; refused again and
+    again, sign-in keeps failing); older, it may simply have expired (renewed and replayed).
+    """
 
     early_seconds: float = 30.0
     early_share: float = 0.1
+    fresh_seconds: float = 1.0
 
     def renew_at(self, token: Token, learned_lifetime: float | None = None) -> float | None:
         """When to renew: early before the lifetime the server gave, else the one learned."""
@@ -64,6 +77,11 @@ class TokenPolicy:
             return False
         renew_at = self.renew_at(token, learned_lifetime)
         return renew_at is None or now < renew_at
+
+    def refused_fresh(self, age_when_sent: float) -> bool:
+        """A refusal of a token this old when its request was sent is a refusal of fresh
+        credentials (not of a token that could have expired)."""
+        return age_when_sent <= self.fresh_seconds
 
     def next_grant(self, token: Token | None, refresh_failed: bool = False) -> Grant:
         """Refresh when the server gave a refresh token (and it has not just failed)."""
@@ -142,13 +160,20 @@ class Authenticator:
         policy: TokenPolicy | None = None,
         clock: Callable[[], float] = time.monotonic,
         pace: Pace | None = None,
+        sleep: Sleep = asyncio.sleep,
+        backoff: BackoffSchedule | None = None,
+        rng: random.Random | None = None,
     ) -> None:
         self._conn = connection
         self._http = http
         self.policy = policy or TokenPolicy()
         self._clock = clock
         self._pace = pace
+        self._sleep = sleep
+        self._backoff = backoff or BackoffSchedule()
+        self._rng = rng or random.Random()
         self._token: Token | None = None
+        self._refused: str | None = None  # the API refused the current token: renew before use
         self._lock = asyncio.Lock()
         self._learned = Learned(connection.state_dir)
         self._lifetime = learning.learned_lifetime(self._learned)
@@ -166,11 +191,23 @@ class Authenticator:
 
     async def renew(self, refused: str) -> str:
         """The API answered 401 to `refused`: get a new token (once, however many callers)."""
-        async with self._lock:
-            if self._token is None or self._token.access_token == refused:
-                self._observe_expiry()
-                self._token = await self._obtain()
-            return self._current()
+        self.refused(refused)
+        return await self.token()
+
+    def refused(self, token: str) -> None:
+        """The API answered 401 to `token`: the next caller of `token()` gets a new one (once,
+        however many requests it refused), what its age says of the lifetime noted now."""
+        if self._token is not None and self._token.access_token == token != self._refused:
+            self._observe_expiry()
+            self._refused = token
+
+    def age(self, token: str) -> float:
+        """Seconds since `token` was obtained (0 for a token this authenticator no longer
+        holds: it was obtained after the caller's last look)."""
+        held = self._token
+        if held is None or held.access_token != token:
+            return 0.0
+        return max(0.0, self._clock() - held.obtained_at)
 
     def accepted(self, token: str) -> None:
         """The API accepted `token` just now (what a refusal of it later is measured against)."""
@@ -194,7 +231,10 @@ class Authenticator:
         self._token = None
 
     def _fresh(self) -> bool:
-        return self.policy.is_fresh(self._token, self._clock(), self._lifetime)
+        token = self._token
+        if token is not None and token.access_token == self._refused:
+            return False
+        return self.policy.is_fresh(token, self._clock(), self._lifetime)
 
     def _observe_expiry(self) -> None:
         token = self._token
@@ -229,15 +269,39 @@ class Authenticator:
         """One token request; refused for its credential style, sent once more the other way
         (and the style that works is remembered for the profile)."""
         style = self.credential_style
-        response = await self._send(grant, refresh_token, style)
+        response = await self._answer(grant, refresh_token, style)
         if learning.refuses_style(response):
-            retry = await self._send(grant, refresh_token, learning.other_style(style))
+            retry = await self._answer(grant, refresh_token, learning.other_style(style))
             if retry.status_code == 200:
                 self._learn_style(learning.other_style(style))
                 response = retry
         token = self._read(response)
         self._accepted_at = None
+        self._refused = None
         return token
+
+    async def _answer(
+        self, grant: Grant, refresh_token: str | None, style: CredentialStyle
+    ) -> httpx.Response:
+        """The token endpoint's answer once it is not throttling (or no try is left): a 429, or
+        a 403 whose words do not say access is denied, is waited out like the API's — as long as
+        `Retry-After` asks, else full-jitter backoff."""
+        tries = 0
+        while True:
+            response = await self._send(grant, refresh_token, style)
+            if not _throttling(response) or self._backoff.exhausted(tries):
+                return response
+            tries += 1
+            wait = retry_after_seconds(response.headers.get("Retry-After"), time.time())
+            if wait is None:
+                wait = self._backoff.delay(tries, self._rng)
+            log.info(
+                "the sign-in server of show %s is throttling (HTTP %d): trying again in %.1f s",
+                self._conn.show_id,
+                response.status_code,
+                wait,
+            )
+            await self._sleep(wait)
 
     async def _send(
         self, grant: Grant, refresh_token: str | None, style: CredentialStyle
@@ -289,3 +353,10 @@ class Authenticator:
             "yes" if token.refresh_token else "no",
         )
         return token
+
+
+def _throttling(response: httpx.Response) -> bool:
+    """A token answer that asks to slow down: 429, or a 403 not saying access is denied."""
+    if response.status_code == 429:
+        return True
+    return response.status_code == 403 and not says_permission(response.text)

@@ -124,7 +124,7 @@ def _client(
         conn.rate_window,
         interactive_reserve=conn.interactive_reserve,
         backoff=_ONE_QUICK_RETRY,
-        # issue 12 (h2): one quick retry, not the adaptive wait for the window to clear
+        # issue 12 (h2): one quick retry, not the adaptive wait for the budget to clear
         adaptive=CubicAllowance(conn.rate_limit, conn.rate_window, enabled=False),
     )
     return ShowClient(conn, registry, governor=governor, transport=transport, retry=_NO_RETRY)

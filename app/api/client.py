@@ -28,12 +28,12 @@ from app.api.auth import Authenticator, TokenPolicy
 from app.api.bodies import RecordLike, check_sendable, merged_answer, payloads, record_body
 from app.api.connection import Connection
 from app.api.error_bodies import align_fields
-from app.api.errors import BadRequest, InvalidValue
+from app.api.errors import BadRequest, InvalidValue, UnexpectedResponse
 from app.api.exchange import Exchange, Request, RetryPolicy
 from app.api.governor import RateGovernor, RequestBudget
 from app.api.learned import Learned
 from app.api.models import MODELS
-from app.api.page_walk import Page, PageWalk
+from app.api.page_walk import Listed, Page, PageWalk
 from app.api.paging import PageCursor
 from app.api.registry import Operation, Registry, Resource
 from app.api.responses import decode_json, parse_result
@@ -46,9 +46,9 @@ ResourceRef = Resource | str
 HTTP_LIMITS = httpx.Limits(max_connections=16, max_keepalive_connections=16, keepalive_expiry=4.0)
 
 
-# Opens the window a client paces against when it owns its governor: the profile's request
+# Opens the budget a client paces against when it owns its governor: the profile's request
 # history shared by its processes (app.store.request_history.shared_budget, wired by
-# app/profile/connect.py) or None for this process's own window. app/api knows no database.
+# app/profile/connect.py) or None for this process's own budget. app/api knows no database.
 BudgetOpener = Callable[[Connection, Callable[[], float]], RequestBudget | None]
 
 
@@ -87,7 +87,9 @@ class ShowClient:
         )
         # Token requests are not paced: the auth endpoint is not the API (the simulator does not
         # count them either); a server that did would answer one 403 at worst, once per token.
-        self.auth = Authenticator(connection, self._http, policy=token_policy, clock=clock)
+        self.auth = Authenticator(
+            connection, self._http, policy=token_policy, clock=clock, sleep=sleep, rng=rng
+        )
         self._exchange = Exchange(
             self._http, self.auth, self.governor, retry=retry, sleep=sleep, rng=rng,
             probe=self._probe,
@@ -140,13 +142,18 @@ class ShowClient:
         if modified_after is not None:
             query.append(("modifiedAfter", modified_after_param(modified_after)))
 
-        async def fetch(pairs: builtins.list[tuple[str, str]]) -> Any:
+        async def fetch(pairs: builtins.list[tuple[str, str]]) -> Listed:
             req = self._request(res, op, path, pairs, None, interactive)
-            return await self._exchange.send_and_read(req, _json_of(req.what))
+            return await self._exchange.send_and_read(req, _listed(req.what))
+
+        async def follow(url: str) -> Listed:  # a next link the show gave (issue 28)
+            req = self._request(res, op, path, (), None, interactive)
+            req = dataclasses.replace(req, url=self._on_show(url, req.url, req.what))
+            return await self._exchange.send_and_read(req, _listed(req.what))
 
         listing = PageWalk(
             res, self.learned, fetch, _what(res, op, path), query=query, sort=sort,
-            page_size=page_size, prove_end=prove_end,
+            page_size=page_size, prove_end=prove_end, follow=follow,
         )  # fmt: skip
         async for page in listing.pages():
             yield page
@@ -239,6 +246,16 @@ class ShowClient:
 
     # -------------------------------------------------------------------------------- internals
 
+    def _on_show(self, link: str, asked: str, what: str) -> str:
+        """A next link made absolute; one that leads off the show's host is refused (the token
+        is never sent elsewhere)."""
+        url = httpx.URL(asked).join(link)
+        base = httpx.URL(self.connection.base_url)
+        if (url.scheme, url.host, url.port) != (base.scheme, base.host, base.port):
+            raise UnexpectedResponse(f"{what}: the show names its next page on another host "
+                                     f"({url.scheme}://{url.host}); not followed")  # fmt: skip
+        return str(url)
+
     def _resource(self, resource: ResourceRef) -> Resource:
         return resource if isinstance(resource, Resource) else self.registry[resource]
 
@@ -305,6 +322,16 @@ def _http_client(
 
 def _json_of(what: str) -> Callable[[httpx.Response], Any]:
     return lambda response: decode_json(response, what)
+
+
+def _listed(what: str) -> Callable[[httpx.Response], Listed]:
+    """A list's answer: its JSON and the next page its `Link` header names."""
+
+    def read(response: httpx.Response) -> Listed:
+        link = response.links.get("next", {}).get("url") if "link" in response.headers else None
+        return Listed(decode_json(response, what), link or None)
+
+    return read
 
 
 def _field_names(res: Resource) -> list[str]:

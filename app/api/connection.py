@@ -41,7 +41,9 @@ class Connection:
         if self.credential_style not in ("body", "basic"):
             raise InvalidValue("credential_style", "must be 'body' or 'basic'")
         if self.rate_limit < 1 or self.rate_window <= 0:
-            raise InvalidValue("rate_limit", "needs at least one request per positive window")
+            raise InvalidValue(
+                "rate_limit", "needs at least one request per span of more than 0 seconds"
+            )
         if not 0 <= self.interactive_reserve < 1:
             raise InvalidValue("interactive_reserve", "must be a share between 0 and 1")
         if self.timeout <= 0:

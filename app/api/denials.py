@@ -1,7 +1,7 @@
 """Which operations the show refuses for good: a permission 403 told apart from throttling.
 
 API.md: a 403 means the rate limit was hit unless proven otherwise, and this process's own
-request count proves nothing (the show's window also holds other processes' and other admins'
+request count proves nothing (the show's budget also holds other processes' and other admins'
 requests). Two proofs, both per operation (method + path template, e.g. `PUT /Customer/{id}`):
 
 - the body says in words that it is a permission matter (`app.api.pacing.says_permission`):

@@ -143,6 +143,19 @@ class AuthFailed(AccessProblem):
         self.reason = redact(reason)
 
 
+class SignInKeepsFailing(AuthFailed):
+    """The API refused fresh tokens again and again: the show's credentials no longer open it
+    (a command stops; the changes it was to send stay pending)."""
+
+    def __init__(self, show_id: str, auth_url: str, reason: str) -> None:
+        AccessProblem.__init__(
+            self, f"Sign-in keeps failing for show {show_id} at {auth_url}: {reason}"
+        )
+        self.show_id = show_id
+        self.auth_url = auth_url
+        self.reason = redact(reason)
+
+
 class Forbidden(AccessProblem):
     """A 403 that is not throttling: this show's credentials may not do this."""
 

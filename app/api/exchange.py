@@ -1,20 +1,23 @@
 """One request, end to end: pacing, the bearer token, retries, and the typed error for a failure.
 
-`Exchange.send` takes a slot from the RateGovernor, sends with the current token, and then:
-401 → renew the token once and replay; 403 → the governor decides (throttled: wait out the pause
-— as long as a `Retry-After` asks — and resend; a permission matter: Forbidden with the server's
-words, and once the operation is proven denied its further requests fail at once, unsent; still
-throttled after every try: RateLimited). When the slot after a pause falls to a request whose
-operation was just refused, the cheap probe (one small GET) goes in its place first: its answer
-tells throttling (refused too) from a refusal of that operation alone. Connection errors and
-5xx → idempotent requests (GET/PUT/DELETE) are retried with backoff, a POST only when it surely
+`Exchange.send` takes a slot from the RateGovernor, then the token (judged fresh or renewed now,
+after any wait for budget: never one that aged while the request waited), sends, and then: 401 → the
+token is let go and the request replayed with a new one; 403 → the governor decides (throttled: wait
+out the pause — as long as a `Retry-After` asks — and resend; a permission matter: Forbidden with
+the server's words, and once the operation is proven denied its further requests fail at once,
+unsent; still throttled after every try: RateLimited). When the slot after a pause falls to a
+request whose operation was just refused, the cheap probe (one small GET) goes in its place first:
+its answer tells throttling (refused too) from a refusal of that operation alone. Connection errors
+and 5xx → idempotent requests (GET/PUT/DELETE) are retried with backoff, a POST only when it surely
 never left this machine, otherwise `TransportError(outcome_unknown=True)`. Every other answer is
 checked and mapped onto `app.api.errors`. `send_and_read` also reads the answer, and sends an
 idempotent request again when its body could not be read at all (`UnreadableBody`: cut short, a
 proxy's web page).
 No header, token or secret is ever logged or put in a message.
 A 401 renewal is shared by every request in flight (the Authenticator renews a refused token
-once); a token refused right after its renewal is `AuthFailed`, never a loop.
+once). A refusal counts against the credentials only when the token was fresh when sent
+(`TokenPolicy.refused_fresh`); fresh tokens refused again and again are `SignInKeepsFailing`
+(an `AuthFailed`), and so are more renewals than `MAX_RENEWALS`: never a loop.
 """
 
 from __future__ import annotations
@@ -31,12 +34,12 @@ import httpx
 
 from app.api.auth import Authenticator
 from app.api.errors import (
-    AuthFailed,
     BadRequest,
     Forbidden,
     NotFound,
     RateLimited,
     ServerError,
+    SignInKeepsFailing,
     TransportError,
     UnexpectedResponse,
     UnreadableBody,
@@ -51,7 +54,8 @@ T = TypeVar("T")
 IDEMPOTENT = frozenset({"GET", "PUT", "DELETE", "HEAD", "OPTIONS"})
 # Raised before a single byte of the request left this machine: safe to retry even a POST.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
-MAX_RENEWALS = 3  # 401s one request may answer with a renewal (a long wait may see an expiry)
+MAX_RENEWALS = 6  # 401s one request may answer with a renewal (a long wait may see an expiry)
+FRESH_REFUSALS = 2  # refusals of fresh tokens that stop a request: sign-in keeps failing
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,15 @@ class _Tries:
     transient: int = 0
     throttled: int = 0
     renewals: int = 0
-    renewed_to: str | None = None  # the token this request's last renewal gave
+    fresh_refusals: int = 0  # 401s to a token that was fresh when sent
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """The token a request went with, and its age (seconds) as it went."""
+
+    value: str = field(repr=False)
+    age: float
 
 
 @dataclass(frozen=True)
@@ -116,18 +128,17 @@ class Exchange:
         tries = _Tries()
         while True:
             self._refuse_if_denied(req)
-            token = await self._auth.token()
-            slot, outcome = await self._once(req, token, tries)
+            slot, token, outcome = await self._once(req, tries)
             if outcome is None:
                 continue  # the probe went in this request's place
             if isinstance(outcome, httpx.TransportError):
                 await self._after_failure(req, outcome, tries)
             elif outcome.status_code == 401:
-                await self._after_401(req, token, tries)
+                self._after_401(req, token, tries)
             elif outcome.status_code in (403, 429):
                 self._after_403(req, slot, outcome, tries)
             else:
-                self._auth.accepted(token)
+                self._auth.accepted(token.value)
                 self._governor.on_answer(slot)
                 if not await self._retry_5xx(req, outcome, tries):
                     return _checked(req, outcome)
@@ -154,18 +165,30 @@ class Exchange:
             )
 
     async def _once(
-        self, req: Request, token: str, tries: _Tries
-    ) -> tuple[Slot, httpx.Response | httpx.TransportError | None]:
+        self, req: Request, tries: _Tries
+    ) -> tuple[Slot, _Sent, httpx.Response | httpx.TransportError | None]:
         slot = await self._governor.acquire(req.interactive, req.operation_key)
         if self._governor.denials.denied(req.operation_key) is not None:
             self._governor.release(slot, counted=False)  # proven denied while it waited: unsent
-            return slot, None
+            return slot, _Sent("", 0.0), None
+        token = await self._token_for(slot)
         probe = self._probe() if slot.probe and self._governor.suspect(req.operation_key) else None
         if probe is not None and probe.operation_key != req.operation_key:
             slot = self._governor.as_probe(slot, probe.operation_key)
-            await self._send_probe(req, slot, probe, token, tries)
-            return slot, None
-        return slot, await self._transmit(req, slot, token)
+            await self._send_probe(req, slot, probe, token.value, tries)
+            return slot, token, None
+        return slot, token, await self._transmit(req, slot, token.value)
+
+    async def _token_for(self, slot: Slot) -> _Sent:
+        """The token to send with now that the slot is held (renewed if it aged while the request
+        waited for budget), and its age as it goes; the slot is given back unsent if signing in
+        fails."""
+        try:
+            token = await self._auth.token()
+        except BaseException:
+            self._governor.release(slot, counted=False)
+            raise
+        return _Sent(token, self._auth.age(token))
 
     async def _send_probe(
         self, req: Request, slot: Slot, probe: Request, token: str, tries: _Tries
@@ -223,15 +246,21 @@ class Exchange:
             detail += " — it may or may not have been carried out"
         raise TransportError(detail, outcome_unknown=unknown)
 
-    async def _after_401(self, req: Request, token: str, tries: _Tries) -> None:
-        """Renew and replay; a fresh token refused at once (or renewal after renewal) means the
-        show's credentials no longer open the API: AuthFailed, never a loop."""
-        if token == tries.renewed_to or tries.renewals >= MAX_RENEWALS:
-            raise AuthFailed(
-                self._auth.show_id, self._auth.auth_url, f"{req.what} refused a new token (401)"
-            )
+    def _after_401(self, req: Request, token: _Sent, tries: _Tries) -> None:
+        """Let the token go and replay (the new token is asked for when the replay is sent);
+        fresh tokens refused again and again (or renewal after renewal) mean the show's
+        credentials no longer open the API: SignInKeepsFailing, never a loop."""
         tries.renewals += 1
-        tries.renewed_to = await self._auth.renew(token)
+        if self._auth.policy.refused_fresh(token.age):
+            tries.fresh_refusals += 1
+        if tries.fresh_refusals >= FRESH_REFUSALS or tries.renewals > MAX_RENEWALS:
+            raise SignInKeepsFailing(
+                self._auth.show_id,
+                self._auth.auth_url,
+                f"{req.what} refused a new token (401): {tries.renewals} tokens refused, "
+                f"{tries.fresh_refusals} of them just issued",
+            )
+        self._auth.refused(token.value)
 
     def _after_403(self, req: Request, slot: Slot, response: httpx.Response, tries: _Tries) -> None:
         body = response.text

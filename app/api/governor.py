@@ -1,18 +1,17 @@
 """The RateGovernor: one per profile, every request of that profile goes through it.
 
-It paces requests with a sliding window (default 300 per 60 s; background requests leave a share
-of it to interactive ones) — the profile's request history shared by all its processes on this
-machine when it has a data folder (`app.store.request_history`, given by app/profile/connect.py),
-this
-process's own otherwise. A 403 is throttling unless proven otherwise (`app.api.denials`): a
-throttling 403 pauses *all* requests (full-jitter exponential backoff, or exactly the
-`Retry-After` the server asks) and cuts the requests allowed per window (`CubicAllowance`, the AWS
-SDKs' adaptive mode), which then grow back.
+It paces requests against a sliding budget (default 300 per 60 s; background requests leave a
+share of it to interactive ones) — the profile's request history shared by all its processes on
+this machine when it has a data folder (`app.store.request_history`, given by
+app/profile/connect.py), this process's own otherwise. A 403 is throttling unless proven
+otherwise (`app.api.denials`): a throttling 403 pauses *all* requests (full-jitter exponential
+backoff, or exactly the `Retry-After` the server asks) and cuts the requests allowed per span
+(`CubicAllowance`, the AWS SDKs' adaptive mode), which then grow back.
 After a pause a single probe request goes first; the others wait until it has been answered.
 Observers get a frozen `GovernorState` whenever it changes (the status bar's "182/300 this
 minute" and "resuming in 23 s"). The decisions themselves live in `app.api.pacing` and
 `app.api.denials`; what answers do (the pauses, a team's pause followed) in `app.api.pauses`, the
-governor's base; the window and a request's slot in it in `app.api.request_budget`. This module
+governor's base; the budget and a request's slot in it in `app.api.request_budget`. This module
 adds the waiting, with an injected clock, rng and sleep.
 """
 
@@ -47,9 +46,9 @@ __all__ = [
     "GovernorState",
     "Observer",
     "RateGovernor",
-    "RequestBudget",  # the window it paces against: app/api/request_budget.py's
+    "RequestBudget",  # the budget it paces against: app/api/request_budget.py's
     "Sleep",
-    "Slot",  # a request's place in that window: app/api/request_budget.py's
+    "Slot",  # a request's place in that budget: app/api/request_budget.py's
     "Verdict",  # what `on_403` answers: app/api/pauses.py's
 ]
 
@@ -58,14 +57,15 @@ __all__ = [
 class GovernorState:
     """What the status bar shows. `paused_until` is on the governor's clock (time.monotonic).
 
-    `used` counts the profile's requests in the window (every process of it when the history is
-    shared); `allowed` is the adaptive allowance per window after throttling (None: the full
-    limit); `waiting` the requests waiting for budget or for a pause to end.
+    `used` counts the profile's requests in the budget (every process of it when the history is
+    shared) out of `limit` per `span` seconds; `allowed` is the adaptive allowance per span
+    after throttling (None: the full limit); `waiting` the requests waiting for budget or for a
+    pause to end.
     """
 
     used: int
     limit: int
-    window: float
+    span: float
     paused_until: float | None
     attempt: int
     max_attempts: int
@@ -91,7 +91,7 @@ class RateGovernor(Pauses):
     def __init__(
         self,
         limit: int = 300,
-        window: float = 60.0,
+        span: float = 60.0,
         *,
         interactive_reserve: float = 0.1,
         margin: float = 0.05,
@@ -103,14 +103,14 @@ class RateGovernor(Pauses):
         adaptive: CubicAllowance | None = None,
         denials: Denials | None = None,
     ) -> None:
-        self._budget: RequestBudget = history or SlidingBudget(limit, window, margin)
-        # A team's window: its pause and its adaptive rate are every member's (None: solo).
+        self._budget: RequestBudget = history or SlidingBudget(limit, span, margin)
+        # A team's budget: its pause and its adaptive rate are every member's (None: solo).
         self._team = self._budget if isinstance(self._budget, TeamPacing) else None
         self._team_pause = 0  # the team pause this governor last followed
         self._reserve = interactive_reserve
         self.backoff = backoff or BackoffSchedule()
         self.adaptive = adaptive or (
-            self._team.allowance() if self._team else CubicAllowance(limit, window)
+            self._team.allowance() if self._team else CubicAllowance(limit, span)
         )
         self.denials = denials or Denials()
         self.unproven = UnprovenCuts()
@@ -135,8 +135,8 @@ class RateGovernor(Pauses):
         return self._budget.limit
 
     @property
-    def window(self) -> float:
-        return self._budget.window
+    def span(self) -> float:
+        return self._budget.span
 
     @property
     def sent(self) -> int:
@@ -155,7 +155,7 @@ class RateGovernor(Pauses):
         return GovernorState(
             used=self._budget.used(now),
             limit=self._budget.limit,
-            window=self._budget.window,
+            span=self._budget.span,
             paused_until=paused_until,
             attempt=attempt,
             max_attempts=self.backoff.max_attempts,
@@ -175,7 +175,7 @@ class RateGovernor(Pauses):
         return unsubscribe
 
     def close(self) -> None:
-        """Done with the profile's window (the shared history's file is let go)."""
+        """Done with the profile's budget (the shared history's file is let go)."""
         self._budget.close()
 
     # ------------------------------------------------------------------------- acquiring a slot
@@ -210,7 +210,7 @@ class RateGovernor(Pauses):
                     self._budget_at = None
 
     def _hold_for_budget(self, now: float, interactive: bool) -> None:
-        """When the window lets the next request go ("waiting for budget: 12 s"), while it is
+        """When the budget lets the next request go ("waiting for budget: 12 s"), while it is
         pacing and not paused by a 403 (the countdown says that)."""
         if self._paused_until is not None and now < self._paused_until:
             self._budget_at = None
@@ -220,7 +220,7 @@ class RateGovernor(Pauses):
             self._budget_at = now + wait
 
     def release(self, slot: Slot, counted: bool = True) -> None:
-        """The request was answered (or failed): its slot now ages out of the window.
+        """The request was answered (or failed): its slot now ages out of the budget.
 
         `counted=False` frees the slot at once: the request never reached the server.
         """

@@ -3,8 +3,10 @@
 The shapes declare each record's fields without pydantic (the window lays its tables out from
 them before pydantic is imported); here each shape becomes the pydantic model that validates
 records and bodies: every date field parses the show's dates and writes ISO back, a customer's
-e-mail is checked, and every model keeps the fields it does not know (`extra="allow"`), so
-nothing is dropped on a round trip.
+e-mail is checked, every model keeps the fields it does not know (`extra="allow"`), so nothing is
+dropped on a round trip, and a text field also holds the number a show gives in it (an integer
+reference, `"warehouseID": 1003`), kept as given (`ShowText`): never refused, never turned into
+text.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ from app.api.record_shape import parse_show_date as parse_show_date  # where the
 def _format_show_date(value: date | datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
+
+# A text field of a shape, as its model holds it: text, or the number a show gave there as given.
+ShowText = str | int | float
 
 ShowDate = Annotated[
     datetime | date | None,
@@ -130,6 +135,8 @@ def _typed(annotation: Any, built: dict[type[record_shape.Shape], type[BaseModel
     """A shape's annotation in models: nested shapes as their models, dates as `ShowDate`."""
     if annotation == record_shape.ShowDate:
         return ShowDate
+    if annotation is str:
+        return ShowText
     if isinstance(annotation, type) and issubclass(annotation, record_shape.Shape):
         _build(annotation, built)
         return built[annotation]

@@ -1,18 +1,18 @@
-"""The RateGovernor's decisions as pure objects: the window, the backoff, the adaptive allowance,
-what a 403 means and how long a `Retry-After` asks to wait; and `TeamPacing`, what a window a
+"""The RateGovernor's decisions as pure objects: the budget, the backoff, the adaptive allowance,
+what a 403 means and how long a `Retry-After` asks to wait; and `TeamPacing`, what a budget a
 whole team shares (app/team/budget.py) offers the governor besides.
 
 No I/O, no asyncio, no clock of their own: every method takes `now`, randomness comes from the
 `random.Random` passed in, so "full jitter, cap 60 s, 8 tries" is tested in milliseconds.
 
-Why the window counts from the *answer*: the server stamps a request when it arrives, somewhere
-between our send and our receipt of the answer. A slot that leaves our window `window + margin`
-after its answer came back has surely left the server's window too, whatever the latency; the
+Why the budget counts from the *answer*: the server stamps a request when it arrives, somewhere
+between our send and our receipt of the answer. A slot that leaves our budget `span + margin`
+after its answer came back has surely left the server's count too, whatever the latency; the
 small margin only covers clock granularity and a server that books a request late. Requests
 still in flight always count.
 
 What a 403 means is decided from its words and from what the show answers each operation
-(`app.api.denials`), never from this process's own request count: the show's window also holds
+(`app.api.denials`), never from this process's own request count: the show's budget also holds
 other processes' and other administrators' requests (API.md, Rate limit).
 """
 
@@ -47,26 +47,26 @@ RETRY_AFTER_CAP = 600.0  # seconds: a longer Retry-After is obeyed up to this, t
 
 
 class SlidingBudget:
-    """The requests of the last `window` seconds (padded by `margin`), plus those in flight.
+    """The requests of the last `span` seconds (padded by `margin`), plus those in flight.
 
     This process's own record; `app.store.request_history.SharedHistory` keeps the same record for
     every process of a profile. Both offer `used`, `wait_time`, `take` (check and start in one step)
     and `finish`.
     """
 
-    def __init__(self, limit: int, window: float, margin: float = 0.05) -> None:
+    def __init__(self, limit: int, span: float, margin: float = 0.05) -> None:
         self.limit = limit
-        self.window = window
+        self.span = span
         self.margin = margin
         self.in_flight = 0
         self._done: list[float] = []  # answer times, ascending
 
     @property
-    def span(self) -> float:
-        return self.window + self.margin
+    def padded_span(self) -> float:
+        return self.span + self.margin
 
     def _prune(self, now: float) -> None:
-        cut = bisect.bisect_right(self._done, now - self.span + _EPSILON)
+        cut = bisect.bisect_right(self._done, now - self.padded_span + _EPSILON)
         del self._done[:cut]
 
     def used(self, now: float) -> int:
@@ -81,10 +81,10 @@ class SlidingBudget:
         must_expire = used - allowed + 1
         if must_expire > len(self._done):
             return None
-        return max(self._done[must_expire - 1] + self.span - now, _EPSILON)
+        return max(self._done[must_expire - 1] + self.padded_span - now, _EPSILON)
 
     def take(self, now: float, allowed: int) -> int | None:
-        """Start a request if fewer than `allowed` are in the window; its handle, or None."""
+        """Start a request if fewer than `allowed` are in the budget; its handle, or None."""
         if self.used(now) >= allowed:
             return None
         self.start()
@@ -188,32 +188,32 @@ class CutState(NamedTuple):
 
 @dataclass
 class CubicAllowance:
-    """How many requests per window this profile allows itself after throttling: the AWS SDKs'
+    """How many requests per span this profile allows itself after throttling: the AWS SDKs'
     adaptive retry mode (botocore's `CubicCalculator`), in the unit the show counts in.
 
     A throttling 403 cuts the allowance to `beta` times what was measured (the requests in the
-    window when it came, or the allowance if lower); it then grows back along
+    budget when it came, or the allowance if lower); it then grows back along
     `W(t) = C (t - K)^3 + W_max` — fast at first, flat around the level that was throttled
     (W_max), faster again beyond — until it reaches the limit and the adaptive mode is off.
-    botocore measures requests per second with a token bucket; here the window is the bucket
+    botocore measures requests per second with a token bucket; here the budget is the bucket
     (`SlidingBudget`), so several copies of ShowDesk on one show (separate profiles, separate
     machines) that each cut on their own 403s settle around their share instead of failing.
-    `regain_spans` scales C so that regaining a cut from the full limit takes that many windows
+    `regain_spans` scales C so that regaining a cut from the full limit takes that many spans
     (botocore's C = 0.4 suits AWS's hundreds per second, not 300 per minute). A process that was
     being answered keeps at least `floor_share` of the limit (botocore's floor of 0.5 requests per
     second is that share of 300 per minute: a process that sent little is not what filled the
-    window) — but never as much as it was using: after a throttling 403 a process sends again
-    only once one of its own requests has left the window. One that got nothing in since the last
-    cut keeps one request per window: a server that counts refused requests too stays full for as
+    budget) — but never as much as it was using: after a throttling 403 a process sends again
+    only once one of its own requests has left the budget. One that got nothing in since the last
+    cut keeps one request per span: a server that counts refused requests too stays full for as
     long as anyone keeps knocking.
     """
 
     limit: int
-    window: float
+    span: float
     beta: float = 0.7
     regain_spans: float = 2.0
     floor_share: float = 0.1
-    enabled: bool = True  # False: a one-shot check that must not wait for the window to clear
+    enabled: bool = True  # False: a one-shot check that must not wait for the budget to clear
     _w_max: float | None = field(default=None, init=False)
     _k: float = field(default=0.0, init=False)
     _cut_at: float = field(default=0.0, init=False)
@@ -221,14 +221,14 @@ class CubicAllowance:
 
     @property
     def scale(self) -> float:
-        return self.limit * (1.0 - self.beta) / (self.regain_spans * self.window) ** 3
+        return self.limit * (1.0 - self.beta) / (self.regain_spans * self.span) ** 3
 
     @property
     def active(self) -> bool:
         return self._w_max is not None
 
     def allowed(self, now: float) -> float:
-        """Requests per window allowed at `now` (at least 1, at most the limit)."""
+        """Requests per span allowed at `now` (at least 1, at most the limit)."""
         if self._w_max is None:
             return float(self.limit)
         grown = self.scale * (now - self._cut_at - self._k) ** 3 + self._w_max
@@ -251,8 +251,8 @@ class CubicAllowance:
         self._w_max, self._k, self._cut_at, self._floor = state
 
     def cut(self, now: float, measured: int, *, answered: bool = True) -> float:
-        """A throttling 403 at `now` with `measured` requests in the window: the new allowance.
-        `answered`: the show answered this process within the last window (the floor applies)."""
+        """A throttling 403 at `now` with `measured` requests in the budget: the new allowance.
+        `answered`: the show answered this process within the last span (the floor applies)."""
         if not self.enabled:
             return float(self.limit)
         current = float(measured) if self._w_max is None else min(measured, self.allowed(now))
@@ -276,7 +276,7 @@ class SharedPause:
 
 @runtime_checkable
 class TeamPacing(Protocol):
-    """A window a whole team shares (`app.team.budget.TeamBudget`): a throttling 403 of any
+    """A budget a whole team shares (`app.team.budget.TeamBudget`): a throttling 403 of any
     member pauses every member, and the adaptive allowance after it is the team's."""
 
     def allowance(self) -> CubicAllowance: ...

@@ -8,8 +8,15 @@ that repeat — the common conventions are tried once; the one that works is rem
 profile (`Learned`, keys `paging.<slug>` and the show-wide `paging`) and announced as a notice
 on the last page. When none works the listing raises `ListingIncomplete`: the caller must not
 treat what arrived as the whole collection. A show that ignores every paging name and sends one
-short page may have sent everything or only its own first page: that listing ends with a page
-marked `uncertain`, and nothing may be deleted on its word.
+short page may have sent everything or only its own first page: it is asked once more in the
+other order — the same records then are everything it has (a page marked `single`: what it
+lacks is asked for record by record before anything leaves the cache), other ones prove it holds
+more than it sends (`ListingIncomplete`); where it cannot be asked so, the listing ends with a
+page marked `uncertain`, and the caller must not report it whole.
+
+The show leads (issue 28): a next link or token in an answer is followed (`PageCursor`), through
+`follow` for a URL; a 404, or a 400 naming the page, on a page after the first is the end of the
+list. The last page of a listing that cannot have shifted is marked `stable`.
 """
 
 from __future__ import annotations
@@ -17,18 +24,30 @@ from __future__ import annotations
 import builtins
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from app.api.errors import BadRequest, ListingIncomplete
+from app.api.errors import BadRequest, ListingIncomplete, NotFound, UnexpectedResponse
 from app.api.learned import Learned
-from app.api.paging import PageCursor, PagingSpec, alternatives
+from app.api.paging import PageCursor, PagingSpec, alternatives, record_key, unwrap
 from app.api.registry import Resource
 
 log = logging.getLogger(__name__)
 
 Query = list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One answer of a list: its JSON, and the URL its `Link` header names as `rel="next"`."""
+
+    data: Any
+    link: str | None = None
+
+
+# A fetch answers a page's JSON, or a `Listed` to pass a `Link` header on.
 Fetch = Callable[[Query], Awaitable[Any]]
+Follow = Callable[[str], Awaitable[Any]]  # asks a next link the show gave, as it is
 
 
 class Page(builtins.list[dict[str, Any]]):
@@ -40,6 +59,12 @@ class Page(builtins.list[dict[str, Any]]):
     # The listing is everything the show gave but may not be the whole collection: a show that
     # ignores every paging name sent one short page. Not proof enough to delete anything.
     uncertain: bool = False
+    # The listing was whole and cannot have shifted while it ran (a next-link or token walk, or
+    # a total two reads agreed on): what it lacks is gone from the show.
+    stable: bool = False
+    # The show sent everything in one answer, the same in either order: whole as far as it
+    # says, but what it lacks is to be asked for before it leaves the cache.
+    single: bool = False
 
 
 class PageWalk:
@@ -56,8 +81,10 @@ class PageWalk:
         sort: str | None = None,
         page_size: int | None = None,
         prove_end: bool = False,
+        follow: Follow | None = None,
     ) -> None:
         self.res = res
+        self.follow = follow
         self.prove_end = prove_end
         self.learned = learned
         self.fetch = fetch
@@ -87,12 +114,17 @@ class PageWalk:
         first = self._cursor(spec, delivered, trust=trust)
         async for page in self._follow(first):
             yield page
+        if first.following:  # the show led: its links end the listing, no convention to try
+            if not first.complete:
+                raise ListingIncomplete(first.problem or _why(first), total=first.total,
+                                        arrived=first.count)  # fmt: skip
+            return
         ignored = bool(memory.get("ignores_paging"))
         if first.complete and (not first.unsure or ignored):
             if first.proved_paging and not first.capped and (ignored or not memory.get("verified")):
                 self._remember(spec, verified=True)
             elif ignored and first.total is None:  # no count from the show to go by
-                yield _uncertain(first)
+                yield await self._one_answer(spec, first)
             return
         log.info("%s: %s; trying other paging conventions", self.res.title, _why(first))
         for alt in alternatives(spec):
@@ -107,7 +139,7 @@ class PageWalk:
                 return
         if first.complete:  # one page, repeated under every convention: all, or its first
             self._remember(spec, verified=True, ignores_paging=True)
-            yield _uncertain(first)
+            yield await self._one_answer(spec, first)
             return
         tried = ", ".join(s.label for s in [spec, *alternatives(spec)])
         raise ListingIncomplete(
@@ -124,20 +156,65 @@ class PageWalk:
 
     async def _follow(self, cursor: PageCursor) -> AsyncIterator[Page]:
         while not cursor.done:
-            data = await self._ask(cursor.query())
-            page = Page(cursor.take(data))
+            try:
+                if cursor.next_url is not None:
+                    answer = await self._ask_url(cursor.next_url)
+                else:
+                    answer = await self._ask(cursor.query(), first=cursor.pages == 0)
+            except (NotFound, BadRequest) as exc:
+                if cursor.pages == 0 or not _past_the_end(exc):
+                    raise
+                log.info("%s: page %d answered %s: the end of the list", self.res.title,
+                         cursor.pages + 1, exc.message)  # fmt: skip
+                cursor.past_end()
+                continue
+            listed = answer if isinstance(answer, Listed) else Listed(answer)
+            page = Page(cursor.take(listed.data, listed.link))
             page.total = cursor.total
-            if page:
+            page.stable = cursor.done and cursor.stable  # the last page says so
+            if page or page.stable:
                 yield page
 
-    async def _ask(self, paging: Query) -> Any:
-        """One page; a show that refuses our own `sort` (400) is asked again without it, once,
-        and the profile remembers not to sort this list."""
+    async def _ask_url(self, url: str) -> Any:
+        if self.follow is None:
+            raise UnexpectedResponse(f"{self.what}: the show names its next page as {url}, "
+                                     "which this listing cannot follow")  # fmt: skip
+        return await self.follow(url)
+
+    async def _one_answer(self, spec: PagingSpec, first: PageCursor) -> Page:
+        """A show that sent one answer to every page: asked once more in the other order, the
+        same records are all it has (`single`); others mean it holds more than it sends."""
+        reverse = _reversed(self.sort)
+        if reverse is None or self.res.listed_per_booth:  # (a booth's list deletes nothing so)
+            return _uncertain(first)
+        try:
+            first_page = spec.query(spec.first_page if spec.style == "page" else 0)
+            answer = await self.fetch([*self.query, ("sort", reverse), *first_page])
+        except BadRequest:
+            return _uncertain(first)
+        data = answer.data if isinstance(answer, Listed) else answer
+        records, _ = unwrap(data, self.what, spec.items_key)
+        if {record_key(r) for r in records} != first.keys:
+            raise ListingIncomplete(
+                f"{self.res.title}: the show sends {first.count} records in one answer whatever "
+                "page is asked, and other ones in the other order: it holds more than it sends; "
+                f"set the list's paging in [resources.{self.res.slug}.paging] of the profile's "
+                "api-overrides.toml",
+                total=first.total,
+                arrived=first.count,
+            )
+        page = Page()
+        page.total, page.single = first.total, True
+        return page
+
+    async def _ask(self, paging: Query, *, first: bool = True) -> Any:
+        """One page; a show that refuses our own `sort` (400) on a first page is asked again
+        without it, once, and the profile remembers not to sort this list."""
         sort = [("sort", self.sort)] if self.sort else []
         try:
             return await self.fetch(self.query + sort + paging)
         except BadRequest:
-            if not (sort and self._own_sort):
+            if not (sort and self._own_sort and first):
                 raise
         log.info("%s: the show refuses sort=%s; listing unsorted", self.res.title, self.sort)
         self.sort = None
@@ -151,7 +228,7 @@ class PageWalk:
         notice = f"{self.res.title}: this show pages with {spec.label}; remembered"
         log.warning(notice)
         page = Page()
-        page.total, page.notice = cursor.total, notice
+        page.total, page.notice, page.stable = cursor.total, notice, cursor.stable
         return page
 
     def _remembered(self) -> dict[str, Any]:
@@ -175,6 +252,22 @@ def _uncertain(cursor: PageCursor) -> Page:
     page = Page()
     page.total, page.uncertain = cursor.total, True
     return page
+
+
+def _reversed(sort: str | None) -> str | None:
+    if sort is None:
+        return None
+    field, _, direction = sort.rpartition(":")
+    flip = {"asc": "desc", "desc": "asc"}.get(direction.lower())
+    return f"{field}:{flip}" if field and flip else None
+
+
+def _past_the_end(exc: NotFound | BadRequest) -> bool:
+    """A later page's 404, or a 400 that names the page ("Invalid page."): the list ended."""
+    if isinstance(exc, NotFound):
+        return True
+    words = exc.message.lower()
+    return any(w in words for w in ("page", "offset", "skip", "out of range"))
 
 
 def _why(cursor: PageCursor) -> str:

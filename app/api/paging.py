@@ -8,8 +8,15 @@ vendor documents `page`/`resultsPerPage` on one list only.
 `PageCursor` is the pure part of one listing: what to ask for next, which records are new, and
 whether the listing is finished — and if so, whether it is *provably complete* (a total that
 matches, pages followed to an empty or short one, counters saying it was the last) or not (a
-total it falls short of, pages that repeat: the server ignores our paging names). Only a
-complete listing may delete anything from the cache.
+total it falls short of, pages that repeat: the server ignores our paging names).
+
+The server leads (issue 28): wherever an answer names its next page — an HTTP `Link: <url>;
+rel="next"` header, or a body key holding the next page's URL or token (`next`, `nextLink`,
+`nextPageToken`, `links.next.href`…) — that is what is asked next, whatever the style; the walk
+ends on the first answer that names none. Such a walk is `stable`: it cannot have shifted under
+records deleted meanwhile, as page numbers can; so is a listing whose total two reads agree on.
+A complete listing that is not stable proves nothing about the records it lacks: the caller asks
+the show for them (decision 0026).
 """
 
 from __future__ import annotations
@@ -25,7 +32,8 @@ LIST_KEYS = ("items", "data", "results", "records")
 _NESTED_COUNTERS = ("pagination", "paging", "meta", "pageInfo")
 _NEXT_KEYS = ("next", "nextPage", "nextLink", "nextPageUrl", "nextUrl")
 _TOTAL_KEYS = ("totalCount", "total", "totalRecords", "totalItems", "count")
-STYLES = ("page", "offset")
+_LINK_HOLDERS = ("links", "_links", *_NESTED_COUNTERS)  # where an envelope may nest its next
+STYLES = ("page", "offset", "link")
 MAX_PAGE_SIZE = 10_000
 
 
@@ -33,7 +41,10 @@ MAX_PAGE_SIZE = 10_000
 class PagingSpec:
     """How one list is paged: the parameter names, the first page's number (page style; an
     offset always starts at 0), the page size, and where an envelope keeps its list and total
-    (None: recognised by the usual names)."""
+    (None: recognised by the usual names). Style "link": the first request sends the size only
+    and every later one is the next link or token the show gave; `cursor_param` names the query
+    parameter a token goes back in (None: from the key it came under, `nextPageToken` →
+    `pageToken`, else `cursor`)."""
 
     style: str = "page"
     page_param: str = "page"
@@ -43,10 +54,13 @@ class PagingSpec:
     page_size: int = 500
     items_key: str | None = None
     total_key: str | None = None
+    cursor_param: str | None = None
 
     @property
     def names(self) -> tuple[str, str]:
         """The two query names this spec sends, e.g. ("pageNumber", "pageSize")."""
+        if self.style == "link":
+            return self.cursor_param or "cursor", self.size_param
         first = self.page_param if self.style == "page" else self.offset_param
         return first, self.size_param
 
@@ -73,7 +87,8 @@ class PagingSpec:
             return self  # a learned value from an older ShowDesk: learn again
 
     def query(self, index: int) -> list[tuple[str, str]]:
-        return [(self.names[0], str(index)), (self.size_param, str(self.page_size))]
+        size = (self.size_param, str(self.page_size))
+        return [size] if self.style == "link" else [(self.names[0], str(index)), size]
 
 
 # The conventions tried, in order, when a list's pages do not add up (issue 12).
@@ -99,6 +114,7 @@ _FIELDS = {
     "page_size": int,
     "items_key": str,
     "total_key": str,
+    "cursor_param": str,
 }
 
 
@@ -121,9 +137,11 @@ def parse_paging(raw: Any, where: str, base: PagingSpec | None = None) -> Paging
 
 def _checked(spec: PagingSpec, where: str) -> PagingSpec:
     if spec.style not in STYLES:
-        raise RegistryError(f"{where}: paging.style must be 'page' or 'offset', not {spec.style!r}")
-    for name in ("page_param", "offset_param", "size_param"):
-        if not str(getattr(spec, name)).strip():
+        raise RegistryError(
+            f"{where}: paging.style must be 'page', 'offset' or 'link', not {spec.style!r}"
+        )
+    for name in ("page_param", "offset_param", "size_param", "cursor_param"):
+        if getattr(spec, name) is not None and not str(getattr(spec, name)).strip():
             raise RegistryError(f"{where}: paging.{name} must not be empty")
     if spec.names[0] == spec.size_param:
         raise RegistryError(f"{where}: the page and size parameters must differ")
@@ -150,10 +168,17 @@ def _path(raw: Mapping[str, Any], dotted: str) -> Any:
     return value
 
 
-def _envelope_list(obj: Mapping[str, Any], items_key: str | None = None) -> list[Any] | None:
+def _envelope_list(
+    obj: Mapping[str, Any], items_key: str | None = None, *, any_key: bool = False
+) -> list[Any] | None:
     value = _path(obj, items_key) if items_key else None
     if not isinstance(value, list):
         value = lookup(obj, *LIST_KEYS)
+    if not isinstance(value, list) and any_key and "id" not in obj:
+        # `{"customers": [...], "nextPageToken": …}`: the one key that holds a list of records
+        lists = [v for v in obj.values() if isinstance(v, list)]
+        if len(lists) == 1 and all(isinstance(r, Mapping) for r in lists[0]):
+            value = lists[0]
     return value if isinstance(value, list) else None
 
 
@@ -178,11 +203,78 @@ def unwrap(
         records, envelope = _envelope_list(data, items_key), data
     elif isinstance(data, Mapping) and "id" in data:
         records = [data]  # one record where a list was due
+    elif isinstance(data, Mapping) and _envelope_list(data, items_key, any_key=True) is not None:
+        records, envelope = _envelope_list(data, items_key, any_key=True), data
     else:
-        raise UnexpectedResponse(f"{what}: expected a list of records")
+        raise UnexpectedResponse(f"{what}: expected a list of records, got {glimpse(data)}")
     if not all(isinstance(r, Mapping) for r in records):
         raise UnexpectedResponse(f"{what}: the list holds something other than records")
     return [dict(r) for r in records], envelope
+
+
+def glimpse(data: Any) -> str:
+    """What an answer was, in a few words: for a message about a shape not understood."""
+    if isinstance(data, Mapping):
+        keys = [str(k) for k in data][:8]
+        more = ", …" if len(data) > len(keys) else ""
+        return f"an object with keys {', '.join(keys)}{more}" if keys else "{}"
+    if isinstance(data, list):
+        return f"a list of {len(data)} item(s), the first {glimpse(data[0])}" if data else "[]"
+    text = json.dumps(data, default=str)
+    return f"{type(data).__name__} {text[:60]}"
+
+
+def _next_ref(key: str, value: Any) -> tuple[str, str] | None:
+    """("url", …) or ("token", …) when `value` under `key` names the next page; None when it
+    names none (null, empty, a bool or a page number: counters, read by `PageInfo`)."""
+    if isinstance(value, Mapping):
+        href = lookup(value, "href", "url", "link")
+        return ("url", href) if isinstance(href, str) and href.strip() else None
+    if not isinstance(value, str) or not value.strip():
+        return None
+    value = value.strip()
+    if value.startswith(("http://", "https://", "/", "?")):
+        return "url", value
+    lowered = key.lower()
+    if value.isdigit() and not any(w in lowered for w in ("token", "cursor", "key")):
+        return None  # the next page's number
+    return "token", value
+
+
+def _is_next_key(key: str) -> bool:
+    name = key.lower().removeprefix("@odata.").replace("_", "").replace("-", "")
+    return name.startswith("next") or name in ("continuationtoken", "continuation")
+
+
+def token_param(key: str) -> str:
+    """The query name a token found under `key` goes back in: `nextPageToken` → `pageToken`,
+    `next_cursor` → `cursor`; `next` and the like → `cursor`."""
+    rest = key.removeprefix("@odata.")
+    rest = rest[4:] if rest.lower().startswith("next") else rest
+    rest = rest.lstrip("_-")
+    if not rest or rest.lower() in ("link", "url", "page"):
+        return "cursor"
+    return rest[0].lower() + rest[1:]
+
+
+def next_of(envelope: Mapping[str, Any] | None) -> tuple[str, str, str] | None:
+    """(kind, value, key) of the next page an envelope names: kind "url" or "token"."""
+    if envelope is None:
+        return None
+    holders: list[Mapping[str, Any]] = [envelope]
+    for name in _LINK_HOLDERS:
+        nested = lookup(envelope, name)
+        if isinstance(nested, Mapping):
+            holders.append(nested)
+    for holder in holders:
+        for key, value in holder.items():
+            is_link_holder = holder is not envelope and str(key).lower() == "next"
+            if not (_is_next_key(str(key)) or is_link_holder):
+                continue
+            ref = _next_ref(str(key), value)
+            if ref is not None:
+                return ref[0], ref[1], str(key)
+    return None
 
 
 def records_of(data: Any, what: str) -> list[dict[str, Any]]:
@@ -245,6 +337,10 @@ class PageCursor:
     `trust_short` lets a short page end a bare-array listing; without it (a convention not yet
     seen to work on this list) one more page is asked, which also reveals a server that serves
     fewer records than asked but does follow the page number.
+    Where an answer names its next page (`take`'s `link`, the `Link` header's, or the body's),
+    `next_url` (to ask as it is) or `query()` (the token sent back) follows it; `stable` says the
+    ended listing cannot have shifted under deletions (a link or token walk, or a total read
+    alike on the first and the last page).
     """
 
     def __init__(
@@ -274,17 +370,40 @@ class PageCursor:
         self._over_delivered = False
         self._last_short = False
         self.capped = False  # a short page was followed by more: short pages prove nothing here
+        self.stable = False
+        self.following = spec.style == "link"  # the show's next links lead this listing
+        self.next_url: str | None = None
+        self._token: tuple[str, str] | None = None  # (query name, token) of the next page
+        self._refs: set[str] = set()  # next links and tokens given so far
+        self._first_total: int | None = None
 
     @property
     def count(self) -> int:
         """Distinct records this listing received."""
         return len(self._seen)
 
+    @property
+    def keys(self) -> frozenset[str]:
+        """The records this listing received, by `record_key`."""
+        return frozenset(self._seen)
+
     def query(self) -> list[tuple[str, str]]:
+        if self.following:
+            size = [(self.spec.size_param, str(self.spec.page_size))]
+            return size + ([self._token] if self._token else [])
         return self.spec.query(self.index)
 
-    def take(self, data: Any) -> list[dict[str, Any]]:
-        """The records of the answer to `query()` not handed out before; advances the cursor."""
+    def past_end(self) -> None:
+        """A page after the first answered 404 (or 400 "invalid page"): the end of the list,
+        as an empty page would be. (A next link the show gave that answers so is not.)"""
+        if self.following:
+            self._end(False, f"{self.title}: the next page the show named could not be read")
+        else:
+            self.take([])
+
+    def take(self, data: Any, link: str | None = None) -> list[dict[str, Any]]:
+        """The records of the answer to `query()` (or to `next_url`) not handed out before;
+        advances the cursor. `link`: the answer's `Link: <…>; rel="next"` URL, if any."""
         records, envelope = unwrap(data, self.what, self.spec.items_key)
         keys = [record_key(r) for r in records]
         repeat = bool(records) and all(k in self._seen for k in keys)
@@ -296,11 +415,39 @@ class PageCursor:
         self._seen.update(keys)
         info = PageInfo.of(envelope, self.spec.total_key) if envelope is not None else PageInfo()
         self.total = info.total if info.total is not None else self.total
+        if self.pages == 0:
+            self._first_total = info.total
         self.pages += 1
         self.proved_paging = self.proved_paging or (self.pages > 1 and not repeat)
-        self._decide(len(records), repeat, info)
+        found = ("url", link, "Link") if link else next_of(envelope)
+        if found is not None or self.following:
+            self._follow(found, repeat)
+        else:
+            self._decide(len(records), repeat, info)
+            if self.complete and self.total is not None:
+                self.stable = self._first_total == self.total  # two reads agree
         self.index += 1 if self.spec.style == "page" else len(records)
         return fresh
+
+    def _follow(self, found: tuple[str, str, str] | None, repeat: bool) -> None:
+        """The show leads: ask the next page it named; end, complete and stable, where it names
+        none (unless a total says more were due)."""
+        self.following, self.next_url, self._token = True, None, None
+        if repeat:
+            self._end(False, f"{self.title}: the pages repeat after {self.count} records")
+        elif found is None:
+            short = self.total is not None and self.count < self.total
+            self._end(not short, self._short_of_total() if short else None)
+            self.stable = not short
+        elif found[1] in self._refs:
+            self._end(False, f"{self.title}: the show names the same next page again")
+        else:
+            kind, value, key = found
+            self._refs.add(value)
+            if kind == "url":
+                self.next_url = value
+            else:
+                self._token = (self.spec.cursor_param or token_param(key), value)
 
     def _end(self, complete: bool, problem: str | None = None, *, unsure: bool = False) -> None:
         self.done, self.complete, self.problem, self.unsure = True, complete, problem, unsure

@@ -1,5 +1,5 @@
 """What the show's answers do to the pacing: a throttling 403 pauses every request of the profile
-(full-jitter backoff, or exactly the `Retry-After` asked) and cuts the requests allowed per window;
+(full-jitter backoff, or exactly the `Retry-After` asked) and cuts the requests allowed per span;
 after the pause one probe goes first, and an answer to a request sent since ends the episode. A
 cut whose 403s all turn out to be one operation's denial (proven by `app.api.denials`) rested on
 a misreading: it is undone, and the pacing goes back to where it was before those 403s. In a
@@ -46,7 +46,7 @@ class Pauses:
     denials: Denials
     unproven: UnprovenCuts  # the cuts not yet backed by a proof either way
     _budget: RequestBudget
-    _team: TeamPacing | None  # a team's window: its pause is every member's (None: solo)
+    _team: TeamPacing | None  # a team's budget: its pause is every member's (None: solo)
     _team_pause: int  # the team pause this governor last followed
     _clock: Callable[[], float]
     _rng: random.Random
@@ -131,15 +131,15 @@ class Pauses:
             "the 403s behind %d cut(s) were a denial, not throttling: %d per %g s again",
             len(undone),
             math.floor(self.adaptive.allowed(now)),
-            self._budget.window,
+            self._budget.span,
         )
         self._notify()
 
     def _answered(self, now: float) -> bool:
-        """Whether the show answered this process in the last window, and since the last cut: a
-        probe refused again gets no floor (it would keep knocking on a full window)."""
+        """Whether the show answered this process in the last span, and since the last cut: a
+        probe refused again gets no floor (it would keep knocking on a full budget)."""
         last = self._answered_at
-        if last is None or now - last >= self._budget.window:
+        if last is None or now - last >= self._budget.span:
             return False
         return self._cut_at is None or last > self._cut_at
 
@@ -155,7 +155,7 @@ class Pauses:
             self._attempt,
             self.backoff.max_attempts,
             math.floor(allowance),
-            self._budget.window,
+            self._budget.span,
         )
         self._notify()
 

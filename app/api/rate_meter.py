@@ -1,10 +1,11 @@
 """What the rate meter says about the RateGovernor: the one reading of a `GovernorState`.
 
-The status bar and the outbox's footer both show it, so they cannot disagree: the requests in
-the last window (the profile's, from every process on this machine when the history is shared;
-the number decays as old requests leave the window: app/ui/session/qt_bridge.py asks the
-governor again every second), "waiting for budget: 12 s" while pacing holds a request back, the
-cut rate while the adaptive allowance is below the limit, and the countdown of a 403 pause.
+The status bar and the outbox's footer both show it, so they cannot disagree: the requests of
+the budget used in its last span (the profile's, from every process on this machine when the
+history is shared; the number decays as old requests leave the budget:
+app/ui/session/qt_bridge.py asks the governor again every second), "waiting for budget: 12 s"
+while pacing holds a request back, the cut rate while the adaptive allowance is below the
+limit, and the countdown of a 403 pause.
 Qt-free: a CLI could print the same words.
 """
 
@@ -30,13 +31,13 @@ class RateMeter:
     pause: str | None = None
 
 
-def span_text(window: float) -> str:
-    return SPANS.get(window, f"per {window:g} s")
+def span_text(span: float) -> str:
+    return SPANS.get(span, f"per {span:g} s")
 
 
 def budget_text(state: GovernorState) -> str:
-    """ "182/300 this minute" (or "per 5 s" for other windows)."""
-    return f"{state.used:,}/{state.limit:,} {span_text(state.window)}"
+    """ "182/300 this minute" (or "per 5 s" for other spans)."""
+    return f"{state.used:,}/{state.limit:,} {span_text(state.span)}"
 
 
 def pause_text(state: GovernorState, now: float) -> str | None:
@@ -57,7 +58,7 @@ def pacing_text(state: GovernorState, now: float) -> str | None:
     if held > 0 and state.resume_in(now) <= 0:
         parts.append(f"waiting for budget: {math.ceil(held)} s")
     if state.allowed is not None and state.allowed < state.limit:
-        parts.append(f"rate cut to {state.allowed:,} {span_text(state.window)}")
+        parts.append(f"rate cut to {state.allowed:,} {span_text(state.span)}")
     return " · ".join(parts) or None
 
 
@@ -68,6 +69,6 @@ def rate_meter(state: GovernorState, now: float) -> RateMeter:
 
 def counting_down(state: GovernorState, now: float) -> bool:
     """Whether a countdown runs (a request waits for budget, a 403 pause): the meter's words
-    then change every second. (The requests in the window age out too: the window reads the
+    then change every second. (The requests in the budget age out too: the window reads the
     governor again every second for that.)"""
     return state.budget_in(now) > 0 or state.resume_in(now) > 0

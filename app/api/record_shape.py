@@ -35,6 +35,20 @@ def parse_show_date(value: Any) -> Any:
     raise ValueError("expected a date")
 
 
+def like_given(before: Any, value: Any) -> Any:
+    """A user's text for a field whose value the show gave as a number, as that number when the
+    text is one (`"1004"` → 1004 where the show gave 1003): a scalar goes back to the show as the
+    show gives it. Any other value, or text that is no such number, is left as it is."""
+    if not isinstance(value, str) or isinstance(before, bool):
+        return value
+    if not isinstance(before, int | float):
+        return value
+    try:
+        return int(value.strip()) if isinstance(before, int) else float(value.strip())
+    except ValueError:
+        return value
+
+
 # A record's `id`: whatever JSON scalar the server gives (documented as a string; integers are
 # seen from servers of this kind), kept as it came so it round-trips unchanged.
 RecordId = str | int

@@ -1,4 +1,4 @@
-"""The window a profile's requests are paced against, and one request's place in it.
+"""The budget a profile's requests are paced against, and one request's place in it.
 
 `RequestBudget` is what the `RateGovernor` counts its requests in: its own `SlidingBudget`
 (app/api/pacing.py), the profile's history shared by its processes on this machine
@@ -15,13 +15,14 @@ from typing import Protocol
 
 
 class RequestBudget(Protocol):
-    """The window the governor paces against: `SlidingBudget` or the shared `SharedHistory`."""
+    """The budget the governor paces against: `SlidingBudget` or the shared `SharedHistory`.
+    `limit` requests in any `span` seconds; a request counts `padded_span` after its answer."""
 
     limit: int
-    window: float
+    span: float
 
     @property
-    def span(self) -> float: ...
+    def padded_span(self) -> float: ...
     def used(self, now: float) -> int: ...
     def wait_time(self, now: float, allowed: int) -> float | None: ...
     def take(self, now: float, allowed: int) -> int | None: ...
@@ -31,12 +32,12 @@ class RequestBudget(Protocol):
 
 @dataclass(frozen=True)
 class Slot:
-    """One request's place in the window, handed back to `release`/`on_403`/`on_answer`."""
+    """One request's place in the budget, handed back to `release`/`on_403`/`on_answer`."""
 
     sent_at: float
     used_before: int
     epoch: int
     probe: bool
-    handle: int = 0  # its row in the window (the shared history's id)
+    handle: int = 0  # its row in the budget (the shared history's id)
     seq: int = 0  # send number: orders requests for the denial proofs
     operation: str = ""  # method + path template, e.g. "PUT /Customer/{id}"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from app.api.error_bodies import read_error
-from app.api.errors import UnexpectedResponse, UnreadableBody
+from app.api.errors import BadRequest, UnexpectedResponse, UnreadableBody
 from app.api.paging import lookup, records_of
 
 if TYPE_CHECKING:  # only annotations: httpx loads after the window's first paint
@@ -139,10 +139,57 @@ def parse_history_result(data: Any, what: str) -> HistoryResult:
     return HistoryResult(ok, failures)
 
 
-def id_message(data: Any, what: str) -> dict[str, Any]:
-    """IdMessage `{id, message}` (any key case; a bare id or a whole record also do)."""
+# A 2xx that says it did not succeed (issue 28): `{"isSuccess": false, "message": …}` and kin.
+_SUCCESS_FLAGS = ("isSuccess", "success", "succeeded", "ok")
+_FAILURE_FLAGS = ("isError", "hasError", "failed")
+_FAILURE_WORDS = ("message", "errorMessage", "error", "errors", "detail", "reason")
+
+
+def flagged_failure(data: Any) -> str | None:
+    """The show's words when an answer flags itself as failed (a success flag false, an error
+    flag true), else None. A flag is taken only as a JSON boolean (or its text)."""
+    if not isinstance(data, Mapping):
+        return None
+
+    def flag(names: tuple[str, ...]) -> bool | None:
+        value = lookup(data, *names)
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true"
+        return value if isinstance(value, bool) else None
+
+    if flag(_SUCCESS_FLAGS) is not False and flag(_FAILURE_FLAGS) is not True:
+        return None
+    words = lookup(data, *_FAILURE_WORDS)
+    if isinstance(words, list | dict):
+        words = "; ".join(str(w) for w in (words.values() if isinstance(words, dict) else words))
+    return str(words or "").strip() or "the show answered that it did not succeed"
+
+
+def raise_if_flagged(data: Any, what: str) -> None:
+    """A 2xx flagged as failed is the show's refusal, in its words (never "applied")."""
+    words = flagged_failure(data)
+    if words is not None:
+        raise BadRequest(f"{what}: the show refused it: {words}")
+
+
+def id_from_location(location: str | None) -> str | None:
+    """The new record's id a `201 Created`'s `Location` names: its path's last part."""
+    if not location:
+        return None
+    path = location.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    last = path.rsplit("/", 1)[-1]
+    return last or None
+
+
+def id_message(data: Any, what: str, location: str | None = None) -> dict[str, Any]:
+    """IdMessage `{id, message}` (any key case; a bare id or a whole record also do); an answer
+    naming no id takes the one its `Location` names (a `201 Created` with an empty body)."""
     if isinstance(data, str | int) and not isinstance(data, bool):
         return {"id": str(data), "message": ""}
+    located = id_from_location(location)
+    if located is not None and (not isinstance(data, Mapping) or lookup(data, "id") is None):
+        out = dict(data) if isinstance(data, Mapping) else {}
+        return {**out, "id": located, "message": str(lookup(out, "message") or "")}
     if isinstance(data, list) and len(data) == 1:
         data = data[0]
     if not isinstance(data, Mapping) or lookup(data, "id") is None:
@@ -175,10 +222,12 @@ def parse_result(kind: str, response: httpx.Response, what: str) -> Any:
     data = decode_json(response, what)
     if kind == "records":
         return records_of(data, what)
+    if kind in ("record", "id-message", "delete"):
+        raise_if_flagged(data, what)
     if kind == "record":
         return one_record(data, what)
     if kind == "id-message":
-        return id_message(data, what)
+        return id_message(data, what, response.headers.get("location"))
     if kind == "delete":
         return delete_result(data)
     if kind == "order-result":

@@ -44,8 +44,10 @@ def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
     for r in report.resources:
         kind = "full" if r.full else "incremental"
         lists = _lists_text(ws, r)
-        out.line(f"{r.resource}: {r.fetched} fetched, {r.removed} removed ({kind}){lists}")
-        entry = {"resource": r.resource, "fetched": r.fetched, "removed": r.removed}
+        checked = f", {r.verified} verified, {r.kept} kept" if r.verified or r.kept else ""
+        out.line(f"{r.resource}: {r.fetched} fetched, {r.removed} removed{checked} ({kind}){lists}")
+        entry = {"resource": r.resource, "fetched": r.fetched, "removed": r.removed,
+                 "verified": r.verified, "kept": r.kept}  # fmt: skip
         if ws.registry[r.resource].listed_per_booth:
             entry["lists"] = {"listed": r.lists, "parents": r.parents}
         out.add("resources", {**entry, "kind": kind, "notices": list(r.notices)})
@@ -58,7 +60,10 @@ def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
     for notice in report.notices:
         out.warn(notice)
     for slug, message in report.failed:
-        out.warn(f"{slug}: sync failed, cached records kept: {message}")
+        out.warn(
+            f"{slug}: sync failed, cached records kept: {message} (the listing is incomplete: "
+            "not marked synced)"
+        )
     offered = _warn_not_offered(ws, report)
     return SOME_FAILED if report.failed else offered
 

@@ -123,12 +123,12 @@ def resolve_profile(args: argparse.Namespace) -> Profile:
 def _rate(text: str) -> dict[str, Any]:
     try:
         count, _, seconds = text.partition("/")
-        limit, window = int(count), float(seconds or 60)
+        limit, span = int(count), float(seconds or 60)
     except ValueError:
         raise UsageError(f"--rate takes REQUESTS/SECONDS, e.g. 300/60 (not {text!r})") from None
-    if limit < 1 or window <= 0:
+    if limit < 1 or span <= 0:
         raise UsageError("--rate needs at least one request per positive number of seconds")
-    return {"rate_limit": limit, "rate_window": window}
+    return {"rate_limit": limit, "rate_window": span}  # the profile's stored field
 
 
 @contextmanager

@@ -141,7 +141,7 @@ def client_for(
     profile: Profile, secret: str, registry: Registry, team: Team | None = None
 ) -> ShowClient:
     """The profile's client; in a team it paces against the team's one budget (the team
-    database's window, app.team.budget), solo against the profile's shared request history."""
+    database's count, app.team.budget), solo against the profile's shared request history."""
     from app.api.client import ShowClient
     from app.store.request_history import shared_budget
 

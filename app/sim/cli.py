@@ -127,13 +127,13 @@ def build_parser() -> argparse.ArgumentParser:
         help='creates/updates/deletes of this resource answer 403 "not allowed" (repeatable)',
     )
     p.add_argument(
-        "--count-rejected", action="store_true", help="rejected requests count in the window too"
+        "--count-rejected", action="store_true", help="rejected requests count in the budget too"
     )
     return p
 
 
 def config_from(args: argparse.Namespace) -> SimConfig:
-    limit, window = args.rate
+    limit, span = args.rate
     return SimConfig(
         show_id=args.show_id,
         client_secret=args.secret,
@@ -143,7 +143,7 @@ def config_from(args: argparse.Namespace) -> SimConfig:
         sortable=not args.no_sort,
         token_lifetime=args.token_lifetime,
         rate_limit=limit,
-        rate_window=window,
+        rate_window=span,
         throttle=not args.no_throttle,
         error_rate=args.error_rate,
         drop_rate=args.drop_rate,

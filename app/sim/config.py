@@ -99,9 +99,9 @@ class SimConfig:
     integer_ids: bool = False
     offset_dates: bool = False
     # issue 12: throttling. `retry_after`: a throttling 403 carries `Retry-After: <s>` (the
-    # seconds until the window frees a slot); `deny_writes`: create/update/delete of these slugs
+    # seconds until the budget frees a slot); `deny_writes`: create/update/delete of these slugs
     # answer 403 {"message": "not allowed"}; `count_rejected`: rejected requests count in the
-    # window too (a client that keeps knocking keeps the window full). `deny_gets`: the single
+    # budget too (a client that keeps knocking keeps the budget full). `deny_gets`: the single
     # GET of one record of these slugs answers a bare 403, no body (a show that serves its
     # records only by listing, in the words API.md allows for throttling too).
     retry_after: bool = False
@@ -152,16 +152,16 @@ class SimStats:
     # (resource slug, key value) → records created with it: more than one is a duplicate.
     creates: Counter[tuple[str, str]] = field(default_factory=Counter)
     # issue 12: throttling. Writes refused by `deny_writes`, and when each API request arrived
-    # (the server's clock), so a test can find the most requests sent in any window.
+    # (the server's clock), so a test can find the most requests sent in any span.
     denied: int = 0
     arrivals: list[float] = field(default_factory=list)
     refused_at: list[float] = field(default_factory=list)  # arrivals answered a throttling 403
 
-    def most_in_any_span(self, window: float) -> int:
-        """The most API requests (accepted or not) that arrived within any `window` seconds."""
+    def most_in_any_span(self, span: float) -> int:
+        """The most API requests (accepted or not) that arrived within any `span` seconds."""
         times, most, first = sorted(self.arrivals), 0, 0
         for last, at in enumerate(times):
-            while times[first] <= at - window:
+            while times[first] <= at - span:
                 first += 1
             most = max(most, last - first + 1)
         return most

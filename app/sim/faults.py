@@ -1,4 +1,4 @@
-"""Throttling and fault injection: the sliding-window rate limit, 403 storms, 5xx answers,
+"""Throttling and fault injection: the sliding rate budget, 403 storms, 5xx answers,
 HTML error pages, dropped connections, malformed JSON, answers held back past a client's
 timeout, and access tokens expiring mid-job.
 
@@ -34,10 +34,11 @@ _REASONS = {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unav
 
 
 class RateLimiter:
-    """Sliding window: at most `rate_limit` accepted requests per client in any `rate_window`.
+    """A sliding budget: at most `rate_limit` accepted requests per client in any `rate_window`
+    seconds.
 
     The client is the show (its client id), so every process and profile of one show shares the
-    window. With `count_rejected` a refused request counts too, as some servers do.
+    budget. With `count_rejected` a refused request counts too, as some servers do.
     """
 
     def __init__(self, config: SimConfig, clock: Callable[[], float]) -> None:
@@ -58,7 +59,7 @@ class RateLimiter:
         return True
 
     def retry_after(self, client: str) -> int:
-        """Whole seconds until the window holds fewer than the limit again (at least 1)."""
+        """Whole seconds until the budget holds fewer than the limit again (at least 1)."""
         seen = self._seen.get(client) or deque()
         excess = len(seen) - self.config.rate_limit
         if excess < 0:

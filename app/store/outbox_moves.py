@@ -48,6 +48,12 @@ class OutboxMoves(OutboxFile):
         cols = {"last_error": error, "response": dumps(response)}
         self._transition(seq, "failed", ("sending",), cols)
 
+    def narrow(self, seq: int, fields: Sequence[str]) -> None:
+        """Keep only these fields of a change being sent: the show took its others, settled as
+        a change of their own (a field the show refused fails alone, issue 28)."""
+        with self._db.write() as conn:
+            self._move(conn, seq, "sending", ("sending",), {"changed_fields": dumps(list(fields))})
+
     def note_unreachable(self, seqs: Iterable[int], reason: str) -> None:
         """The show could not be reached for these changes: each stays pending (sent again by
         the next push), its attempt counted and the reason kept for the outbox view (ONE

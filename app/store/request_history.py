@@ -1,24 +1,24 @@
 """The profile's request history, shared by every ShowDesk process of that profile on this machine.
 
-The show counts one window for all of them (API.md: the budget belongs to the show), so the
+The show counts one budget for all of them (API.md: the budget belongs to the show), so the
 window, a `showdesk` command run beside it and a scheduled `showdesk sync` must pace against one
 record, and a new command must start knowing the budget already spent. The record is a table
 (`request_history`) in the profile's API state file (`api-state.sqlite` in its data folder): one row
-per request, with the time its answer came (the window counts from the answer, see
+per request, with the time its answer came (the budget counts from the answer, see
 `app.api.pacing`) or, while it is in flight, the process that sent it and a lease. A request in
 flight from a process that is gone (killed: its answer will never be written) counts as answered
 when it was sent — the server booked it on arrival, right after; elsewhere than POSIX, where
 another process cannot be asked whether it lives, it stops counting as in flight at its lease.
 
 Taking a slot is one `BEGIN IMMEDIATE` transaction (count, then insert), so two processes can
-never both take the last one. The count costs no Python per request in the window: answered
+never both take the last one. The count costs no Python per request in the budget: answered
 rows, and this process's own in flight, are counted by SQLite over an index on `answered` (the
 one `wait_time` waits for found by `ORDER BY answered LIMIT 1 OFFSET`); only the few rows of
 other processes in flight, or past their lease, are read and judged here. (It read and sorted
-every row of the window on each acquire: ~15-20 % of a push's CPU.) Times are Unix
+every row of the budget on each acquire: ~15-20 % of a push's CPU.) Times are Unix
 times (the processes share no monotonic clock); the governor's clock is translated with the
-offset measured when the history is opened. Rows older than the window are pruned as new ones
-come. A folder that cannot be written leaves this process with its own in-memory window
+offset measured when the history is opened. Rows older than the budget's span are pruned as new
+ones come. A folder that cannot be written leaves this process with its own in-memory budget
 (`SlidingBudget`), as without a data folder.
 """
 
@@ -48,15 +48,15 @@ _SCHEMA = (
 )
 # Answered rows by their answer; rows in flight (answered NULL) first, together.
 _INDEX = "CREATE INDEX IF NOT EXISTS request_history_answered ON request_history (answered)"
-# The answered rows still in the window. `answered > ?1` walks the index; the second condition is
+# The answered rows still in the budget. `answered > ?1` walks the index; the second condition is
 # the leaving time compared exactly as before (the same floating-point sums, in SQLite's doubles).
 _ANSWERED = "FROM request_history WHERE answered > ?1 AND answered + ?2 - ?3 > ?4"
-# Past `_BAND` seconds inside the window's edge (?5) that comparison is surely true (Unix times
+# Past `_BAND` seconds inside the span's edge (?5) that comparison is surely true (Unix times
 # as doubles are rounded to ~1e-6 s), so most of those rows are counted by the index alone.
 _BAND = 0.01
 # In one statement, `kind` telling the rows apart: 0 and 1, how many answered rows are still in
-# the window (near its edge, then inside); 2, how many of this process (?7) are in flight with
-# their lease running (wall time ?6); 3, the other rows not answered that may still count.
+# the budget (near its span's edge, then inside); 2, how many of this process (?7) are in flight
+# with their lease running (wall time ?6); 3, the other rows not answered that may still count.
 _COUNTED = (
     "SELECT 0, count(*), NULL, NULL " + _ANSWERED + " AND answered <= ?5"
     " UNION ALL SELECT 1, count(*), NULL, NULL FROM request_history WHERE answered > ?5"
@@ -90,13 +90,13 @@ def _alive(pid: int) -> bool:
 
 
 class SharedHistory:
-    """The profile's sliding window, kept in its data folder (same interface as SlidingBudget)."""
+    """The profile's sliding budget, kept in its data folder (same interface as SlidingBudget)."""
 
     def __init__(
         self,
         folder: Path,
         limit: int,
-        window: float,
+        span: float,
         margin: float = 0.05,
         *,
         lease: float = 120.0,
@@ -104,7 +104,7 @@ class SharedHistory:
         wall: Callable[[], float] = time.time,
     ) -> None:
         self.limit = limit
-        self.window = window
+        self.span = span
         self.margin = margin
         self.lease = lease
         self._offset = wall() - clock()
@@ -120,14 +120,19 @@ class SharedHistory:
         self._db.execute(_INDEX)
 
     @property
-    def span(self) -> float:
-        return self.window + self.margin
+    def padded_span(self) -> float:
+        return self.span + self.margin
 
     def _answered_args(self, now: float) -> tuple[float, float, float, float]:
-        return (now + self._offset - self.span, self.span, self._offset, now + _EPSILON)
+        return (
+            now + self._offset - self.padded_span,
+            self.padded_span,
+            self._offset,
+            now + _EPSILON,
+        )
 
     def _counted(self, now: float) -> tuple[int, list[float], int]:
-        """The requests still in the window: how many answered; when those not answered that
+        """The requests still in the budget: how many answered; when those not answered that
         no longer count as in flight (lease over, process gone) leave it, ascending; and how
         many are in flight (they leave only when answered)."""
         wall = now + self._offset
@@ -142,7 +147,7 @@ class SharedHistory:
             if kind == 2:  # this process lives: they leave only when answered (`_end`)
                 flying += lease
                 continue
-            end = _end(None, lease, pid, started, wall) + self.span - self._offset
+            end = _end(None, lease, pid, started, wall) + self.padded_span - self._offset
             if math.isinf(end):
                 flying += 1
             elif end > now + _EPSILON:
@@ -153,7 +158,7 @@ class SharedHistory:
         """The file failed mid-run (locked too long, disk full): pace this process alone."""
         if self._alone is None:
             log.warning("request history unavailable (%s): pacing this process alone", exc)
-            self._alone = SlidingBudget(self.limit, self.window, self.margin)
+            self._alone = SlidingBudget(self.limit, self.span, self.margin)
         return self._alone
 
     def used(self, now: float) -> int:
@@ -175,7 +180,7 @@ class SharedHistory:
             return self._fall_back(exc).wait_time(now, allowed)
 
     def take(self, now: float, allowed: int) -> int | None:
-        """Start a request if fewer than `allowed` are in the window (checked and recorded in
+        """Start a request if fewer than `allowed` are in the budget (checked and recorded in
         one transaction across processes); its row id, or None."""
         if self._alone is not None:
             return self._alone.take(now, allowed)
@@ -199,7 +204,7 @@ class SharedHistory:
         return answered + len(ends) + flying
 
     def _wait_time(self, now: float, allowed: int) -> float | None:
-        """Until the (used - allowed)-th request to leave the window (from 0) has left."""
+        """Until the (used - allowed)-th request to leave the budget (from 0) has left."""
         answered, ends, flying = self._counted(now)
         nth = answered + len(ends) + flying - allowed
         if nth < 0:
@@ -213,7 +218,7 @@ class SharedHistory:
             "SELECT answered " + _ANSWERED + " ORDER BY answered LIMIT ?5 OFFSET ?6",
             (*self._answered_args(now), nth - first + 1, first),
         ).fetchall()
-        merged = sorted([float(a) + self.span - self._offset for (a,) in rows] + ends)
+        merged = sorted([float(a) + self.padded_span - self._offset for (a,) in rows] + ends)
         if nth - first >= len(merged):  # another process pruned between the two reads
             return POLL  # look again: `take` decides in a transaction of its own anyway
         return max(merged[nth - first] - now, _EPSILON)
@@ -233,7 +238,7 @@ class SharedHistory:
             if self._takes % _PRUNE_EVERY == 0:
                 self._db.execute(
                     "DELETE FROM request_history WHERE coalesce(answered, lease) < ?",
-                    (wall - self.span - self.window,),
+                    (wall - self.padded_span - self.span,),
                 )
             return cursor.lastrowid
         finally:
@@ -255,7 +260,7 @@ class SharedHistory:
 def _end(
     answered: float | None, lease: float, pid: int | None, started: float, wall: float
 ) -> float:
-    """When a row's request left (or leaves) the window's count, before the window itself."""
+    """When a row's request left (or leaves) the budget's count, before its span is added."""
     if answered is not None:
         return answered
     if lease <= wall:
@@ -268,7 +273,7 @@ def _end(
 def open_history(
     folder: Path | None,
     limit: int,
-    window: float,
+    span: float,
     margin: float,
     *,
     lease: float,
@@ -278,7 +283,7 @@ def open_history(
     if folder is None:
         return None
     try:
-        return SharedHistory(folder, limit, window, margin, lease=lease, clock=clock)
+        return SharedHistory(folder, limit, span, margin, lease=lease, clock=clock)
     except (OSError, sqlite3.Error) as exc:
         log.warning(
             "request history in %s unavailable (%s): pacing this process alone", folder, exc

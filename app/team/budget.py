@@ -1,23 +1,23 @@
 """One budget for the team: every member's requests are admitted through the team database.
 
-The show counts one window for all its administrators (API.md), so in a team the governor's
-window (`app.api.governor.RequestBudget`) is `TeamBudget`: the team-wide twin of the profile's
+The show counts one budget for all its administrators (API.md), so in a team the governor's
+budget (`app.api.governor.RequestBudget`) is `TeamBudget`: the team-wide twin of the profile's
 `app.store.request_history.SharedHistory`, with the same semantics (0009) on the database
 server's clock, which every member shares — no skew between machines:
 
-- the window counts from the answer: a request leaves it `window + margin` after it was
+- the budget counts from the answer: a request leaves it `span + margin` after it was
   answered; in flight it counts, leased, and a request of a member whose database session is
   gone (the process was killed) counts as answered when it was sent; past its lease it stops;
 - first come, first served: a member that must wait holds a ticket (`team_tickets`), and only
   the oldest live ticket that could go may take the next slot, so no member starves; a ticket
   of a member that stopped asking (lease) or whose session is gone blocks nobody;
-- the interactive reserve is the governor's, counted against the team's window: team-wide;
+- the interactive reserve is the governor's, counted against the team's budget: team-wide;
 - a throttling 403 of any member pauses every member (`shared_pause`, the governor follows it
   and shows its countdown) and cuts the team's adaptive allowance once (`TeamAllowance`): a
   teammate's 403 for a request sent before that pause ended joins it instead of cutting again.
 
 Admission is one transaction that locks the single `team_budget` row. A database that stops
-answering mid-run does not stop the command: the window falls back to this machine's (the
+answering mid-run does not stop the command: the budget falls back to this machine's (the
 profile's shared history, else the process's own) and says so in the log.
 """
 
@@ -48,7 +48,7 @@ T = TypeVar("T")
 # Another member's request in flight, or an older ticket, frees a slot without telling us.
 POLL = 0.2
 # The team has room but an older ticket goes first: its holder takes the slot within moments,
-# so look again soon — waiting a whole POLL here spread each window's requests over seconds
+# so look again soon — waiting a whole POLL here spread each span's requests over seconds
 # (a member at a time), which cost the team a tenth of its background throughput (issue 15).
 POLL_BEHIND = 0.02
 TICKET_LEASE = 5.0  # seconds a waiting member's ticket lives unless it asks again
@@ -95,9 +95,9 @@ class TeamAllowance(CubicAllowance):
     """The team's adaptive allowance: after any member's throttling 403 the whole team regains
     from the cut that member made (read from the team database)."""
 
-    def __init__(self, window: TeamBudget) -> None:
-        super().__init__(window.limit, window.window)
-        self._team = window
+    def __init__(self, budget: TeamBudget) -> None:
+        super().__init__(budget.limit, budget.span)
+        self._team = budget
         self._cut_no = 0
 
     def allowed(self, now: float) -> float:
@@ -109,13 +109,13 @@ class TeamAllowance(CubicAllowance):
 
 
 class TeamBudget:
-    """The team's sliding window (the governor's `RequestBudget`, and its `TeamPacing`)."""
+    """The team's sliding budget (the governor's `RequestBudget`, and its `TeamPacing`)."""
 
     def __init__(
         self,
         database: TeamDatabase,
         limit: int,
-        window: float,
+        span: float,
         margin: float = MARGIN,
         *,
         lease: float = 60.0,
@@ -123,15 +123,15 @@ class TeamBudget:
         fallback: Callable[[], RequestBudget] | None = None,
     ) -> None:
         self.limit = limit
-        self.window = window
+        self.span = span
         self.margin = margin
         self.lease = lease
         self.member = database.member
         self._clock = clock
-        self._fallback = fallback or (lambda: SlidingBudget(limit, window, margin))
+        self._fallback = fallback or (lambda: SlidingBudget(limit, span, margin))
         self._owner = f"{database.member} {uuid.uuid4().hex}"
         self._alone: RequestBudget | None = None
-        self._handles: set[int] = set()  # the team's requests in flight from this window
+        self._handles: set[int] = set()  # the team's requests in flight from this budget
         self._takes = 0
         self._allowance = TeamAllowance(self)
         self._db = database.connect()
@@ -139,32 +139,35 @@ class TeamBudget:
             for setting in _SESSION:
                 self._db.execute(setting)
             self._db.execute(
-                "UPDATE team_budget SET rate_limit = %s, rate_window = %s", (limit, window)
+                "UPDATE team_budget SET rate_limit = %s, rate_window = %s", (limit, span)
             )
         except psycopg.Error:
             self._db.close()
             raise
 
     @property
-    def span(self) -> float:
-        return self.window + self.margin
+    def padded_span(self) -> float:
+        return self.span + self.margin
 
-    # ------------------------------------------------------------------ the window (RequestBudget)
+    # ------------------------------------------------------------------ the budget (RequestBudget)
 
     def used(self, now: float) -> int:
         return self._safely(
-            lambda: len(requests_in_span(self._db, self.span)[1]), lambda w: w.used(now)
+            lambda: len(requests_in_span(self._db, self.padded_span)[1]),
+            lambda alone: alone.used(now),
         )
 
     def wait_time(self, now: float, allowed: int) -> float | None:
         """0 when a request may go now, else seconds until one may (at most POLL while another
         member's request is in flight or its ticket is ahead; a waiting member holds a ticket)."""
-        return self._safely(lambda: self._wait_time(allowed), lambda w: w.wait_time(now, allowed))
+        return self._safely(
+            lambda: self._wait_time(allowed), lambda alone: alone.wait_time(now, allowed)
+        )
 
     def take(self, now: float, allowed: int) -> int | None:
         """Start a request if the team has room and no older ticket is ahead (one transaction
         across members); its handle, or None (then this member holds a ticket)."""
-        return self._safely(lambda: self._take(allowed), lambda w: w.take(now, allowed))
+        return self._safely(lambda: self._take(allowed), lambda alone: alone.take(now, allowed))
 
     def finish(self, now: float, counted: bool = True, handle: int = 0) -> None:
         """The request `handle` was answered now (not counted: it never left: forgotten)."""
@@ -175,7 +178,7 @@ class TeamBudget:
         self._handles.discard(handle)
         if self._alone is not None:
             return  # sent through the team before the database went away: it knows it no more
-        self._safely(lambda: self._finish(counted, -handle), lambda w: None)
+        self._safely(lambda: self._finish(counted, -handle), lambda _alone: None)
 
     def close(self) -> None:
         if self._alone is not None:
@@ -188,7 +191,7 @@ class TeamBudget:
         self._db.close()
 
     def _wait_time(self, allowed: int) -> float:
-        now, leaves = requests_in_span(self._db, self.span)
+        now, leaves = requests_in_span(self._db, self.padded_span)
         used = len(leaves)
         if used < allowed and not _queued_ahead(self._tickets(), allowed, used):
             return 0.0
@@ -205,7 +208,7 @@ class TeamBudget:
     def _take(self, allowed: int) -> int | None:
         with self._db.transaction():
             self._db.execute("SELECT 1 FROM team_budget FOR UPDATE")
-            used = len(requests_in_span(self._db, self.span)[1])
+            used = len(requests_in_span(self._db, self.padded_span)[1])
             if used >= allowed or _queued_ahead(self._tickets(), allowed, used):
                 self._db.execute(_TICKET, (self._owner, allowed, self.member, TICKET_LEASE))
                 return None
@@ -219,7 +222,7 @@ class TeamBudget:
             self._takes += 1
             if self._takes % _PRUNE_EVERY == 0:
                 self._prune()
-        handle = -int(row[0])  # negative: never mistaken for a row of this machine's window
+        handle = -int(row[0])  # negative: never mistaken for a row of this machine's budget
         self._handles.add(handle)
         return handle
 
@@ -227,7 +230,7 @@ class TeamBudget:
         self._db.execute(
             "DELETE FROM team_requests WHERE coalesce(answered, lease)"
             " < clock_timestamp() - make_interval(secs => %s)",
-            (self.span + self.window,),
+            (self.padded_span + self.span,),
         )
         self._db.execute(
             "DELETE FROM team_tickets WHERE lease < clock_timestamp() - interval '1 minute'"
@@ -248,7 +251,7 @@ class TeamBudget:
 
     def shared_pause(self) -> SharedPause | None:
         """The team's latest pause (None: never paused, or the database is gone)."""
-        return self._safely(self._shared_pause, lambda w: None)
+        return self._safely(self._shared_pause, lambda _alone: None)
 
     def _shared_pause(self) -> SharedPause | None:
         row = self._db.execute(_PAUSE).fetchone()
@@ -257,8 +260,8 @@ class TeamBudget:
         return SharedPause(int(row[0]), float(row[1] or 0.0), int(row[2]))
 
     def shared_cut(self) -> tuple[int, CutState | None] | None:
-        """The team's last cut (its number, and its state on this window's clock)."""
-        return self._safely(self._shared_cut, lambda w: None)
+        """The team's last cut (its number, and its state on this budget's clock)."""
+        return self._safely(self._shared_cut, lambda _alone: None)
 
     def _shared_cut(self) -> tuple[int, CutState | None]:
         row = self._db.execute(_CUT).fetchone()
@@ -266,7 +269,7 @@ class TeamBudget:
         number, cut_at, w_max, k, floor, server_now = row
         if w_max is None:
             return int(number), None
-        offset = float(server_now) - self._clock()  # server time - this window's clock
+        offset = float(server_now) - self._clock()  # server time - this budget's clock
         return int(number), CutState(float(w_max), float(k), float(cut_at) - offset, float(floor))
 
     def throttled(
@@ -285,7 +288,7 @@ class TeamBudget:
             return False
         return self._safely(
             lambda: self._throttled(-handle, retry_after, delay, measured, answered),
-            lambda w: False,
+            lambda _alone: False,
         )
 
     def _throttled(
@@ -314,7 +317,7 @@ class TeamBudget:
                         (retry_after,),
                     )
                 return True
-            cut = CubicAllowance(self.limit, self.window)
+            cut = CubicAllowance(self.limit, self.span)
             if w_max is not None:
                 cut.adopt(CutState(w_max, k, cut_at, floor))
             cut.cut(now, measured, answered=answered)
@@ -338,13 +341,13 @@ class TeamBudget:
                 "UPDATE team_budget SET attempt = 0"
                 " WHERE attempt > 0 AND paused_until <= clock_timestamp()"
             ),
-            lambda w: None,
+            lambda _alone: None,
         )
 
     # ------------------------------------------------------------------------------ fallback
 
     def _safely(self, work: Callable[[], T], alone: Callable[[RequestBudget], T]) -> T:
-        """`work` on the team database; on this machine's window once the database failed."""
+        """`work` on the team database; on this machine's budget once the database failed."""
         if self._alone is None:
             try:
                 return work()
@@ -356,7 +359,7 @@ class TeamBudget:
     def _fall_back(self, exc: psycopg.Error) -> None:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         log.warning(
-            "team database unavailable (%s): pacing by this machine's window, not the team's, "
+            "team database unavailable (%s): pacing by this machine's budget, not the team's, "
             "until this command ends",
             reason,
         )
@@ -368,7 +371,7 @@ class TeamBudget:
 
 
 def team_budget(team: Team, connection: Connection, clock: Callable[[], float]) -> RequestBudget:
-    """The team's window for `ShowClient(open_budget=...)`; this machine's window (the profile's
+    """The team's budget for `ShowClient(open_budget=...)`; this machine's budget (the profile's
     shared history, else the process's own), said in the log, when the database cannot serve it.
     A request in flight longer than twice the timeout is surely over: its lease ends then."""
 
@@ -386,5 +389,5 @@ def team_budget(team: Team, connection: Connection, clock: Callable[[], float]) 
             fallback=alone,
         )
     except (TeamError, psycopg.Error) as exc:
-        log.warning("team budget unavailable (%s): pacing by this machine's window", exc)
+        log.warning("team budget unavailable (%s): pacing by this machine's budget", exc)
         return alone()

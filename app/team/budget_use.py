@@ -1,4 +1,4 @@
-"""How much of the show's budget the team spent: the team's window as every member counts it.
+"""How much of the show's budget the team spent: the team's budget as every member counts it.
 
 `requests_in_span` is the one reading of `team_requests` (app/team/budget.py paces by it);
 `team_budget_use` is what the status bar and `showdesk status` show. Times are the database
@@ -14,7 +14,7 @@ from typing import Any
 
 import psycopg
 
-MARGIN = 0.05  # a request leaves the window `window + MARGIN` after its answer (0009)
+MARGIN = 0.05  # a request leaves the budget `span + MARGIN` after its answer (0009)
 _EPSILON = 1e-9
 _LEAVES = """
 SELECT extract(epoch FROM n.now)::float8,
@@ -32,7 +32,7 @@ GROUP BY n.now
 
 
 def requests_in_span(conn: psycopg.Connection[Any], span: float) -> tuple[float, list[float]]:
-    """The server's time and when each request in the team's window leaves it (inf: in flight
+    """The server's time and when each request in the team's budget leaves it (inf: in flight
     from a live member), as Unix times on the server's clock."""
     row = conn.execute(_LEAVES, {"span": span}).fetchone()
     assert row is not None
@@ -44,23 +44,23 @@ def requests_in_span(conn: psycopg.Connection[Any], span: float) -> tuple[float,
 @dataclass(frozen=True)
 class TeamBudgetUse:
     """The team's budget as the status bar and `showdesk status` show it: `used` of `limit`
-    requests in the last `window` seconds, and the team's pause (server time; seconds left)."""
+    requests in the last `span` seconds, and the team's pause (server time; seconds left)."""
 
     used: int
     limit: int
-    window: float
+    span: float
     paused_until: datetime | None
     resume_in: float
 
 
 def team_budget_use(conn: psycopg.Connection[Any]) -> TeamBudgetUse:
-    """How much of the show's budget the team spent in the last window, and any pause."""
+    """How much of the show's budget the team spent in its last span, and any pause."""
     row = conn.execute(
         "SELECT rate_limit, rate_window, paused_until,"
         " greatest(0, extract(epoch FROM paused_until - clock_timestamp()))::float8"
         " FROM team_budget"
     ).fetchone()
     assert row is not None
-    limit, window, until, left = int(row[0]), float(row[1]), row[2], float(row[3] or 0.0)
-    _, leaves = requests_in_span(conn, window + MARGIN)
-    return TeamBudgetUse(len(leaves), limit, window, until if left > 0 else None, left)
+    limit, span, until, left = int(row[0]), float(row[1]), row[2], float(row[3] or 0.0)
+    _, leaves = requests_in_span(conn, span + MARGIN)
+    return TeamBudgetUse(len(leaves), limit, span, until if left > 0 else None, left)

@@ -102,7 +102,7 @@ def read_status(team: Team) -> TeamStatus:
 
 def budget_text(use: TeamBudgetUse) -> str:
     """The team's budget use in words: "12 of 300 in 60 s", and the team's pause if any."""
-    text = f"{use.used:,} of {use.limit:,} in {use.window:g} s"
+    text = f"{use.used:,} of {use.limit:,} in {use.span:g} s"
     if use.paused_until is not None:
         text += f", paused {math.ceil(use.resume_in)} s more"
     return text

@@ -3,12 +3,12 @@
 Run `.venv/bin/python tests/bench/bench_client.py` (or `pytest tests/bench/bench_client.py -s`);
 it prints figures and asserts nothing about time.
 
-- Pacing: a burst of three windows' worth of requests at 20 per 5 s (the scale of
+- Pacing: a burst of three spans' worth of requests at 20 per 5 s (the scale of
   tests/sim/test_client_pacing.py, which asserts the waves, not this figure) and at 100 per 5 s
-  on both sides. Achieved rate = N / (t_last_send - t_first_send + window), send times taken at
-  the transport; allowed rate = limit / window; goal: at least 95 % of the allowed rate. Beside
-  it, the limit measured in the same run: the rate of a client that waits exactly one window per
-  wave and nothing else, N / (waves × window + the time the simulator takes to take one
+  on both sides. Achieved rate = N / (t_last_send - t_first_send + span), send times taken at
+  the transport; allowed rate = limit / span; goal: at least 95 % of the allowed rate. Beside
+  it, the limit measured in the same run: the rate of a client that waits exactly one span per
+  wave and nothing else, N / (waves × span + the time the simulator takes to take one
   unpaced wave). The simulator shares this process (and its GIL), so on a small machine its own
   serving time shows in both.
 - List throughput: every customer of a 20,000-customer show, throttling off, 500 per page.
@@ -31,7 +31,7 @@ from app.api.connection import Connection
 from app.api.registry import default_registry
 from app.sim import SimConfig, SimServer, generate_show
 
-PACINGS = ((20, 5.0), (100, 5.0))  # (limit, window)
+PACINGS = ((20, 5.0), (100, 5.0))  # (limit, span)
 PACING_GOAL = 0.95  # of the allowed rate
 
 
@@ -61,10 +61,10 @@ def client_for(server: SimServer, transport: httpx.AsyncBaseTransport | None = N
     return ShowClient(connection, default_registry(), transport=transport)
 
 
-async def burst(limit: int, window: float, *, paced: bool) -> tuple[list[float], int]:
-    """Send times of three windows' worth of requests (one window's worth when not `paced`:
+async def burst(limit: int, span: float, *, paced: bool) -> tuple[list[float], int]:
+    """Send times of three spans' worth of requests (one span's worth when not `paced`:
     throttling off, the client's budget unbounded) and the server's 403s."""
-    throttle = {"rate_limit": limit, "rate_window": window} if paced else {"throttle": False}
+    throttle = {"rate_limit": limit, "rate_window": span} if paced else {"throttle": False}
     config = SimConfig(**throttle)
     with SimServer(generate_show("tiny", seed=1), config) as server:
         ids = [b["id"] for b in server.show.records("brands")]
@@ -75,13 +75,13 @@ async def burst(limit: int, window: float, *, paced: bool) -> tuple[list[float],
         return times.sent, server.stats.throttled
 
 
-async def pacing(limit: int, window: float) -> None:
-    sent, throttled = await burst(limit, window, paced=True)
-    alone, _ = await burst(limit, window, paced=False)
-    achieved, allowed = len(sent) / (max(sent) - min(sent) + window), limit / window
+async def pacing(limit: int, span: float) -> None:
+    sent, throttled = await burst(limit, span, paced=True)
+    alone, _ = await burst(limit, span, paced=False)
+    achieved, allowed = len(sent) / (max(sent) - min(sent) + span), limit / span
     waves = len(sent) / limit
-    best = len(sent) / (waves * window + max(alone) - min(alone))
-    print(f"pacing       {len(sent)} requests at {limit} per {window:g} s (403s: {throttled}):")
+    best = len(sent) / (waves * span + max(alone) - min(alone))
+    print(f"pacing       {len(sent)} requests at {limit} per {span:g} s (403s: {throttled}):")
     print(f"             achieved {achieved:.2f}/s = {achieved / allowed:.1%} of {allowed:.2f}/s "
           f"allowed (goal >= {PACING_GOAL:.0%})")  # fmt: skip
     print(
@@ -112,8 +112,8 @@ def generation() -> None:
 
 
 def main() -> int:
-    for limit, window in PACINGS:
-        asyncio.run(pacing(limit, window))
+    for limit, span in PACINGS:
+        asyncio.run(pacing(limit, span))
     asyncio.run(list_throughput())
     generation()
     return 0

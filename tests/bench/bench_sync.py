@@ -50,10 +50,10 @@ from tests.sim.test_booth_lists import BOOTH_LISTS, ten_changes  # noqa: E402
 REGISTRY = default_registry()
 
 
-def client_for(server: SimServer, limit: int, window: float) -> ShowClient:
+def client_for(server: SimServer, limit: int, span: float) -> ShowClient:
     connection = Connection(
         server.base_url, server.auth_url, server.show_id, server.client_secret,
-        rate_limit=limit, rate_window=window, interactive_reserve=0.0,
+        rate_limit=limit, rate_window=span, interactive_reserve=0.0,
     )  # fmt: skip
     return ShowClient(connection, REGISTRY)
 
@@ -134,7 +134,7 @@ async def full_sync_at_the_limit(folder: Path, customers: int = 100_000) -> None
             allowed = allowed_requests(limit, connection.interactive_reserve, False)
             print(
                 f"  the rate limit imposes {requests / (allowed / 60.0):.1f} s: {requests} "
-                f"requests ÷ {allowed} a minute for background requests (a fresh window lets "
+                f"requests ÷ {allowed} a minute for background requests (a fresh budget lets "
                 f"the first {allowed} go at once)"
             )
         label = "at the show's limit, 300/60 s" if limit == 300 else "with the limit lifted"
@@ -263,13 +263,13 @@ def simulator_process(size: int, rate: str) -> Iterator[dict[str, str]]:
 
 
 async def push_throughput(
-    folder: Path, edits: int = 1000, limit: int = 100, window: float = 5.0
+    folder: Path, edits: int = 1000, limit: int = 100, span: float = 5.0
 ) -> None:
-    with simulator_process(edits + 50, f"{limit}/{window:g}") as sim:
+    with simulator_process(edits + 50, f"{limit}/{span:g}") as sim:
         counting = CountingTransport()
         connection = Connection(
             sim["base URL"], sim["auth URL"], sim["show ID"], sim["secret"],
-            rate_limit=limit, rate_window=window, interactive_reserve=0.0,
+            rate_limit=limit, rate_window=span, interactive_reserve=0.0,
         )  # fmt: skip
         async with ShowClient(connection, REGISTRY, transport=counting) as client:
             with (
@@ -283,15 +283,15 @@ async def push_throughput(
                               changed_fields=("priceZone",), base=r)
                     for r in records
                 )  # fmt: skip
-                await asyncio.sleep(window + 0.1)  # start the push on an empty window
+                await asyncio.sleep(span + 0.1)  # start the push on an empty budget
                 counting.requests, counting.sent_at = 0, []
                 report = await Pusher(client, cache, outbox).push()
     sent = counting.requests
     spread = counting.sent_at[-1] - counting.sent_at[0]  # first to last request sent
-    # The fastest the limit allows: a full window at once, then `limit` more per window.
-    ideal = (math.ceil(sent / limit) - 1) * window
+    # The fastest the limit allows: a full budget at once, then `limit` more per span.
+    ideal = (math.ceil(sent / limit) - 1) * span
     print(
-        f"push of {edits} edits at {limit}/{window:g} s (simulator in its own process): "
+        f"push of {edits} edits at {limit}/{span:g} s (simulator in its own process): "
         f"{report.done} applied, {sent} requests sent over {spread:.1f} s, "
         f"{counting.throttled} throttled; achieved/allowed rate = {ideal / spread:.3f} "
         f"(the fastest the limit allows, {ideal:g} s, over the time it took)"

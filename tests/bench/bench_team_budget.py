@@ -7,9 +7,9 @@ Three and five members (real processes, each its own user and database session, 
 PostgreSQL) each queue the same number of changes, then run `showdesk sync` and `showdesk push`
 at once on one simulated show at 60 per 10 s that counts refused requests too, and five at the
 vendor's 300 per 60 s. Printed: the share of requests answered 403 (goal ≤ 1 %), the most
-requests the show saw in any window (goal ≤ the limit), the achieved background throughput
+requests the show saw in any span (goal ≤ the limit), the achieved background throughput
 against the allowed one (goal ≥ 0.9): the least time the limit less the interactive reserve
-needs for the requests the show accepted (a burst at once, then each slot once per window) over
+needs for the requests the show accepted (a burst at once, then each slot once per span) over
 the time the team took from its first request to its last; and fairness: each member's time
 until its own changes were applied (the team outbox's results, by the database's clock), the
 slowest over the fastest (goal ≤ 1.25).
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.pg_server import ThrowawayPostgres
 from tests.team.test_budget_members import TeamRun, run_team_load
 
-# (members, limit, window, changes each member queues)
+# (members, limit, span, changes each member queues)
 RUNS = ((3, 60, 10.0, 60), (5, 60, 10.0, 40), (5, 300, 60.0, 200))
 
 
@@ -35,9 +35,9 @@ def line(count: int, run: TeamRun) -> str:
     """One run's figures, each next to its goal."""
     own = ", ".join(f"{s:.0f}" for s in run.member_seconds)
     return (
-        f"{count} members at {run.limit} per {run.window:g} s: exits {list(run.exit_codes)}, "
+        f"{count} members at {run.limit} per {run.span:g} s: exits {list(run.exit_codes)}, "
         f"{run.requests} requests, {run.throttled} answered 403 = {run.throttled_share:.1%} "
-        f"(goal ≤ 1 %); most in any {run.window:g} s {run.most_in_a_window} (goal ≤ "
+        f"(goal ≤ 1 %); most in any {run.span:g} s {run.most_in_a_span} (goal ≤ "
         f"{run.limit}); background throughput {run.achieved_share:.2f} of the allowed (goal ≥ "
         f"0.9); busy {run.busy_seconds:.0f} s; own changes applied after [{own}] s: slowest "
         f"{run.fairness:.2f}× the fastest (goal ≤ 1.25)"
@@ -48,10 +48,10 @@ def main() -> None:
     server = ThrowawayPostgres().start()
     try:
         os.environ["PGPASSFILE"] = str(server.pgpass)
-        for count, limit, window, each in RUNS:
+        for count, limit, span, each in RUNS:
             with tempfile.TemporaryDirectory() as folder:
                 database = (server.create_database(), server.pgpass)
-                run = run_team_load(count, limit, window, Path(folder), database, each)
+                run = run_team_load(count, limit, span, Path(folder), database, each)
             print(line(count, run))
     finally:
         server.stop()

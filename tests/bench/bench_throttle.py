@@ -5,7 +5,7 @@ Run `.venv/bin/python tests/bench/bench_throttle.py` (make bench runs it). About
 - 1, 3 and 5 `showdesk sync --full` processes with separate profiles (as on separate machines)
   on one simulated show at 60 per 10 s that counts rejected requests too: the share of requests
   answered 403 (goal ≤ 5 %), the most requests sent in any 10 s (goal ≤ 66), and the achieved
-  rate — requests the server accepted per window over the run — against the allowed 60.
+  rate — requests the server accepted per span over the run — against the allowed 60.
 - A push of 40 customer edits to a show that refuses every `PUT /Customer` with 403
   `{"message": "not allowed"}`: requests and seconds (goal: a handful of requests, a few
   seconds; before issue 12: 309 requests, 130 s).
@@ -41,7 +41,7 @@ def syncs(processes: int) -> None:
     print(
         f"{processes} process(es): exits {list(o.exit_codes)}, {o.requests} requests, "
         f"{o.throttled} answered 403 = {o.throttled_share:.1%} (goal ≤ 5 %); "
-        f"most in any 10 s {o.most_in_a_window} (goal ≤ 66); "
+        f"most in any 10 s {o.most_in_a_span} (goal ≤ 66); "
         f"achieved {o.achieved_share:.0%} of the allowed 60 per 10 s; {o.seconds:.0f} s"
     )
 

@@ -148,7 +148,7 @@ def _plain(server: PlainServer) -> BoothSide:
     show = server.show
     lists = show.booth_lists
     connection = Connection(server.base_url, server.auth_url, SHOW_ID, SECRET,
-                            rate_limit=show.rate_limit, rate_window=show.rate_window)  # fmt: skip
+                            rate_limit=show.rate_limit, rate_window=show.rate_span)  # fmt: skip
 
     def record_id(ref: str) -> str:
         with show.lock:

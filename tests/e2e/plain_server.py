@@ -44,7 +44,7 @@ SECRET = "plain-secret"
 TOKEN_PATH = "/oauth2/token"
 API_PREFIX = "/tradeshow/v1"
 PAGE_SIZE, MAX_PAGE_SIZE = 25, 100
-RATE_LIMIT, RATE_WINDOW = 300, 60.0
+RATE_LIMIT, RATE_SPAN = 300, 60.0
 TOKEN_SECONDS = 600
 
 STR, INT, BOOL, STRS = "a string", "an integer", "a boolean", "an array of strings"
@@ -127,15 +127,15 @@ class PlainShow:
         self,
         customers: int = 60,
         seed: int = 3,
-        rate: tuple[int, float] = (RATE_LIMIT, RATE_WINDOW),
+        rate: tuple[int, float] = (RATE_LIMIT, RATE_SPAN),
     ) -> None:
         self.lock = threading.RLock()
-        self.rate_limit, self.rate_window = rate
+        self.rate_limit, self.rate_span = rate
         self.rng = random.Random(seed)
         self.data: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in RESOURCES}
         self.modified: dict[tuple[str, str], datetime] = {}
         self.tokens: dict[str, float] = {}
-        self.window: deque[float] = deque()
+        self.admitted: deque[float] = deque()  # times of the requests in the budget
         self.requests: Counter[tuple[str, str]] = Counter()
         self.creates: Counter[tuple[str, str]] = Counter()
         self.throttled = 0
@@ -233,15 +233,15 @@ class PlainShow:
             return scheme.lower() == "bearer" and self.tokens.get(token, 0) > time.monotonic()
 
     def admit(self) -> bool:
-        """One more request in the show's sliding window, unless it is full."""
+        """One more request in the show's sliding budget, unless it is full."""
         now = time.monotonic()
         with self.lock:
-            while self.window and self.window[0] <= now - self.rate_window:
-                self.window.popleft()
-            if len(self.window) >= self.rate_limit:
+            while self.admitted and self.admitted[0] <= now - self.rate_span:
+                self.admitted.popleft()
+            if len(self.admitted) >= self.rate_limit:
                 self.throttled += 1
                 return False
-            self.window.append(now)
+            self.admitted.append(now)
             return True
 
     # ------------------------------------------------------------------ the API

@@ -7,8 +7,8 @@ What decision 0014 claims, proved per shape:
   (two lists each), whatever else changed; a booth whose lists changed without the booth record
   changing keeps its cached lists until it is opened (`Puller.refresh_lists`, what the window
   does when a booth is opened) or swept, and a full sync equals the server again;
-- the background sweep asks at most its share of the budget per window, then waits for its
-  window, and resumes after a restart (cache file reopened) asking every list exactly once;
+- the background sweep asks at most its share of the budget per span, then waits for its
+  budget, and resumes after a restart (cache file reopened) asking every list exactly once;
 - a booth's list that cannot be proved whole (a show that answers its first page to every page)
   deletes nothing, is not recorded as listed, and keeps the lists of a booth gone from the show
   until a listing proves it.
@@ -116,7 +116,7 @@ async def test_incremental_sync_lists_changed_booths_and_opening_one_refreshes_i
             assert bool(cache.ids("booth-products", gone)) is not side.proved
 
 
-LIMIT, WINDOW, SHARE = 100, 60.0, 0.05  # the profile's budget; the sweep's 5 requests a window
+LIMIT, SPAN, SHARE = 100, 60.0, 0.05  # the profile's budget; the sweep's 5 requests a span
 
 
 @pytest.mark.asyncio
@@ -128,7 +128,7 @@ async def test_sweep_keeps_to_its_share_and_resumes_after_a_restart(
     waits = sleeps.waits
     connection = Connection(side.connection.base_url, side.connection.auth_url,
                             side.connection.show_id, side.connection.secret,
-                            rate_limit=LIMIT, rate_window=WINDOW)  # fmt: skip
+                            rate_limit=LIMIT, rate_window=SPAN)  # fmt: skip
     booths = side.booths()
     settings = SweepSettings(share=SHARE)
     async with ShowClient(connection, REGISTRY, clock=clock) as client:
@@ -145,13 +145,13 @@ async def test_sweep_keeps_to_its_share_and_resumes_after_a_restart(
                 await sweep.run()
             assert sweep.allowed == 5
             assert side.list_requests() - before <= sweep.requests == 5  # its share, no more
-            assert waits == [pytest.approx(WINDOW, abs=1.0)]  # then it waits for its window
+            assert waits == [pytest.approx(SPAN, abs=1.0)]  # then it waits for its budget
             last = heard[-1]
             assert (last.fresh, last.total, last.active) == (2 + 5, 2 * len(booths), True)
             expected = f"Refreshing booth lists: 7 of {2 * len(booths)}, some never listed"
             assert last.text(datetime.now()) == expected
 
-        clock.advance(WINDOW + 1)  # a restart: the cache file reopened, a new sweep
+        clock.advance(SPAN + 1)  # a restart: the cache file reopened, a new sweep
         with Cache(path, REGISTRY) as cache:
             sweep = BoothSweep(Puller(client, cache), settings, clock=clock,
                                 sleep=sleeps.pass_time)  # fmt: skip
@@ -160,7 +160,7 @@ async def test_sweep_keeps_to_its_share_and_resumes_after_a_restart(
             left = 2 * len(booths) - 2 - 5
             # every list asked exactly once across the restart: it resumed where it stopped
             assert side.list_requests() - before == 5 + left
-            assert len(waits) == 1 + (left - 1) // 5  # a window waited after each 5
+            assert len(waits) == 1 + (left - 1) // 5  # a span waited after each 5
             assert all(not p.active for p in sweep.progress())
             assert_lists_equal(cache, side)
             assert await sweep.step() is False  # all fresh: nothing due

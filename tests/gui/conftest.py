@@ -116,7 +116,7 @@ Opener = Callable[..., Opened]
 
 
 @pytest.fixture
-def open_budget(loop: qasync.QEventLoop, tmp_path: Path) -> Iterator[Opener]:
+def open_window(loop: qasync.QEventLoop, tmp_path: Path) -> Iterator[Opener]:
     """Opens windows and closes them itself: the session must close before its window."""
     opened: list[Opened] = []
 

@@ -23,7 +23,7 @@ class Level:
     sync_kills: int  # SIGKILLs during sync
     crash_customers: int  # size of the show the crash tests sync
     fuzz_examples: int  # hypothesis examples per fuzz target
-    # uncoordinated `showdesk sync --full` processes on one show: (processes, limit, window, size)
+    # uncoordinated `showdesk sync --full` processes on one show: (processes, limit, span, size)
     throttle_runs: tuple[tuple[int, int, float, str | int], ...] = ()
 
     @property

@@ -106,7 +106,7 @@ def test_sync_killed_at_random_moments_resumes_to_the_same_cache(
     assert kills == strength.sync_kills, "the sync finished too soon to be killed so often"
 
     # continuing: incremental where a resource completed (paced as fast as the kills, so that
-    # the whole show's sync does not wait for the 300-per-minute window: pacing is not the point)
+    # the whole show's sync does not wait for the 300-per-minute budget: pacing is not the point)
     finished = run(server, cache, "sync", "--rate", "20/0.1")
     assert finished.returncode == 0, finished.stderr
     reference = tmp_path / "uninterrupted" / "cache.sqlite"

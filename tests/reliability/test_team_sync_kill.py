@@ -44,11 +44,11 @@ def _published(team: Team) -> bool:
 def test_a_team_sync_survives_its_lead_killed_mid_sync(
     strength: Level, pg: ThrowawayPostgres, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    count, size, limit, window = (5, "demo", 300, 60.0) if strength.full else (3, "tiny", 60, 10.0)
-    rate = ("--rate", f"{limit}/{window:g}")
+    count, size, limit, span = (5, "demo", 300, 60.0) if strength.full else (3, "tiny", 60, 10.0)
+    rate = ("--rate", f"{limit}/{span:g}")
     monkeypatch.setenv("PGPASSFILE", str(pg.pgpass))
     url = pg.create_database()
-    config = SimConfig(client_secret=SECRET, rate_limit=limit, rate_window=window)
+    config = SimConfig(client_secret=SECRET, rate_limit=limit, rate_window=span)
     with SimServer(generate_show(size, seed=5), config) as server:
         with open_team(TeamDatabase(url, member="setup"), server.base_url, server.show_id) as t:
             set_lease(t.conn, 2.0)

@@ -1,6 +1,6 @@
 """Uncoordinated copies of ShowDesk on one show (separate profiles, as on separate machines), each
-a `showdesk sync --full`, against a server that counts rejected requests in its window too: none
-aborts, at most 5 % of requests are answered 403, no window sees more than 1.1 × the limit.
+a `showdesk sync --full`, against a server that counts rejected requests in its budget too: none
+aborts, at most 5 % of requests are answered 403, no span sees more than 1.1 × the limit.
 Full settings: five processes at 60 per 10 s, and three at the vendor's 300 per 60 s (three at
 60 per 10 s run in make test: tests/sim/test_throttle_processes.py)."""
 
@@ -17,8 +17,8 @@ from tests.sim.throttle_runs import run_syncs
 @pytest.mark.timeout(1800)  # five syncs at 60 per 10 s, then three at 300 per 60 s
 def test_uncoordinated_syncs_settle_under_the_limit(strength: Level, tmp_path: Path) -> None:
     assert strength.throttle_runs
-    for n, (processes, limit, window, size) in enumerate(strength.throttle_runs):
-        outcome = run_syncs(processes, limit, window, tmp_path / f"run-{n}", size)
+    for n, (processes, limit, span, size) in enumerate(strength.throttle_runs):
+        outcome = run_syncs(processes, limit, span, tmp_path / f"run-{n}", size)
         assert outcome.exit_codes == (0,) * processes, outcome.errors
         assert outcome.throttled <= 0.05 * outcome.requests, outcome
-        assert outcome.most_in_a_window <= 1.1 * limit, outcome
+        assert outcome.most_in_a_span <= 1.1 * limit, outcome

@@ -23,7 +23,7 @@ from tests.sim.test_booth_lists import booth_list_requests
 from tests.sim.test_sync import booth_products_equal, booth_vendors_equal, connect
 
 REGISTRY = default_registry()
-LIMIT, WINDOW = 100, 60.0  # the profile's budget: 100 requests a minute; the sweep's 20 %
+LIMIT, SPAN = 100, 60.0  # the profile's budget: 100 requests a minute; the sweep's 20 %
 
 
 class Stopped(Exception):
@@ -48,10 +48,10 @@ class SweepWaits:
 
 
 def paced_client(server: SimServer, clock: ManualClock) -> ShowClient:
-    """A client whose budget is LIMIT a WINDOW on the manual clock (no real waiting)."""
+    """A client whose budget is LIMIT a SPAN on the manual clock (no real waiting)."""
     connection = Connection(
         server.base_url, server.auth_url, server.show_id, server.client_secret,
-        rate_limit=LIMIT, rate_window=WINDOW,
+        rate_limit=LIMIT, rate_window=SPAN,
     )  # fmt: skip
     return ShowClient(connection, REGISTRY, clock=clock)
 
@@ -82,13 +82,13 @@ async def test_sweep_keeps_to_its_share_and_resumes_after_a_restart(tmp_path: Pa
                     await sweep.run()
                 assert sweep.allowed == 20
                 assert sweep.requests == booth_list_requests(server) == 20  # its share, no more
-                assert waits == [pytest.approx(WINDOW, abs=1.0)]  # then it waits for its window
+                assert waits == [pytest.approx(SPAN, abs=1.0)]  # then it waits for its budget
                 last = heard[-1]
                 assert (last.fresh, last.total, last.active) == (2 + 20, 2 * len(booths), True)
                 assert last.text(datetime.now()).startswith("Refreshing booth lists: 22 of 120")
 
             # a restart: the cache file reopened, a new sweep, a minute later
-            clock.advance(WINDOW + 1)
+            clock.advance(SPAN + 1)
             with Cache(path, REGISTRY) as cache:
                 puller = Puller(client, cache)
                 sweep = BoothSweep(puller, SweepSettings(share=0.2), clock=clock,
@@ -97,7 +97,7 @@ async def test_sweep_keeps_to_its_share_and_resumes_after_a_restart(tmp_path: Pa
                     pass
                 # every list asked exactly once across the restart: it resumed where it stopped
                 assert booth_list_requests(server) == 2 * len(booths) - 2
-                assert len(waits) == 1 + 4  # 98 more at 20 a minute: four more windows waited
+                assert len(waits) == 1 + 4  # 98 more at 20 a minute: four more spans waited
                 assert all(not p.active for p in sweep.progress())
                 booth_products_equal(cache, server)
                 booth_vendors_equal(cache, server)

@@ -37,7 +37,7 @@ def profile(server: SimServer) -> Profile:
 
 
 def budget(profile: Profile) -> GovernorState:
-    """The profile's rate budget as a client of it sees it now (the shared request window)."""
+    """The profile's rate budget as a client of it sees it now (the shared request history)."""
     registry = registry_for(profile)
 
     async def read() -> GovernorState:
@@ -83,7 +83,7 @@ def test_push_dry_run_prints_the_review_estimate_and_sends_nothing(
     assert (cost.changes, cost.sends, cost.checks) == (14, 13, 1)
     assert printed == cost_text(cost, state, profile.interactive_reserve)
     assert printed.startswith("14 pending changes · 14 requests (13 sends, 1 listing)")
-    assert printed.endswith(f"at {state.used}/{state.limit} per {state.window:g} s")
+    assert printed.endswith(f"at {state.used}/{state.limit} per {state.span:g} s")
 
 
 def test_push_dry_run_with_nothing_pending_says_so(

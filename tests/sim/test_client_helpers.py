@@ -2,7 +2,7 @@
 
 `simulated(...)` runs a generated show with the given SimConfig switches; `connect(server, ...)`
 builds a ShowClient for it. Throttling is off unless a test turns it on, so tests that are not
-about pacing never wait for the window.
+about pacing never wait for the budget.
 """
 
 from __future__ import annotations

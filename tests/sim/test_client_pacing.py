@@ -1,7 +1,7 @@
-"""Pacing against the simulator's own sliding window, and a 403 storm (real sockets).
+"""Pacing against the simulator's own sliding budget, and a 403 storm (real sockets).
 
-Behaviour, not speed: a burst of three windows' worth of requests leaves the client in three
-waves of `limit` requests, never more than `limit` within any `window` (counted from the send
+Behaviour, not speed: a burst of three spans' worth of requests leaves the client in three
+waves of `limit` requests, never more than `limit` within any `span` (counted from the send
 times taken at the transport, i.e. when each request leaves the client), and the server answers
 not a single 403. How close the burst comes to the allowed rate is a speed figure: it is printed
 by `tests/bench/bench_client.py` next to its goal (≥ 95 % of the allowed rate), at this test's
@@ -25,7 +25,7 @@ from app.api.governor import GovernorState, RateGovernor
 from app.api.pacing import BackoffSchedule
 from tests.sim.test_client_helpers import connect, simulated
 
-LIMIT, WINDOW = 20, 5.0
+LIMIT, SPAN = 20, 5.0
 
 
 class SendTimes(httpx.AsyncHTTPTransport):
@@ -43,12 +43,12 @@ class SendTimes(httpx.AsyncHTTPTransport):
 
 @pytest.mark.slow
 @pytest.mark.asyncio
-async def test_a_burst_of_three_windows_is_sent_in_three_waves_without_a_403() -> None:
-    with simulated(throttle=True, rate_limit=LIMIT, rate_window=WINDOW) as server:
+async def test_a_burst_of_three_spans_is_sent_in_three_waves_without_a_403() -> None:
+    with simulated(throttle=True, rate_limit=LIMIT, rate_window=SPAN) as server:
         ids = [b["id"] for b in server.show.records("brands")]
         times = SendTimes()
         client = connect(
-            server, transport=times, rate_limit=LIMIT, rate_window=WINDOW, interactive_reserve=0.0
+            server, transport=times, rate_limit=LIMIT, rate_window=SPAN, interactive_reserve=0.0
         )
         async with client:
             burst = (client.get("brands", ids[i % len(ids)]) for i in range(3 * LIMIT))
@@ -56,12 +56,10 @@ async def test_a_burst_of_three_windows_is_sent_in_three_waves_without_a_403() -
     assert server.stats.throttled == 0
     sent = sorted(times.sent)
     assert len(sent) == 3 * LIMIT
-    # Never more than LIMIT in a window: the request LIMIT places later left a window after.
-    assert all(
-        later - earlier >= WINDOW for earlier, later in zip(sent, sent[LIMIT:], strict=False)
-    )
-    # Paced by the windows: three waves of LIMIT, a wave waiting only for the window to free.
-    assert [len(wave) for wave in waves(sent, WINDOW / 2)] == [LIMIT, LIMIT, LIMIT]
+    # Never more than LIMIT in a span: the request LIMIT places later left a span after.
+    assert all(later - earlier >= SPAN for earlier, later in zip(sent, sent[LIMIT:], strict=False))
+    # Paced by the budget: three waves of LIMIT, a wave waiting only for the budget to free.
+    assert [len(wave) for wave in waves(sent, SPAN / 2)] == [LIMIT, LIMIT, LIMIT]
 
 
 def waves(sent: list[float], pause: float) -> list[list[float]]:
@@ -77,7 +75,7 @@ def waves(sent: list[float], pause: float) -> list[list[float]]:
 @pytest.mark.asyncio
 async def test_a_403_storm_pauses_everything_and_publishes_the_countdown() -> None:
     backoff = BackoffSchedule(base=0.2, cap=2.0, max_attempts=8)
-    # short windows: after the storm the allowance is cut, and regained within seconds
+    # short spans: after the storm the allowance is cut, and regained within seconds
     governor = RateGovernor(300, 2.0, backoff=backoff, rng=random.Random(2))
     seen: list[tuple[GovernorState, float]] = []
     governor.subscribe(lambda state: seen.append((state, time.monotonic())))
@@ -100,7 +98,7 @@ async def test_a_403_storm_pauses_everything_and_publishes_the_countdown() -> No
 @pytest.mark.asyncio
 async def test_a_storm_outlasting_every_try_raises_rate_limited() -> None:
     backoff = BackoffSchedule(base=0.02, cap=0.05, max_attempts=3)
-    governor = RateGovernor(300, 2.0, backoff=backoff, rng=random.Random(3))  # short windows
+    governor = RateGovernor(300, 2.0, backoff=backoff, rng=random.Random(3))  # short spans
     with simulated(throttle=True) as server:
         some = server.show.records("brands")[0]["id"]
         async with connect(server, governor=governor) as client:

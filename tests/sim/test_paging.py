@@ -209,11 +209,13 @@ async def test_an_unpageable_list_fails_its_resource_and_deletes_nothing(
 
 @pytest.mark.parametrize("served", [50, None], ids=["its-own-first-page", "everything"])
 @pytest.mark.asyncio
-async def test_one_page_from_a_show_ignoring_every_paging_name_deletes_nothing(
+async def test_one_page_from_a_show_ignoring_every_paging_name_is_checked_by_the_show(
     cache: Cache, tmp_path: Path, served: int | None
 ) -> None:
     """A bare array, no total, the same page whatever is asked: all of it, or only the show's
-    first page? Nothing tells, so nothing cached is deleted on its word, and the sync says so
+    first page? Asked once more in the other order (decision 0026): other records mean it holds
+    more than it sends — the sync fails, nothing deleted; the same records are all it has — the
+    cached record it lacks is asked for, answers 404 and leaves: the cache mirrors the show
     (the next listing, which knows the show ignores paging, too)."""
     with simulated(400) as server:
         await full_sync(server, cache, tmp_path, "customers")
@@ -222,12 +224,18 @@ async def test_one_page_from_a_show_ignoring_every_paging_name_deletes_nothing(
         for _ in range(2):
             report = await full_sync(server, cache, tmp_path, "customers")
             result = report.resources[0]
-            assert report.failed == [] and result.removed == 0
-            assert result.kept == (400 - 50 if served else 1)
-            assert "cached records not in it were kept" in report.notices[0]
-            assert cache.count("customers") == 400
             state = cache.sync_state("customers")
-            assert state is not None and state.in_progress
+            assert state is not None
+            if served:
+                assert [slug for slug, _ in report.failed] == ["customers"]
+                assert "holds more than it sends" in report.failed[0][1]
+                assert result.removed == 0 and cache.count("customers") == 400
+                assert state.in_progress
+            else:
+                assert report.failed == [] and cache.count("customers") == 399
+                assert not state.in_progress
+        if not served:
+            assert (result.verified, result.removed) == (0, 0)  # the second: nothing missing
 
 
 @pytest.mark.asyncio

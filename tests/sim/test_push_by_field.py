@@ -170,7 +170,7 @@ async def test_a_strict_server_never_sees_a_null_nobody_set(tmp_path: Path) -> N
 
 
 @pytest.mark.asyncio
-async def test_a_push_longer_than_one_rate_window_checks_the_server_again(
+async def test_a_push_longer_than_one_budget_span_checks_the_server_again(
     tmp_path: Path,
 ) -> None:
     """One slice's worth of records at a time; past one budget span the next ones are checked
@@ -191,7 +191,7 @@ async def test_a_push_longer_than_one_rate_window_checks_the_server_again(
 
             pusher = Pusher(client, desk.cache, desk.outbox, on_progress=other_admin)
             ticks = iter(range(1, 1000))
-            pusher.clock = lambda: float(next(ticks))  # every step is "a window later"
+            pusher.clock = lambda: float(next(ticks))  # every step is "a span later"
             before = server.stats.by_operation[("GET", "/Customer")]
             got_before = server.stats.by_operation[("GET", "/Customer/{id}")]
             report = await pusher.push()

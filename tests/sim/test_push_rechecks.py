@@ -126,11 +126,11 @@ async def test_the_rechecks_of_a_long_push_cost_no_more_than_their_slices(
     day before the last sync, the 9th listed 36 records in 13 pages for a slice of 4; each
     now costs at most one request per record of its slice, and once the listing would cost
     more requests than the slice's records, nothing is listed again."""
-    limit, window = rate
+    limit, span = rate
     desk = Desk(tmp_path / "desk")
     registry = _registry(tmp_path)
     with SimServer(generate_show(60, seed=21), _config()) as server:
-        connection = {"rate_limit": limit, "rate_window": window}
+        connection = {"rate_limit": limit, "rate_window": span}
         async with _client(server, registry, Counting(), **connection) as client:
             await Puller(client, desk.cache).sync(["customers"], full=True)
             ids = [r["id"] for r in server.show.records("customers")[:40]]
@@ -255,10 +255,10 @@ async def test_with_budget_to_spare_a_recheck_lists_no_more_than_ten_records_per
     the listing carries at most ten records per record of the slice (pushed 2 at a time:
     up to the 10th check), then get the records; where the budget is tight, they list."""
     monkeypatch.setattr(pusher, "SLICE_RECORDS", 2)
-    limit, window = rate
+    limit, span = rate
     desk = Desk(tmp_path / "desk")
     with SimServer(generate_show(60, seed=24), _config()) as server:
-        async with connect(server, Counting(), rate_limit=limit, rate_window=window) as client:
+        async with connect(server, Counting(), rate_limit=limit, rate_window=span) as client:
             await Puller(client, desk.cache).sync(["customers"], full=True)
             ids = [r["id"] for r in server.show.records("customers")[:40]]
             for rid in ids:

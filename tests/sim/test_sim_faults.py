@@ -22,7 +22,7 @@ def clocked(sim_clock: ManualClock) -> Iterator[SimServer]:
         yield server
 
 
-def test_rate_limit_is_a_sliding_window(clocked: SimServer, sim_clock: ManualClock) -> None:
+def test_rate_limit_is_a_sliding_budget(clocked: SimServer, sim_clock: ManualClock) -> None:
     with closing(api_client(clocked)) as client:
         for _ in range(3):
             assert client.get("/Brand").status_code == 200
@@ -32,7 +32,7 @@ def test_rate_limit_is_a_sliding_window(clocked: SimServer, sim_clock: ManualClo
         refused = client.get("/Brand")
         assert refused.status_code == 403
         assert refused.json() == {"message": "Rate limit exceeded: 5 requests per 60 seconds"}
-        sim_clock.advance(30)  # the first three leave the window, the last two stay
+        sim_clock.advance(30)  # the first three leave the budget, the last two stay
         assert [client.get("/Brand").status_code for _ in range(4)] == [200, 200, 200, 403]
     assert clocked.stats.throttled == 2
 

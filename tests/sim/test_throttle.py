@@ -65,7 +65,7 @@ async def test_a_throttling_storm_is_waited_out_and_every_change_lands(tmp_path:
             Outbox(tmp_path / "outbox.sqlite") as outbox,
         ):
             editor = Editor(cache, outbox, REGISTRY)
-            async with connect(server, rate_window=2.0) as client:  # short windows: a quick test
+            async with connect(server, rate_window=2.0) as client:  # short spans: a quick test
                 await Puller(client, cache).sync(["customers"], full=True)
                 people = server.show.records("customers")[:40]
                 editor.stage("customers", [FieldEdit(r["id"], "city", "Lyon") for r in people])
@@ -89,7 +89,7 @@ async def test_retry_after_is_obeyed() -> None:
                 await client.get("brands", some)
         arrivals = sorted(server.stats.arrivals)
     assert server.stats.throttled == 1
-    refused_at = arrivals[4]  # the fifth request found the window full
+    refused_at = arrivals[4]  # the fifth request found the budget full
     asked = max(1, round(arrivals[0] + 2.0 - refused_at + 0.4999))
     after = [t for t in arrivals if t > refused_at]
     assert after and min(after) >= refused_at + asked - 0.05  # not before the time asked
@@ -111,7 +111,7 @@ async def test_a_second_client_of_the_profile_starts_knowing_the_budget_spent(
             assert second.governor.state().used == 12
             later = asyncio.ensure_future(second.get("brands", some))
             await asyncio.sleep(0.3)
-            assert not later.done()  # the window is spent: it waits instead of a 403
+            assert not later.done()  # the budget is spent: it waits instead of a 403
             later.cancel()
             await asyncio.gather(later, return_exceptions=True)
     assert server.stats.throttled == 0 and server.stats.requests == 12

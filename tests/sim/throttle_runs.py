@@ -24,11 +24,11 @@ class Outcome:
 
     processes: int
     limit: int
-    window: float
+    span: float
     exit_codes: tuple[int, ...]
     requests: int
     throttled: int
-    most_in_a_window: int
+    most_in_a_span: int
     seconds: float
     errors: str
 
@@ -38,42 +38,42 @@ class Outcome:
 
     @property
     def achieved_share(self) -> float:
-        """Requests the server accepted per window, as a share of its limit."""
+        """Requests the server accepted per span, as a share of its limit."""
         accepted = self.requests - self.throttled
-        return accepted / (self.seconds / self.window) / self.limit if self.seconds else 0.0
+        return accepted / (self.seconds / self.span) / self.limit if self.seconds else 0.0
 
 
 def run_syncs(
-    processes: int, limit: int, window: float, folder: Path, size: str | int = SIZE
+    processes: int, limit: int, span: float, folder: Path, size: str | int = SIZE
 ) -> Outcome:
     """Start `processes` full syncs at once, each its own SHOWDESK_HOME (its own profile)."""
     config = SimConfig(
         show_id="THROTTLE-SHOW",
         client_secret=SECRET,
         rate_limit=limit,
-        rate_window=window,
+        rate_window=span,
         count_rejected=True,
     )
     with SimServer(generate_show(size, seed=4), config) as server:
         started = time.monotonic()
-        running = [_start(server, folder / f"machine-{n}", limit, window) for n in range(processes)]
+        running = [_start(server, folder / f"machine-{n}", limit, span) for n in range(processes)]
         results = [p.communicate(timeout=1800) for p in running]
         seconds = time.monotonic() - started
         stats = server.stats
         return Outcome(
             processes=processes,
             limit=limit,
-            window=window,
+            span=span,
             exit_codes=tuple(p.returncode for p in running),
             requests=stats.requests,
             throttled=stats.throttled,
-            most_in_a_window=stats.most_in_any_span(window),
+            most_in_a_span=stats.most_in_any_span(span),
             seconds=seconds,
             errors="\n".join(err for _, err in results if err),
         )
 
 
-def _start(server: SimServer, home: Path, limit: int, window: float) -> subprocess.Popen[str]:
+def _start(server: SimServer, home: Path, limit: int, span: float) -> subprocess.Popen[str]:
     home.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "SHOWDESK_HOME": str(home), "SHOWDESK_CLIENT_SECRET": SECRET}
     args = [
@@ -81,7 +81,7 @@ def _start(server: SimServer, home: Path, limit: int, window: float) -> subproce
         "--base-url", server.base_url,
         "--auth-url", server.auth_url,
         "--show-id", server.show_id,
-        "--rate", f"{limit}/{window:g}",
+        "--rate", f"{limit}/{span:g}",
     ]  # fmt: skip
     return subprocess.Popen(
         args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

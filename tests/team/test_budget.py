@@ -1,4 +1,4 @@
-"""One budget for the team (issue 15, point 2): several members' windows over one real database.
+"""One budget for the team (issue 15, point 2): several members' budgets over one real database.
 
 Each `TeamBudget` is one member (its own database session, as on its own machine). Slots are
 freed uncounted (`finish(counted=False)`: never sent) where a test needs room at once, so the
@@ -36,21 +36,21 @@ def until(condition: Callable[[], bool], within: float = 20.0) -> None:
 
 @pytest.fixture
 def member(team_url: str) -> Iterator[Callable[..., TeamBudget]]:
-    """Opens a member's window on the team's budget (schema created by the first member)."""
+    """Opens a member's `TeamBudget` on the team's database (schema created by the first member)."""
     open_team(TeamDatabase(team_url, member="lead"), *SHOW).close()
     opened: list[TeamBudget] = []
 
-    def open_member(name: str, limit: int = 10, window: float = 60.0, **kw: float) -> TeamBudget:
-        opened.append(TeamBudget(TeamDatabase(team_url, member=name), limit, window, **kw))
+    def open_member(name: str, limit: int = 10, span: float = 60.0, **kw: float) -> TeamBudget:
+        opened.append(TeamBudget(TeamDatabase(team_url, member=name), limit, span, **kw))
         return opened[-1]
 
     yield open_member
-    for window in opened:
-        window.close()
+    for budget in opened:
+        budget.close()
 
 
-def taken(window: TeamBudget, count: int, allowed: int) -> list[int]:
-    handles = [window.take(0.0, allowed) for _ in range(count)]
+def taken(budget: TeamBudget, count: int, allowed: int) -> list[int]:
+    handles = [budget.take(0.0, allowed) for _ in range(count)]
     assert None not in handles
     return [h for h in handles if h is not None]
 
@@ -62,7 +62,7 @@ def test_every_member_counts_the_teams_requests(member: Callable[..., TeamBudget
     assert ben.take(0.0, 3) is None  # the show's budget is the team's, not ann's
     ann.finish(0.0, counted=False, handle=handles[0])  # never sent: its slot is free again
     assert ben.take(0.0, 3) is not None
-    ann.finish(0.0, handle=handles[1])  # answered: it stays in the window
+    ann.finish(0.0, handle=handles[1])  # answered: it stays in the budget
     assert ben.used(0.0) == 3
 
 
@@ -105,7 +105,7 @@ def test_the_interactive_reserve_is_kept_for_the_whole_team(
 def test_a_killed_members_request_in_flight_frees_its_slot(
     member: Callable[..., TeamBudget], team_url: str
 ) -> None:
-    ben = member("ben", limit=5, window=1.0)
+    ben = member("ben", limit=5, span=1.0)
     process = subprocess.Popen(
         [sys.executable, "-c", KILLED_MEMBER, team_url], stdout=subprocess.PIPE, text=True
     )
@@ -114,22 +114,22 @@ def test_a_killed_members_request_in_flight_frees_its_slot(
     assert ben.used(0.0) == 1  # in flight: it counts
     process.kill()
     process.communicate()
-    until(lambda: ben.used(0.0) == 0)  # sent, booked by the show, then out of the window
+    until(lambda: ben.used(0.0) == 0)  # sent, booked by the show, then out of the budget
 
 
 KILLED_MEMBER = """
 import sys, time
 from app.team.budget import TeamBudget
 from app.team.database import TeamDatabase
-window = TeamBudget(TeamDatabase(sys.argv[1], member="killed"), 5, 1.0, lease=3600)
-assert window.take(0.0, 5) is not None
+budget = TeamBudget(TeamDatabase(sys.argv[1], member="killed"), 5, 1.0, lease=3600)
+assert budget.take(0.0, 5) is not None
 print("taken", flush=True)
 time.sleep(3600)
 """
 
 
 def test_a_request_past_its_lease_stops_counting(member: Callable[..., TeamBudget]) -> None:
-    ann, ben = member("ann", limit=5, window=0.5, lease=0.3), member("ben", limit=5, window=0.5)
+    ann, ben = member("ann", limit=5, span=0.5, lease=0.3), member("ben", limit=5, span=0.5)
     taken(ann, 1, 5)  # never answered (a frozen member), its session alive
     assert ben.used(0.0) == 1
     until(lambda: ben.used(0.0) == 0)
@@ -140,15 +140,15 @@ def test_the_teams_budget_use_for_the_status_bar(member: Callable[..., TeamBudge
     for handle in taken(ann, 3, 10):
         ann.finish(0.0, handle=handle)
     use = team_budget_use(ann._db)
-    assert (use.used, use.limit, use.window, use.paused_until) == (3, 10, 60.0, None)
+    assert (use.used, use.limit, use.span, use.paused_until) == (3, 10, 60.0, None)
 
 
 @pytest.mark.asyncio
 async def test_a_403_pauses_the_whole_team_and_cuts_its_rate_once(
     member: Callable[..., TeamBudget],
 ) -> None:
-    ann_window, ben_window = member("ann", limit=10), member("ben", limit=10)
-    ann, ben = governed(ann_window), governed(ben_window)
+    ann_budget, ben_budget = member("ann", limit=10), member("ben", limit=10)
+    ann, ben = governed(ann_budget), governed(ben_budget)
     for _ in range(6):
         ann.release(await ann.acquire())
     ann_slot, ben_slot = await ann.acquire(), await ben.acquire()
@@ -158,9 +158,9 @@ async def test_a_403_pauses_the_whole_team_and_cuts_its_rate_once(
     assert seen.allowed is not None and seen.allowed == ann.state().allowed < 10
     # ben's own 403 for a request sent before the pause is part of it: no second cut
     assert ben.on_403(ben_slot, "") is Verdict.RETRY
-    use = team_budget_use(ann_window._db)
+    use = team_budget_use(ann_budget._db)
     assert use.paused_until is not None and use.resume_in > 20
-    counts = ann_window._db.execute("SELECT pause_no, cut_no, attempt FROM team_budget").fetchone()
+    counts = ann_budget._db.execute("SELECT pause_no, cut_no, attempt FROM team_budget").fetchone()
     assert counts == (1, 1, 1)
     assert await asked_to_wait(ben) > 20  # and ben's next request waits the pause out
 
@@ -169,15 +169,15 @@ async def test_a_403_pauses_the_whole_team_and_cuts_its_rate_once(
 async def test_the_rate_regains_for_the_team_from_the_one_cut(
     member: Callable[..., TeamBudget],
 ) -> None:
-    ann_window, ben_window = member("ann", limit=10), member("ben", limit=10)
-    ann, ben = governed(ann_window), governed(ben_window)
+    ann_budget, ben_budget = member("ann", limit=10), member("ben", limit=10)
+    ann, ben = governed(ann_budget), governed(ben_budget)
     for _ in range(8):
         ann.release(await ann.acquire())
     ann.on_403(await ann.acquire(), "", retry_after=0.0)
     now = time.monotonic()
     cut = ann.adaptive.allowed(now)
     assert cut < 10 and ben.adaptive.allowed(now) == pytest.approx(cut, abs=0.5)
-    later = now + 60.0  # a window on: both regain along the same curve
+    later = now + 60.0  # a span on: both regain along the same curve
     assert ben.adaptive.allowed(later) == pytest.approx(ann.adaptive.allowed(later), abs=0.5)
     assert cut < ben.adaptive.allowed(later)
 
@@ -186,9 +186,9 @@ async def test_the_rate_regains_for_the_team_from_the_one_cut(
 async def test_after_the_teams_pause_a_probe_goes_first_and_its_answer_ends_it(
     member: Callable[..., TeamBudget],
 ) -> None:
-    # a one-second window: after the cut the probe waits for the team's requests to leave it
-    ann_window, ben_window = member("ann", window=1.0), member("ben", window=1.0)
-    ann, ben = governed(ann_window), governed(ben_window)
+    # a one-second span: after the cut the probe waits for the team's requests to leave it
+    ann_budget, ben_budget = member("ann", span=1.0), member("ben", span=1.0)
+    ann, ben = governed(ann_budget), governed(ben_budget)
     for _ in range(6):
         held = await ann.acquire()
         ann.on_answer(held)
@@ -200,17 +200,17 @@ async def test_after_the_teams_pause_a_probe_goes_first_and_its_answer_ends_it(
     assert probe.probe and ben.state().attempt == 1  # ben follows the team's episode
     ben.on_answer(probe)
     ben.release(probe)
-    row = ann_window._db.execute("SELECT pause_no, attempt FROM team_budget").fetchone()
+    row = ann_budget._db.execute("SELECT pause_no, attempt FROM team_budget").fetchone()
     assert row == (1, 0)  # the show answered: the team's next pause starts from try 1
     assert not (await ben.acquire()).probe
 
 
 @pytest.mark.asyncio
-async def test_a_database_that_stops_answering_leaves_the_machines_window(
+async def test_a_database_that_stops_answering_leaves_the_machines_budget(
     member: Callable[..., TeamBudget], team_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    window = member("ann", limit=10)
-    governor = RateGovernor(10, 60.0, history=window)
+    budget = member("ann", limit=10)
+    governor = RateGovernor(10, 60.0, history=budget)
     held = await governor.acquire()
     kill_session(team_url, "ann")
     with caplog.at_level(logging.WARNING, logger="app.team.budget"):
@@ -221,9 +221,9 @@ async def test_a_database_that_stops_answering_leaves_the_machines_window(
     assert governor.state().used == 3
 
 
-def governed(window: TeamBudget) -> RateGovernor:
-    """A member's governor, pacing against the team's window."""
-    return RateGovernor(window.limit, window.window, history=window)
+def governed(budget: TeamBudget) -> RateGovernor:
+    """A member's governor, pacing against the team's budget."""
+    return RateGovernor(budget.limit, budget.span, history=budget)
 
 
 async def asked_to_wait(governor: RateGovernor) -> float:

@@ -1,9 +1,9 @@
 """One budget for the team, with real members (issue 15, point 2, Checked by): every member queues
 the same number of changes, then runs `showdesk sync` and `showdesk push` at once — real
 processes, each its own user, cache, outbox and database session — on one simulated show that
-counts refused requests in its window too. The team syncs once (a lead pulls, the others catch
+counts refused requests in its budget too. The team syncs once (a lead pulls, the others catch
 up) and pushes through one outbox, so the budget is contended by one sync and every member's
-push. Asserted: no command aborted, at most 1 % answered 403, no window over the limit, the
+push. Asserted: no command aborted, at most 1 % answered 403, no span over the limit, the
 background throughput at least 0.9 of what the limit less the interactive reserve allows, and
 fairness — each member's own changes applied (the team outbox's results, by the database's
 clock) within 1.25× of the others'. The claims' order that keeps equal queues alike (a member
@@ -58,17 +58,17 @@ class TeamRun(Outcome):
     def achieved_share(self) -> float:
         """Background throughput against the allowed: the least time the limit less the
         interactive reserve needs for the requests the show accepted (a burst at once, then each
-        slot once per window), over the time the team took."""
-        per_window = math.floor(self.limit * (1.0 - RESERVE))
+        slot once per span), over the time the team took."""
+        per_span = math.floor(self.limit * (1.0 - RESERVE))
         accepted = self.requests - self.throttled
-        least = self.window * math.floor(max(0, accepted - 1) / per_window)
+        least = self.span * math.floor(max(0, accepted - 1) / per_span)
         return least / self.busy_seconds if self.busy_seconds and least else 1.0
 
 
 def run_team_load(
     count: int,
     limit: int,
-    window: float,
+    span: float,
     folder: Path,
     database: tuple[str, Path],
     changes_each: int,
@@ -78,10 +78,10 @@ def run_team_load(
     `showdesk sync` and `showdesk push` at once against one show and one team database
     (`database`: its URL and the pgpass file that signs members in)."""
     config = SimConfig(show_id="TEAM-SHOW", client_secret=SECRET, rate_limit=limit,
-                       rate_window=window, count_rejected=True)  # fmt: skip
+                       rate_window=span, count_rejected=True)  # fmt: skip
     url, pgpass = database
     show = generate_show(size if size is not None else count * changes_each + 10, seed=4)
-    rate = ("--rate", f"{limit}/{window:g}")
+    rate = ("--rate", f"{limit}/{span:g}")
     with SimServer(show, config) as server:
         team = members([f"member-{n}" for n in range(count)], folder, server, url, SECRET, pgpass)
         _prepare(team, server, changes_each, rate)
@@ -95,11 +95,11 @@ def run_team_load(
         return TeamRun(
             processes=len(running),
             limit=limit,
-            window=window,
+            span=span,
             exit_codes=tuple(code for code, _, _ in results),
             requests=stats.requests - before,
             throttled=stats.throttled - refused,
-            most_in_a_window=stats.most_in_any_span(window),  # the whole run, setup too
+            most_in_a_span=stats.most_in_any_span(span),  # the whole run, setup too
             seconds=load[-1] - load[0] if load else 0.0,
             errors="\n".join(err for code, _, err in results if code),
             busy_seconds=load[-1] - load[0] if load else 0.0,
@@ -154,8 +154,8 @@ def assert_within_the_issue(
     assert run.exit_codes == (0,) * (2 * count), run.errors  # no command aborted
     assert run.applied == (changes_each,) * count, run  # every member's changes applied
     assert run.throttled <= 0.01 * run.requests, run  # at most 1 % answered 403
-    assert run.most_in_a_window <= run.limit, run  # never more than the show allows
-    assert run.requests > 2 * run.limit, run  # the budget was contended for several windows
+    assert run.most_in_a_span <= run.limit, run  # never more than the show allows
+    assert run.requests > 2 * run.limit, run  # the budget was contended for several spans
     if timed:
         assert run.achieved_share >= 0.9, run  # the background budget was used
         assert run.fairness <= 1.25, run  # equal queues, own changes applied alike

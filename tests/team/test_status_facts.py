@@ -44,7 +44,7 @@ def test_the_status_names_the_sync_holder_the_budget_and_teammates_pending(
     assert free.pending_by_others == 1  # Ben's change, not yet on the show
     assert free.budget is not None and free.budget.endswith(" of 300 in 60 s")
     used = int(free.budget.split(" of ")[0])
-    assert used > 0  # Ben's sync counted in the team's window
+    assert used > 0  # Ben's sync counted in the team's budget
     assert "Sync held by nobody (no sync under way)" in [x.strip() for x in free.lines()]
     assert "Sync held by ben" in [x.strip() for x in held.lines()]
     assert "Teammates' pending changes: 1" in [x.strip() for x in held.lines()]

@@ -150,7 +150,7 @@ async def test_throttling_pauses_then_retries(throttle: httpx.Response) -> None:
     # Refused twice: the probe (the smallest page of a list) goes first, then the request.
     assert len(api.requests) == 5
     # the two pauses (1 s, 2 s), and waits of at most 1 s for this process's own requests to
-    # leave the window (the allowance was cut) before the next request
+    # leave the budget (the allowance was cut) before the next request
     assert time.sleeps[0] == 1.0 and time.sleeps.count(2.0) == 1
     assert all(s <= 1.0 for s in time.sleeps if s != 2.0)
     assert api.requests[3].url.params.get("resultsPerPage") == "1"

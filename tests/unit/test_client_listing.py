@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.api.errors import InvalidValue, RegistryError, UnexpectedResponse
+from app.api.errors import InvalidValue, ListingIncomplete, RegistryError, UnexpectedResponse
 from app.api.paging import PageCursor, PageInfo, PagingSpec, unwrap
 from tests.unit.test_client_fakes import json_response, make_client, records
 
@@ -82,16 +82,36 @@ async def test_has_more_false_ends_the_listing() -> None:
 @pytest.mark.asyncio
 async def test_a_server_that_ignores_paging_yields_each_record_once() -> None:
     """More than asked, then the same again: everything, or only its own default page? The
-    other conventions are tried once (two requests each); when none pages, what came is all,
-    and the profile remembers: the next listing takes two requests again (issue 12)."""
+    other conventions are tried once (two requests each); when none pages, the list is asked
+    once more in the other order: the same records are all it has (issue 28), marked `single`
+    — what the cache holds beyond them is asked for one by one before it is deleted. The
+    profile remembers: the next listing takes three requests (issue 12)."""
     everything = records(700)
     client, api, _, _ = make_client(lambda request: json_response(everything))
     async with client:
         first = [page async for page in client.list("customers")]
-        assert [len(p) for p in first] == [700, 0] and len(api.requests) == 8
+        assert [len(p) for p in first] == [700, 0] and len(api.requests) == 9
+        assert api.requests[-1].url.params["sort"] == "customerID:desc"
         again = [page async for page in client.list("customers")]
-    assert [len(p) for p in again] == [700, 0] and len(api.requests) == 10
-    assert first[-1].uncertain and again[-1].uncertain  # nothing may be deleted on its word
+    assert [len(p) for p in again] == [700, 0] and len(api.requests) == 12
+    for listing in (first, again):
+        assert listing[-1].single and not listing[-1].uncertain and not listing[-1].stable
+
+
+@pytest.mark.asyncio
+async def test_a_server_that_sends_its_first_page_whatever_is_asked_is_incomplete() -> None:
+    """The same 100 records under every paging name, other ones in the other order: the show
+    holds more than it sends (issue 28)."""
+    everything = records(300)
+
+    def route(request: httpx.Request) -> httpx.Response:
+        desc = request.url.params.get("sort", "").endswith(":desc")
+        return json_response((everything[::-1] if desc else everything)[:100])
+
+    client, _, _, _ = make_client(route)
+    async with client:
+        with pytest.raises(ListingIncomplete, match="holds more than it sends"):
+            [page async for page in client.list("customers")]
 
 
 @pytest.mark.asyncio
@@ -185,3 +205,31 @@ def test_cursor_on_an_empty_body_and_a_single_record() -> None:
     cursor = PageCursor(PagingSpec(page_size=10), "test")
     assert cursor.take(None) == [] and cursor.done
     assert unwrap({"id": "x", "items": [1]}, "t")[0] == [{"id": "x", "items": [1]}]
+
+
+@pytest.mark.asyncio
+async def test_a_link_header_is_followed_on_the_show_and_refused_off_it() -> None:
+    """`Link: <…>; rel="next"` (relative or absolute, issue 28): followed as given; a link to
+    another host is never asked (the token would go with it)."""
+    everything = records(250)
+
+    def route(request: httpx.Request) -> httpx.Response:
+        start = int(request.url.params.get("after", "0"))
+        answer = json_response(everything[start : start + 100])
+        if start + 100 < len(everything):
+            answer.headers["Link"] = f'<Customer?after={start + 100}>; rel="next"'
+        return answer
+
+    client, api, _, _ = make_client(route)
+    async with client:
+        pages = [page async for page in client.list("customers")]
+    assert sum(len(p) for p in pages) == 250 and len(api.requests) == 3
+    assert pages[-1].stable  # a link walk cannot shift: what it lacks is gone
+
+    def elsewhere(request: httpx.Request) -> httpx.Response:
+        answer = json_response(everything[:100])
+        answer.headers["Link"] = '<https://evil.example/Customer?after=100>; rel="next"'
+        return answer
+
+    with pytest.raises(UnexpectedResponse, match="another host"):
+        await pages_of(elsewhere)

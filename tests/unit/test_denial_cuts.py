@@ -42,7 +42,7 @@ async def _denied_after_two_cuts(vt: VirtualTime, gov: RateGovernor) -> list[int
 @pytest.mark.asyncio
 async def test_a_cut_made_on_403s_proven_a_denial_is_undone() -> None:
     vt = VirtualTime()
-    gov = governor(vt, limit=300, window=60.0, rng=FixedRng(0.5))
+    gov = governor(vt, limit=300, span=60.0, rng=FixedRng(0.5))
     await _answered(vt, gov, LIST, 40)
     seen = await _denied_after_two_cuts(vt, gov)
     assert seen[0] is not None and seen[1] is not None and seen[1] < seen[0] < 40  # two cuts
@@ -57,7 +57,7 @@ async def test_a_cut_undone_goes_back_to_an_earlier_real_cut_not_to_the_limit() 
     """A real throttling episode (the list refused, then answered) cut first: after the proof
     the allowance regains from that cut, as if the misread 403s had never come."""
     vt = VirtualTime()
-    gov = governor(vt, limit=300, window=60.0, rng=FixedRng(0.5))
+    gov = governor(vt, limit=300, span=60.0, rng=FixedRng(0.5))
     await _answered(vt, gov, LIST, 40)
     assert await _refused(vt, gov, LIST) is Verdict.RETRY
     await _answered(vt, gov, LIST)
@@ -78,7 +78,7 @@ async def test_a_cut_backed_by_other_403s_stays_after_the_proof(other: str) -> N
     Only the cut made later on ONE's 403 alone is undone: the allowance regains from the real
     one."""
     vt = VirtualTime()
-    gov = governor(vt, limit=300, window=60.0, rng=FixedRng(0.5))
+    gov = governor(vt, limit=300, span=60.0, rng=FixedRng(0.5))
     await _answered(vt, gov, LIST, 40)
     assert await _refused(vt, gov, ONE) is Verdict.RETRY
     assert await _refused(vt, gov, other) is Verdict.RETRY  # the next try, refused too
@@ -97,7 +97,7 @@ async def test_a_403_of_an_operation_answered_since_keeps_its_cut() -> None:
     """ONE refused, then answered after all: that 403 was throttling. ONE proven denied later
     (the show's rights changed) undoes only the cuts made on the refusals since."""
     vt = VirtualTime()
-    gov = governor(vt, limit=300, window=60.0, rng=FixedRng(0.5))
+    gov = governor(vt, limit=300, span=60.0, rng=FixedRng(0.5))
     await _answered(vt, gov, LIST, 40)
     assert await _refused(vt, gov, ONE) is Verdict.RETRY
     real = gov.adaptive.cut_state()
@@ -113,7 +113,7 @@ async def test_a_403_of_another_operation_joining_the_pause_keeps_its_cut() -> N
     """ONE and a write in flight together, both refused: the write's 403 joins ONE's pause.
     The show refused more than ONE then, so that cut stays once ONE is proven denied."""
     vt = VirtualTime()
-    gov = governor(vt, limit=300, window=60.0, rng=FixedRng(0.5))
+    gov = governor(vt, limit=300, span=60.0, rng=FixedRng(0.5))
     await _answered(vt, gov, LIST, 40)
     one = await vt.run(gov.acquire(operation=ONE))
     put = await vt.run(gov.acquire(operation=PUT))
@@ -135,7 +135,7 @@ async def test_the_pause_a_misread_403_started_ends_with_the_proof() -> None:
     ONE's first 403 pauses everything; the list answering twice in between proves ONE denied at
     its third 403 — before the pause is over. The pause ends there: the show was answering."""
     vt = VirtualTime()
-    gov = governor(vt, limit=300, window=60.0, rng=FixedRng(1.0))
+    gov = governor(vt, limit=300, span=60.0, rng=FixedRng(1.0))
     await _answered(vt, gov, ONE)
     await _answered(vt, gov, LIST, 40)
     slots = [await vt.run(gov.acquire(operation=op)) for op in (ONE, LIST, ONE, LIST, ONE)]

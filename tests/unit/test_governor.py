@@ -76,29 +76,29 @@ def governor(vt: VirtualTime, **kwargs: Any) -> RateGovernor:
     return RateGovernor(clock=vt.clock, sleep=vt.sleep, **kwargs)
 
 
-# ------------------------------------------------------------------------------ sliding window
+# ------------------------------------------------------------------------------ sliding budget
 
 
-def test_window_counts_answers_for_window_plus_margin_and_always_counts_in_flight() -> None:
-    win = SlidingBudget(limit=3, window=10.0, margin=0.5)
+def test_budget_counts_answers_for_span_plus_margin_and_always_counts_in_flight() -> None:
+    budget = SlidingBudget(limit=3, span=10.0, margin=0.5)
     for _ in range(3):
-        win.start()
-    assert win.wait_time(0.0, 3) is None  # only an answer can free a slot
+        budget.start()
+    assert budget.wait_time(0.0, 3) is None  # only an answer can free a slot
     for _ in range(3):
-        win.finish(1.0)
-    assert win.used(1.0) == 3
-    assert win.wait_time(2.0, 3) == pytest.approx(9.5)
-    assert win.used(11.5) == 0
-    assert win.wait_time(11.5, 3) == 0.0
+        budget.finish(1.0)
+    assert budget.used(1.0) == 3
+    assert budget.wait_time(2.0, 3) == pytest.approx(9.5)
+    assert budget.used(11.5) == 0
+    assert budget.wait_time(11.5, 3) == 0.0
 
 
-def test_window_waits_for_just_enough_slots_to_age_out() -> None:
-    win = SlidingBudget(limit=4, window=10.0, margin=0.0)
+def test_budget_waits_for_just_enough_slots_to_age_out() -> None:
+    budget = SlidingBudget(limit=4, span=10.0, margin=0.0)
     for t in (0.0, 1.0, 2.0, 3.0):
-        win.start()
-        win.finish(t)
-    assert win.wait_time(3.0, 4) == pytest.approx(7.0)  # the answer at t=0 ages out at 10
-    assert win.wait_time(3.0, 2) == pytest.approx(9.0)  # three must go: the third at 12
+        budget.start()
+        budget.finish(t)
+    assert budget.wait_time(3.0, 4) == pytest.approx(7.0)  # the answer at t=0 ages out at 10
+    assert budget.wait_time(3.0, 2) == pytest.approx(9.0)  # three must go: the third at 12
 
 
 def test_reserve_share_only_binds_background_requests() -> None:
@@ -162,10 +162,10 @@ def test_rate_words() -> None:
 
 
 @pytest.mark.asyncio
-async def test_server_with_the_same_window_never_sees_more_than_the_limit() -> None:
-    """Latency varies 0-300 ms each way; the server counts arrivals in its own sliding window."""
+async def test_server_with_the_same_budget_never_sees_more_than_the_limit() -> None:
+    """Latency varies 0-300 ms each way; the server counts arrivals in its own sliding budget."""
     vt, latency = VirtualTime(), random.Random(11)
-    gov = governor(vt, limit=10, window=5.0, interactive_reserve=0.0, margin=0.05)
+    gov = governor(vt, limit=10, span=5.0, interactive_reserve=0.0, margin=0.05)
     arrivals: list[float] = []
 
     async def one() -> None:
@@ -181,7 +181,7 @@ async def test_server_with_the_same_window_never_sees_more_than_the_limit() -> N
     arrivals.sort()
     worst = max(sum(1 for b in arrivals if a - 5.0 < b <= a) for a in arrivals)
     assert worst <= 10
-    # 40 requests = 4 windows' worth: achieved rate N / (last - first + window) vs limit / window
+    # 40 requests = 4 spans' worth: achieved rate N / (last - first + span) vs limit / span
     achieved = len(arrivals) / (arrivals[-1] - arrivals[0] + 5.0)
     assert achieved >= 0.85 * 10 / 5.0
 
@@ -189,7 +189,7 @@ async def test_server_with_the_same_window_never_sees_more_than_the_limit() -> N
 @pytest.mark.asyncio
 async def test_background_requests_leave_the_reserve_to_interactive_ones() -> None:
     vt = VirtualTime()
-    gov = governor(vt, limit=10, window=60.0, interactive_reserve=0.2)
+    gov = governor(vt, limit=10, span=60.0, interactive_reserve=0.2)
     for _ in range(8):
         gov.release(await gov.acquire(interactive=False))
     start = vt.now
@@ -204,7 +204,7 @@ async def test_background_requests_leave_the_reserve_to_interactive_ones() -> No
 @pytest.mark.asyncio
 async def test_observers_see_every_request_and_can_unsubscribe() -> None:
     vt = VirtualTime()
-    gov = governor(vt, limit=5, window=10.0)
+    gov = governor(vt, limit=5, span=10.0)
     seen: list[GovernorState] = []
     unsubscribe = gov.subscribe(seen.append)
 
@@ -214,7 +214,7 @@ async def test_observers_see_every_request_and_can_unsubscribe() -> None:
     gov.subscribe(broken)  # a broken observer must not break requests
     slot = await gov.acquire(interactive=True)
     gov.release(slot)
-    assert [s.used for s in seen] == [1]  # in flight, then answered: still one in the window
+    assert [s.used for s in seen] == [1]  # in flight, then answered: still one in the budget
     assert seen[0] == GovernorState(1, 5, 10.0, None, 0, 8)
     unsubscribe()
     gov.release(await gov.acquire())
@@ -240,8 +240,8 @@ async def _throttled(gov: RateGovernor, body: str = "rate limit exceeded") -> tu
 @pytest.mark.asyncio
 async def test_a_throttling_403_pauses_every_request_then_one_probe_goes_first() -> None:
     vt = VirtualTime()
-    # a short window: after the cut, its own two requests have left it when the pause ends
-    gov = governor(vt, limit=300, window=0.5, rng=FixedRng(1.0))
+    # a short span: after the cut, its own two requests have left it when the pause ends
+    gov = governor(vt, limit=300, span=0.5, rng=FixedRng(1.0))
     states: list[GovernorState] = []
     await _answered_once(gov)
     gov.subscribe(states.append)
@@ -301,10 +301,10 @@ async def test_jittered_pauses_stay_under_the_ceilings() -> None:
 
 @pytest.mark.asyncio
 async def test_a_403_that_refuses_everything_is_throttling_to_the_last_try() -> None:
-    """Nothing else answers either: the show is throttling (others fill its window), never
+    """Nothing else answers either: the show is throttling (others fill its budget), never
     "not permitted", however long it lasts."""
     vt = VirtualTime()
-    gov = governor(vt, limit=300, window=60.0, rng=FixedRng(1.0))
+    gov = governor(vt, limit=300, span=60.0, rng=FixedRng(1.0))
     verdicts = [(await vt.run(_throttled(gov, "")))[1] for _ in range(9)]
     assert verdicts == [Verdict.RETRY] * 8 + [Verdict.RATE_LIMITED]
 
@@ -324,7 +324,7 @@ async def _answered(gov: RateGovernor, operation: str) -> None:
 @pytest.mark.asyncio
 async def test_an_operation_refused_while_others_succeed_is_proven_denied() -> None:
     vt = VirtualTime()
-    gov = governor(vt, limit=300, window=60.0, rng=FixedRng(1.0))
+    gov = governor(vt, limit=300, span=60.0, rng=FixedRng(1.0))
     put, get = "PUT /Customer/{id}", "GET /Warehouse"
     first = await vt.run(_refused(gov, put))
     assert first is Verdict.RETRY and not gov.suspect(put)  # once is ordinary throttling
@@ -350,7 +350,7 @@ async def test_403_far_below_the_limit_without_rate_words_is_forbidden_at_once()
 @pytest.mark.asyncio
 async def test_pause_holds_back_requests_of_every_kind_and_a_probe_goes_first() -> None:
     vt = VirtualTime()
-    gov = governor(vt, window=0.5, rng=FixedRng(1.0))  # short: the allowance regrows in time
+    gov = governor(vt, span=0.5, rng=FixedRng(1.0))  # short: the allowance regrows in time
     await _answered_once(gov)
     await _throttled(gov)
     started: list[float] = []
@@ -368,9 +368,9 @@ async def test_pause_holds_back_requests_of_every_kind_and_a_probe_goes_first() 
 
 
 def test_a_request_that_never_left_does_not_count() -> None:
-    win = SlidingBudget(limit=2, window=10.0)
-    win.start()
-    win.finish(0.0, counted=False)
-    win.start()
-    win.finish(0.0)
-    assert win.used(0.0) == 1
+    budget = SlidingBudget(limit=2, span=10.0)
+    budget.start()
+    budget.finish(0.0, counted=False)
+    budget.start()
+    budget.finish(0.0)
+    assert budget.used(0.0) == 1

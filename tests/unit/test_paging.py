@@ -157,7 +157,7 @@ def test_parse_paging_over_a_base() -> None:
 @pytest.mark.parametrize(
     ("raw", "words"),
     [
-        ({"style": "cursor"}, "paging.style must be 'page' or 'offset'"),
+        ({"style": "cursor"}, "paging.style must be 'page', 'offset' or 'link'"),
         ({"pagesize": 10}, "unknown paging field(s) pagesize"),
         ({"page_size": "50"}, "paging.page_size must be a int"),
         ({"page_size": 0}, "paging.page_size must be between 1 and"),
@@ -199,3 +199,84 @@ def test_a_bad_override_is_a_registry_error(tmp_path: Path) -> None:
     overrides.write_text('[resources.customers.paging]\nstyle = "pages"\n', encoding="utf-8")
     with pytest.raises(RegistryError, match=r"resource customers: paging\.style"):
         load_registry(DEFAULT_REGISTRY, overrides)
+
+
+# ------------------------------------------------------------ issue 28: the server leads
+
+
+def test_a_next_url_in_the_body_is_followed_and_its_end_is_stable() -> None:
+    """`{"items": …, "next": URL}`: the URL is what is asked next; the page naming none ends a
+    walk that cannot have shifted. Page numbers ending on a short page do not prove that."""
+    c = cursor()
+    c.take({"items": rows(0, 10), "next": "https://show/Customer?p=2"})
+    assert c.following and c.next_url == "https://show/Customer?p=2" and not c.done
+    c.take({"items": rows(10, 4), "next": None})
+    assert c.done and c.complete and c.stable and c.count == 14
+    numbered = cursor()
+    feed(numbered, rows(0, 10), rows(10, 3))
+    assert numbered.complete and not numbered.stable
+
+
+def test_a_link_header_leads_even_over_a_bare_array() -> None:
+    c = cursor()
+    c.take(rows(0, 10), link="/Customer?after=r9")
+    assert c.next_url == "/Customer?after=r9"
+    c.take(rows(10, 10))
+    assert c.done and c.complete and c.stable
+
+
+@pytest.mark.parametrize(
+    "envelope, param",
+    [
+        ({"customers": rows(0, 10), "nextPageToken": "abc"}, "pageToken"),
+        ({"data": rows(0, 10), "meta": {"next_cursor": "abc"}}, "cursor"),
+        ({"results": rows(0, 10), "continuationToken": "abc"}, "continuationToken"),
+    ],
+)
+def test_a_token_goes_back_under_the_name_it_came_by(envelope: Any, param: str) -> None:
+    c = cursor()
+    assert len(c.take(envelope)) == 10  # the list under whichever single key holds it
+    assert c.next_url is None and (param, "abc") in c.query()
+    assert not any(name == "page" for name, _ in c.query())
+
+
+def test_a_configured_cursor_param_and_the_link_style() -> None:
+    c = cursor(style="link", cursor_param="after")
+    assert c.query() == [("resultsPerPage", "10")]  # the first page: the size only
+    c.take({"items": rows(0, 10), "nextPageToken": "t1"})
+    assert ("after", "t1") in c.query()
+    c.take({"items": rows(10, 2)})
+    assert c.done and c.complete and c.stable
+    spec = parse_paging({"style": "link", "cursor_param": "after"}, "x")
+    assert spec.names == ("after", "resultsPerPage")
+
+
+def test_a_next_link_named_twice_or_pages_repeating_is_incomplete() -> None:
+    looped = cursor()
+    looped.take({"items": rows(0, 10), "next": "/C?p=2"})
+    looped.take({"items": rows(10, 10), "next": "/C?p=2"})
+    assert looped.done and not looped.complete and "same next page" in (looped.problem or "")
+    repeating = cursor()
+    repeating.take({"items": rows(0, 10), "next": "/C?p=2"})
+    repeating.take({"items": rows(0, 10), "next": "/C?p=3"})
+    assert repeating.done and not repeating.complete
+
+
+def test_a_page_past_the_end_is_the_end_and_a_total_read_alike_twice_is_stable() -> None:
+    c = cursor(trust=False)
+    c.take(rows(0, 10))
+    c.past_end()  # the 404 of the page after the last
+    assert c.done and c.complete and not c.stable
+    agreed = cursor()
+    agreed.take({"items": rows(0, 10), "total": 15})
+    agreed.take({"items": rows(10, 5), "total": 15})
+    assert agreed.complete and agreed.stable
+    shifted = cursor()
+    shifted.take({"items": rows(0, 10), "total": 15})
+    shifted.take({"items": rows(11, 4), "total": 14})  # one deleted meanwhile
+    assert shifted.complete and not shifted.stable
+
+
+def test_an_unknown_shape_says_what_was_seen() -> None:
+    with pytest.raises(Exception, match="got an object with keys status, payload"):
+        cursor().take({"status": "ok", "payload": {"rows": 3}})

@@ -71,13 +71,13 @@ def test_review_counts_bulk_operations_per_batch(outbox: Outbox) -> None:
 
 def test_review_time_at_the_current_rate_budget() -> None:
     empty = GovernorState(
-        used=0, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
+        used=0, limit=300, span=60.0, paused_until=None, attempt=0, max_attempts=8
     )
     busy = GovernorState(
-        used=290, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
+        used=290, limit=300, span=60.0, paused_until=None, attempt=0, max_attempts=8
     )
     paused = GovernorState(
-        used=0, limit=300, window=60.0, paused_until=100.0, attempt=1, max_attempts=8
+        used=0, limit=300, span=60.0, paused_until=100.0, attempt=1, max_attempts=8
     )
     assert push_seconds(200, empty, reserve=0.1) == 0  # 270 may go at once
     assert push_seconds(540, empty, reserve=0.1) == pytest.approx(60.0)
@@ -89,7 +89,7 @@ def test_review_time_at_the_current_rate_budget() -> None:
 
 def test_the_cost_line_tells_changes_requests_and_time_at_the_budget() -> None:
     state = GovernorState(
-        used=270, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
+        used=270, limit=300, span=60.0, paused_until=None, attempt=0, max_attempts=8
     )
     assert cost_text(PushCost(), state) == "Nothing pending to push"
     cost = PushCost(changes=30, sends=30, bulk=2, checks=1)

@@ -1,5 +1,5 @@
 """The rate meter's words (app/api/rate_meter.py) over the governor's real state, on virtual time:
-requests in the window, "waiting for budget: N s" while pacing holds one back, the cut rate,
+requests of the budget used, "waiting for budget: N s" while pacing holds one back, the cut rate,
 the 403 countdown (issue 14, point 3)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from app.sync.reports.push_review import needs_review
 from tests.unit.test_governor import VirtualTime, governor
 
 
-def test_an_idle_full_rate_shows_only_the_requests_in_the_window() -> None:
+def test_an_idle_full_rate_shows_only_the_requests_in_the_budget() -> None:
     meter = rate_meter(GovernorState(182, 300, 60.0, None, 0, 8), now=0.0)
     assert (meter.used, meter.pacing, meter.pause) == ("182/300 this minute", None, None)
 
@@ -35,7 +35,7 @@ def test_a_403_pause_counts_down_and_hides_the_budget_wait() -> None:
 @pytest.mark.asyncio
 async def test_pacing_that_holds_a_request_back_says_how_long() -> None:
     vt = VirtualTime()
-    gov = governor(vt, limit=4, window=10.0, interactive_reserve=0.0, margin=0.0)
+    gov = governor(vt, limit=4, span=10.0, interactive_reserve=0.0, margin=0.0)
     for _ in range(4):
         gov.release(await gov.acquire())
     assert rate_meter(gov.state(), vt.now).used == "4/4 per 10 s"
@@ -51,9 +51,9 @@ async def test_pacing_that_holds_a_request_back_says_how_long() -> None:
 
 
 @pytest.mark.asyncio
-async def test_the_count_decays_as_requests_leave_the_window() -> None:
+async def test_the_count_decays_as_requests_leave_the_budget() -> None:
     vt = VirtualTime()
-    gov = governor(vt, limit=10, window=10.0, margin=0.0)
+    gov = governor(vt, limit=10, span=10.0, margin=0.0)
     for _ in range(3):
         gov.release(await gov.acquire())
     assert gov.state().used == 3

@@ -1,6 +1,6 @@
-"""The profile's shared request history (app/store/request_history.py) counts its window in
+"""The profile's shared request history (app/store/request_history.py) counts its budget in
 SQLite: answered rows over an index, only the rows in flight judged in Python. Its answers are
-checked against the computation it replaced — every row of the window read, its leaving time
+checked against the computation it replaced — every row of the budget read, its leaving time
 computed, sorted — on random histories: answered rows, rows in flight whose process lives or
 is gone, leases running or over, several processes (real SQLite files, real pids)."""
 
@@ -25,15 +25,15 @@ LIVING = {os.getpid(), 1}
 
 
 def reference(history: SharedHistory, now: float, allowed: int) -> tuple[int, float | None]:
-    """`used` and `wait_time` as computed before: every row of the window read and sorted."""
+    """`used` and `wait_time` as computed before: every row of the budget read and sorted."""
     wall = now + history._offset
     rows = history._db.execute(
         "SELECT answered, lease, pid, started FROM request_history"
         " WHERE coalesce(answered, lease) > ?",
-        (wall - history.span,),
+        (wall - history.padded_span,),
     ).fetchall()
     ends = sorted(
-        _end(answered, lease, pid, started, wall) + history.span - history._offset
+        _end(answered, lease, pid, started, wall) + history.padded_span - history._offset
         for answered, lease, pid, started in rows
     )
     counted = [end for end in ends if end > now + _EPSILON]
@@ -45,7 +45,7 @@ def reference(history: SharedHistory, now: float, allowed: int) -> tuple[int, fl
 
 # A row: answered at an offset from now (None: in flight), its lease and its start likewise,
 # sent by this process, another living one or one that is gone.
-# (The window is 10.5 s with its margin: -10.5 is its edge, and the band counted exactly.)
+# (The span is 10.5 s with its margin: -10.5 is its edge, and the band counted exactly.)
 edges = [-10.5, -10.5 + 1e-7, -10.5 + 3e-7, -10.5 - 1e-7, -10.49, -10.48, -10.0, 0.0, 1e-10]
 offsets = st.floats(-40.0, 40.0, allow_nan=False) | st.sampled_from(edges)
 rows = st.lists(
@@ -59,7 +59,7 @@ rows = st.lists(
 )
 
 
-def test_the_window_counts_as_it_did_when_every_row_was_read(
+def test_the_budget_counts_as_it_did_when_every_row_was_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(request_history, "_alive", lambda pid: pid in LIVING)
@@ -93,8 +93,8 @@ def test_the_window_counts_as_it_did_when_every_row_was_read(
         history.close()
 
 
-def test_a_long_window_counts_as_it_did(tmp_path: Path) -> None:
-    """10,000 answered requests in the window and some in flight: the same count, and the
+def test_a_long_budget_counts_as_it_did(tmp_path: Path) -> None:
+    """10,000 answered requests in the budget and some in flight: the same count, and the
     one `wait_time` waits for is the same."""
     clock = [START]
     history = SharedHistory(
@@ -111,7 +111,7 @@ def test_a_long_window_counts_as_it_did(tmp_path: Path) -> None:
         assert (history.used(now), history.wait_time(now, allowed)) == reference(
             history, now, allowed
         )
-    # 10 in flight (the 0th, 1,000th, ...): of 10,000 in the window, 9,988 allowed: the 13th
+    # 10 in flight (the 0th, 1,000th, ...): of 10,000 in the budget, 9,988 allowed: the 13th
     # answer to leave, the 13th request's, must leave first
     assert history.wait_time(now, 9_988) == pytest.approx(START + 13 * 0.005 + 60.05 - now)
     history.close()

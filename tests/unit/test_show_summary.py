@@ -117,10 +117,10 @@ def test_only_the_newest_pushes_are_read(stores: tuple[Cache, Outbox], clock: Cl
 
 
 def test_the_budget_in_words() -> None:
-    state = GovernorState(used=12, limit=300, window=60.0, paused_until=None, attempt=0,
+    state = GovernorState(used=12, limit=300, span=60.0, paused_until=None, attempt=0,
                           max_attempts=8)  # fmt: skip
     assert budget_line(state) == "12 of 300 requests used this minute"
-    slowed = GovernorState(used=40, limit=300, window=60.0, paused_until=None, attempt=0,
+    slowed = GovernorState(used=40, limit=300, span=60.0, paused_until=None, attempt=0,
                            max_attempts=8, allowed=150)  # fmt: skip
     assert "slowed to 150" in budget_line(slowed)
 

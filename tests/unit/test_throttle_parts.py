@@ -143,7 +143,7 @@ def history(folder: Path, clock: Clock, limit: int = 3) -> SharedHistory:
     return SharedHistory(folder, limit, 10.0, 0.0, lease=30.0, clock=clock, wall=lambda: 1e6)
 
 
-def test_two_processes_of_a_profile_share_one_window(tmp_path: Path) -> None:
+def test_two_processes_of_a_profile_share_one_budget(tmp_path: Path) -> None:
     clock = Clock()
     one, two = history(tmp_path, clock), history(tmp_path, clock)
     first = one.take(clock.now, 3)
@@ -169,7 +169,7 @@ def test_a_request_whose_process_died_stops_counting_after_its_lease(tmp_path: P
     gone.close()  # never answered
     later = history(tmp_path, clock)
     assert later.used(clock.now) == 1
-    clock.now += 30.0 + 10.0 + 0.1  # the lease, then a window
+    clock.now += 30.0 + 10.0 + 0.1  # the lease, then a span
     assert later.used(clock.now) == 0
     later.close()
 
@@ -182,7 +182,7 @@ def test_a_history_file_that_fails_mid_run_leaves_this_process_pacing_alone(
     first = shared.take(clock.now, 2)
     assert first is not None
     shared._db.close()  # the file is gone from under it (any SQLite error will do)
-    assert shared.used(clock.now) == 0  # its own window from now on
+    assert shared.used(clock.now) == 0  # its own budget from now on
     assert shared.take(clock.now, 2) is not None and shared.take(clock.now, 2) is not None
     assert shared.take(clock.now, 2) is None
     shared.finish(clock.now, handle=first)

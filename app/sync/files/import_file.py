@@ -28,6 +28,7 @@ from openpyxl.utils.exceptions import InvalidFileException
 
 from app.api.errors import InvalidValue
 from app.api.models import ShowRecord
+from app.api.record_shape import like_given
 from app.sync.files.cell_text import cell_text
 from app.sync.files.formula_guard import restore
 
@@ -307,7 +308,7 @@ def parse_cell(model: type[ShowRecord], name: str, text: str, base: dict[str, An
         return [part.strip() for part in text.split(";") if part.strip()]
     if kind in ("list", "object"):
         return _json(name, text)
-    return text
+    return like_given(None if base is None else base.get(name), text)
 
 
 def _kind(annotation: Any) -> str:

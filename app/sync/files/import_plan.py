@@ -80,9 +80,9 @@ class ImportPlan:
         """API requests the push will need (bulk operations count per batch)."""
         return push_requests(self.resource, len(self.creates), len(self.updates))
 
-    def duration_at(self, rate_limit: int = 300, window: float = 60.0) -> float:
-        """Seconds the push takes when paced at `rate_limit` requests per `window` seconds."""
-        return self.requests * window / rate_limit
+    def duration_at(self, rate_limit: int = 300, span: float = 60.0) -> float:
+        """Seconds the push takes when paced at `rate_limit` requests per `span` seconds."""
+        return self.requests * span / rate_limit
 
     def changes(self) -> list[NewChange]:
         return [p.to_change(self.resource.slug) for p in (*self.creates, *self.updates)]

@@ -27,7 +27,7 @@ from app.api.errors import ListingIncomplete, NotFound
 from app.api.registry import Registry, Resource
 from app.store.booth_list_times import BoothListTimes
 from app.store.cache import Cache
-from app.sync.pull.sync_report import ResourceSync
+from app.sync.pull.sync_report import Ending, ResourceSync
 
 # A booth list whose first this many booths asked all answer 404 is not offered by the
 # show (fewer booths: all of them); a 404 after one answered is a booth gone since.
@@ -54,7 +54,7 @@ class Lister(Protocol):
         cancel: asyncio.Event | None,
         *,
         interactive: bool = False,
-    ) -> tuple[set[str], bool]: ...
+    ) -> tuple[set[str], Ending]: ...
 
     def retain(
         self,
@@ -154,8 +154,9 @@ class BoothLists:
         for nothing. It still deletes nothing (`Puller.retain`)."""
         listed_at = self.puller.now()
         pull = self.puller.pull
-        seen, uncertain = await pull(res, key, None, result, cancel, interactive=interactive)
-        self.puller.retain(res, key, seen, uncertain, result)
+        seen, ending = await pull(res, key, None, result, cancel, interactive=interactive)
+        # (a booth's list cannot be asked record by record: one answer proves nothing gone)
+        self.puller.retain(res, key, seen, ending.uncertain or ending.single, result)
         result.lists += 1
         self.list_times.listed(res.slug, [key], listed_at)
 

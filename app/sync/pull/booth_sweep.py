@@ -9,8 +9,8 @@ lists never listed first, then those listed longest ago, among those older than 
 restart where it left off. When nothing is older than `max_age` it waits until something is.
 Lists a sync found the show does not offer (404) are left alone until a sync finds them offered.
 
-Its budget: at most `share` (default 20 %) of the profile's requests per window, counted in a
-window of its own as every request the profile's governor let go while a list was asked (pages,
+Its budget: at most `share` (default 20 %) of the profile's requests per span, counted in a
+budget of its own as every request the profile's governor let go while a list was asked (pages,
 tries, the trials of other paging names when a listing does not add up; one of another task sent
 meanwhile counts too, so the share is never exceeded). It also stands aside while any other
 request of the profile waits for budget (a sync, a push, the window's own requests): the sweep
@@ -52,7 +52,7 @@ def _number(value: object) -> bool:
 
 @dataclass(frozen=True)
 class SweepSettings:
-    share: float = DEFAULT_SHARE  # of the profile's requests per window, at most
+    share: float = DEFAULT_SHARE  # of the profile's requests per span, at most
     max_age: timedelta = DEFAULT_MAX_AGE  # a list listed longer ago is refreshed
 
     @classmethod
@@ -135,7 +135,7 @@ class BoothSweep:
         self.on_refreshed = on_refreshed or (lambda slug: None)
         self.paused = paused  # e.g. while the window syncs: the sweep waits
         self.allowed = max(1, math.floor(self.governor.limit * self.settings.share))
-        self.budget = SlidingBudget(self.allowed, self.governor.window)
+        self.budget = SlidingBudget(self.allowed, self.governor.span)
         self.requests = 0  # sent by this sweep (as counted against its share)
         self.lists = 0  # lists refreshed by this sweep
         self.booth_resources: list[Resource] = [  # products, vendors

@@ -2,7 +2,7 @@
 
 `modifiedAfter` takes a date, not an instant, so an incremental sync asks from the day *before*
 the last completed sync began and upserts what comes back: time zones and clock skew lose nothing.
-Only a full sync can see deletions (a record missing from the full listing is removed).
+Only a full sync can see deletions (a record missing from the full listing: see below).
 
 Booth lists (a booth's products and vendors) cannot be asked by `modifiedAfter`: which
 booths' lists a sync asks, and when each was last listed, is app/sync/pull/booth_lists.py's
@@ -20,7 +20,16 @@ its records, and the sync goes on (`SyncReport.not_offered`; `showdesk check` lo
 
 Deletions need proof (issue 12): the client raises `ListingIncomplete` when a listing's pages do
 not add up; that resource's sync then *fails* — what arrived is kept, nothing is deleted, it is
-not marked complete — and the report lists it in `failed` while the other resources go on.
+not marked complete — and the report lists it in `failed` while the other resources go on. A
+listing the client marks `uncertain` fails the same way, whether or not the cache held anything.
+
+Deletions are proved by the show, never inferred (issue 28, decision 0026): a cached record a
+whole listing lacks is a *candidate*. It leaves the cache at once only when the listing could not
+have shifted while it ran (a next-link walk, a total two reads agreed on: `Page.stable`);
+otherwise each candidate is asked for (`prune`): answered 404, it leaves; answered with the
+record, it stays (refreshed) and the listing is reported incomplete — it shifted or is partial.
+At most `VERIFY_SHARE` of the budget's requests go to this per resource and sync; when more than
+`SAMPLE` are missing, a sample is asked first, and if one of them still exists nothing is deleted.
 """
 
 from __future__ import annotations
@@ -31,11 +40,11 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from app.api.client import ShowClient
-from app.api.errors import ListingIncomplete, NotFound
+from app.api.errors import ListingIncomplete, NotFound, ShowDeskError, UnexpectedResponse
 from app.api.registry import Resource
 from app.store.cache import Cache
 from app.sync.pull.booth_lists import BoothLists
-from app.sync.pull.sync_report import ResourceSync, SyncProgress, SyncReport
+from app.sync.pull.sync_report import Ending, ResourceSync, SyncProgress, SyncReport
 
 # What a sync reports is named here too, as it always was.
 __all__ = [
@@ -53,6 +62,11 @@ __all__ = [
 # writes, fewer transactions (5-15 % faster into an empty cache than pages of 1,000; decision
 # 0021). When the show is the slower, each page is written as it comes.
 BULK_RECORDS = 5_000
+# Deletion checks (decision 0026): at most this share of the budget's requests per resource and
+# sync asks for candidates one by one; above SAMPLE candidates, SAMPLE of them are asked first.
+VERIFY_SHARE = 0.2
+SAMPLE = 5
+CHECKS_AT_ONCE = 8
 
 
 class SyncCancelled(Exception):
@@ -146,18 +160,20 @@ class Puller:
             if res.listed_per_booth:
                 await self.booth_lists.sync(res, result, cancel)
             else:
-                seen, uncertain = await self.pull(res, None, since, result, cancel)
-                if since is None:
-                    self.retain(res, None, seen, uncertain, result)
-        except ListingIncomplete as exc:  # issue 12: paging — keep the cache, fail visibly
+                seen, ending = await self.pull(res, None, since, result, cancel)
+                if ending.uncertain:
+                    result.failure = (
+                        f"{res.title}: the listing could not be proved whole: the show ignores "
+                        "every paging name and cannot be asked in another order (set "
+                        f"[resources.{res.slug}.paging] in api-overrides.toml if the show pages)"
+                    )
+                if since is None and not ending.uncertain:
+                    await self.prune(res, seen, ending, result)
+        except (ListingIncomplete, UnexpectedResponse) as exc:  # keep the cache, fail visibly
             result.failure = exc.message
-        if result.kept:
-            result.notices.append(
-                f"{res.title}: the show ignores paging names and sent one page; {result.kept} "
-                "cached records not in it were kept and the sync is unfinished (set "
-                f"[resources.{res.slug}.paging] in api-overrides.toml if the show pages)"
-            )
-        if result.failure is None and not result.kept:
+        if result.failure is None and result.kept and not res.listed_per_booth:  # records unsure
+            result.failure = f"{res.title}: {result.kept} cached records are still to be checked"
+        if result.failure is None:
             self.cache.complete_sync(res.slug, started, full=result.full)
         self._publish(res, result.fetched, result.fetched, finished=True)
         return result
@@ -178,11 +194,11 @@ class Puller:
         cancel: asyncio.Event | None,
         *,
         interactive: bool = False,
-    ) -> tuple[set[str], bool]:
+    ) -> tuple[set[str], Ending]:
         """List `res` (one parent's list when `parent` is given) into the cache: the ids listed,
-        and whether the listing was marked uncertain (see `retain`)."""
+        and how the listing ended (uncertain, stable: see `prune`)."""
         seen: set[str] = set()
-        uncertain = False
+        uncertain = stable = single = False
         # Until the server says how many there are: a full listing is about as long as the last.
         expected = self.cache.count(res.slug) if since is None and parent is None else None
         # A top-level full listing deletes what it lacks: its end is always proved. (Booth
@@ -216,6 +232,8 @@ class Puller:
                 result.fetched += len(page)
                 result.notices += [page.notice] if page.notice else []
                 uncertain = uncertain or page.uncertain
+                stable = stable or page.stable
+                single = single or page.single
                 total = page.total if page.total is not None else expected or None
                 self._publish(res, result.fetched, total)
                 if cancel is not None and cancel.is_set():
@@ -226,7 +244,7 @@ class Puller:
             if gathered:  # what arrived is kept, however the listing ends
                 await asyncio.shield(asyncio.to_thread(self._store, res, parent, gathered))
         result.requests += max(1, received)  # an empty list still took its request
-        return seen, uncertain
+        return seen, Ending(uncertain, stable and not uncertain, single)
 
     def _store(self, res: Resource, parent: str | None, page: Sequence[dict[str, Any]]) -> None:
         """Write one page to the cache (on a worker thread): a parent's records that came new
@@ -250,6 +268,80 @@ class Puller:
         else:
             result.kept += len(set(self.cache.ids(res.slug, parent)) - seen)
 
+    async def prune(
+        self, res: Resource, seen: set[str], ending: Ending, result: ResourceSync
+    ) -> None:
+        """After a whole top-level listing: the cached records it lacks leave the cache when the
+        listing could not have shifted, else when the show answers 404 for them (decision 0026).
+        A candidate that still exists is refreshed and kept, and the listing is incomplete."""
+        candidates = sorted(set(self.cache.ids(res.slug)) - seen)
+        if not candidates:
+            return
+        if ending.stable:
+            result.removed += self.cache.retain_only(res.slug, seen)
+            return
+        if "get" not in res.operations:
+            result.kept += len(candidates)
+            result.failure = (
+                f"{res.title}: {len(candidates)} cached records are not in the listing and this "
+                "show cannot be asked for them one by one: kept, not proved gone"
+            )
+            return
+        cap = max(SAMPLE, int(self.client.connection.rate_limit * VERIFY_SHARE))
+        first = candidates if len(candidates) <= SAMPLE else _spread(candidates, SAMPLE)
+        gone, alive = await self._ask_each(res, first)
+        if alive and len(candidates) > SAMPLE:  # the listing missed records: delete nothing
+            result.verified += len(first)
+            result.kept += len(candidates)
+            self.cache.upsert(res.slug, alive)
+            result.failure = (
+                f"{res.title}: incomplete — {len(alive)} of {len(first)} cached records asked "
+                f"for, of {len(candidates)} not in the listing, still exist on the show (the "
+                "listing shifted while it ran, or is partial): nothing deleted; sync again"
+            )
+            return
+        rest = [c for c in candidates if c not in set(first)][: max(0, cap - len(first))]
+        more_gone, more_alive = await self._ask_each(res, rest)
+        gone, alive = gone + more_gone, alive + more_alive
+        asked = len(first) + len(rest)
+        result.verified += asked
+        if gone:
+            result.removed += self.cache.delete(res.slug, gone)
+        if alive:
+            self.cache.upsert(res.slug, alive)
+        result.kept += len(candidates) - len(gone)
+        if alive:
+            result.failure = (
+                f"{res.title}: incomplete — {len(alive)} cached records not in the listing still "
+                "exist on the show (the listing shifted while it ran, or is partial): they were "
+                "kept; sync again"
+            )
+        elif asked < len(candidates):
+            result.failure = (
+                f"{res.title}: incomplete — {len(candidates) - asked} cached records not in the "
+                f"listing are still to be asked for ({cap} a sync); sync again"
+            )
+
+    async def _ask_each(
+        self, res: Resource, ids: Sequence[str]
+    ) -> tuple[list[str], list[dict[str, Any]]]:
+        """Each record asked for: (the ids the show answered 404 for, the records it still has).
+        An id that could not be asked (another error) is in neither: it stays, unproved."""
+        gone: list[str] = []
+        alive: list[dict[str, Any]] = []
+
+        async def ask(record_id: str) -> None:
+            try:
+                alive.append(await self.client.get(res, record_id))
+            except NotFound:
+                gone.append(record_id)
+            except ShowDeskError:
+                pass
+
+        for start in range(0, len(ids), CHECKS_AT_ONCE):
+            await asyncio.gather(*(ask(i) for i in ids[start : start + CHECKS_AT_ONCE]))
+        return gone, alive
+
     async def refresh_lists(
         self, parent_slug: str, key: str, slugs: Iterable[str] | None = None
     ) -> list[ResourceSync]:
@@ -262,6 +354,12 @@ class Puller:
         if total is not None and not finished:
             total = max(total, done)  # an estimate never reads "600 of 500"
         self.on_progress(SyncProgress(res.slug, res.title, done, total, finished))
+
+
+def _spread(ids: Sequence[str], n: int) -> list[str]:
+    """`n` ids spread evenly over `ids` (sorted by id): a sample that reaches every part."""
+    step = len(ids) / n
+    return [ids[int(i * step)] for i in range(n)]
 
 
 def _not_offered_reason(res: Resource) -> str:

@@ -20,6 +20,15 @@ class SyncProgress:
     finished: bool = False
 
 
+@dataclass(frozen=True)
+class Ending:
+    """How a listing ended, as the client marked its last page (app/api/page_walk.py)."""
+
+    uncertain: bool = False  # not provably whole: reported incomplete, deletes nothing
+    stable: bool = False  # whole and could not have shifted: what it lacks is gone
+    single: bool = False  # one answer, the same in either order: whole as the show says
+
+
 @dataclass
 class ResourceSync:
     resource: str
@@ -31,6 +40,8 @@ class ResourceSync:
     failure: str | None = None
     notices: list[str] = field(default_factory=list)
     kept: int = 0  # cached records a full listing lacked but could not prove gone
+    # issue 28: cached records a full listing lacked, asked for one by one (a 404 removes one)
+    verified: int = 0
     # issue 17: a booth list — how many booths' lists were listed, of how many.
     lists: int = 0
     parents: int = 0

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.api.client import ShowClient
-from app.api.errors import ShowDeskError, TransportError, UserInputProblem
+from app.api.errors import AuthFailed, ShowDeskError, TransportError, UserInputProblem
 from app.api.paging import lookup
 from app.api.registry import Resource
 from app.store.changes import Change, is_local_id
@@ -47,6 +47,7 @@ class Settling(Protocol):
     def server_id(self, change: Change) -> str: ...
     def explain(self, exc: ShowDeskError, change: Change) -> str: ...
     def unreachable(self, reason: str, seqs: Sequence[int]) -> None: ...
+    def signin_failed(self, exc: AuthFailed, seqs: Sequence[int]) -> None: ...
 
 
 @dataclass
@@ -152,6 +153,9 @@ class BulkPush:
         if isinstance(out.error, TransportError) and not out.error.outcome_unknown:
             # never sent, or sent again safely: not the changes' fault, they stay pending
             self.settling.unreachable(out.error.message, [c.seq for c in unit])
+            return False
+        if isinstance(out.error, AuthFailed):  # signing in, not the changes: they stay pending
+            self.settling.signin_failed(out.error, [c.seq for c in unit])
             return False
         if out.error is not None:
             if op_name == "associate-many" and isinstance(out.error, UserInputProblem):

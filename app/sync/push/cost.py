@@ -17,7 +17,7 @@ holding a few numbers per change in a temporary file: `push --dry-run` of a mill
   changed and per resource that got bulk-created records (at least one page each).
 
 `push_seconds` turns a request count into time at the RateGovernor's current state: the room
-left in its window goes at once, the rest at the pace the limit allows background work;
+left in its budget goes at once, the rest at the pace the limit allows background work;
 `cost_text` says it all in one line.
 """
 
@@ -183,13 +183,13 @@ def push_seconds(
     now: float | None = None,
 ) -> float:
     """Seconds `requests` background requests take at the governor's current state (None: an
-    empty window of 300 per 60 s). Answer times are not counted: this is the rate's share."""
+    empty budget of 300 per 60 s). Answer times are not counted: this is the rate's share."""
     if state is None:
         state = GovernorState(0, 300, 60.0, None, 0, 0)
     allowed = allowed_requests(state.limit, reserve, interactive=False)
     room = max(allowed - state.used, 0)
     paused = state.resume_in(time.monotonic() if now is None else now)
-    return paused + max(requests - room, 0) * state.window / allowed
+    return paused + max(requests - room, 0) * state.span / allowed
 
 
 def duration_text(seconds: float) -> str:
@@ -215,7 +215,7 @@ def cost_text(cost: PushCost, state: GovernorState | None, reserve: float = 0.1)
         detail += f", {cost.checks:,} listing{'' if cost.checks == 1 else 's'}"
     parts.append(f"{cost.requests:,} request{'' if cost.requests == 1 else 's'} ({detail})")
     seconds = push_seconds(cost.requests, state, reserve=reserve)
-    budget = "" if state is None else f" at {state.used}/{state.limit} per {state.window:g} s"
+    budget = "" if state is None else f" at {state.used}/{state.limit} per {state.span:g} s"
     parts.append(f"{duration_text(seconds)}{budget}")
     return " · ".join(parts)
 

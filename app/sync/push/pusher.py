@@ -16,7 +16,9 @@ One push:
 Every settled change is written to the audit log; the cache takes the server's answer.
 A show that cannot be reached (the connection refused or dropped, with nothing half-done) fails
 no change: the push stops, and each change it was to send stays pending with one more attempt
-and the reason (`PushReport.unreachable`, `kept`), to go with the next push.
+and the reason (`PushReport.unreachable`, `kept`), to go with the next push. Nor does signing in:
+when it keeps failing (`AuthFailed` from a request: fresh tokens refused again and again) the
+changes stay pending the same way and `push` raises that error once the push has stopped.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Any
 
 from app.api.client import ShowClient
-from app.api.errors import NotFound, ShowDeskError, TransportError
+from app.api.errors import AuthFailed, NotFound, ShowDeskError, TransportError
 from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.changes import Change, is_local_id
@@ -42,6 +44,7 @@ from app.sync.push.prepush import ServerCheck
 from app.sync.push.refresh import refresh_after_push
 from app.sync.push.slices import PushRecords
 from app.sync.push.verdicts import (
+    answer_lost,
     explain,
     merged_body,
     plain,
@@ -50,6 +53,7 @@ from app.sync.push.verdicts import (
     user_values,
 )
 from app.sync.push.verify import Verifier
+from app.sync.push.write_answers import Lost, find_lost, judged_update
 
 __all__ = ["INTERRUPTED", "SLICE_RECORDS", "PushProgress", "PushReport", "Pusher"]
 
@@ -82,6 +86,8 @@ class Pusher:
         self._only: set[int] | None = None
         self._noted: set[int] = set()  # changes already noted as not reaching the show
         self._unknown: set[int] = set()  # changes a crash left in `sending`: outcome unknown
+        self._lost: list[Lost] = []  # creates whose answer was lost: looked up before reported
+        self._signin: AuthFailed | None = None  # signing in kept failing: the push stopped
         self._verifier = self._new_verifier()
         self.clock: Callable[[], float] = time.monotonic  # when the check is due again
         self._check = self._new_check()
@@ -93,9 +99,12 @@ class Pusher:
         retry_failed: bool = False,
         seqs: Collection[int] | None = None,
     ) -> PushReport:
-        """Push the pending changes (of these resources, or only the changes `seqs`)."""
+        """Push the pending changes (of these resources, or only the changes `seqs`); raises
+        `AuthFailed` when signing in kept failing (every change not applied stays pending)."""
         self._outcomes = self._new_outcomes()
+        self._signin = None
         self._noted = set()
+        self._lost = []
         self._verifier = self._new_verifier()
         wanted = set(resources) if resources is not None else None
         self._only = set(seqs) if seqs is not None else None
@@ -106,6 +115,8 @@ class Pusher:
             with walking(self.cache, self.outbox):  # each page is read once: no 64 MiB caches
                 records.read(self.outbox, lambda seq, res: self._wanted(seq, res, wanted))
                 await self._push(records, wanted)
+            if self._signin is not None:
+                raise self._signin
         finally:
             records.close()
             self._verifier.close()
@@ -124,6 +135,8 @@ class Pusher:
                 return  # nothing was sent; everything stays pending
             started = time.monotonic()
             await self._send_all(records, wanted, upto)
+            lost, self._lost = self._lost, []
+            await find_lost(self._check, self.outbox, self._outcomes, lost)
         except TransportError as exc:  # the check (or a later one) could not reach the show
             self.report.unreachable = exc.message
         except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C, a closed window: stop
@@ -131,6 +144,8 @@ class Pusher:
             raise
         if self.report.unreachable is not None:
             rest = [seq for seq in self._pending_seqs(wanted) if seq not in self._noted]
+            rest += [change.seq for change, _ in self._lost]  # their look-up: the next push's
+            self._lost = []
             self.unreachable(self.report.unreachable, rest)
             return
         self._verifier.pause = min(max(time.monotonic() - started, 0.5), 5.0)
@@ -152,6 +167,12 @@ class Pusher:
         self.outbox.note_unreachable(seqs, reason)
         self._noted.update(seqs)
         self.report.kept = len(self._noted)
+
+    def signin_failed(self, exc: AuthFailed, seqs: Sequence[int]) -> None:
+        """Signing in kept failing: not these changes' fault. They stay pending with the reason,
+        the push stops as for an unreachable show, and `push` raises `exc` at its end."""
+        self._signin = self._signin or exc
+        self.unreachable(exc.message, seqs)
 
     def _interrupted(self, upto: int) -> None:
         """The push was stopped: the changes the show answered are recorded (now, for the ones
@@ -314,12 +335,21 @@ class Pusher:
             if isinstance(exc, TransportError) and not exc.outcome_unknown:
                 self.unreachable(exc.message, [c.seq for c in head])  # not the change's fault
                 return False
+            if isinstance(exc, AuthFailed):  # signing in, not the change: it stays pending
+                self.signin_failed(exc, [c.seq for c in head])
+                return False
+            if answer_lost(exc, change):  # it may have landed: looked up by its key first
+                self._lost.append((change, exc.message))
+                return False
             for c in head:
                 self.fail(c, explain(exc, change), refusal(exc))
             return False
+        if change.op == "update":  # "applied" only when the answer proves it (issue 28)
+            return await judged_update(
+                self.client, self.cache, self.outbox, self._outcomes, self._verifier,
+                res, head, self._server_id(change), response,
+            )  # fmt: skip
         self._outcomes.answered(head, response, server_id)
-        if change.op == "update":
-            self._verifier.note(res, head, self._server_id(change))
         return True
 
     async def _request(

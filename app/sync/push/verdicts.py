@@ -9,11 +9,18 @@ server, what a failed change keeps of its error, and the plain form of a bulk an
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
-from app.api.errors import BadRequest, NotFound, ShowDeskError, TransportError, UserInputProblem
+from app.api.errors import (
+    BadRequest,
+    NotFound,
+    ServerProblem,
+    ShowDeskError,
+    TransportError,
+    UserInputProblem,
+)
 from app.api.record_shape import parse_show_date
 from app.api.responses import HistoryResult, OrderResult
 from app.store.changes import SERVER_OWNED, Change
@@ -102,6 +109,70 @@ def already_applied(change: Change, server: dict[str, Any]) -> bool:
     """The server already holds every value this update sets."""
     fields = user_fields(change)
     return bool(fields) and all(same_on_show(server.get(f), change.payload.get(f)) for f in fields)
+
+
+@dataclass(frozen=True)
+class EchoVerdict:
+    """What a PUT's answer proves. `record`: the show's record, when the answer is one;
+    `kept`: each field sent that the show kept at its old value (the show's value: the show
+    refused that field); `unclear`: why the answer proves nothing (read the record back)."""
+
+    record: dict[str, Any] | None = None
+    kept: dict[str, Any] = field(default_factory=dict)
+    unclear: str | None = None
+
+
+def judge_echo(
+    record_id: str, sent: dict[str, Any], before: dict[str, Any], answer: Any
+) -> EchoVerdict:
+    """Judge an update's answer against what was `sent` (the user's values) and the show's
+    values `before` the PUT: the record (its id) carrying every field sent, each holding the
+    value sent (or another the show made of it) — or the old value, which the show kept. An
+    answer that is not the record — a wrapper, another record, one without a field sent —
+    proves nothing."""
+    if not isinstance(answer, dict) or answer.get("id") is None:
+        return EchoVerdict(unclear="the show's answer is not the record (it names no id)")
+    if str(answer["id"]) != str(record_id):
+        return EchoVerdict(unclear=f"the show's answer is another record ({answer['id']})")
+    # a field left out is one the show does not hold: unclear, unless it held none before
+    missing = [
+        f
+        for f, v in sent.items()
+        if v is not None and f not in answer and before.get(f) is not None
+    ]
+    if missing:
+        return EchoVerdict(unclear=f"the show's answer does not carry {', '.join(missing)}")
+    kept = {
+        f: answer.get(f)
+        for f, v in sent.items()
+        if not same_on_show(answer.get(f), v) and same_on_show(answer.get(f), before.get(f))
+    }
+    return EchoVerdict(record=answer, kept=kept)
+
+
+def kept_message(kept: dict[str, Any], sent: dict[str, Any]) -> str:
+    """A change's fields the show kept at their old value, in words (never another
+    administrator's doing: the show's own answer said so)."""
+    parts = [f"{f} stayed {_shown(v)} (sent {_shown(sent.get(f))})" for f, v in kept.items()]
+    return (
+        f"The show did not take {', '.join(kept)}: {'; '.join(parts)}. It keeps its own value; "
+        "change it on the show or discard this change."
+    )
+
+
+def _shown(value: Any) -> str:
+    return "empty" if value is None or value == "" else repr(value)
+
+
+def answer_lost(exc: ShowDeskError, change: Change) -> bool:
+    """A create that may have landed although its answer says nothing of it (a 5xx, a timeout
+    or a connection cut after sending, an answer naming no id): looked up by its key before
+    anything is said (only a create that has one)."""
+    if change.op != "create" or not change.key_value:
+        return False
+    if isinstance(exc, TransportError):
+        return exc.outcome_unknown
+    return isinstance(exc, ServerProblem)
 
 
 def explain(exc: ShowDeskError, change: Change) -> str:

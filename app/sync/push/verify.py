@@ -22,8 +22,9 @@ the point, not a proof.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -75,10 +76,17 @@ class Verifier:
         self.pause = 0.5  # seconds between two looks (the Pusher sets it from its sending time)
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
-    def note(self, res: Resource, head: list[Change], record_id: str) -> None:
-        """An update of an existing record (with a base to compare with) went through."""
+    def note(
+        self, res: Resource, head: list[Change], record_id: str, kept: Collection[str] = ()
+    ) -> None:
+        """An update of an existing record (with a base to compare with) went through; `kept`:
+        fields the show's answer refused (failed already: never waited for, never resent)."""
         if res.can("list") and not res.listed_per_booth and any(c.base for c in head):
-            self._pushed.add(Pushed.of(res, head, str(record_id)))
+            item = Pushed.of(res, head, str(record_id))
+            sent = {k: v for k, v in item.sent.items() if k not in kept}
+            if sent:
+                bases = {k: v for k, v in item.bases.items() if k in sent}
+                self._pushed.add(dataclasses.replace(item, sent=sent, bases=bases))
 
     def close(self) -> None:
         """Forget the updates kept (their temporary file is deleted)."""

@@ -172,7 +172,7 @@ def data_line(as_of: datetime | None) -> str:
 def budget_line(state: GovernorState) -> str:
     """ "12 of 300 requests used this minute" """
     spans = {60.0: "this minute", 3600.0: "this hour"}
-    span = spans.get(state.window, f"in the last {state.window:g} s")
+    span = spans.get(state.span, f"in the last {state.span:g} s")
     line = f"{state.used:,} of {state.limit:,} requests used {span}"
     if state.allowed is not None and state.allowed < state.limit:
         line += f" (slowed to {state.allowed:,} after the show pushed back)"

@@ -23,7 +23,7 @@ class GovernorBridge(QObject):
     request history): the same state for every view, said only when it changed.
 
     Signals: `changed(GovernorState)` — on every change of the governor's state (a request sent
-    or answered, a backoff begun or over, a request leaving the window), for the rate meter.
+    or answered, a backoff begun or over, a request leaving the budget), for the rate meter.
     """
 
     changed = Signal(object)

@@ -18,7 +18,7 @@ None when solo, and a solo session never imports this module's team code):
 
 The rule at opening: the session opens the team BEFORE it makes its client (waiting up to
 `team_link.OPEN_TIMEOUT` s), so the client paces against the team's one budget; a team that does
-not open in time leaves the client pacing by this machine's window until the show is opened
+not open in time leaves the client pacing by this machine's budget until the show is opened
 again, and the window says so.
 """
 

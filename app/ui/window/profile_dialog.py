@@ -104,7 +104,7 @@ class ProfileDialog(QDialog):
             "show_id": self.show_id.text().strip(),
             "credential_style": style,
             "rate_limit": self.rate_limit.value(),
-            "rate_window": self.rate_window.value(),
+            "rate_window": self.rate_span.value(),
             "interactive_reserve": self.reserve.value() / 100,
             "ca_bundle": self.ca_bundle.text().strip() or None,
             "push_on_save": self.push_on_save.isChecked(),
@@ -248,7 +248,7 @@ class ProfileDialog(QDialog):
         }
         self.errors = {name: self._error_label() for name in self.fields}
         self.rate_limit = QSpinBox(self, minimum=1, maximum=100_000, suffix=" requests")
-        self.rate_window = QDoubleSpinBox(self, minimum=0.5, maximum=3600.0, suffix=" s")
+        self.rate_span = QDoubleSpinBox(self, minimum=0.5, maximum=3600.0, suffix=" s")
         self.reserve = QSpinBox(self, minimum=0, maximum=90, suffix=" %")
         self.credential_style = QComboBox(self)
         self.credential_style.addItems(list(STYLES))
@@ -283,7 +283,7 @@ class ProfileDialog(QDialog):
             self.fields[name].setText(getattr(p, name))
         self.ca_bundle.setText(p.ca_bundle or "")
         self.rate_limit.setValue(p.rate_limit)
-        self.rate_window.setValue(p.rate_window)
+        self.rate_span.setValue(p.rate_window)
         self.reserve.setValue(round(p.interactive_reserve * 100))
         self.credential_style.setCurrentIndex(list(STYLES.values()).index(p.credential_style))
         self.push_on_save.setChecked(p.push_on_save)
@@ -303,7 +303,7 @@ class ProfileDialog(QDialog):
         for caption, (name, editor) in zip(captions, self.fields.items(), strict=True):
             form.addRow(caption, self._with_error(name, editor))
         form.addRow("", self.secret_note)
-        form.addRow("Pacing", self._row(self.rate_limit, QLabel("per", self), self.rate_window))
+        form.addRow("Pacing", self._row(self.rate_limit, QLabel("per", self), self.rate_span))
         form.addRow("Interactive reserve", self.reserve)
         form.addRow("Credentials", self.credential_style)
         form.addRow("Saving", self.push_on_save)

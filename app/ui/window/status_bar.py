@@ -195,7 +195,7 @@ class ShowStatusBar(QStatusBar):
         self.team_facts.setVisible(bool(facts))
 
     def on_governor_changed(self, state: GovernorState) -> None:
-        """The rate meter: the requests in the window, pacing, the 403 countdown
+        """The rate meter: the requests of the budget used, pacing, the 403 countdown
         (app/api/rate_meter.py decides the words)."""
         self._governor = state
         self.budget.setText(budget_text(state))

@@ -56,8 +56,8 @@ def type_into(form: RecordForm, field: str, text: str) -> None:
     line.textEdited.emit(text)
 
 
-def open_customers(loop: qasync.QEventLoop, open_budget: Opener, server: SimServer) -> Opened:
-    opened = open_budget(profile_for(server))
+def open_customers(loop: qasync.QEventLoop, open_window: Opener, server: SimServer) -> Opened:
+    opened = open_window(profile_for(server))
     wait_synced(loop, opened.session)
     return opened
 
@@ -77,9 +77,9 @@ def pick(form: RecordForm, field: str, key: str) -> None:
 
 
 def test_every_customer_field_round_trips_through_the_outbox_to_the_show(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = open_customers(loop, open_budget, server)
+    opened = open_customers(loop, open_window, server)
     _tab, form = customer_form(opened)
     show = server.show
     warehouse = show.records("warehouses")[-1]["warehouseID"]
@@ -146,9 +146,9 @@ def test_every_customer_field_round_trips_through_the_outbox_to_the_show(
 
 
 def test_a_server_400_is_shown_at_the_field_it_names(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = open_customers(loop, open_budget, server)
+    opened = open_customers(loop, open_window, server)
     _tab, form = customer_form(opened, 1)
     record_id = form.record_id
     assert record_id is not None
@@ -167,11 +167,11 @@ def test_a_server_400_is_shown_at_the_field_it_names(
 
 @pytest.mark.parametrize("full", [False, True], ids=["incremental", "full-no-modifiedDate"])
 def test_a_sync_bringing_a_newer_version_raises_the_banner(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, full: bool
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, full: bool
 ) -> None:
     """Also after a full sync, whose list carries no modifiedDate (the strict server): the
     form sees the newer version by its values."""
-    opened = open_customers(loop, open_budget, server)
+    opened = open_customers(loop, open_window, server)
     _tab, form = customer_form(opened, 2)
     record_id = form.record_id
     assert record_id is not None
@@ -190,9 +190,9 @@ def test_a_sync_bringing_a_newer_version_raises_the_banner(
 
 
 def test_an_order_line_form_saves_through_the_bulk_update(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = open_customers(loop, open_budget, server)
+    opened = open_customers(loop, open_window, server)
     tab = opened.window.open_resource("orders")
     assert tab is not None and tab.form is not None
     tab.table.setCurrentIndex(tab.model.index(0, 0))

@@ -37,10 +37,10 @@ def server() -> Iterator[SimServer]:
 
 
 def test_a_phone_typed_in_the_grid_is_the_same_in_the_form_the_outbox_and_the_export(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, qtbot: QtBot, tmp_path: Path
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot, tmp_path: Path
 ) -> None:
     target = tmp_path / "view.csv"
-    opened = open_budget(profile_for(server), export_to=target)
+    opened = open_window(profile_for(server), export_to=target)
     wait_synced(loop, opened.session)
     window = opened.window
     tab = window.open_resource("customers")

@@ -21,10 +21,10 @@ def server() -> Iterator[SimServer]:
         yield running
 
 
-def pushing_form(loop: qasync.QEventLoop, open_budget: Opener, server: SimServer) -> Opened:
+def pushing_form(loop: qasync.QEventLoop, open_window: Opener, server: SimServer) -> Opened:
     """The window on the show, the Customers form on its first record, pushing on Save (the
     profile's "Push a record when I save it")."""
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     wait_synced(loop, opened.session)
     _tab, form = customer_form(opened)
     form.push_on_save = True
@@ -47,9 +47,9 @@ def settled(loop: qasync.QEventLoop, opened: Opened, done: int) -> None:
 
 
 def test_typing_on_while_the_saved_fields_are_pushed_raises_no_banner(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = pushing_form(loop, open_budget, server)
+    opened = pushing_form(loop, open_window, server)
     form = form_of(opened)
     type_into(form, "city", "Pushed City")
     assert len(form.save()) == 1
@@ -61,9 +61,9 @@ def test_typing_on_while_the_saved_fields_are_pushed_raises_no_banner(
 
 
 def test_a_grid_edit_pushed_with_ctrl_s_raises_no_banner_in_the_open_form(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = pushing_form(loop, open_budget, server)
+    opened = pushing_form(loop, open_window, server)
     form = form_of(opened)
     record_id = form.record_id
     assert record_id is not None and opened.window.undoable_edits is not None
@@ -79,9 +79,9 @@ def test_a_grid_edit_pushed_with_ctrl_s_raises_no_banner_in_the_open_form(
 @pytest.mark.parametrize("new", [False, True], ids=["edited", "created"])
 @pytest.mark.parametrize("full", [False, True], ids=["incremental", "full"])
 def test_a_sync_after_your_push_raises_no_banner(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, full: bool, new: bool
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, full: bool, new: bool
 ) -> None:
-    opened = pushing_form(loop, open_budget, server)
+    opened = pushing_form(loop, open_window, server)
     form = form_of(opened)
     if new:
         form.new_record()
@@ -99,9 +99,9 @@ def test_a_sync_after_your_push_raises_no_banner(
 
 
 def test_saving_again_while_the_first_save_is_pushed_is_no_conflict(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = pushing_form(loop, open_budget, server)
+    opened = pushing_form(loop, open_window, server)
     form = form_of(opened)
     record_id = form.record_id
     for field, text in (("city", "First"), ("phone", "+1 555 0111"), ("city", "Second")):

@@ -14,10 +14,10 @@ from tests.gui.form.test_form_sim import queue_blank_key
 
 @pytest.mark.parametrize("shape", ERROR_SHAPES)
 def test_a_refusal_in_each_shape_is_shown_at_its_cell_and_field(
-    loop: qasync.QEventLoop, open_budget: Opener, shape: str
+    loop: qasync.QEventLoop, open_window: Opener, shape: str
 ) -> None:
     with SimServer(generate_show("tiny", seed=3), config(error_shape=shape)) as server:
-        opened = open_budget(profile_for(server))
+        opened = open_window(profile_for(server))
         wait_synced(loop, opened.session)
         tab = opened.window.open_resource("customers")
         assert tab is not None and tab.form is not None

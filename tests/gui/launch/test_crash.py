@@ -62,9 +62,9 @@ class Crashing:
 
 @pytest.fixture
 def crashing(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, logged: None
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, logged: None
 ) -> Iterator[Crashing]:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     wait_synced(loop, opened.session)
     crashing = Crashing(opened)
     yield crashing
@@ -131,7 +131,7 @@ def test_an_expected_network_error_stays_in_the_status_bar(crashing: Crashing) -
 
 
 def test_quit_after_a_crash_keeps_the_unsaved_form_and_offers_it_back(
-    crashing: Crashing, open_budget: Opener, loop: qasync.QEventLoop
+    crashing: Crashing, open_window: Opener, loop: qasync.QEventLoop
 ) -> None:
     window, session = crashing.window, crashing.opened.session
     tab = window.open_resource("customers")
@@ -155,7 +155,7 @@ def test_quit_after_a_crash_keeps_the_unsaved_form_and_offers_it_back(
     crashing.reporter.uninstall()
     profile = session.profile
     crashing.opened.close()  # the process is gone; a new window opens the same show
-    again = open_budget(profile)
+    again = open_window(profile)
     wait_synced(loop, again.session)
     questions: list[str] = []
     desk = ShowDesk(again.window, again.session.tasks, ask=lambda q: questions.append(q) or True)

@@ -52,9 +52,9 @@ def test_the_icon_set_has_every_size_desktops_want(qapp: QApplication) -> None:
 
 
 def test_about_shows_the_version_and_where_files_live(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, qtbot: QtBot
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot
 ) -> None:
-    opened = open_budget(profile_for(server, "About show"))
+    opened = open_window(profile_for(server, "About show"))
     wait_synced(loop, opened.session)
     text = opened.window.about_text()
     assert f"{APP_NAME} {__version__}" in text

@@ -44,11 +44,11 @@ def rows(view: HistoryView) -> list[list[str]]:
 
 
 def test_pushed_changes_are_listed_with_when_who_what_and_result(
-    loop: qasync.QEventLoop, open_budget: Opener, tmp_path: Path, qtbot: QtBot
+    loop: qasync.QEventLoop, open_window: Opener, tmp_path: Path, qtbot: QtBot
 ) -> None:
     target = tmp_path / "history.csv"
     with SimServer(generate_show("tiny", seed=3), config()) as server:
-        opened = open_budget(profile_for(server), export_to=target)
+        opened = open_window(profile_for(server), export_to=target)
         wait_synced(loop, opened.session)
         window, session = opened.window, opened.session
         assert window.undoable_edits is not None

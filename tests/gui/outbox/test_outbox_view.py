@@ -323,9 +323,7 @@ def test_the_review_line_tells_requests_and_time(
         "30 pending changes · 31 requests (30 sends, 1 listing) · under a second"
     )
     view.on_governor_changed(
-        GovernorState(
-            used=270, limit=300, window=60.0, paused_until=None, attempt=0, max_attempts=8
-        )
+        GovernorState(used=270, limit=300, span=60.0, paused_until=None, attempt=0, max_attempts=8)
     )
     assert view.summary.text().endswith("· about 7 s at 270/300 per 60 s")
 
@@ -358,10 +356,10 @@ def test_review_of_one_resource_pushes_and_discards_only_its_changes(
 
 
 def test_a_tabs_badge_opens_its_review_and_push_sends_it(
-    open_budget: Opener, loop: qasync.QEventLoop, qtbot: QtBot
+    open_window: Opener, loop: qasync.QEventLoop, qtbot: QtBot
 ) -> None:
     with SimServer(generate_show("tiny", seed=3), config()) as server:
-        opened = open_budget(profile_for(server))
+        opened = open_window(profile_for(server))
         wait_synced(loop, opened.session)
         window, outbox = opened.window, opened.session.outbox
         tab = window.open_resource("customers")
@@ -380,7 +378,7 @@ def test_a_tabs_badge_opens_its_review_and_push_sends_it(
         rate = opened.session.client.governor.state()
         assert view.summary.text() == (
             "5 pending changes · 6 requests (5 sends, 1 listing) · under a second"
-            f" at {rate.used}/{rate.limit} per {rate.window:g} s"
+            f" at {rate.used}/{rate.limit} per {rate.span:g} s"
         )
         qtbot.mouseClick(view.buttons["Push all"], Qt.MouseButton.LeftButton)
 

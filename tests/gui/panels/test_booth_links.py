@@ -21,9 +21,9 @@ def server() -> Iterator[SimServer]:
 
 
 def test_associate_two_products_and_remove_one(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     session = opened.session
     wait_synced(loop, session)
     tab = opened.window.open_resource("booths")

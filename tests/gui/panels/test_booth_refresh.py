@@ -30,9 +30,9 @@ def server() -> Iterator[SimServer]:
 
 
 def test_opening_a_booth_lists_its_products_again(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     session = opened.session
     wait_synced(loop, session)
     booth = server.show.records("booths")[1]
@@ -85,11 +85,11 @@ def test_status_bar_says_how_the_refresh_of_booth_lists_stands(qtbot: QtBot) -> 
 
 
 def test_opening_a_booth_asks_nothing_of_a_list_the_show_does_not_offer(
-    loop: qasync.QEventLoop, open_budget: Opener
+    loop: qasync.QEventLoop, open_window: Opener
 ) -> None:
     missing = config(rate_limit=300, missing=frozenset({"booth-vendors"}))
     with SimServer(generate_show("tiny", seed=5), missing) as server:
-        session = open_budget(profile_for(server)).session
+        session = open_window(profile_for(server)).session
         wait_synced(loop, session)
         assert "booth-vendors" in session.cache.not_offered()
         booth = server.show.records("booths")[1]["boothID"]

@@ -25,8 +25,8 @@ def server() -> Iterator[SimServer]:
         yield running
 
 
-def open_tree(loop: qasync.QEventLoop, open_budget: Opener, server: SimServer) -> Opened:
-    opened = open_budget(profile_for(server))
+def open_tree(loop: qasync.QEventLoop, open_window: Opener, server: SimServer) -> Opened:
+    opened = open_window(profile_for(server))
     wait_synced(loop, opened.session)
     return opened
 
@@ -78,9 +78,9 @@ def names(view: HierarchyView, parent: str | None) -> Sequence[object]:
 
 
 def test_dragging_a_group_onto_another_parent_moves_it_on_the_show(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = open_tree(loop, open_budget, server)
+    opened = open_tree(loop, open_window, server)
     view = hierarchy(opened)
     territory = next(g for g in server.show.records("sales-rep-groups") if g["level"] == 3)
     old_parent = str(territory["parentID"])
@@ -104,9 +104,9 @@ def test_dragging_a_group_onto_another_parent_moves_it_on_the_show(
 
 
 def test_move_up_reorders_the_siblings_on_the_show(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, qtmodeltester: ModelTester
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtmodeltester: ModelTester
 ) -> None:
-    opened = open_tree(loop, open_budget, server)
+    opened = open_tree(loop, open_window, server)
     view = hierarchy(opened)
     qtmodeltester.check(view.model, force_py=True)
     first, second = names(view, None)[:2]
@@ -125,9 +125,9 @@ def test_move_up_reorders_the_siblings_on_the_show(
 
 
 def test_levels_are_named_in_a_dialog_and_defined_on_the_show(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = open_tree(loop, open_budget, server)
+    opened = open_tree(loop, open_window, server)
     view = hierarchy(opened)
     offered: list[Sequence[Level]] = []
 

@@ -32,9 +32,9 @@ def settled(loop: qasync.QEventLoop, session: ShowSession, state: State, count: 
 
 
 def test_items_of_a_bucket_and_new_ones_in_one_upload(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     session = opened.session
     wait_synced(loop, session)
     tab = opened.window.open_resource("order-history-buckets")

@@ -29,9 +29,9 @@ def server() -> Iterator[SimServer]:
 
 
 def orders_tab(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> tuple[ShowSession, ResourceTab, OrderPanel]:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     wait_synced(loop, opened.session)
     tab = opened.window.open_resource("orders")
     assert tab is not None
@@ -66,9 +66,9 @@ def lines_on_show(server: SimServer, customer: str) -> list[dict[str, Any]]:
 
 
 def test_an_existing_order_is_shown_with_its_lines(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    _session, tab, panel = orders_tab(loop, open_budget, server)
+    _session, tab, panel = orders_tab(loop, open_window, server)
     line = server.show.get("orders", tab.model.record_id(0))
     assert line is not None
     same = [
@@ -89,9 +89,9 @@ def test_an_existing_order_is_shown_with_its_lines(
 
 
 def test_a_refused_line_is_shown_on_its_row_the_others_are_created(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    session, _tab, panel = orders_tab(loop, open_budget, server)
+    session, _tab, panel = orders_tab(loop, open_window, server)
     show = server.show
     customer = next(c for c in show.records("customers") if not c["test"])["customerID"]
     orderable = [p for p in show.records("products") if p["isOrderable"] and p["active"]]
@@ -141,9 +141,9 @@ def test_a_refused_line_is_shown_on_its_row_the_others_are_created(
 
 
 def test_an_existing_lines_quantity_goes_as_a_bulk_update(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    session, tab, panel = orders_tab(loop, open_budget, server)
+    session, tab, panel = orders_tab(loop, open_window, server)
     record_id = tab.model.record_id(0)
     row = next(
         r for r in range(panel.lines.table.rowCount())

@@ -27,8 +27,8 @@ def server() -> Iterator[SimServer]:
         yield running
 
 
-def open_orders(loop: qasync.QEventLoop, open_budget: Opener, server: SimServer) -> OrdersView:
-    opened = open_budget(profile_for(server))
+def open_orders(loop: qasync.QEventLoop, open_window: Opener, server: SimServer) -> OrdersView:
+    opened = open_window(profile_for(server))
     wait_synced(loop, opened.session)
     opened.window.actions_["orders"].trigger()
     view = opened.window.tabs.currentWidget()
@@ -63,9 +63,9 @@ def window_of(view: OrdersView) -> MainWindow:
 
 
 def test_the_lines_are_listed_as_orders_with_their_totals(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, qtmodeltester: ModelTester
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtmodeltester: ModelTester
 ) -> None:
-    view = open_orders(loop, open_budget, server)
+    view = open_orders(loop, open_window, server)
     qtmodeltester.check(view.model)
     lines = server.show.records("orders")
     pos = sorted({ln["purchaseOrder"]["id"] for ln in lines})
@@ -104,9 +104,9 @@ def test_the_lines_are_listed_as_orders_with_their_totals(
 
 
 def test_enter_opens_the_orders_lines(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, qtbot: QtBot
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot
 ) -> None:
-    view = open_orders(loop, open_budget, server)
+    view = open_orders(loop, open_window, server)
     window = window_of(view)
     order = view.shown_orders()[2]
     view.table.setFocus()
@@ -126,9 +126,9 @@ def test_enter_opens_the_orders_lines(
 
 
 def test_a_double_click_opens_an_order_and_the_list_is_opened_once(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, qtbot: QtBot
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot
 ) -> None:
-    view = open_orders(loop, open_budget, server)
+    view = open_orders(loop, open_window, server)
     window = window_of(view)
     last = view.proxy.rowCount() - 1
     order = view.shown_orders()[last]

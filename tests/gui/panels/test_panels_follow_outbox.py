@@ -27,9 +27,9 @@ def chosen_keys(links: BoothLinks) -> list[str]:
 
 
 def test_a_booth_product_queued_elsewhere_shows_in_the_panel_without_a_push(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     session = opened.session
     wait_synced(loop, session)
     tab = opened.window.open_resource("booths")

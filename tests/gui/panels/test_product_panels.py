@@ -27,9 +27,9 @@ def server() -> Iterator[SimServer]:
 
 
 def products_tab(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> tuple[Opened, ResourceTab]:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     wait_synced(loop, opened.session)
     tab = opened.window.open_resource("products")
     assert tab is not None
@@ -60,9 +60,9 @@ def panel(tab: ResourceTab, kind: type[Any], name: str) -> Any:
 
 
 def test_a_new_price_list_for_the_product_through_its_own_form(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened, tab = products_tab(loop, open_budget, server)
+    opened, tab = products_tab(loop, open_window, server)
     product = server.show.records("products")[0]
     select(tab, product["id"])
     prices = panel(tab, PricingPanel, "pricing")
@@ -87,9 +87,9 @@ def test_a_new_price_list_for_the_product_through_its_own_form(
 
 
 def test_inventory_lines_are_saved_as_one_bulk_update(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened, tab = products_tab(loop, open_budget, server)
+    opened, tab = products_tab(loop, open_window, server)
     show = server.show
     warehouses = {w["warehouseID"] for w in show.records("warehouses")}
     product = next(
@@ -132,9 +132,9 @@ def test_inventory_lines_are_saved_as_one_bulk_update(
 
 
 def test_the_products_delivery_dates_come_from_the_show(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    _opened, tab = products_tab(loop, open_budget, server)
+    _opened, tab = products_tab(loop, open_window, server)
     product = server.show.records("products")[1]
     select(tab, product["id"])
     dates = panel(tab, DeliveryDatesPanel, "delivery-dates")

@@ -25,9 +25,9 @@ def server() -> Iterator[SimServer]:
 
 
 def open_dialog(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, name: str
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, name: str
 ) -> ShowExportsDialog:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     wait_synced(loop, opened.session)
     tab = opened.window.open_resource("exports")
     assert tab is not None
@@ -68,9 +68,9 @@ def run_and_save(
 
 
 def test_an_export_with_a_choice_is_saved_to_disk(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, tmp_path: Path
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, tmp_path: Path
 ) -> None:
-    dialog = open_dialog(loop, open_budget, server, "Customer list")
+    dialog = open_dialog(loop, open_window, server, "Customer list")
     warehouse, search = dialog.inputs["warehouse"], dialog.inputs["search"]
     assert isinstance(warehouse.widget, QComboBox) and isinstance(search.widget, QLineEdit)
     offered = [warehouse.widget.itemData(i) for i in range(warehouse.widget.count())]
@@ -89,9 +89,9 @@ def test_an_export_with_a_choice_is_saved_to_disk(
 
 
 def test_dates_are_given_as_the_export_takes_them(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, tmp_path: Path
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, tmp_path: Path
 ) -> None:
-    dialog = open_dialog(loop, open_budget, server, "Orders by vendor")
+    dialog = open_dialog(loop, open_window, server, "Orders by vendor")
     since = dialog.inputs["from"]
     assert isinstance(since.widget, DateField) and since.value() is None  # empty: not sent
     lines = server.show.records("orders")

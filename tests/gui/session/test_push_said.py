@@ -57,11 +57,11 @@ def _horizontal() -> object:
 
 
 def test_a_push_while_the_show_is_down_says_so_once_and_keeps_the_change_pending(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
     """The reported case: signed in (a token held), then the show stops; Ctrl+S."""
     show, port = server.show, server.port
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     session = opened.session
     wait_synced(loop, session)
     assert session.online is True
@@ -96,9 +96,9 @@ def test_a_push_while_the_show_is_down_says_so_once_and_keeps_the_change_pending
 
 
 def test_a_push_that_cannot_sign_in_keeps_every_change_pending_too(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     session = opened.session
     wait_synced(loop, session)
     edit_cities(opened, ["A", "B"])
@@ -113,9 +113,9 @@ def test_a_push_that_cannot_sign_in_keeps_every_change_pending_too(
 
 
 def test_the_summary_counts_what_was_pushed_and_failed_and_opens_the_failures(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     session = opened.session
     wait_synced(loop, session)
     ids = edit_cities(opened, ["One", "Two"])

@@ -548,11 +548,11 @@ def test_the_view_exports_its_rows_columns_and_order(grid: Grid, tmp_path: Path)
 
 
 def test_file_export_writes_the_current_tabs_view(
-    open_budget: Opener, loop: qasync.QEventLoop, tmp_path: Path
+    open_window: Opener, loop: qasync.QEventLoop, tmp_path: Path
 ) -> None:
     target = tmp_path / "view.xlsx"
     with SimServer(generate_show("tiny", seed=4), config()) as server:
-        opened = open_budget(profile_for(server), export_to=target)
+        opened = open_window(profile_for(server), export_to=target)
         wait_synced(loop, opened.session)
         window = opened.window
         tab = window.open_resource("customers")
@@ -582,9 +582,9 @@ def test_file_export_writes_the_current_tabs_view(
 # ------------------------------------------------------------------- push, partial failures
 
 
-def test_push_with_partial_failures_and_retry(open_budget: Opener, loop: qasync.QEventLoop) -> None:
+def test_push_with_partial_failures_and_retry(open_window: Opener, loop: qasync.QEventLoop) -> None:
     with SimServer(generate_show("tiny", seed=3), config()) as server:
-        opened = open_budget(profile_for(server))
+        opened = open_window(profile_for(server))
         session = opened.session
         wait_synced(loop, session)
         tab = opened.window.open_resource("customers")

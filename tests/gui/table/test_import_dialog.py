@@ -173,10 +173,10 @@ def test_a_file_that_is_not_a_table_is_reported(grid: Grid, qtbot: QtBot, tmp_pa
 
 
 def test_file_import_opens_the_dialog_on_the_current_tab(
-    open_budget: Opener, loop: qasync.QEventLoop, tmp_path: Path
+    open_window: Opener, loop: qasync.QEventLoop, tmp_path: Path
 ) -> None:
     with SimServer(generate_show("tiny", seed=5), config()) as server:
-        opened = open_budget(profile_for(server))
+        opened = open_window(profile_for(server))
         wait_synced(loop, opened.session)
         window = opened.window
         action = window.actions_["import"]

@@ -119,10 +119,10 @@ def test_the_stack_keeps_at_least_a_hundred_steps(editing: UndoableEdits) -> Non
 
 
 def test_the_window_edit_menu_undoes_and_redoes(
-    open_budget: Opener, loop: qasync.QEventLoop, qtbot: QtBot
+    open_window: Opener, loop: qasync.QEventLoop, qtbot: QtBot
 ) -> None:
     with SimServer(generate_show("tiny", seed=2), config()) as server:
-        opened = open_budget(profile_for(server))
+        opened = open_window(profile_for(server))
         wait_synced(loop, opened.session)
         window = opened.window
         undo, redo = window.actions_["undo"], window.actions_["redo"]

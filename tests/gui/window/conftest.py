@@ -12,6 +12,6 @@ from tests.gui.conftest import config
 
 @pytest.fixture
 def tiny_server() -> Iterator[SimServer]:
-    """The "tiny" generated show (seed 3) at 300 requests per window: tests wait on nothing."""
+    """The "tiny" generated show (seed 3) at 300 requests per span: tests wait on nothing."""
     with SimServer(generate_show("tiny", seed=3), config(rate_limit=300)) as running:
         yield running

@@ -21,9 +21,9 @@ from tests.gui.session.test_push_said import edit_cities
 
 
 def test_a_forms_save_counts_its_changes_in_words(
-    loop: qasync.QEventLoop, open_budget: Opener, tiny_server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer
 ) -> None:
-    opened = open_budget(profile_for(tiny_server))
+    opened = open_window(profile_for(tiny_server))
     wait_synced(loop, opened.session)
     _tab, form = customer_form(opened)
     said: list[str] = []
@@ -40,9 +40,9 @@ def test_refused_values_are_counted_in_words() -> None:
 
 
 def test_the_review_and_the_outbox_count_in_words(
-    loop: qasync.QEventLoop, open_budget: Opener, tiny_server: SimServer, qtbot: QtBot
+    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer, qtbot: QtBot
 ) -> None:
-    opened = open_budget(profile_for(tiny_server))
+    opened = open_window(profile_for(tiny_server))
     wait_synced(loop, opened.session)
     edit_cities(opened, ["Alone"])
     [change] = opened.session.outbox.changes(("pending",))

@@ -90,10 +90,10 @@ def test_a_forms_date_field_has_a_calendar_opening_at_today_too(qtbot: QtBot) ->
 
 
 def test_the_export_says_rows_and_offers_open_and_show_in_folder(
-    loop: qasync.QEventLoop, open_budget: Opener, tiny_server: SimServer, tmp_path: Path
+    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer, tmp_path: Path
 ) -> None:
     target = tmp_path / "customers.csv"
-    opened: Opened = open_budget(profile_for(tiny_server), export_to=target)
+    opened: Opened = open_window(profile_for(tiny_server), export_to=target)
     wait_synced(loop, opened.session)
     opened.window.export_resource("customers")
 
@@ -147,9 +147,9 @@ def test_every_dialog_title_says_what_it_is(grid: Grid, tmp_path: Path) -> None:
 
 
 def test_a_show_export_says_rows_and_offers_open_and_show_in_folder(
-    loop: qasync.QEventLoop, open_budget: Opener, tiny_server: SimServer, tmp_path: Path
+    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer, tmp_path: Path
 ) -> None:
-    dialog = open_exports(loop, open_budget, tiny_server, "Customer list")
+    dialog = open_exports(loop, open_window, tiny_server, "Customer list")
     assert not dialog.open_button.isEnabled()  # nothing saved yet
     rows = run_and_save(loop, dialog, tmp_path)
     assert dialog.saved_to is not None

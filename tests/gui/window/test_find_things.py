@@ -20,8 +20,8 @@ from tests.gui.conftest import Opened, Opener, profile_for, wait_synced
 
 
 @pytest.fixture
-def opened(loop: qasync.QEventLoop, open_budget: Opener, tiny_server: SimServer) -> Opened:
-    opened: Opened = open_budget(profile_for(tiny_server))
+def opened(loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer) -> Opened:
+    opened: Opened = open_window(profile_for(tiny_server))
     wait_synced(loop, opened.session)
     return opened
 

@@ -31,8 +31,8 @@ def server() -> Iterator[SimServer]:
 
 
 @pytest.fixture
-def opened(loop: qasync.QEventLoop, open_budget: Opener, server: SimServer) -> Opened:
-    window = open_budget(profile_for(server))
+def opened(loop: qasync.QEventLoop, open_window: Opener, server: SimServer) -> Opened:
+    window = open_window(profile_for(server))
     wait_synced(loop, window.session)
     return window
 

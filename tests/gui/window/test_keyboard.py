@@ -19,9 +19,9 @@ from tests.gui.conftest import Opened, Opener, profile_for, wait_synced
 
 @pytest.fixture
 def opened(
-    loop: qasync.QEventLoop, open_budget: Opener, tiny_server: SimServer, qtbot: QtBot
+    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer, qtbot: QtBot
 ) -> Opened:
-    opened: Opened = open_budget(profile_for(tiny_server))
+    opened: Opened = open_window(profile_for(tiny_server))
     wait_synced(loop, opened.session)
     with qtbot.waitActive(opened.window):
         opened.window.activateWindow()

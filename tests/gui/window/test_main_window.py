@@ -28,9 +28,9 @@ def server() -> Iterator[SimServer]:
 
 
 def test_the_show_opens_syncs_and_shows_its_tables(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened: Opened = open_budget(profile_for(server))
+    opened: Opened = open_window(profile_for(server))
     window, session = opened.window, opened.session
     wait_synced(loop, session)
 
@@ -78,10 +78,10 @@ def _tree_texts(window: MainWindow) -> list[str]:
 
 
 def test_the_countdown_runs_during_a_403_storm_and_clears_after(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    # Short windows: after the storm the cut pace waits for the window to clear (issue 12).
-    opened: Opened = open_budget(replace(profile_for(server), rate_window=1.0))
+    # Short spans: after the storm the cut pace waits for the budget to clear (issue 12).
+    opened: Opened = open_window(replace(profile_for(server), rate_window=1.0))
     wait_synced(loop, opened.session)
     pause = opened.window.status.pause
     server.start_storm(4)
@@ -104,18 +104,18 @@ def test_the_countdown_runs_during_a_403_storm_and_clears_after(
 
 
 def test_an_unreachable_show_opens_offline_and_pushes_when_it_is_back(
-    loop: qasync.QEventLoop, open_budget: Opener, tmp_path: Path
+    loop: qasync.QEventLoop, open_window: Opener, tmp_path: Path
 ) -> None:
     show = generate_show("tiny", seed=4)
     with SimServer(show, config()) as first:
         profile = profile_for(first, "Offline show")
         port = first.port
         # Fill the cache while the show is up, then take the show down.
-        online: Opened = open_budget(profile)
+        online: Opened = open_window(profile)
         wait_synced(loop, online.session)
         online.close()
 
-    opened: Opened = open_budget(profile)
+    opened: Opened = open_window(profile)
     session = opened.session
 
     async def scenario() -> None:
@@ -140,16 +140,16 @@ def test_an_unreachable_show_opens_offline_and_pushes_when_it_is_back(
 
 
 def test_open_tabs_and_geometry_come_back(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    first: Opened = open_budget(profile_for(server))
+    first: Opened = open_window(profile_for(server))
     wait_synced(loop, first.session)
     first.window.open_resource("warehouses")
     first.window.open_resource("customers")
     first.window.resize(640, 480)  # within the offscreen screen, so it is not clamped
     first.close()  # closing saves the window's state
 
-    again: Opened = open_budget(profile_for(server))
+    again: Opened = open_window(profile_for(server))
     wait_synced(loop, again.session)
     titles = [again.window.tabs.tabText(i) for i in range(again.window.tabs.count())]
     assert titles == ["Warehouses", "Customers"]
@@ -204,10 +204,10 @@ def test_the_first_run_dialog_offers_the_demo_or_a_real_show(qtbot: QtBot) -> No
 
 
 def test_export_from_the_tree_writes_the_file_without_blocking(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, tmp_path: Path
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, tmp_path: Path
 ) -> None:
     target = tmp_path / "customers.csv"
-    opened: Opened = open_budget(profile_for(server), export_to=target)
+    opened: Opened = open_window(profile_for(server), export_to=target)
     wait_synced(loop, opened.session)
     assert opened.window.tree is not None
     opened.window.tree.export_requested.emit("customers")

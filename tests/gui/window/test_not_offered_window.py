@@ -10,11 +10,11 @@ from tests.gui.conftest import Opener, config, profile_for, wait_synced
 
 
 def test_the_tree_greys_a_resource_the_show_does_not_offer(
-    loop: qasync.QEventLoop, open_budget: Opener
+    loop: qasync.QEventLoop, open_window: Opener
 ) -> None:
     show = generate_show("tiny", seed=2)
     with SimServer(show, config(missing=frozenset({"brokers"}))) as server:
-        opened = open_budget(profile_for(server))
+        opened = open_window(profile_for(server))
         wait_synced(loop, opened.session)
         window, cache = opened.window, opened.session.cache
         assert window.tree is not None

@@ -24,11 +24,11 @@ def server() -> Iterator[SimServer]:
 
 
 def test_each_outbox_write_is_one_signal_that_the_views_follow(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, monkeypatch: pytest.MonkeyPatch
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     yes = QMessageBox.StandardButton.Yes
     monkeypatch.setattr(QMessageBox, "question", lambda *_args: yes)  # the user confirms
-    opened: Opened = open_budget(profile_for(server))
+    opened: Opened = open_window(profile_for(server))
     window, session = opened.window, opened.session
     wait_synced(loop, session)
     customers = window.open_resource("customers")

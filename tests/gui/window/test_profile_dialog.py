@@ -141,7 +141,7 @@ def test_save_writes_the_profile_and_the_secret_to_the_keyring(
     assert dialog.client_secret.echoMode() == dialog.client_secret.EchoMode.Password
     fill(dialog, a_profile("Fall show", "FALL-1"), secret="top-secret")
     dialog.rate_limit.setValue(120)
-    dialog.rate_window.setValue(30)
+    dialog.rate_span.setValue(30)
     dialog.reserve.setValue(25)
     dialog.credential_style.setCurrentText("Basic header")
     with qtbot.waitSignal(dialog.saved, timeout=1000) as blocker:

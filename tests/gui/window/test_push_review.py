@@ -28,11 +28,11 @@ def server() -> Iterator[SimServer]:
 
 
 def opened_with(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, **settings: object
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, **settings: object
 ) -> Opened:
     profile: Profile = replace(profile_for(server), **settings)  # type: ignore[arg-type]
     ProfileStore().save(profile)
-    opened = open_budget(profile)
+    opened = open_window(profile)
     wait_synced(loop, opened.session)
     return opened
 
@@ -48,9 +48,9 @@ def review(opened: Opened) -> PushReviewDialog:
 
 
 def test_a_large_push_is_reviewed_first_and_dont_ask_again_is_kept(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = opened_with(loop, open_budget, server, review_push_over=2)
+    opened = opened_with(loop, open_window, server, review_push_over=2)
     before = puts(server)
     edit_cities(opened, ["Alpha", "Beta", "Gamma"])
     opened.window.actions_["push"].trigger()
@@ -81,9 +81,9 @@ def test_a_large_push_is_reviewed_first_and_dont_ask_again_is_kept(
 
 
 def test_cancelling_the_review_sends_nothing_and_keeps_the_changes(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = opened_with(loop, open_budget, server, review_push_over=1)
+    opened = opened_with(loop, open_window, server, review_push_over=1)
     before = puts(server)
     edit_cities(opened, ["Alpha", "Beta"])
     opened.window.actions_["push"].trigger()
@@ -93,9 +93,9 @@ def test_cancelling_the_review_sends_nothing_and_keeps_the_changes(
 
 
 def test_save_queues_the_record_then_pushes_it_through_the_same_review(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = opened_with(loop, open_budget, server, push_on_save=True, review_push_over=0)
+    opened = opened_with(loop, open_window, server, push_on_save=True, review_push_over=0)
     tab = opened.window.open_resource("customers")
     assert tab is not None and tab.form is not None
     tab.table.setCurrentIndex(tab.model.index(0, 0))
@@ -112,9 +112,9 @@ def test_save_queues_the_record_then_pushes_it_through_the_same_review(
 
 
 def test_save_without_the_setting_only_queues(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = opened_with(loop, open_budget, server, push_on_save=False)
+    opened = opened_with(loop, open_window, server, push_on_save=False)
     tab = opened.window.open_resource("customers")
     assert tab is not None and tab.form is not None
     tab.table.setCurrentIndex(tab.model.index(0, 0))
@@ -126,12 +126,12 @@ def test_save_without_the_setting_only_queues(
 
 
 def test_the_offer_to_push_when_the_show_answers_again_goes_through_the_review(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
     """ "The show answers again — push N now?" is a push like Ctrl+S: a large one is reviewed
     first, and nothing reaches the show before the review is answered."""
     show, port = server.show, server.port
-    opened = opened_with(loop, open_budget, server, review_push_over=2)
+    opened = opened_with(loop, open_window, server, review_push_over=2)
     session = opened.session
     ids = edit_cities(opened, ["Alpha", "Beta", "Gamma"])
     server.stop()

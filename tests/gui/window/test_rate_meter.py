@@ -32,10 +32,10 @@ def used(text: str) -> int:
 
 
 def test_status_bar_and_outbox_footer_show_one_number_from_every_process_decaying_idle(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
     profile = replace(profile_for(server), rate_window=3.0)
-    opened = open_budget(profile)
+    opened = open_window(profile)
     wait_synced(loop, opened.session)
     edit_cities(opened, ["Metered"])
     view = opened.window.show_outbox()
@@ -55,18 +55,18 @@ def test_status_bar_and_outbox_footer_show_one_number_from_every_process_decayin
             assert handle is not None
             history.finish(time.monotonic(), True, handle)
         loop.run_until_complete(until(lambda: used(budget.text()) == 5 and agree(), within=10))
-        # Idle: the requests leave the window and the number goes back to 0, both places alike.
+        # Idle: the requests leave the budget and the number goes back to 0, both places alike.
         loop.run_until_complete(until(lambda: used(budget.text()) == 0 and agree(), within=20))
     finally:
         history.close()
 
 
 def test_a_request_held_back_for_budget_says_how_long(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
     # A tight budget: 4 requests per 20 s, no share kept for interactive work.
     profile = replace(profile_for(server), rate_limit=4, rate_window=20.0, interactive_reserve=0.0)
-    opened = open_budget(profile)
+    opened = open_window(profile)
     session, status = opened.session, opened.window.status
     seen: list[str] = []
 

@@ -32,9 +32,9 @@ def server() -> Iterator[SimServer]:
 
 
 def test_the_start_page_fills_the_centre_until_a_tab_opens(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = open_budget(profile_for(server, "Spring show"))
+    opened = open_window(profile_for(server, "Spring show"))
     window, session = opened.window, opened.session
     wait_synced(loop, session)
     page = window.start_page
@@ -56,9 +56,9 @@ def test_the_start_page_fills_the_centre_until_a_tab_opens(
 
 
 def test_the_start_page_follows_the_outbox_and_the_push(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, qtbot: QtBot
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot
 ) -> None:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     window, session = opened.window, opened.session
     wait_synced(loop, session)
     page = window.start_page
@@ -86,9 +86,9 @@ def test_the_start_page_follows_the_outbox_and_the_push(
 
 
 def test_a_hidden_start_page_reads_its_figures_when_shown_again(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, qtbot: QtBot
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot
 ) -> None:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     window, session = opened.window, opened.session
     wait_synced(loop, session)
     window.open_resource("warehouses")
@@ -103,9 +103,9 @@ def test_a_hidden_start_page_reads_its_figures_when_shown_again(
 
 
 def test_the_form_is_a_side_panel_that_keeps_its_width_and_hides_on_purpose(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, qtbot: QtBot
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot
 ) -> None:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     window = opened.window
     window.resize(1500, 900)
     wait_synced(loop, opened.session)
@@ -136,9 +136,9 @@ def test_the_form_is_a_side_panel_that_keeps_its_width_and_hides_on_purpose(
 
 
 def test_a_products_panels_get_real_room_under_its_form(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, qtbot: QtBot
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot
 ) -> None:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     window = opened.window
     window.resize(1600, 1000)
     wait_synced(loop, opened.session)
@@ -207,9 +207,9 @@ def test_switching_profiles_keeps_the_layout_and_each_shows_filters(
 
 
 def test_an_orders_lines_get_the_same_room(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, qtbot: QtBot
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot
 ) -> None:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     opened.window.resize(1600, 1000)
     wait_synced(loop, opened.session)
     tab = opened.window.open_resource("orders")
@@ -221,9 +221,9 @@ def test_an_orders_lines_get_the_same_room(
 
 
 def test_the_start_pages_import_opens_the_resource_and_asks_for_a_file(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened = open_budget(profile_for(server))
+    opened = open_window(profile_for(server))
     window = opened.window
     wait_synced(loop, opened.session)
     tab = window.open_resource("customers")

@@ -16,10 +16,10 @@ from tests.gui.conftest import Opener, config, profile_for, save_screenshot, unt
 
 
 def test_screenshots_of_the_demo(
-    loop: qasync.QEventLoop, open_budget: Opener, tmp_path: Path
+    loop: qasync.QEventLoop, open_window: Opener, tmp_path: Path
 ) -> None:
     with SimServer(generate_show("demo", seed=1), config()) as server:
-        opened = open_budget(profile_for(server, "Demo show"))
+        opened = open_window(profile_for(server, "Demo show"))
         window, session = opened.window, opened.session
         window.resize(1400, 850)
         wait_synced(loop, session)

@@ -26,10 +26,10 @@ def update(record: dict[str, Any], **fields: Any) -> NewChange:
 
 
 def test_screenshots_of_the_orders_and_the_history(
-    loop: qasync.QEventLoop, open_budget: Opener, tmp_path: Path
+    loop: qasync.QEventLoop, open_window: Opener, tmp_path: Path
 ) -> None:
     with SimServer(generate_show("demo", seed=1), config()) as server:
-        opened = open_budget(profile_for(server, "Demo show"))
+        opened = open_window(profile_for(server, "Demo show"))
         window, session = opened.window, opened.session
         window.resize(1600, 1000)
         wait_synced(loop, session)

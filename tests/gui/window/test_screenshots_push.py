@@ -20,12 +20,12 @@ from tests.gui.session.test_push_said import edit_cities, push_and_wait
 
 
 def test_screenshots_of_a_push(
-    loop: qasync.QEventLoop, open_budget: Opener, tmp_path: Path
+    loop: qasync.QEventLoop, open_window: Opener, tmp_path: Path
 ) -> None:
     with SimServer(generate_show("demo", seed=1), config()) as server:
         profile = replace(profile_for(server, "Demo show"), review_push_over=5)
         ProfileStore().save(profile)
-        opened = open_budget(profile)
+        opened = open_window(profile)
         window, session = opened.window, opened.session
         window.resize(1600, 1000)
         wait_synced(loop, session)

@@ -19,10 +19,10 @@ pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")
 
 
 def test_screenshot_of_the_keyboard_shortcuts(
-    loop: qasync.QEventLoop, open_budget: Opener, tmp_path: Path
+    loop: qasync.QEventLoop, open_window: Opener, tmp_path: Path
 ) -> None:
     with SimServer(generate_show("demo", seed=1), config()) as server:
-        opened = open_budget(profile_for(server, "Demo show"))
+        opened = open_window(profile_for(server, "Demo show"))
         window = opened.window
         window.resize(1600, 1000)
         wait_synced(loop, opened.session)

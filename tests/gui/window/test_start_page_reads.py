@@ -84,11 +84,11 @@ def waits(qtbot: QtBot) -> Callable[[Callable[[], bool]], None]:
 
 @pytest.fixture
 def spring(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, held: HeldReads
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, held: HeldReads
 ) -> Opened:
     """The Spring show's window, synced (its reads not held yet)."""
     held.release()
-    opened = open_budget(profile_for(server, "Spring show"))
+    opened = open_window(profile_for(server, "Spring show"))
     wait_synced(loop, opened.session)
     return opened
 
@@ -131,10 +131,10 @@ def test_a_refresh_during_a_read_is_one_read_after_it_and_shows_the_newest(
 
 
 def test_a_read_for_the_profile_left_never_shows(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, qtbot: QtBot,
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot,
     spring: Opened, held: HeldReads,
 ) -> None:  # fmt: skip
-    autumn = open_budget(profile_for(server, "Autumn show"))
+    autumn = open_window(profile_for(server, "Autumn show"))
     wait_synced(loop, autumn.session)
     add_changes(spring.session, 3)
     page = spring.window.start_page

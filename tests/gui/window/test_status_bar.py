@@ -34,11 +34,11 @@ class Progress:
 def state(
     used: int = 182,
     limit: int = 300,
-    window: float = 60.0,
+    span: float = 60.0,
     paused_until: float | None = None,
     attempt: int = 0,
 ) -> GovernorState:
-    return GovernorState(used, limit, window, paused_until, attempt, 8)
+    return GovernorState(used, limit, span, paused_until, attempt, 8)
 
 
 @pytest.fixture
@@ -72,12 +72,12 @@ def test_online_and_offline_with_the_data_age(bar: ShowStatusBar) -> None:
 
 
 @pytest.mark.parametrize(
-    ("window", "text"),
+    ("span", "text"),
     [(60.0, "182/300 this minute"), (5.0, "182/300 per 5 s"), (3600.0, "182/300 this hour")],
 )
-def test_rate_budget(bar: ShowStatusBar, window: float, text: str) -> None:
+def test_rate_budget(bar: ShowStatusBar, span: float, text: str) -> None:
     assert not shown(bar.budget)
-    bar.on_governor_changed(state(window=window))
+    bar.on_governor_changed(state(span=span))
     assert bar.budget.text() == text and shown(bar.budget)
 
 

@@ -33,17 +33,17 @@ def quick_heartbeat(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(team_link, "HEARTBEAT_MS", 200)
 
 
-def open_team_window(open_budget: Opener, server: SimServer, url: str) -> Opened:
+def open_team_window(open_window: Opener, server: SimServer, url: str) -> Opened:
     profile = replace(profile_for(server), team_url=url, team_member="ann")
-    return open_budget(profile)
+    return open_window(profile)
 
 
 @pytest.fixture
 def ann(
-    loop: qasync.QEventLoop, open_budget: Opener, tiny_server: SimServer, team_url: str
+    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer, team_url: str
 ) -> Opened:
     """Ann's window on the team's show, once it has read the team (she alone is online)."""
-    opened = open_team_window(open_budget, tiny_server, team_url)
+    opened = open_team_window(open_window, tiny_server, team_url)
     wait_for(loop, lambda: team_text(opened) == "Team: 1 online")
     return opened
 
@@ -119,13 +119,13 @@ def own_server() -> Iterator[ThrowawayPostgres]:
 
 def test_a_stopped_database_is_said_and_the_window_works_on(
     loop: qasync.QEventLoop,
-    open_budget: Opener,
+    open_window: Opener,
     tiny_server: SimServer,
     own_server: ThrowawayPostgres,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("PGPASSFILE", str(own_server.pgpass))
-    opened = open_team_window(open_budget, tiny_server, own_server.create_database())
+    opened = open_team_window(open_window, tiny_server, own_server.create_database())
     wait_synced(loop, opened.session)
     wait_for(loop, lambda: team_text(opened) == "Team: 1 online")
     errors: list[str] = []
@@ -175,9 +175,9 @@ def test_the_team_closes_with_the_session(
 
 
 def test_a_solo_window_has_no_team(
-    loop: qasync.QEventLoop, open_budget: Opener, tiny_server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer
 ) -> None:
-    opened = open_budget(profile_for(tiny_server))
+    opened = open_window(profile_for(tiny_server))
     session: ShowSession = opened.session
     assert session.team is None
     assert not opened.window.status.team.isVisibleTo(opened.window)

@@ -41,10 +41,10 @@ def quick_heartbeat(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def ann(
-    loop: qasync.QEventLoop, open_budget: Opener, tiny_server: SimServer, team_url: str
+    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer, team_url: str
 ) -> Opened:
     """Ann's window on the team's show, synced (she led the team's first sync)."""
-    opened = open_team_window(open_budget, tiny_server, team_url)
+    opened = open_team_window(open_window, tiny_server, team_url)
     wait_synced(loop, opened.session)
     wait_for(loop, lambda: opened.session.team_work is not None
              and opened.session.team_work.shared is not None)  # fmt: skip
@@ -77,7 +77,7 @@ def count_requests(opened: Opened, monkeypatch: pytest.MonkeyPatch) -> list[str]
 def test_the_windows_client_paces_against_the_teams_budget(ann: Opened) -> None:
     assert isinstance(ann.session.client.governor._budget, TeamBudget)
     rows = query(ann.session.profile.team_url or "", "SELECT count(*) FROM team_requests")
-    assert rows[0][0] > 0  # the window's sync was counted in the team's window
+    assert rows[0][0] > 0  # the window's sync was counted in the team's budget
 
 
 def test_a_teammates_sync_lands_in_the_open_window_with_no_request_from_it(
@@ -179,10 +179,10 @@ def test_a_teammates_pending_change_is_tinted_with_who_and_when(
 
 
 def test_a_team_database_down_at_opening_is_said_and_nothing_is_pushed_around_it(
-    loop: qasync.QEventLoop, open_budget: Opener, tiny_server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer
 ) -> None:
     down = f"postgresql://nobody@127.0.0.1:{free_port()}/team"  # nothing listens there
-    opened = open_team_window(open_budget, tiny_server, down)
+    opened = open_team_window(open_window, tiny_server, down)
     session, said = opened.session, []
     session.problem.connect(said.append)
     assert not isinstance(session.client.governor._budget, TeamBudget)  # this machine's
@@ -211,7 +211,7 @@ def test_the_status_bar_names_the_sync_holder_and_the_teams_budget_use(
 ) -> None:
     facts = ann.window.status.team_facts
     wait_for(loop, lambda: "budget " in facts.text())
-    assert " of 300 in 60 s" in facts.text()  # the team's window, from the database
+    assert " of 300 in 60 s" in facts.text()  # the team's budget, from the database
     query(team_url, "UPDATE team_sync_lead SET member = 'ben', since = clock_timestamp(), "
           "expires = clock_timestamp() + interval '2 min', generation = generation + 1 "
           "RETURNING 1")  # fmt: skip
@@ -223,11 +223,11 @@ def test_the_status_bar_names_the_sync_holder_and_the_teams_budget_use(
 
 
 def test_closing_the_window_mid_sync_hands_the_teams_sync_back_at_once(
-    loop: qasync.QEventLoop, open_budget: Opener, team_url: str
+    loop: qasync.QEventLoop, open_window: Opener, team_url: str
 ) -> None:
     slow = generate_show("tiny", seed=3)
     with SimServer(slow, config(rate_limit=12)) as server:  # the sync outlasts the test
-        opened = open_team_window(open_budget, server, team_url)
+        opened = open_team_window(open_window, server, team_url)
         lead = "SELECT member, released_by FROM team_sync_lead"
         wait_for(loop, lambda: query(team_url, lead)[0][0] == "ann")  # she syncs for the team
         opened.close()  # the window closed (or another profile opened) mid-sync

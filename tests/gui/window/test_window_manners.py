@@ -40,9 +40,9 @@ def _contrast(a: QColor, b: QColor) -> float:
 
 
 def test_standard_shortcuts_are_the_ones_people_expect(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer, qtbot: QtBot
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot
 ) -> None:
-    opened: Opened = open_budget(profile_for(server))
+    opened: Opened = open_window(profile_for(server))
     window, session = opened.window, opened.session
     wait_synced(loop, session)
     keys = {name: action.shortcuts() for name, action in window.actions_.items()}
@@ -71,9 +71,9 @@ def test_standard_shortcuts_are_the_ones_people_expect(
 
 
 def test_toolbar_actions_have_scalable_icons(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened: Opened = open_budget(profile_for(server))
+    opened: Opened = open_window(profile_for(server))
     wait_synced(loop, opened.session)
     on_toolbar = [spec for spec in ACTIONS if spec.toolbar]
     assert on_toolbar
@@ -85,9 +85,9 @@ def test_toolbar_actions_have_scalable_icons(
 
 
 def test_a_push_shows_its_progress_and_clears(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened: Opened = open_budget(profile_for(server))
+    opened: Opened = open_window(profile_for(server))
     window, session = opened.window, opened.session
     wait_synced(loop, session)
     seen: list[str] = []
@@ -134,9 +134,9 @@ def test_status_colours_read_on_a_dark_palette(qtbot: QtBot) -> None:
 
 
 def test_a_sync_refreshes_only_what_changed_and_keeps_the_current_record(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
-    opened: Opened = open_budget(profile_for(server))
+    opened: Opened = open_window(profile_for(server))
     window, session = opened.window, opened.session
     wait_synced(loop, session)
     tab = window.open_resource("customers")

@@ -5,5 +5,5 @@ from tests.gui.conftest import (  # noqa: F401  (fixtures: pytest finds them by 
     collect_on_the_gui_thread,
     loop,
     no_leftover_windows,
-    open_budget,
+    open_window,
 )

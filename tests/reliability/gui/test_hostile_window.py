@@ -113,12 +113,12 @@ def test_a_read_only_profile_is_not_opened_and_the_user_is_told_why(
 
 
 def test_a_full_disk_stops_the_sync_and_refuses_a_paste_saying_why(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
     profile = profile_for(server, NAME)
     before = with_pending_edit(server, profile)
     with full_disk():
-        opened = open_budget(profile)
+        opened = open_window(profile)
     said: list[str] = []
     opened.session.problem.connect(said.append)
     wait_synced(loop, opened.session)
@@ -187,12 +187,12 @@ def test_a_keyring_that_is_missing_or_refuses_asks_for_the_secret_and_says_why(
 
 
 def test_an_unreachable_show_opens_offline_says_why_and_keeps_every_edit(
-    loop: qasync.QEventLoop, open_budget: Opener, server: SimServer
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
 ) -> None:
     nowhere = f"http://127.0.0.1:{closed_port()}"
     profile = Profile(NAME, f"{nowhere}/api/v1", f"{nowhere}/auth/oauth/token", "GUI-SHOW")
     before = with_pending_edit(server, profile)
-    opened = open_budget(profile)
+    opened = open_window(profile)
     session, window = opened.session, opened.window
     said: list[str] = []
     session.problem.connect(said.append)
@@ -221,7 +221,7 @@ def test_an_unreachable_show_opens_offline_says_why_and_keeps_every_edit(
 
 
 def test_a_server_clock_hours_ahead_loses_no_change(
-    loop: qasync.QEventLoop, open_budget: Opener
+    loop: qasync.QEventLoop, open_window: Opener
 ) -> None:
     def ahead() -> str:
         moment = datetime.now(UTC) + timedelta(hours=20)
@@ -229,7 +229,7 @@ def test_a_server_clock_hours_ahead_loses_no_change(
 
     skewed = SimConfig(show_id="GUI-SHOW", client_secret=SECRET, token_lifetime=2.0)
     with SimServer(generate_show("tiny", seed=6, clock=ahead), skewed) as server:
-        opened = open_budget(profile_for(server, NAME))
+        opened = open_window(profile_for(server, NAME))
         wait_synced(loop, opened.session)
         record = server.show.records("customers")[3]
         server.show.replace("customers", record["id"], {**record, "city": "Tomorrow"})
