@@ -55,6 +55,7 @@ def _said(ws: Workspace, report: PushReport, sent: ChangeNumbers) -> int:
     settled = ws.outbox.changes(("failed", "conflict"))
     for line in outcome_lines([c for c in settled if c.seq in sent], ws.registry):
         out.warn(line)
+    sent.extend(report.parts)  # the fields the show took of a change it partly refused
     _changes_json(ws, sent)
     out.set(applied=report.done, failed=report.failed, conflicts=report.conflicts,
             found_on_server=report.found_on_server, unreachable=report.unreachable)  # fmt: skip
@@ -139,7 +140,8 @@ def _change_json(change: Change, ws: Workspace) -> dict[str, Any]:
     unsettled = change.state in ("failed", "conflict")
     return {
         "id": change.seq, "resource": change.resource, "record_id": change.effective_id,
-        "key": change.key_value, "op": change.op, "result": RESULTS.get(change.state, "pending"),
+        "key": change.key_value, "op": change.op, "fields": list(change.changed_fields),
+        "result": RESULTS.get(change.state, "pending"),
         "message": change_line(change, ws.registry) if unsettled else None,
         "server": change.response if unsettled else None,
     }  # fmt: skip
@@ -160,6 +162,10 @@ class ChangeNumbers:
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._seqs)
+
+    def extend(self, seqs: Iterable[int]) -> None:
+        """Changes the push wrote itself (numbered after every other): kept in order."""
+        self._seqs.extend(sorted(seqs))
 
     def __len__(self) -> int:
         return len(self._seqs)

@@ -11,6 +11,7 @@ holds.
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -186,3 +187,20 @@ def test_a_create_applied_then_answered_502_is_found_not_failed(
     again = desk("push", "--retry-failed")
     assert again.code == 0, again.text
     assert all(desk.target.creates("customers", f"NEW-{n}") == 1 for n in range(5))
+
+
+def test_push_json_lists_the_fields_that_landed_and_the_field_refused(
+    desk: Showdesk, show: WritesShow
+) -> None:
+    """A change of city and email on a show that keeps its email: `push --json` lists the city
+    as applied and the email as failed with the show's value — every field the push settled."""
+    show.ignore_field = "email"
+    rows = import_rows(desk, [{"city": "Split city", "email": "split@example.org"}], [])
+    pushed = desk("push", "--json")
+    assert pushed.code == 1, pushed.text
+    document = json.loads(pushed.out.splitlines()[-1])
+    changes = document["changes"]
+    assert {str(c["record_id"]) for c in changes} == {str(rows[0]["id"])}, document
+    results = sorted((tuple(c["fields"]), c["result"]) for c in changes)
+    assert results == [(("city",), "applied"), (("email",), "failed")], document
+    assert document["applied"] == 1 and document["failed"] == 1, document

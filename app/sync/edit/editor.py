@@ -48,20 +48,28 @@ from app.sync.edit.special_changes import (
 )
 from app.sync.edit.staging import Seen, Staged
 from app.sync.edit.undo import UndoSteps
-from app.sync.edit.values import FieldEdit, Rejected, can_edit, coerced, required_fields, write_op
+from app.sync.edit.values import (
+    FieldEdit,
+    Rejected,
+    can_edit,
+    coerced,
+    given_kinds,
+    required_fields,
+    write_op,
+)
 
 __all__ = [
     "Editor",
     "FieldEdit",
     "Rejected",
-    "Seen",  # the records as a gesture read them: app/sync/edit/staging.py's
-    "Staged",  # what `stage` did: app/sync/edit/staging.py's
     "UnknownOperation",
     "can_edit",
     "is_record_change",
     "required_fields",
     "write_op",
 ]
+
+KIND_SAMPLE = 20  # cached records read to learn how the show gives a resource's fields
 
 _UNSETTLED: tuple[State, ...] = (
     UNSETTLED  # what Editor.current lays over (app/sync/edit/overlay.py)
@@ -76,6 +84,14 @@ class Editor(UndoSteps):
         self.cache = cache
         self.outbox = outbox
         self.registry = registry
+        self._kinds: dict[str, dict[str, Any]] = {}  # given_kinds, read once per resource
+
+    def given_kinds(self, slug: str) -> dict[str, Any]:
+        """How the show gives this resource's fields (a number or text), from a few cached
+        records: a value typed into an empty field goes in as the show would give it."""
+        if slug not in self._kinds:
+            self._kinds[slug] = given_kinds(self.cache.records(slug, limit=KIND_SAMPLE))
+        return self._kinds[slug]
 
     def current(self, slug: str, record_id: str) -> dict[str, Any] | None:
         """The record with its unsettled changes laid over the cached server version."""
@@ -151,7 +167,8 @@ class Editor(UndoSteps):
         op = write_op(res, "create")
         if op is None:
             return None, [Rejected(FieldEdit("new", res.key, None), _cannot(res, "created"))]
-        record, rejected = coerced(res, {}, [FieldEdit("new", k, v) for k, v in values.items()])
+        edits = [FieldEdit("new", k, v) for k, v in values.items()]
+        record, rejected = coerced(res, {}, edits, like=self.given_kinds(slug))
         # A bulk-created record's key may be the server's to give (an order line's orderLineID).
         if not rejected and not record.get(res.key) and res.key != "id" and op == "create":
             rejected.append(Rejected(FieldEdit("new", res.key, None), "is required"))
@@ -248,7 +265,10 @@ class Editor(UndoSteps):
         if view is None:
             staged.rejected += [Rejected(e, "this record no longer exists") for e in edits]
             return
-        record, rejected = coerced(res, view, edits)
+        empty = any(view.get(e.field) is None for e in edits)
+        record, rejected = coerced(
+            res, view, edits, like=self.given_kinds(res.slug) if empty else None
+        )
         staged.rejected += rejected
         if record != view:
             staged.records[record_id] = record

@@ -10,11 +10,12 @@ edit is made.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from app.api.errors import InvalidValue
+from app.api.record_shape import like_given
 from app.api.registry import Resource
 from app.sync.change_rules import sendable_fields
 
@@ -64,14 +65,20 @@ class Rejected:
 
 
 def coerced(
-    res: Resource, view: Mapping[str, Any], edits: Sequence[FieldEdit]
+    res: Resource,
+    view: Mapping[str, Any],
+    edits: Sequence[FieldEdit],
+    like: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[Rejected]]:
     """Apply edits through the model; keep the valid ones. All at once when they are all valid
-    (the usual case: one validation per record), else one field at a time to find the bad."""
+    (the usual case: one validation per record), else one field at a time to find the bad.
+    A text typed for a field the show gives as a number — in this record, else in `like` (how
+    the show gives the resource's fields: `given_kinds`) — goes in as that number (issue 28)."""
     from app.api.models import MODELS, validate_record  # pydantic: after the first paint
 
     model = MODELS[res.model]
     record = dict(view)
+    edits = [_as_given(e, view, like or {}) for e in edits]
     rejected = _clearing_required(res, view, edits)
     refused = {id(r.edit) for r in rejected}
     edits = [e for e in edits if id(e) not in refused]
@@ -95,6 +102,23 @@ def coerced(
             continue
         record[edit.field] = coerced.get(edit.field)
     return record, rejected
+
+
+def given_kinds(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """A value of each field as the show gives it, from a few of a resource's records (the first
+    that is not empty): whether the show writes a reference as a number or as text."""
+    kinds: dict[str, Any] = {}
+    for record in records:
+        for name, value in record.items():
+            if kinds.get(name) is None and not is_empty(value):
+                kinds[name] = value
+    return kinds
+
+
+def _as_given(edit: FieldEdit, view: Mapping[str, Any], like: Mapping[str, Any]) -> FieldEdit:
+    before = view.get(edit.field)
+    given = like_given(like.get(edit.field) if before is None else before, edit.value)
+    return edit if given is edit.value else edit._replace(value=given)
 
 
 def _clearing_required(

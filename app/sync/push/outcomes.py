@@ -36,6 +36,9 @@ class PushReport:
     errors: list[str] = field(default_factory=list)
     unreachable: str | None = None  # why the show could not be reached: the rest stays pending
     kept: int = 0  # changes left pending because the show could not be reached
+    # changes the push wrote itself: the fields of a change the show took where it refused
+    # others (app/sync/push/write_answers.py), applied as changes of their own
+    parts: list[int] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:

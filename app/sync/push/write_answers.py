@@ -120,6 +120,7 @@ def _settle_part(
     part = outbox.get(seq)
     assert part is not None  # just written
     outcomes.total += 1
+    outcomes.report.parts.append(seq)
     outcomes.answered([part], record, None)
     outbox.narrow(change.seq, tuple(refused))  # the change the user sees keeps what failed
     outcomes.fail(dataclasses.replace(change, changed_fields=tuple(refused)), message, None)

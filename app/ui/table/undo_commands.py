@@ -26,8 +26,9 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from app.api.registry import Resource
-from app.sync.edit.editor import Editor, FieldEdit, Rejected, Seen
+from app.sync.edit.editor import Editor, FieldEdit, Rejected
 from app.sync.edit.revert import CannotRevert
+from app.sync.edit.staging import Seen
 from app.sync.edit.undo import AlreadyPushed, EditStep, QueuedStep
 from app.wording.references import title_of
 from app.wording.words import count
