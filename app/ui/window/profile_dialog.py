@@ -11,8 +11,8 @@ tester is injectable so tests need no network. The list of saved profiles around
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
+import functools
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ from app.api.connection import Connection
 from app.api.registry import Registry
 from app.profile.connect import connection_for, registry_for
 from app.profile.settings import Profile, ProfileStore, SecretStore, secrets
+from app.ui.common.dialog_work import DialogWork
 from app.ui.common.palette import Hue, text_style
 from app.ui.window.team_settings import TeamSettings
 
@@ -84,7 +85,9 @@ class ProfileDialog(QDialog):
         self._secrets = secret_store
         self._tester = tester
         self._registry = registry
-        self._test: asyncio.Future[Any] | None = None
+        # the connection test: on the window's loop, or on a thread before that loop exists
+        self._test = DialogWork(self)
+        self._test.finished.connect(self._tested)
         self._keyring_warned = False
         self.setWindowTitle("Edit profile" if profile else "New profile")
         self._make_fields()
@@ -169,7 +172,8 @@ class ProfileDialog(QDialog):
         connection = connection_for(self.profile(), secret)
         self.test_button.setEnabled(False)
         self._show_result("Testing the connection…", ok=True)
-        self._test = asyncio.ensure_future(self._run_test(connection))
+        registry = self._registry or registry_for(self.profile())
+        self._test.start(functools.partial(self._check, connection, registry))
 
     def on_browse_clicked(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "CA bundle", "", "Certificates (*.pem *.crt)")
@@ -178,12 +182,13 @@ class ProfileDialog(QDialog):
 
     # -------------------------------------------------------------------------- internals
 
-    async def _run_test(self, connection: Connection) -> None:
-        registry = self._registry or registry_for(self.profile())
+    async def _check(self, connection: Connection, registry: Registry) -> ConnectionCheck:
         try:
-            result = await self._tester(connection, registry)
+            return await self._tester(connection, registry)
         except Exception as exc:  # a bug in the tester must still end in a visible answer
-            result = ConnectionCheck(False, "unexpected", f"The test itself failed: {exc}")
+            return ConnectionCheck(False, "unexpected", f"The test itself failed: {exc}")
+
+    def _tested(self, result: ConnectionCheck) -> None:
         self._show_result(result.message, ok=result.ok)
         self.test_details.setPlainText("\n".join(result.details))
         self.test_details.setVisible(bool(result.details))
@@ -227,8 +232,7 @@ class ProfileDialog(QDialog):
         return None
 
     def done(self, result: int) -> None:
-        if self._test is not None and not self._test.done():
-            self._test.cancel()
+        self._test.cancel()
         self.team.cancel_test()
         super().done(result)
 

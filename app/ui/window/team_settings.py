@@ -11,6 +11,7 @@ connect may take seconds) and says the result in words.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QLineEdit, QPushButton, QWidget
 
 from app.profile.settings import Profile, SecretStore
+from app.ui.common.dialog_work import DialogWork
 from app.ui.common.palette import Hue, text_style
 
 URL_HINT = "postgresql://user@server/database — empty: work on your own"
@@ -39,7 +41,8 @@ class TeamSettings(QGroupBox):
         super().__init__("Team", parent)
         self._secrets = secrets
         self._current = current  # the profile as the dialog has it now
-        self._test: asyncio.Future[Any] | None = None
+        self._test = DialogWork(self)  # on the window's loop, or a thread before it exists
+        self._test.finished.connect(self._tested)
         self.url = QLineEdit(self, placeholderText=URL_HINT)
         self.url_error = QLabel(self, wordWrap=True)
         self.url_error.setStyleSheet(text_style(Hue.ERROR))
@@ -110,8 +113,7 @@ class TeamSettings(QGroupBox):
         return True
 
     def cancel_test(self) -> None:
-        if self._test is not None and not self._test.done():
-            self._test.cancel()
+        self._test.cancel()
 
     # ------------------------------------------------------------------------------ slots
 
@@ -134,15 +136,10 @@ class TeamSettings(QGroupBox):
             return
         self.test_button.setEnabled(False)
         self._say("Testing the team database…", ok=True)
-        self._test = asyncio.ensure_future(self._run_test(profile, self.password.text() or None))
+        self._test.start(functools.partial(_check, profile, self.password.text() or None))
 
-    async def _run_test(self, profile: Profile, password: str | None) -> None:
-        from app.profile.connect import check_team_connection
-
-        try:
-            ok, text = await asyncio.to_thread(check_team_connection, profile, password)
-        except Exception as exc:  # a bug in the test must still end in a visible answer
-            ok, text = False, f"The test itself failed: {exc}"
+    def _tested(self, answer: tuple[bool, str]) -> None:
+        ok, text = answer
         self._say(text, ok=ok)
         self.test_button.setEnabled(True)
         self.test_finished.emit(ok, text)
@@ -150,3 +147,12 @@ class TeamSettings(QGroupBox):
     def _say(self, text: str, *, ok: bool) -> None:
         self.result.setText(text)
         self.result.setStyleSheet(text_style(Hue.OK if ok else Hue.ERROR))
+
+
+async def _check(profile: Profile, password: str | None) -> tuple[bool, str]:
+    from app.profile.connect import check_team_connection
+
+    try:
+        return await asyncio.to_thread(check_team_connection, profile, password)
+    except Exception as exc:  # a bug in the test must still end in a visible answer
+        return False, f"The test itself failed: {exc}"

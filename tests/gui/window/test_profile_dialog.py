@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -326,3 +327,24 @@ def test_push_on_save_and_the_review_threshold_are_named_for_what_they_do_and_sa
     assert saved is not None and (saved.push_on_save, saved.review_push_over) == (True, 20)
     again = make(saved)
     assert again.push_on_save.isChecked() and again.review_push_over.value() == 20
+
+
+def test_test_connection_answers_before_the_windows_loop_exists(
+    qtbot: QtBot, make: Callable[..., ProfileDialog]
+) -> None:
+    """The first run's "Connect to a show" dialog opens before the window's asyncio loop is
+    made: its Test connection still answers (on a thread of its own), against the simulator."""
+    from app.sim import SimConfig, SimServer, generate_show
+
+    asyncio.set_event_loop(None)  # as at the first run: no asyncio loop at all yet
+    results: list[ConnectionCheck] = []
+    with SimServer(generate_show("tiny"), SimConfig(throttle=False)) as server:
+        dialog = make()
+        dialog.test_finished.connect(results.append)
+        fill(dialog, sim_profile(server.base_url, server.auth_url, server.show_id), "demo-secret")
+        dialog.test_button.click()
+        assert not dialog.test_button.isEnabled()
+        qtbot.waitUntil(lambda: bool(results), timeout=30_000)
+    assert results[0].ok, results[0]
+    assert dialog.test_result.text() == results[0].message
+    assert dialog.test_button.isEnabled()
