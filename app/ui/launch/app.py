@@ -81,9 +81,7 @@ def _run(
         def then() -> None:
             attach_log()
             set_version(app)
-            connected(window, desk.connect())
-            if desk.declined:  # its secret was asked for and not given: nothing stays open
-                window.close()
+            connected(window, desk.connect())  # no secret given: the show stays, offline
 
         after_first_paint(window, window.first_painted(), then)
         run_until_window_closed(loop, window, desk.close)
@@ -96,7 +94,7 @@ def _run(
             loop.close()
     if reporter.quit_requested:
         return EXIT_CRASHED
-    return EXIT_NOTHING_OPENED if desk.declined else 0
+    return 0
 
 
 def _open_at_start(desk: ShowDesk, demo: bool, profile_name: str | None) -> bool:

@@ -25,6 +25,7 @@ from app.profile.local_show import LocalShow, open_local
 from app.profile.settings import SECRET_ENV, Profile, ProfileStore, secrets
 from app.ui.launch.first_run import FirstRunDialog
 from app.ui.launch.session_start import connect_show
+from app.ui.launch.sign_in import SignInPrompt
 from app.ui.launch.single_instance import ProfileInUse, ProfileLock, in_use_elsewhere
 from app.ui.session.tasks import TaskRunner
 from app.ui.window.asking import ask_user, warning_box
@@ -66,7 +67,7 @@ class ShowDesk:
         self.ask: Ask = ask or functools.partial(_ask_user, window)
         self.tell: Tell = tell or functools.partial(_tell_user, window)
         self.refused: ProfileInUse | None = None
-        self.declined = False  # asked for a profile's secret, the user gave none
+        self.offline = False  # asked for a profile's secret, the user chose to work offline
         self.failed: StoreUnavailable | InvalidValue | None = None  # why a profile did not open
         # `showdesk` paints the show from disk first, then connects (`connect`, after the paint).
         self.connect_later = connect_later
@@ -103,6 +104,7 @@ class ShowDesk:
             self.cannot_open(profile, problem)
             return None
         self._open = stack
+        self.offline = False
         ProfileStore().set_last(profile.name)
         self.window.show_local(local)
         self._connect = functools.partial(self._connect_show, local, credentials)
@@ -117,7 +119,13 @@ class ShowDesk:
 
     def _connect_show(self, local: LocalShow, credentials: Credentials) -> ShowSession | None:
         given = credentials()
-        if given is None:  # no secret: the show is closed, nothing connects
+        if given is None and self.offline:  # no secret given: the show stays, from its cache
+            self.window.work_offline(
+                "Working offline: not signed in to the show. What you edit waits in the outbox; "
+                "to sign in, open this profile again (File ▸ Profiles…)."
+            )
+            return None
+        if given is None:  # nothing to connect: the show is closed
             self._close_local()
             return None
         profile, secret = given
@@ -202,24 +210,20 @@ class ShowDesk:
 
     def _secret_of(self, profile: Profile) -> tuple[Profile, str] | None:
         """The profile to connect and its secret: the keyring's (or SHOWDESK_CLIENT_SECRET),
-        else asked for in the profile's dialog (which may correct the profile too); None when
-        the user gives none."""
+        else asked for in the sign-in prompt; None when the user gives none — the show then
+        stays open from its cache, offline, and the window says so (`offline`)."""
         secret = secrets.get(profile) or os.environ.get(SECRET_ENV)
         if secret:
             return profile, secret
-        from app.ui.window.profile_dialog import ProfileDialog  # it checks a show: httpx
-
-        dialog = ProfileDialog(ProfileStore(), profile, self.window)
-        given = dialog.secret() if dialog.exec() == QDialog.DialogCode.Accepted else None
+        prompt = SignInPrompt(profile, secrets, self.window)
+        try:
+            given = prompt.secret() if prompt.exec() == QDialog.DialogCode.Accepted else None
+        finally:
+            prompt.deleteLater()
         if not given:
-            self.declined = True
+            self.offline = True
             return None
-        corrected = dialog.profile()
-        if corrected.name != profile.name:  # renamed: its own files, opened as a switch would
-            name = corrected.name
-            QTimer.singleShot(0, self.window, lambda: self.window.profile_requested.emit(name))
-            return None
-        return corrected, given
+        return profile, given
 
     def first_run(self, message: str | None = None) -> ShowSession | None:
         chooser = FirstRunDialog(self.window, message=message)

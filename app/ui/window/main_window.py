@@ -82,6 +82,7 @@ class MainWindow(QMainWindow):
         self.tasks = tasks
         self.session: ShowSession | None = None
         self.local: LocalShow | None = None  # the show shown from disk (attached or not yet)
+        self.offline_note: str | None = None  # why the shown show has no session (not signed in)
         self.references: ReferenceNames | None = None
         self.ask: Ask = ask or self._ask_user
         self.ask_path: AskPath = ask_path or self._ask_save_path
@@ -120,6 +121,8 @@ class MainWindow(QMainWindow):
         Editing works at once (edits go to the outbox); forms, the status bar's connection and
         everything that needs the show follow when its session is attached (`attach`)."""
         self.local = local
+        self.offline_note = None
+        self.status.set_profile(local.profile.name, local.profile.show_id)  # never another's
         self.references = ReferenceNames(local.cache)
         self.undo_stack.clear()
         self.undoable_edits = UndoableEdits(
@@ -208,8 +211,20 @@ class MainWindow(QMainWindow):
             self.tree = None
         self.session = None
         self.local = None
+        self.offline_note = None
+        self.status.set_profile("", "")
+        self.status.clearMessage()
         self.references = None
         self.centre.forget()
+        self.update_title()
+
+    def work_offline(self, why: str) -> None:
+        """The shown show stays without a session (no secret was given): said in the title, the
+        status bar's connection and a message that stays until the show is closed."""
+        self.offline_note = why
+        self.status.set_online(False)
+        self.status.connection.setToolTip(why)
+        self.status.show_message(why, 0)
         self.update_title()
 
     def update_title(self) -> None:
@@ -217,7 +232,8 @@ class MainWindow(QMainWindow):
         if self.local is None:
             self.setWindowTitle(APP_NAME)
             return
-        offline = " (offline)" if self.session is not None and self.session.online is False else ""
+        session_offline = self.session is not None and self.session.online is False
+        offline = " (offline)" if session_offline or self.offline_note else ""
         self.setWindowTitle(f"{self.local.profile.name}{offline} — {APP_NAME}")
 
     # -------------------------------------------------------------------------------- tabs

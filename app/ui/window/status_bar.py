@@ -164,7 +164,8 @@ class ShowStatusBar(QStatusBar):
     # ------------------------------------------------------------------------------- slots
 
     def set_profile(self, name: str, show_id: str) -> None:
-        self.profile.setText(f"{name} · show {show_id}")
+        """The open show's profile; empty names: no show is open."""
+        self.profile.setText(f"{name} · show {show_id}" if name else "")
 
     def set_online(self, online: bool, as_of: datetime | None = None) -> None:
         self.connection.setText("Online" if online else offline_text(as_of))

@@ -1,6 +1,8 @@
 """A profile whose secret the keyring does not have is shown from disk first, and its secret is
-asked for when it connects — after the window's first paint (issue 17); no secret given, the show
-is closed again and `showdesk` ends as when nothing was opened."""
+asked for when it connects — after the window's first paint (issue 17) — in a small sign-in
+prompt, not the profile editor (issue 30, point 3). No secret given, the show stays open from
+its cache, offline, and the window says so; a machine without a keyring is told once, plainly,
+that the secret is kept for this session."""
 
 from __future__ import annotations
 
@@ -10,27 +12,45 @@ from pathlib import Path
 import pytest
 import qasync
 import shiboken6
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QDialog, QWidget
+from pytestqt.qtbot import QtBot
 
-from app.profile.settings import SECRET_ENV, Profile, ProfileStore
+from app.profile.settings import KEYRING_SERVICE, SECRET_ENV, Profile, ProfileStore, SecretStore
+from app.sim import SimServer, generate_show
+from app.ui.launch import show_desk
 from app.ui.launch.show_desk import ShowDesk
+from app.ui.launch.sign_in import KEYRING_NOTE, SignInPrompt
 from app.ui.session.tasks import TaskRunner
-from app.ui.window import profile_dialog
 from app.ui.window.main_window import MainWindow
+from tests.conftest import MemoryKeyring
+from tests.gui.conftest import SECRET, config, profile_for, until
 
 
-class RefusedDialog:
-    """The profile dialog, closed with Cancel; it counts how often it was shown."""
+class Prompt:
+    """The sign-in prompt, answered as a user would: with `answer` typed, or Work offline
+    (None); it counts how often it was shown."""
 
     shown = 0
+    answer: str | None = None
 
-    def __init__(self, store: ProfileStore, profile: Profile | None, parent: QWidget) -> None:
-        self.profile_shown = profile
+    def __init__(self, profile: Profile, store: SecretStore, parent: QWidget) -> None:
+        self.real = SignInPrompt(profile, store, parent)
 
     def exec(self) -> QDialog.DialogCode:
-        RefusedDialog.shown += 1
-        return QDialog.DialogCode.Rejected
+        Prompt.shown += 1
+        if Prompt.answer is None:
+            self.real.offline_button.click()
+        else:
+            self.real.secret_field.setText(Prompt.answer)
+            self.real.sign_in_button.click()
+        return QDialog.DialogCode(self.real.result())
+
+    def secret(self) -> str | None:
+        return self.real.secret()
+
+    def deleteLater(self) -> None:
+        self.real.deleteLater()
 
 
 @pytest.fixture
@@ -38,8 +58,8 @@ def desk(
     loop: qasync.QEventLoop, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[ShowDesk]:
     monkeypatch.delenv(SECRET_ENV, raising=False)
-    monkeypatch.setattr(profile_dialog, "ProfileDialog", RefusedDialog)
-    RefusedDialog.shown = 0
+    monkeypatch.setattr(show_desk, "SignInPrompt", Prompt)
+    Prompt.shown, Prompt.answer = 0, None
     tasks = TaskRunner()
     window = MainWindow(QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat), tasks)
     made = ShowDesk(window, tasks, tell=lambda _text: None, connect_later=True)
@@ -58,9 +78,56 @@ def test_the_secret_is_asked_for_when_the_show_connects_not_before_it_is_shown(
     desk.open_saved(profile.name)
 
     assert desk.is_open and desk.window.local is not None  # its tree, from disk
-    assert RefusedDialog.shown == 0
+    assert Prompt.shown == 0
+    assert "Spring show" in desk.window.status.profile.text()
 
-    assert desk.connect() is None  # the secret is asked for, and not given
+    assert desk.connect() is None  # the secret is asked for, and "Work offline" chosen
 
-    assert RefusedDialog.shown == 1
-    assert desk.declined and not desk.is_open and desk.window.local is None
+    assert Prompt.shown == 1
+    # The show stays, from its cache, and the window says why it is offline.
+    assert desk.is_open and desk.window.local is not None and desk.window.session is None
+    assert "(offline)" in desk.window.windowTitle()
+    assert desk.window.status.currentMessage().startswith("Working offline: not signed in")
+    assert desk.window.status.connection.text() != "Online"
+
+
+def test_a_secret_given_in_the_prompt_connects_and_is_kept(
+    desk: ShowDesk, loop: qasync.QEventLoop, memory_keyring: MemoryKeyring
+) -> None:
+    with SimServer(generate_show("tiny"), config(throttle=False)) as server:
+        profile = profile_for(server, "Sim show")
+        ProfileStore().save(profile)
+        Prompt.answer = SECRET
+        desk.open_saved(profile.name)
+        session = desk.connect()
+        assert session is not None and Prompt.shown == 1
+        loop.run_until_complete(until(lambda: session.online is True))
+        assert memory_keyring.store == {(KEYRING_SERVICE, "Sim show:GUI-SHOW"): SECRET}
+        loop.run_until_complete(desk.close())
+
+
+def test_without_a_keyring_the_prompt_says_so_and_keeps_the_secret_for_the_session(
+    qtbot: QtBot, memory_keyring: MemoryKeyring
+) -> None:
+    memory_keyring.broken = True
+    store = SecretStore()
+    profile = Profile("Spring show", "https://api.example.test/v1", "https://x/token", "S1")
+    assert store.get(profile) is None  # the keyring is asked first, and fails
+    prompt = SignInPrompt(profile, store)
+    qtbot.addWidget(prompt)
+    prompt.show()
+    assert "no working keyring" in prompt.note.text() and "this session only" in prompt.note.text()
+    assert "S1" in prompt.intro.text() and "api.example.test" in prompt.intro.text()
+    assert not prompt.sign_in_button.isEnabled()  # nothing typed yet
+    qtbot.keyClicks(prompt.secret_field, "typed-secret")
+    assert prompt.sign_in_button.isEnabled()
+    qtbot.keyClick(prompt.secret_field, Qt.Key.Key_Return)
+    assert prompt.result() == QDialog.DialogCode.Accepted
+    assert store.get(profile) == "typed-secret"  # for this session, in memory
+
+
+def test_with_a_keyring_the_prompt_says_where_the_secret_goes(qtbot: QtBot) -> None:
+    profile = Profile("Spring show", "https://api.example.test/v1", "https://x/token", "S1")
+    prompt = SignInPrompt(profile, SecretStore())
+    qtbot.addWidget(prompt)
+    assert prompt.note.text() == KEYRING_NOTE
