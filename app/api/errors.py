@@ -137,7 +137,8 @@ class AuthFailed(AccessProblem):
     """The token endpoint refused the show's credentials."""
 
     def __init__(self, show_id: str, auth_url: str, reason: str) -> None:
-        super().__init__(f"Sign-in for show {show_id} at {auth_url} failed: {reason}")
+        # The show's reason first: a line cut short still says why (issue 30, item 16).
+        super().__init__(f"Show {show_id} refused the sign-in: {reason} (at {auth_url})")
         self.show_id = show_id
         self.auth_url = auth_url
         self.reason = redact(reason)

@@ -28,7 +28,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.api.errors import EnvironmentProblem, ServerProblem, ShowDeskError, StoreUnavailable
+from app.api.errors import (
+    AccessProblem,
+    EnvironmentProblem,
+    ServerProblem,
+    ShowDeskError,
+    StoreUnavailable,
+)
 from app.api.registry import Registry
 from app.profile.connect import client_for
 from app.profile.settings import Profile
@@ -72,6 +78,9 @@ class ShowSession(QObject):
     data_changed = Signal(list)
     reconnected = Signal()
     problem = Signal(str)
+    # the show refused our credentials (AccessProblem): the user has to act, the window says so
+    # until then (app/ui/window/session_events.py)
+    access_refused = Signal(object)
     sweep_progress = Signal(object)
 
     def __init__(
@@ -197,6 +206,10 @@ class ShowSession(QObject):
                     "can be pushed when the show answers again."
                 )
             self._set_online(False)
+            return False
+        except AccessProblem as exc:
+            self._set_online(False)
+            self.access_refused.emit(exc)  # after: what it says outlasts the connection's word
             return False
         except ShowDeskError as exc:
             self.problem.emit(exc.message)

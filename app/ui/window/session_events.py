@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMetaObject, QObject, QTimer
 
+from app.api.errors import AccessProblem, AuthFailed
 from app.sync.pull.puller import SyncReport
 from app.sync.push.pusher import PushReport
 from app.sync.reports.push_review import summarize
@@ -59,10 +60,23 @@ class SessionEvents(QObject):
             (session.data_changed, self.on_data_changed),
             (session.outbox_changed, self.on_outbox_changed),
             (session.problem, status.show_message),
+            (session.access_refused, self.on_access_refused),
         ]
         self._links: list[QMetaObject.Connection] = [s.connect(slot) for s, slot in links]
         status.set_profile(session.profile.name, session.profile.show_id)
         status.set_online(bool(session.online), session.data_as_of())
+
+    def on_access_refused(self, exc: AccessProblem) -> None:
+        """The show refused the credentials: its reason first, what to do, and it stays until
+        another message replaces it (the address and the whole answer in the tooltip)."""
+        reason = exc.reason if isinstance(exc, AuthFailed) else exc.message
+        status = self.window.status
+        status.show_message(
+            f"Not signed in — the show refused the client secret: {reason}. Correct it in "
+            "File ▸ Profiles… (Edit), then open the show again.",
+            0,
+        )
+        status.connection.setToolTip(exc.message)
 
     def close(self) -> None:
         """Let go of the session: no more of its signals reach the window; the gate is gone."""

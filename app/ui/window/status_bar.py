@@ -169,6 +169,7 @@ class ShowStatusBar(QStatusBar):
 
     def set_online(self, online: bool, as_of: datetime | None = None) -> None:
         self.connection.setText("Online" if online else offline_text(as_of))
+        self.connection.setToolTip("")  # why it was offline, said by who knew
         self.connection.setStyleSheet("" if online else text_style(Hue.ERROR))
 
     def on_team_status(self, status: TeamStatus | None) -> None:
