@@ -137,15 +137,20 @@ class ProfileStore:
         write_atomically(self.path, json.dumps(data, indent=2, sort_keys=True))
 
     def all(self) -> list[Profile]:
-        return [Profile.from_dict(p) for p in self._read()["profiles"]]
+        """Every profile, by name (case aside): the same order at every opening, whichever was
+        saved or used last (issue 30, item 8: a list that reordered opened the wrong show)."""
+        profiles = [Profile.from_dict(p) for p in self._read()["profiles"]]
+        return sorted(profiles, key=lambda p: (p.name.casefold(), p.name))
 
     def get(self, name: str) -> Profile | None:
         return next((p for p in self.all() if p.name == name), None)
 
     def save(self, profile: Profile) -> None:
         data = self._read()
-        others = [p for p in data["profiles"] if p["name"] != profile.name]
-        data["profiles"] = [*others, asdict(profile)]
+        saved = [asdict(profile) if p["name"] == profile.name else p for p in data["profiles"]]
+        if not any(p["name"] == profile.name for p in data["profiles"]):
+            saved.append(asdict(profile))
+        data["profiles"] = saved
         self._write(data)
 
     def remove(self, name: str) -> None:

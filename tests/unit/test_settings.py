@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from app.profile.settings import Profile, ProfileStore, SecretStore, config_dir, data_dir
@@ -29,7 +30,7 @@ def test_profiles_round_trip_and_remember_the_last() -> None:
     store.save(Profile(**{**a_profile("A").__dict__, "rate_limit": 100}))
     store.set_last("B")
     again = ProfileStore()
-    assert [p.name for p in again.all()] == ["B", "A"]
+    assert [p.name for p in again.all()] == ["A", "B"]  # by name: saving A again moves nothing
     assert again.get("A") is not None and again.get("A").rate_limit == 100  # type: ignore[union-attr]
     assert again.last == "B"
     again.remove("B")
@@ -64,3 +65,16 @@ def test_without_a_keyring_the_secret_is_kept_for_the_session(
     assert not secrets.persistent
     assert secrets.problem is not None and "this session only" in secrets.problem
     assert SecretStore().get(profile) is None  # a new session does not have it
+
+
+def test_the_profile_list_keeps_one_order_whatever_was_saved_or_used_last(tmp_path: Path) -> None:
+    """Issue 30, item 8: the list reordered between openings and the wrong show was opened."""
+    store = ProfileStore(tmp_path / "profiles.json")
+    for name in ("spring show", "Autumn show", "Winter show"):
+        store.save(Profile(name, "https://a.test/v1", "https://a.test/token", name[:3].upper()))
+    order = [p.name for p in store.all()]
+    assert order == ["Autumn show", "spring show", "Winter show"]
+    store.save(replace(store.all()[0], rate_limit=120))  # edited
+    store.set_last("Winter show")  # opened
+    assert [p.name for p in store.all()] == order
+    assert store.get("Autumn show").rate_limit == 120  # type: ignore[union-attr]
