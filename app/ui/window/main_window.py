@@ -49,6 +49,7 @@ from app.ui.window import (
 )
 from app.ui.window.asking import ask_user
 from app.ui.window.centre import ShowCentre
+from app.ui.window.focus_keeper import FocusKeeper
 from app.ui.window.resource_tree import ResourceTree
 from app.ui.window.status_bar import ShowStatusBar
 from app.ui.window.window_parts import Ask, AskPath
@@ -109,6 +110,7 @@ class MainWindow(QMainWindow):
         self.actions_ = actions.render(self, handlers)  # File, Edit, Show… (menu_commands.py)
         menu_commands.wire_undo(self)
         tasks.on_error = self.on_tasks_error
+        self.focus_keeper = FocusKeeper(self, self._keyboard_home)  # back after a dialog
         self.setWindowTitle(APP_NAME)
         self.resize(1280, 800)
         layout_memory.restore_window(self, settings)
@@ -294,6 +296,11 @@ class MainWindow(QMainWindow):
         """Push (these changes only, when given): through the review when it is large."""
         if self.events is not None:
             self.events.request_push(seqs)
+
+    def _keyboard_home(self) -> QWidget | None:
+        """Where the keyboard goes when the widget that had it is gone: the table, the tree."""
+        tab = self.tabs.currentWidget()
+        return tab.table if isinstance(tab, ResourceTab) else self.tree
 
     def on_tabs_tab_close_requested(self, index: int) -> None:
         show_tabs.close_tab(self.tabs, index)

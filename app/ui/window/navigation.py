@@ -127,7 +127,8 @@ def _focus_inside(pane: QWidget) -> None:
 def show_shortcuts(window: Window) -> ShortcutsDialog:
     parent = window if isinstance(window, QMainWindow) else None
     dialog = ShortcutsDialog(parent)
-    dialog.show()
+    dialog.show()  # a new window: on top already
+    dialog.activateWindow()  # it takes the keyboard: Escape closes it
     return dialog
 
 
