@@ -9,6 +9,8 @@ one (else the current tab's table, else the tree).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QWindow
@@ -19,7 +21,7 @@ class FocusKeeper(QObject):
     """Installed on the main window; `fallback()` answers the widget to focus when the one
     remembered is gone (hidden, deleted)."""
 
-    def __init__(self, window: QMainWindow, fallback: object) -> None:
+    def __init__(self, window: QMainWindow, fallback: Callable[[], QWidget | None]) -> None:
         super().__init__(window)
         self.window = window
         self.fallback = fallback
@@ -70,8 +72,8 @@ class FocusKeeper(QObject):
             return
         target = self._last if _usable(self._last) else None
         if target is None:
-            chosen = self.fallback()  # type: ignore[operator]
-            target = chosen if isinstance(chosen, QWidget) and _usable(chosen) else None
+            chosen = self.fallback()
+            target = chosen if _usable(chosen) else None
         if target is not None:
             target.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
 
