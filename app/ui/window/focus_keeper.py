@@ -34,23 +34,28 @@ class FocusKeeper(QObject):
         window.installEventFilter(self)
 
     def on_focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
-        if new is not None and self.window.isAncestorOf(new):
+        if new is not None and shiboken6.isValid(self.window) and self.window.isAncestorOf(new):
             self._last = new
 
     def on_focus_window_changed(self, focused: QWindow | None) -> None:
         """A window of ours that takes the keyboard (a dialog) is watched: when it closes, the
         main window takes the keyboard back — the system may activate none (focus that went to
         another application leaves our window open: nothing is taken then)."""
-        if focused is None or focused is self.window.windowHandle() or focused in self._watched:
+        if focused is None or focused in self._watched or not shiboken6.isValid(self.window):
             return
+        if focused is self.window.windowHandle():
+            return
+        self._watched = {w for w in self._watched if shiboken6.isValid(w)}
         self._watched.add(focused)
-        focused.visibleChanged.connect(lambda visible: self.on_watched_visible(focused, visible))
-        focused.destroyed.connect(lambda: self._watched.discard(focused))
+        focused.visibleChanged.connect(self.on_watched_visible)  # a slot: gone with the keeper
 
-    def on_watched_visible(self, watched: QWindow, visible: bool) -> None:
+    def on_watched_visible(self, visible: bool) -> None:
         """A watched window closed while it had the keyboard (not after the user had gone to
         another application): the main window takes it back."""
-        if not visible and self.window.isVisible() and QGuiApplication.focusWindow() is watched:
+        watched = self.sender()
+        if visible or not shiboken6.isValid(self.window) or not self.window.isVisible():
+            return
+        if QGuiApplication.focusWindow() is watched:
             QTimer.singleShot(0, self, self.come_back)
 
     def come_back(self) -> None:

@@ -16,9 +16,10 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QDateTime, QLocale, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
+from PySide6.QtWidgets import QProgressBar, QPushButton, QStatusBar, QWidget
 
 from app.api.rate_meter import budget_text, counting_down, rate_meter
+from app.ui.common.eliding_label import ElidingLabel
 from app.ui.common.palette import Hue, text_style
 
 if TYPE_CHECKING:  # a solo profile never imports the team's modules; pushes come after paint
@@ -55,6 +56,13 @@ class SweepProgressLike(Protocol):
     @property
     def parent_title(self) -> str: ...
     def text(self, now: datetime) -> str: ...
+
+
+PUSH_ON_SAVE_TEXT = "Save pushes"
+PUSH_ON_SAVE_TIP = (
+    "This profile pushes a record to the show as soon as its form is saved "
+    "(File ▸ Profiles ▸ Edit: “Push a record when I save it”)."
+)
 
 
 def offline_text(as_of: datetime | None) -> str:
@@ -110,25 +118,29 @@ class ShowStatusBar(QStatusBar):
         # A long message ("The show cannot be reached: … (Customers list (GET …): connection
         # refused)") is cut where the permanent labels begin: all of it on hovering the bar.
         self.messageChanged.connect(self.setToolTip)
-        self.selection = QLabel(self)
-        self.profile = QLabel(self)
-        self.connection = QLabel(self)
-        self.sync_label = QLabel(self)
+        self.selection = ElidingLabel(self)
+        self.profile = ElidingLabel(self)
+        self.connection = ElidingLabel(self)
+        self.sync_label = ElidingLabel(self)
         self.sync_bar = QProgressBar(self, textVisible=False)
         self.cancel_sync = QPushButton("Cancel", self, flat=True)
-        self.push_label = QLabel(self)
+        self.push_label = ElidingLabel(self)
         self.push_bar = QProgressBar(self, textVisible=False)
-        self.budget = QLabel(self)
-        self.pacing = QLabel(self)
-        self.pause = QLabel(self)
+        self.budget = ElidingLabel(self)
+        self.pacing = ElidingLabel(self)
+        self.pause = ElidingLabel(self)
         self.push_summary = QPushButton(self, flat=True)
         self.push_summary.setObjectName("push-summary")
         self.outbox_buttons = {state: QPushButton(self, flat=True) for state in OUTBOX_BUTTONS}
         self.team = QPushButton(self, flat=True)  # team mode: "Team: 3 online"
         self.team.setObjectName("team")
-        self.team_facts = QLabel(self)  # team mode: "sync: ben · budget 12 of 300 in 60 s"
-        self.sweep = QLabel(self)  # "Refreshing booth lists: 340 of 2,000, oldest from 3 h ago"
+        self.team_facts = ElidingLabel(self)  # team mode: "sync: ben · budget 12 of 300 in 60 s"
+        self.sweep = ElidingLabel(
+            self
+        )  # "Refreshing booth lists: 340 of 2,000, oldest from 3 h ago"
         self.sweep.setObjectName("sweep")
+        self.push_on_save = ElidingLabel(self)  # "Save pushes": the profile pushes on save
+        self.push_on_save.setObjectName("push-on-save")
         self._sweeps: dict[str, str] = {}  # parent title → its words ("" when all fresh)
         self.countdown = QTimer(self, interval=1000)
         self._lay_out()
@@ -139,11 +151,13 @@ class ShowStatusBar(QStatusBar):
         permanent: list[QWidget] = [self.sync_label, self.sync_bar, self.cancel_sync]
         permanent += [self.push_label, self.push_bar, self.push_summary, self.pause]
         permanent += [*self.outbox_buttons.values(), self.sweep, self.budget, self.pacing]
-        permanent += [self.team, self.team_facts, self.connection, self.profile]
+        permanent += [self.team, self.team_facts, self.push_on_save, self.connection]
+        permanent += [self.profile]
         for widget in permanent:
             self.addPermanentWidget(widget)
         hidden = (self.sync_label, self.sync_bar, self.cancel_sync, self.pause, self.budget)
         others = (self.pacing, self.push_summary, self.team, self.team_facts, self.sweep)
+        others += (self.push_on_save,)
         for widget in (*hidden, *others):
             widget.hide()
         self.push_label.hide()
@@ -163,9 +177,13 @@ class ShowStatusBar(QStatusBar):
 
     # ------------------------------------------------------------------------------- slots
 
-    def set_profile(self, name: str, show_id: str) -> None:
-        """The open show's profile; empty names: no show is open."""
+    def set_profile(self, name: str, show_id: str, *, push_on_save: bool = False) -> None:
+        """The open show's profile; empty names: no show is open. `push_on_save`: the profile
+        pushes a record when its form is saved — said while it is on."""
         self.profile.setText(f"{name} · show {show_id}" if name else "")
+        self.push_on_save.setText(PUSH_ON_SAVE_TEXT)
+        self.push_on_save.setToolTip(PUSH_ON_SAVE_TIP)
+        self.push_on_save.setVisible(bool(name) and push_on_save)
 
     def set_online(self, online: bool, as_of: datetime | None = None) -> None:
         self.connection.setText("Online" if online else offline_text(as_of))
