@@ -135,9 +135,7 @@ class ShowStatusBar(QStatusBar):
         self.team = QPushButton(self, flat=True)  # team mode: "Team: 3 online"
         self.team.setObjectName("team")
         self.team_facts = ElidingLabel(self)  # team mode: "sync: ben · budget 12 of 300 in 60 s"
-        self.sweep = ElidingLabel(
-            self
-        )  # "Refreshing booth lists: 340 of 2,000, oldest from 3 h ago"
+        self.sweep = ElidingLabel(self)  # "Refreshing booth lists: 340 of 2,000, oldest 3 h ago"
         self.sweep.setObjectName("sweep")
         self.push_on_save = ElidingLabel(self)  # "Save pushes": the profile pushes on save
         self.push_on_save.setObjectName("push-on-save")
