@@ -154,7 +154,8 @@ class ShowStatusBar(QStatusBar):
         for widget in permanent:
             self.addPermanentWidget(widget)
         hidden = (self.sync_label, self.sync_bar, self.cancel_sync, self.pause, self.budget)
-        others = (self.pacing, self.push_summary, self.team, self.team_facts, self.sweep)
+        others: tuple[QWidget, ...] = (self.pacing, self.push_summary, self.team, self.team_facts)
+        others += (self.sweep,)
         others += (self.push_on_save,)
         for widget in (*hidden, *others):
             widget.hide()
