@@ -8,7 +8,8 @@
   `request_budget` (`RequestBudget`: this process's, the profile's shared one, or the team's).
 - `pacing` (the budget's arithmetic, backoff, adaptive cut) and `denials` (a 403 proven a denial).
 - `paging` (`PagingSpec`, `PageCursor`: is a listing provably whole?) and `page_walk` (walking a
-  list page by page, the convention that works remembered).
+  list page by page, the convention that works remembered), `pages_ahead` (a listing's next pages
+  asked while one is read, decision 0028).
 - `auth` + `signin_learning` (tokens, credential style and lifetime learned), `errors` (the one
   error tree), `error_bodies` (every refusal's body shape), `learned` (facts kept per profile),
   `check` / `survey` / `suggestion` (`showdesk check`), `rate_meter` (the budget in words).

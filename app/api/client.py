@@ -16,7 +16,8 @@ import builtins
 import dataclasses
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Mapping, Sequence
+from contextlib import aclosing
 from datetime import date, datetime
 from types import TracebackType
 from typing import Any
@@ -124,7 +125,8 @@ class ShowClient:
         parent: str | None = None,
         interactive: bool = False,
         prove_end: bool = False,
-    ) -> AsyncIterator[Page]:
+        pages_at_once: int = 1,
+    ) -> AsyncGenerator[Page, None]:
         """Yield the collection page by page (raw dicts), each record once.
 
         Paged as the registry's `[paging]` says (or as the profile learned), sorted by the key
@@ -132,6 +134,8 @@ class ShowClient:
         `ListingIncomplete` when the pages cannot be proved to be the whole collection.
         `prove_end`: the caller deletes what the listing lacks, so a short last page of a bare
         array is confirmed with one more request even where the profile learned to trust it.
+        `pages_at_once`: pages asked ahead while one is read, where the show's total allows
+        (app/api/pages_ahead.py; 1: none).
         """
         res = self._resource(resource)
         op = res.op("list")
@@ -153,10 +157,11 @@ class ShowClient:
 
         listing = PageWalk(
             res, self.learned, fetch, _what(res, op, path), query=query, sort=sort,
-            page_size=page_size, prove_end=prove_end, follow=follow,
+            page_size=page_size, prove_end=prove_end, follow=follow, pages_at_once=pages_at_once,
         )  # fmt: skip
-        async for page in listing.pages():
-            yield page
+        async with aclosing(listing.pages()) as pages:  # closed however the caller stops
+            async for page in pages:
+                yield page
 
     async def list_all(
         self, resource: ResourceRef, **options: Any

@@ -123,6 +123,11 @@ class RateGovernor(Pauses):
         self._probe_out = False
         self._seq = 0
         self._waiting = 0
+        # Requests in flight, and how long answers take (a moving average): background requests
+        # in flight are kept to what the rate needs (`_flight_cap`), so several listings at once
+        # keep the budget busy without a burst beyond it when the show's real limit is lower.
+        self._in_flight = 0
+        self._answer_time = 0.0
         self._budget_at: float | None = None  # pacing holds a request back until then
         self._answered_at: float | None = None  # the last answer that was not a 403
         self._cut_at: float | None = None  # the last throttling 403 that cut the allowance
@@ -224,7 +229,11 @@ class RateGovernor(Pauses):
 
         `counted=False` frees the slot at once: the request never reached the server.
         """
-        self._budget.finish(self._clock(), counted, slot.handle)
+        now = self._clock()
+        self._budget.finish(now, counted, slot.handle)
+        self._in_flight = max(0, self._in_flight - 1)
+        took = max(0.0, now - slot.sent_at)
+        self._answer_time = took if not self._answer_time else 0.8 * self._answer_time + 0.2 * took
         self.denials.answered(slot.operation)
         if slot.probe:
             self._probe_out = False
@@ -256,10 +265,19 @@ class RateGovernor(Pauses):
             return None
         if not self.denials.may_send(operation):
             return None  # an operation on trial: its answers come first
+        if not interactive and self._in_flight >= self._flight_cap(now):
+            return None  # as many in flight as the rate needs: the next answer frees one
         wait = self._budget.wait_time(now, self._allowed(now, interactive))
         if self.adaptive.active and wait != 0.0:
             wait = _REGROWTH_CHECK if wait is None else min(wait, _REGROWTH_CHECK)
         return wait
+
+    def _flight_cap(self, now: float) -> int:
+        """Background requests in flight at most: what keeps the allowed rate busy while answers
+        take `_answer_time` (rate × time, twice over, and one more), at least 2. More would only
+        wait at the show or, where its real limit is lower than ours, arrive as a burst of 403s."""
+        rate = self._allowed(now, False) / max(self._budget.span, 1e-6)
+        return max(2, math.ceil(rate * self._answer_time * 2) + 1)
 
     def _take(self, now: float, interactive: bool, operation: str) -> Slot | None:
         used = self._budget.used(now)
@@ -268,6 +286,7 @@ class RateGovernor(Pauses):
             return None
         probe = self._attempt > 0
         self._seq += 1
+        self._in_flight += 1
         slot = Slot(now, used, self._epoch, probe, handle, self._seq, operation)
         self.denials.sent(operation)
         self._probe_out = self._probe_out or probe

@@ -17,18 +17,25 @@ page marked `uncertain`, and the caller must not report it whole.
 The show leads (issue 28): a next link or token in an answer is followed (`PageCursor`), through
 `follow` for a URL; a 404, or a 400 naming the page, on a page after the first is the end of the
 list. The last page of a listing that cannot have shifted is marked `stable`.
+
+Pages asked ahead (issue 28, point 6): with `pages_at_once` above 1, a page/offset listing whose
+total the show gave asks its next pages while one is read (app/api/pages_ahead.py); the cursor
+still takes them in order and alone decides, and a listing whose last page was read while another
+was in flight is never `stable`.
 """
 
 from __future__ import annotations
 
 import builtins
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, replace
 from typing import Any
 
 from app.api.errors import BadRequest, ListingIncomplete, NotFound, UnexpectedResponse
 from app.api.learned import Learned
+from app.api.pages_ahead import PagesAhead
 from app.api.paging import PageCursor, PagingSpec, alternatives, record_key, unwrap
 from app.api.registry import Resource
 
@@ -59,8 +66,8 @@ class Page(builtins.list[dict[str, Any]]):
     # The listing is everything the show gave but may not be the whole collection: a show that
     # ignores every paging name sent one short page. Not proof enough to delete anything.
     uncertain: bool = False
-    # The listing was whole and cannot have shifted while it ran (a next-link or token walk, or
-    # a total two reads agreed on): what it lacks is gone from the show.
+    # The listing was whole and cannot have shifted while it ran (a next-link or token walk whose
+    # links are not mere counts, app/api/paging.py): what it lacks is gone from the show.
     stable: bool = False
     # The show sent everything in one answer, the same in either order: whole as far as it
     # says, but what it lacks is to be asked for before it leaves the cache.
@@ -82,8 +89,10 @@ class PageWalk:
         page_size: int | None = None,
         prove_end: bool = False,
         follow: Follow | None = None,
+        pages_at_once: int = 1,
     ) -> None:
         self.res = res
+        self.pages_at_once = pages_at_once  # of a listing with a known total (PagesAhead)
         self.follow = follow
         self.prove_end = prove_end
         self.learned = learned
@@ -104,7 +113,7 @@ class PageWalk:
     def _sort_key(self) -> str:
         return f"paging.{self.res.slug}.sort"
 
-    async def pages(self) -> AsyncIterator[Page]:
+    async def pages(self) -> AsyncGenerator[Page, None]:
         memory = self._remembered()
         spec = self.configured.using(memory.get("convention", {}))
         if self.page_size is not None:
@@ -112,8 +121,10 @@ class PageWalk:
         delivered: set[str] = set()
         trust = bool(memory.get("verified")) and not self.prove_end
         first = self._cursor(spec, delivered, trust=trust)
-        async for page in self._follow(first):
-            yield page
+        known = bool(memory.get("verified"))  # these names paged this list before
+        async with aclosing(self._follow(first, known=known)) as walked:
+            async for page in walked:
+                yield page
         if first.following:  # the show led: its links end the listing, no convention to try
             if not first.complete:
                 raise ListingIncomplete(first.problem or _why(first), total=first.total,
@@ -130,8 +141,9 @@ class PageWalk:
         for alt in alternatives(spec):
             trial = self._cursor(alt, delivered, trust=False)
             try:
-                async for page in self._follow(trial):
-                    yield page
+                async with aclosing(self._follow(trial)) as walked:
+                    async for page in walked:
+                        yield page
             except BadRequest:
                 continue  # the show refuses these names outright
             if trial.complete and not trial.unsure:
@@ -154,26 +166,46 @@ class PageWalk:
             spec, self.what, title=self.res.title, delivered=delivered, trust_short=trust
         )
 
-    async def _follow(self, cursor: PageCursor) -> AsyncIterator[Page]:
-        while not cursor.done:
-            try:
-                if cursor.next_url is not None:
-                    answer = await self._ask_url(cursor.next_url)
-                else:
-                    answer = await self._ask(cursor.query(), first=cursor.pages == 0)
-            except (NotFound, BadRequest) as exc:
-                if cursor.pages == 0 or not _past_the_end(exc):
-                    raise
-                log.info("%s: page %d answered %s: the end of the list", self.res.title,
-                         cursor.pages + 1, exc.message)  # fmt: skip
-                cursor.past_end()
-                continue
-            listed = answer if isinstance(answer, Listed) else Listed(answer)
-            page = Page(cursor.take(listed.data, listed.link))
-            page.total = cursor.total
-            page.stable = cursor.done and cursor.stable  # the last page says so
-            if page or page.stable:
-                yield page
+    async def _follow(
+        self, cursor: PageCursor, *, known: bool = False
+    ) -> AsyncGenerator[Page, None]:
+        """The cursor's pages; `known`: its paging names worked on this list before, so pages
+        may be asked ahead from the first page on (else from the second: `PagesAhead`)."""
+        ask = lambda paging: self._ask(paging, first=False)  # noqa: E731  (a page after the first)
+        ahead = PagesAhead(ask, self.pages_at_once, known=known)
+        try:
+            while not cursor.done:
+                try:
+                    answer, settled = await self._answer(cursor, ahead)
+                except (NotFound, BadRequest) as exc:
+                    if cursor.pages == 0 or not _past_the_end(exc):
+                        raise
+                    log.info("%s: page %d answered %s: the end of the list", self.res.title,
+                             cursor.pages + 1, exc.message)  # fmt: skip
+                    cursor.past_end()
+                    continue
+                listed = answer if isinstance(answer, Listed) else Listed(answer)
+                before = cursor.count
+                page = Page(cursor.take(listed.data, listed.link))
+                if cursor.done and not settled:  # read while another page was in flight:
+                    cursor.stable = False  # no proof that nothing moved (pages_ahead.py)
+                ahead.plan(cursor, cursor.count - before)
+                page.total = cursor.total
+                page.stable = cursor.done and cursor.stable  # the last page says so
+                if page or page.stable:
+                    yield page
+        finally:
+            await ahead.close()
+
+    async def _answer(self, cursor: PageCursor, ahead: PagesAhead) -> tuple[Any, bool]:
+        """The answer to the page the cursor asks next (asked ahead, or now), and whether it is
+        settled (`PagesAhead`): asked with no other page of this listing in flight."""
+        if cursor.next_url is not None:
+            await ahead.close()
+            return await self._ask_url(cursor.next_url), True
+        if cursor.pages == 0:
+            return await self._ask(cursor.query(), first=True), True
+        return await ahead.answer(cursor.query())
 
     async def _ask_url(self, url: str) -> Any:
         if self.follow is None:

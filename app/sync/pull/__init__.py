@@ -5,4 +5,6 @@
 - `booth_lists` (`BoothLists`: which booths' lists a sync or an opened booth asks, "not offered"
   after repeated 404s), `booth_sweep` (booth lists refreshed oldest first within a share of the
   budget, decision 0014).
+- `at_once` (`AtOnce`: resources, booths and pages a sync keeps in flight; `together`, `each`:
+  tasks run at once, the first failure stopping the rest, decision 0028).
 """

@@ -27,6 +27,7 @@ from app.api.errors import ListingIncomplete, NotFound
 from app.api.registry import Registry, Resource
 from app.store.booth_list_times import BoothListTimes
 from app.store.cache import Cache
+from app.sync.pull.at_once import AtOnce, each
 from app.sync.pull.sync_report import Ending, ResourceSync
 
 # A booth list whose first this many booths asked all answer 404 is not offered by the
@@ -44,6 +45,8 @@ class Lister(Protocol):
     def registry(self) -> Registry: ...
     @property
     def now(self) -> Callable[[], datetime]: ...
+    @property
+    def at_once(self) -> AtOnce: ...
 
     async def pull(
         self,
@@ -115,27 +118,50 @@ class BoothLists:
     async def _list_parents(
         self, res: Resource, keys: list[str], result: ResourceSync, cancel: asyncio.Event | None
     ) -> None:
-        """List each parent's list in turn. A 404 is a parent gone from the show since it was
-        cached (an incremental sync still holds the parents deleted since): noted as listed, its
-        cached records kept until a full sync proves it gone. Only when the first
-        NOT_OFFERED_AFTER parents asked all answer 404 (or every one, when fewer) is it the list
-        itself the show does not offer (raises `NotFound`)."""
-        gone: list[str] = []  # parents answered 404 since the last list that answered
-        answered = False
-        for key in keys:
+        """List each parent's list. A 404 is a parent gone from the show since it was cached (an
+        incremental sync still holds the parents deleted since): noted as listed, its cached
+        records kept until a full sync proves it gone. Only when the first NOT_OFFERED_AFTER
+        parents asked all answer 404 (or every one, when fewer) is it the list itself the show
+        does not offer (raises `NotFound`): so the first parents are asked one at a time until
+        one answers, the rest `at_once.booths` at a time (issue 28, point 6)."""
+        problems: dict[str, str] = {}  # parent → why its list is incomplete
+        gone: list[str] = []  # parents answered 404 before the first that answered
+        left = iter(keys)
+        for key in left:
             try:
-                await self.list_parent(res, key, result, cancel)
-                answered = True
+                await self._list_one(res, key, result, cancel, problems)
+                break
             except NotFound:
                 gone.append(key)
-                if not answered and len(gone) >= min(NOT_OFFERED_AFTER, len(keys)):
+                if len(gone) >= min(NOT_OFFERED_AFTER, len(keys)):
                     raise  # the list itself is not offered
-            except ListingIncomplete as exc:  # one parent's list: the others still sync
-                result.failure = result.failure or exc.message
-                answered = True
-            if answered and gone:  # parents gone since: not asked again
-                self.list_times.listed(res.slug, gone, self.puller.now())
-                gone = []
+        if gone:  # parents gone since: not asked again
+            self.list_times.listed(res.slug, gone, self.puller.now())
+
+        async def one(key: str) -> None:
+            try:
+                await self._list_one(res, key, result, cancel, problems)
+            except NotFound:
+                self.list_times.listed(res.slug, [key], self.puller.now())
+
+        await each(self.puller.at_once.booths, list(left), one)
+        first = next((key for key in keys if key in problems), None)  # the same whatever ended
+        if first is not None:  # first: one parent's list is incomplete, the others still synced
+            result.failure = result.failure or problems[first]
+
+    async def _list_one(
+        self,
+        res: Resource,
+        key: str,
+        result: ResourceSync,
+        cancel: asyncio.Event | None,
+        problems: dict[str, str],
+    ) -> None:
+        """One parent's list; an incomplete one is noted in `problems` (raises `NotFound`)."""
+        try:
+            await self.list_parent(res, key, result, cancel)
+        except ListingIncomplete as exc:
+            problems[key] = exc.message
 
     async def list_parent(
         self,

@@ -14,6 +14,12 @@ rate budget on them, so the window asks for them on demand.
 A resource's sync state advances only when that resource completed, so an interrupted or
 cancelled sync keeps what it stored and resumes correctly.
 
+A sync keeps the budget busy (issue 28, decision 0028): several resources list at once (a booth
+list after every booth, a resource under another after that one's list first answered), several
+booths' lists at once, and pages asked ahead where the show's total allows (`AtOnce`,
+app/sync/pull/at_once.py); every request still waits for the governor. The report is in pull
+order however they end; the first unexpected error stops them all and is raised.
+
 A list answered 404 is a resource this show does not offer (or offers under another path), not a
 failed sync: it is marked so in the cache with the reason, skipped with the resources listed per
 its records, and the sync goes on (`SyncReport.not_offered`; `showdesk check` looks for the path).
@@ -43,6 +49,7 @@ from app.api.client import ShowClient
 from app.api.errors import ListingIncomplete, NotFound, ShowDeskError, UnexpectedResponse
 from app.api.registry import Resource
 from app.store.cache import Cache
+from app.sync.pull.at_once import AtOnce, together
 from app.sync.pull.booth_lists import BoothLists
 from app.sync.pull.sync_report import Ending, ResourceSync, SyncProgress, SyncReport
 
@@ -89,13 +96,19 @@ class Puller:
         on_progress: Callable[[SyncProgress], None] | None = None,
         now: Callable[[], datetime] = utc_now,
         page_size: int | None = None,
+        at_once: AtOnce | None = None,
     ) -> None:
         self.client = client
+        self.at_once = at_once or AtOnce()  # what is asked at once (app/sync/pull/at_once.py)
         self.cache = cache
         self.registry = client.registry
         self.on_progress = on_progress or (lambda progress: None)
         self.now = now
         self.page_size = page_size
+        # During a sync: per resource, set when its list first answered or its sync ended; the
+        # resources whose list answered in this sync (offered, whatever the last sync found).
+        self._heard: dict[str, asyncio.Event] = {}
+        self._offered: set[str] = set()
         self.booth_lists = BoothLists(self)
         # What the sweep (app/sync/pull/booth_sweep.py) asks of the Puller, as before the split:
         self.list_times = self.booth_lists.list_times  # when each booth list was last listed
@@ -115,34 +128,58 @@ class Puller:
         full: bool = False,
         cancel: asyncio.Event | None = None,
     ) -> SyncReport:
-        """Sync each resource in turn; stop cleanly (report.cancelled) when `cancel` is set.
+        """Sync the resources, `at_once.resources` at a time, each after the resource it is listed
+        under (when that one is synced too); stop cleanly (report.cancelled) when `cancel` is set:
+        what has not started does not start, what runs stops at its next page. The report lists
+        the resources in pull order, however they ended.
 
         A resource this show does not offer (its list answered 404), and any listed per its
         records, is marked so and skipped (report.not_offered); the others go on.
         """
-        report = SyncReport()
-        for res in self.pull_order(slugs):
-            why = self._parent_not_offered(res)
-            if why is None:
-                try:
-                    result = await self.sync_resource(res, full=full, cancel=cancel)
-                except SyncCancelled:
-                    report.cancelled = True
-                    break
-                except NotFound:  # the list's path: this show does not offer it (there)
-                    why = _not_offered_reason(res)
-                else:
-                    report.resources.append(result)
-                    if result.failure is not None:  # issue 12: paging
-                        report.failed.append((res.slug, result.failure))
-                    continue
-            self.cache.mark_not_offered(res.slug, why, self.now())
-            report.not_offered.append((res.slug, why))
-        return report
+        order = self.pull_order(slugs)
+        ended: dict[str, ResourceSync | str] = {}  # slug → its result, or why it is not offered
+        synced = {res.slug: asyncio.Event() for res in order}
+        self._heard = {res.slug: asyncio.Event() for res in order}  # its first page, or its end
+        self._offered = set()
+        room = asyncio.Semaphore(self.at_once.resources)
+
+        async def one(res: Resource) -> None:
+            try:
+                if res.parent in synced:  # a booth's lists after every booth; prices after the
+                    # products' first page (a list that answers is offered: see `_publish`)
+                    after = synced if res.listed_per_booth else self._heard
+                    await after[res.parent].wait()
+                async with room:
+                    if cancel is None or not cancel.is_set():
+                        outcome = await self._sync_one(res, full, cancel)
+                        if outcome is not None:
+                            ended[res.slug] = outcome
+            finally:
+                synced[res.slug].set()
+                self._heard[res.slug].set()
+
+        await together(one(res) for res in order)
+        return _report(order, ended)
+
+    async def _sync_one(
+        self, res: Resource, full: bool, cancel: asyncio.Event | None
+    ) -> ResourceSync | str | None:
+        """One resource synced: its result, why the show does not offer it, or None: cancelled."""
+        why = self._parent_not_offered(res)
+        if why is None:
+            try:
+                return await self.sync_resource(res, full=full, cancel=cancel)
+            except SyncCancelled:
+                return None
+            except NotFound:  # the list's path: this show does not offer it (there)
+                why = _not_offered_reason(res)
+        self.cache.mark_not_offered(res.slug, why, self.now())
+        return why
 
     def _parent_not_offered(self, res: Resource) -> str | None:
-        """Why a resource under a parent is skipped: its parent is not offered by this show."""
-        if res.parent is None:
+        """Why a resource under a parent is skipped: its parent is not offered by this show
+        (as this sync found, or else the last one)."""
+        if res.parent is None or res.parent in self._offered:
             return None
         state = self.cache.sync_state(res.parent)
         if state is None or state.not_offered is None:
@@ -210,6 +247,8 @@ class Puller:
             page_size=self.page_size,
             prove_end=since is None and parent is None,
             interactive=interactive,
+            # (a booth's list is one page or few, and several booths are listed at once)
+            pages_at_once=self.at_once.pages if parent is None else 1,
         )
         received = 0
         # The pages before, written to the cache on a worker thread while the next one is asked
@@ -219,7 +258,7 @@ class Puller:
         writing: asyncio.Future[None] | None = None
         gathered: list[dict[str, Any]] = []
         try:
-            async for page in pages:
+            async for page in pages:  # (closed in `finally`: the pages asked ahead are dropped)
                 received += 1 if page else 0  # (a learned or uncertain marker page is empty)
                 gathered += page
                 busy = writing is not None and not writing.done()
@@ -239,6 +278,7 @@ class Puller:
                 if cancel is not None and cancel.is_set():
                     raise SyncCancelled(res.slug)
         finally:
+            await pages.aclose()
             if writing is not None:  # never left writing after the sync ends, however it ends
                 await asyncio.shield(writing)
             if gathered:  # what arrived is kept, however the listing ends
@@ -353,7 +393,27 @@ class Puller:
     ) -> None:
         if total is not None and not finished:
             total = max(total, done)  # an estimate never reads "600 of 500"
+        heard = self._heard.get(res.slug)
+        if heard is not None and not heard.is_set():  # its list answered: offered (`sync`)
+            self._offered.add(res.slug)
+            heard.set()
         self.on_progress(SyncProgress(res.slug, res.title, done, total, finished))
+
+
+def _report(order: Sequence[Resource], ended: dict[str, ResourceSync | str]) -> SyncReport:
+    """What the sync says, resource by resource in pull order (not in the order they ended)."""
+    report = SyncReport()
+    for res in order:
+        outcome = ended.get(res.slug)
+        if isinstance(outcome, ResourceSync):
+            report.resources.append(outcome)
+            if outcome.failure is not None:  # issue 12: paging
+                report.failed.append((res.slug, outcome.failure))
+        elif outcome is not None:
+            report.not_offered.append((res.slug, outcome))
+        else:
+            report.cancelled = True  # cancelled while it ran, or before it started
+    return report
 
 
 def _spread(ids: Sequence[str], n: int) -> list[str]:
