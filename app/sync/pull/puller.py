@@ -31,7 +31,7 @@ listing the client marks `uncertain` fails the same way, whether or not the cach
 
 Deletions are proved by the show, never inferred (issue 28, decision 0026): a cached record a
 whole listing lacks is a *candidate*. It leaves the cache at once only when the listing could not
-have shifted while it ran (a next-link walk, a total two reads agreed on: `Page.stable`);
+have shifted while it ran (a walk of next links or tokens that are not mere counts: `Page.stable`);
 otherwise each candidate is asked for (`prune`): answered 404, it leaves; answered with the
 record, it stays (refreshed) and the listing is reported incomplete — it shifted or is partial.
 At most `VERIFY_SHARE` of the budget's requests go to this per resource and sync; when more than
