@@ -138,7 +138,9 @@ async def test_the_pause_a_misread_403_started_ends_with_the_proof() -> None:
     gov = governor(vt, limit=300, span=60.0, rng=FixedRng(1.0))
     await _answered(vt, gov, ONE)
     await _answered(vt, gov, LIST, 40)
-    slots = [await vt.run(gov.acquire(operation=op)) for op in (ONE, LIST, ONE, LIST, ONE)]
+    # Five at once: a person's requests (a background sync keeps fewer in flight, the rate's need)
+    ops = (ONE, LIST, ONE, LIST, ONE)
+    slots = [await vt.run(gov.acquire(interactive=True, operation=op)) for op in ops]
     for slot in slots:
         gov.release(slot)
     assert gov.on_403(slots[0], "") is Verdict.RETRY

@@ -49,9 +49,10 @@ class SignInPrompt(QDialog):
         if store.persistent:
             self.note.setText(KEYRING_NOTE)
         else:  # the keyring failed already when it was asked for this secret
+            why = f" ({store.failure})" if store.failure else ""
             self.note.setText(
-                "This computer has no working keyring: the secret is kept for this session "
-                "only, never written to disk, and asked for again next time."
+                f"This computer has no working keyring{why}: the secret is kept for this "
+                "session only, never written to disk, and asked for again next time."
             )
             self.note.setStyleSheet(text_style(Hue.WARNING))
         self.buttons = QDialogButtonBox(self)

@@ -23,7 +23,7 @@ from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.sync.edit.editor import Editor, FieldEdit
 from app.ui.launch.crash import CrashReporter
-from app.ui.window.profile_dialog import ProfileDialog
+from app.ui.launch.sign_in import SignInPrompt
 from tests.conftest import MemoryKeyring
 from tests.gui.conftest import SECRET, Opener, config, profile_for, until, wait_synced
 from tests.gui.launch.test_single_instance import Desk  # a window, its ShowDesk, what it told
@@ -171,15 +171,16 @@ def test_a_keyring_that_is_missing_or_refuses_asks_for_the_secret_and_says_why(
     keyring.set_keyring(ring)  # the suite's autouse fixture puts its own back afterwards
     notes: list[str] = []
 
-    def answer_the_dialog() -> None:
-        dialog = QApplication.activeModalWidget()
-        assert isinstance(dialog, ProfileDialog)
-        notes.append("" if dialog.secret_note.isHidden() else dialog.secret_note.text())
-        dialog.reject()
+    def answer_the_prompt() -> None:
+        prompt = QApplication.activeModalWidget()
+        assert isinstance(prompt, SignInPrompt)  # a sign-in prompt, not the profile editor
+        notes.append(prompt.note.text())
+        prompt.offline_button.click()
 
-    QTimer.singleShot(0, answer_the_dialog)
-    assert desk.desk.open_saved(NAME) is None  # asked for the secret; the user said no
-    assert notes and "No working keyring" in notes[0] and "for this session only" in notes[0]
+    QTimer.singleShot(0, answer_the_prompt)
+    assert desk.desk.open_saved(NAME) is None  # asked for the secret; the user worked offline
+    assert notes and "no working keyring (" in notes[0] and "this session only" in notes[0]
+    assert desk.desk.is_open  # the show stays, from its cache
     assert pending(profile) == before
 
 
