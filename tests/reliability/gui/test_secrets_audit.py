@@ -141,8 +141,10 @@ def test_a_whole_session_leaves_no_secret_or_token_anywhere(
         wrong = app.desk.open(profile, WRONG)
         assert wrong is not None
         wrong.problem.connect(said.append)
+        wrong.access_refused.connect(lambda exc: said.append(exc.message))
         app.idle(wrong)
-        assert wrong.online is False and any("failed" in m for m in said), said
+        assert wrong.online is False and any("refused the sign-in" in m for m in said), said
+        said.append(app.window.status.currentMessage())  # what the window says of it
         app.run(app.desk.close_current)
 
         # The right secret: connect, sync, edit through the grid, push, export.
