@@ -13,10 +13,14 @@ total it falls short of, pages that repeat: the server ignores our paging names)
 The server leads (issue 28): wherever an answer names its next page — an HTTP `Link: <url>;
 rel="next"` header, or a body key holding the next page's URL or token (`next`, `nextLink`,
 `nextPageToken`, `links.next.href`…) — that is what is asked next, whatever the style; the walk
-ends on the first answer that names none. Such a walk is `stable`: it cannot have shifted under
-records deleted meanwhile, as page numbers can; so is a listing whose total two reads agree on.
-A complete listing that is not stable proves nothing about the records it lacks: the caller asks
-the show for them (decision 0026).
+ends on the first answer that names none. Such a walk is `stable` — it cannot have shifted under
+records deleted meanwhile, as page numbers can — unless what it names only counts: a next link
+whose query (or a token that) holds the number of records listed so far or the next page's
+number is an offset or a page number in disguise, and shifts like them. A total two reads agree
+on proves nothing either: a record created at the end and one deleted early keep the count while
+every record between slides (issue 28, found by the server-shape property). A complete listing
+that is not stable proves nothing about the records it lacks: the caller asks the show for them
+(decision 0026).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from app.api.errors import RegistryError, UnexpectedResponse
 
@@ -319,6 +324,30 @@ class PageInfo:
         )
 
 
+_SIZE_NAMES = ("limit", "take", "size", "pagesize", "perpage", "resultsperpage", "count", "top")
+
+
+def _numbers(kind: str, value: str | None) -> dict[str, str]:
+    """The values of a next link's query (by lower-case name; size names left out), or a
+    token's (under "")."""
+    if value is None:
+        return {}
+    if kind == "token":
+        return {"": value.strip()}
+    query = parse_qsl(urlsplit(value).query)
+    return {k.lower(): v.strip() for k, v in query if k.lower().replace("_", "") not in _SIZE_NAMES}
+
+
+def _counts(named: dict[str, str], asked: dict[str, str], listed: int, pages: int) -> bool:
+    """A next link or token whose value changed from the request just answered to the records
+    listed so far (an offset) or the next page's number (0- or 1-based): a position, not a
+    place after a record."""
+    return any(
+        v.isdigit() and int(v) in (listed, pages, pages + 1) and asked.get(k) != v
+        for k, v in named.items()
+    )
+
+
 def record_key(record: Mapping[str, Any]) -> str:
     rid = record.get("id")
     if rid is not None:
@@ -339,8 +368,8 @@ class PageCursor:
     fewer records than asked but does follow the page number.
     Where an answer names its next page (`take`'s `link`, the `Link` header's, or the body's),
     `next_url` (to ask as it is) or `query()` (the token sent back) follows it; `stable` says the
-    ended listing cannot have shifted under deletions (a link or token walk, or a total read
-    alike on the first and the last page).
+    ended listing cannot have shifted under deletions (a link or token walk whose links do not
+    merely count records or pages).
     """
 
     def __init__(
@@ -375,7 +404,9 @@ class PageCursor:
         self.next_url: str | None = None
         self._token: tuple[str, str] | None = None  # (query name, token) of the next page
         self._refs: set[str] = set()  # next links and tokens given so far
-        self._first_total: int | None = None
+        self._counting = False  # a next link or token seen to hold a count: it can shift
+        self._answered: tuple[str | None, tuple[str, str] | None, list[tuple[str, str]]] = (
+            None, None, [])  # fmt: skip
 
     @property
     def count(self) -> int:
@@ -405,6 +436,7 @@ class PageCursor:
         """The records of the answer to `query()` (or to `next_url`) not handed out before;
         advances the cursor. `link`: the answer's `Link: <…>; rel="next"` URL, if any."""
         records, envelope = unwrap(data, self.what, self.spec.items_key)
+        self._answered = (self.next_url, self._token, self.query())  # the request answered
         keys = [record_key(r) for r in records]
         repeat = bool(records) and all(k in self._seen for k in keys)
         fresh = []
@@ -415,8 +447,6 @@ class PageCursor:
         self._seen.update(keys)
         info = PageInfo.of(envelope, self.spec.total_key) if envelope is not None else PageInfo()
         self.total = info.total if info.total is not None else self.total
-        if self.pages == 0:
-            self._first_total = info.total
         self.pages += 1
         self.proved_paging = self.proved_paging or (self.pages > 1 and not repeat)
         found = ("url", link, "Link") if link else next_of(envelope)
@@ -424,8 +454,6 @@ class PageCursor:
             self._follow(found, repeat)
         else:
             self._decide(len(records), repeat, info)
-            if self.complete and self.total is not None:
-                self.stable = self._first_total == self.total  # two reads agree
         self.index += 1 if self.spec.style == "page" else len(records)
         return fresh
 
@@ -438,16 +466,28 @@ class PageCursor:
         elif found is None:
             short = self.total is not None and self.count < self.total
             self._end(not short, self._short_of_total() if short else None)
-            self.stable = not short
+            self.stable = not short and not self._counting
         elif found[1] in self._refs:
             self._end(False, f"{self.title}: the show names the same next page again")
         else:
             kind, value, key = found
             self._refs.add(value)
+            named = _numbers(kind, value)
+            asked = self._asked(kind)
+            self._counting = self._counting or _counts(named, asked, self.count, self.pages)
             if kind == "url":
                 self.next_url = value
             else:
                 self._token = (self.spec.cursor_param or token_param(key), value)
+
+    def _asked(self, kind: str) -> dict[str, str]:
+        """The values of the request just answered, as `_numbers` reads a next reference."""
+        url, token, query = self._answered
+        if kind == "token":
+            return {"": token[1]} if token else {}
+        if url is not None:
+            return _numbers("url", url)
+        return {k.lower(): v for k, v in query}
 
     def _end(self, complete: bool, problem: str | None = None, *, unsure: bool = False) -> None:
         self.done, self.complete, self.problem, self.unsure = True, complete, problem, unsure

@@ -1,156 +1,173 @@
-"""The plain server (tests/e2e/plain_server.py) paging its customers in other ways the vendor's
-document allows (issue 28). Stdlib only, sharing no code with `app/`, like the server it configures.
+"""How the plain server (tests/e2e/plain_server.py) pages a list, in each way of `shape.PAGING`
+(issue 28, points 2 and 7). Stdlib only, sharing no code with `app/`.
 
-Each show below changes only how the customer list is paged; the other lists, the records, the
-tokens and the budget are the plain server's:
-
-- `LinkShow`: a bare array of at most 100 customers, the next page named by an HTTP
-  `Link: <url>; rel="next"` header whose URL carries the server's own `after` cursor; the
-  client's `page` / `resultsPerPage` are ignored;
-- `NextUrlShow`: `{"items": [...], "next": "http://…?p=3"}` — the next page's full URL in the
-  body under `next` (null on the last page); `page` ignored, 100 a page;
-- `TokenShow`: `{"customers": [...], "nextPageToken": "…"}` — the list under a key of its own
-  and a token the client sends back as `pageToken`;
-- `IgnoringShow`: every customer in one bare array, whatever the query says;
-- `PastEndShow`: pages by `page` / `resultsPerPage` as bare arrays, a page past the last answering
-  404 `{"detail": "Invalid page."}` (a common web stack's habit);
-- `CappedShow`: ignores every paging name and sends the first 100 customers in the order asked;
-- `ShiftingShow`: pages by `page` / `resultsPerPage` as bare arrays (at most 100, sorted as asked);
-  once `armed`, the request of page 2 first deletes a customer of page 1, as another
-  administrator would while the listing runs: every later customer slides up one place.
+`page_of` answers one request for a list already filtered and ordered: the records the request
+reaches, in the shape's envelope (`Shape.list_key`, a total under `Shape.total_key`), with the
+next page named where the paging names it (a `Link` header, a `next` URL, a `nextPageToken`).
+Numbered paging reads the names the shape understands and honours the size asked up to
+`max_page`; a page past the last is empty, or 404 `{"detail": "Invalid page."}`, or 400 naming
+the page. Key cursors (`link-header`, `next-url`, `cursor`) name the last record's place in the
+order, so records deleted behind them shift nothing; `next-offset` names an offset, so they do.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlencode
 
-from tests.e2e.plain_server import Handler, PlainServer, PlainShow
+from tests.e2e.plain_answers import Answer
+from tests.e2e.shape import Shape
 
-LINK_PAGE = 100
-
-
-class PagingShow(PlainShow):
-    """A plain show whose customer list is paged by `customers_page`; `base_url` is set by
-    `PagingServer` (the next links are full URLs)."""
-
-    base_url = ""
-
-    def listing(self, resource: str, query: dict[str, str]) -> Any:
-        if resource != "customer" or "modifiedafter" in query:
-            return super().listing(resource, query)
-        with self.lock:
-            records = sorted((dict(r) for r in self.data["customer"].values()),
-                             key=lambda r: str(r["customerID"]))  # fmt: skip
-        return self.customers_page(records, query)
-
-    def customers_page(self, records: list[dict[str, Any]], query: dict[str, str]) -> Any:
-        raise NotImplementedError
-
-    def link(self, **params: Any) -> str:
-        return f"{self.base_url}/Customer?{urlencode(params)}"
+Record = dict[str, Any]
+Link = Callable[[dict[str, str]], str]  # the URL of this list with these paging names
+# style → (the name of the page or offset, the name of the size) it understands
+NAMES = {
+    "page": ("page", "resultsperpage"),
+    "page-number": ("pagenumber", "pagesize"),
+    "offset": ("offset", "limit"),
+    "skip": ("skip", "take"),
+    "next-offset": ("offset", "limit"),
+}
+CURSORS = {"link-header": "after", "next-url": "after", "cursor": "pagetoken"}
 
 
-class LinkShow(PagingShow):
-    def customers_page(self, records: list[dict[str, Any]], query: dict[str, str]) -> Any:
-        after = query.get("after", "")
-        rest = [r for r in records if str(r["customerID"]) > after]
-        page = rest[:LINK_PAGE]
-        if len(rest) > LINK_PAGE:
-            return {"__link__": self.link(after=page[-1]["customerID"]), "__body__": page}
-        return page
+class BadPaging(Exception):
+    """A paging value this server refuses (400, with the message)."""
 
 
-class NextUrlShow(PagingShow):
-    def customers_page(self, records: list[dict[str, Any]], query: dict[str, str]) -> Any:
-        p = int(query.get("p", "1"))
-        page = records[(p - 1) * LINK_PAGE : p * LINK_PAGE]
-        more = p * LINK_PAGE < len(records)
-        return {"items": page, "next": self.link(p=p + 1) if more else None}
+def later_page(shape: Shape, query: dict[str, str]) -> bool:
+    """The request asks for a page after the first (churn waits for one)."""
+    if shape.paging in CURSORS:
+        return bool(query.get(CURSORS[shape.paging]))
+    if shape.paging in NAMES:
+        first = NAMES[shape.paging][0]
+        start = 1 if shape.paging in ("page", "page-number") else 0
+        return _whole(query, first, start) > start
+    return False
 
 
-class TokenShow(PagingShow):
-    def customers_page(self, records: list[dict[str, Any]], query: dict[str, str]) -> Any:
-        start = int(query.get("pagetoken", "0") or 0)
-        page = records[start : start + LINK_PAGE]
-        more = start + LINK_PAGE < len(records)
-        return {"customers": page, "nextPageToken": str(start + LINK_PAGE) if more else ""}
+def page_of(
+    shape: Shape, own_key: str, records: list[Record], order: list[Any], query: dict[str, str],
+    link: Link, descending: bool = False,
+) -> Answer:  # fmt: skip
+    """One page of `records` (ordered; `order[n]` the sort key of `records[n]`, descending or
+    not), answering `query` (lower-case names); `own_key` names the list in the `own`
+    envelope."""
+    more: dict[str, Any] = {}
+    header: str | None = None
+    if shape.paging in ("page", "page-number"):
+        items, more = _numbered(shape, records, query)
+    elif shape.paging in ("offset", "skip", "next-offset"):
+        items, start, size = _offset(shape, records, query)
+        if shape.paging == "next-offset":
+            more_left = start + size < len(records)
+            following = {"offset": str(start + size), "limit": str(size)}
+            more = {"next": link(following) if more_left else None}
+    elif shape.paging in CURSORS:
+        items, after = _after_cursor(shape, records, order, query, descending)
+        name = CURSORS[shape.paging]
+        if shape.paging == "cursor":
+            more = {"nextPageToken": after or ""}
+        elif shape.paging == "next-url":
+            more = {"next": link({name: after}) if after else None}
+        elif after:
+            header = link({name: after})
+    elif shape.paging == "capped":
+        items = records[: shape.max_page]
+    else:  # ignored: everything at once
+        items = records
+    body = _envelope(shape, own_key, items, len(records), more)
+    return Answer(200, body, {"Link": f'<{header}>; rel="next"'} if header else {})
 
 
-class IgnoringShow(PagingShow):
-    def customers_page(self, records: list[dict[str, Any]], query: dict[str, str]) -> Any:
-        return records
-
-
-class NotFoundPage(Exception):
-    """A page past the last one: 404 in this web stack's words."""
-
-
-class PastEndShow(PagingShow):
-    def customers_page(self, records: list[dict[str, Any]], query: dict[str, str]) -> Any:
-        page = int(query.get("page", "1"))
-        size = min(int(query.get("resultsperpage", "25")), LINK_PAGE)
-        items = records[(page - 1) * size : page * size]
-        if page > 1 and not items:
-            raise NotFoundPage
+def _envelope(
+    shape: Shape, own_key: str, items: list[Record], total: int, more: dict[str, Any]
+) -> Any:
+    key = shape.list_key
+    if key is None:
         return items
+    body: dict[str, Any] = {own_key if key == "own" else key: items}
+    if shape.total_key == "totalPages" and "page" in more:
+        body.update(page=more["page"], totalPages=more["totalPages"])
+    elif shape.total_key not in (None, "totalPages"):
+        body[shape.total_key] = total
+    body.update({k: v for k, v in more.items() if k not in ("page", "totalPages")})
+    return body
 
 
-class ShiftingShow(PagingShow):
-    armed = False
-    deleted: str | None = None
-
-    def customers_page(self, records: list[dict[str, Any]], query: dict[str, str]) -> Any:
-        page = int(query.get("page", "1"))
-        size = min(int(query.get("resultsperpage", "25")), LINK_PAGE)
-        if page == 2 and self.armed:
-            self.armed = False
-            self.deleted = records[10]["id"]
-            self.delete("customer", records[10]["id"])
-            records = records[:10] + records[11:]
-        return records[(page - 1) * size : page * size]
+def _size(shape: Shape, query: dict[str, str]) -> int:
+    return min(_whole(query, NAMES[shape.paging][1], shape.page_size), shape.max_page)
 
 
-class PagingHandler(Handler):
-    """The plain handler, answering a `Link` header (and a bare body) where the show asks, and a
-    404 for a page past the last."""
+def _numbered(
+    shape: Shape, records: list[Record], query: dict[str, str]
+) -> tuple[list[Record], dict[str, Any]]:
+    page, size = _whole(query, NAMES[shape.paging][0], 1), _size(shape, query)
+    items = records[(page - 1) * size : page * size]
+    _past_end(shape, page > 1 and not items)
+    return items, {"page": page, "totalPages": max(1, -(-len(records) // size))}
 
-    def _route(self, path: str, query: dict[str, str], body: Any) -> tuple[int, Any]:
+
+def _offset(
+    shape: Shape, records: list[Record], query: dict[str, str]
+) -> tuple[list[Record], int, int]:
+    start, size = _whole(query, NAMES[shape.paging][0], 0), _size(shape, query)
+    items = records[start : start + size]
+    _past_end(shape, start > 0 and not items)
+    return items, start, size
+
+
+def _after_cursor(
+    shape: Shape, records: list[Record], order: list[Any], query: dict[str, str], descending: bool
+) -> tuple[list[Record], str | None]:
+    """The page after the record whose sort key the cursor holds, and the next cursor (None:
+    the last page). The cursor is opaque to the client: base64 of the key."""
+    raw = query.get(CURSORS[shape.paging], "")
+    start = 0
+    if raw:
         try:
-            return super()._route(path, query, body)
-        except NotFoundPage:
-            return 404, {"detail": "Invalid page."}
-
-    def _answer(self, status: int, payload: Any = None) -> None:
-        link = None
-        if isinstance(payload, dict) and "__link__" in payload:
-            link, payload = payload["__link__"], payload["__body__"]
-        body = b"" if payload is None else json.dumps(payload).encode()
-        self.send_response(status)
-        if payload is not None:
-            self.send_header("Content-Type", "application/json")
-        if link is not None:
-            self.send_header("Link", f'<{link}>; rel="next"')
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+            after = json.loads(base64.urlsafe_b64decode(raw.encode()))
+        except ValueError:
+            raise BadPaging("the page cursor is not one this server gave") from None
+        beyond = [n for n, key in enumerate(order) if _beyond(_json(key), after, descending)]
+        start = beyond[0] if beyond else len(records)
+    items = records[start : start + shape.page_size]
+    if start + shape.page_size >= len(records):
+        return items, None
+    last = json.dumps(order[start + shape.page_size - 1]).encode()
+    return items, base64.urlsafe_b64encode(last).decode()
 
 
-class PagingServer(PlainServer):
-    """A plain server playing one of the shows above."""
-
-    def __init__(self, show: PagingShow) -> None:
-        super().__init__(show)
-        self.RequestHandlerClass = PagingHandler
-        show.base_url = self.base_url
+def _beyond(key: Any, after: Any, descending: bool) -> bool:
+    return bool(key < after) if descending else bool(key > after)
 
 
-class CappedShow(PagingShow):
-    """Ignores every paging name and sends at most 100 customers, in the order asked: the rest
-    can never be listed (no link, no count)."""
+def _json(key: Any) -> Any:
+    """A sort key as it comes back through JSON (tuples become lists)."""
+    return json.loads(json.dumps(key))
 
-    def customers_page(self, records: list[dict[str, Any]], query: dict[str, str]) -> Any:
-        if query.get("sort", "").lower().endswith(":desc"):
-            records = records[::-1]
-        return records[:LINK_PAGE]
+
+def _past_end(shape: Shape, past: bool) -> None:
+    if past and shape.past_end == "404":
+        raise PastEnd(Answer(404, {"detail": "Invalid page."}))
+    if past and shape.past_end == "400":
+        raise PastEnd(Answer(400, {"message": "Invalid page: it is out of range"}))
+
+
+class PastEnd(Exception):
+    """A page past the last one, answered as the shape answers it."""
+
+    def __init__(self, answer: Answer) -> None:
+        super().__init__(answer.status)
+        self.answer = answer
+
+
+def _whole(query: dict[str, str], name: str, default: int) -> int:
+    raw = query.get(name)
+    if raw is None:
+        return default
+    if not raw.isdigit():
+        raise BadPaging(f"{name} must be a whole number")
+    return int(raw)

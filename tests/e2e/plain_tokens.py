@@ -1,92 +1,99 @@
-"""The plain server (tests/e2e/plain_server.py) signing in in other ways the vendor's document
-allows (issue 28, point 4). Stdlib only, sharing no code with `app/`, like the server it extends.
+"""The plain server's token endpoint and who its API lets in, as a shape says (issue 28, point 4).
+Stdlib only, sharing no code with `app/`.
 
-`ShortTokenShow` changes only the token endpoint and who the API lets in; the records, the paths
-and the budget are the plain server's:
-
-- tokens live `lifetime` seconds (3 by default) and the answer carries NO `expires_in`: the
-  client can only learn their lifetime from the API's 401s;
-- `token_answers`: answers the token endpoint gives first, in order, before it issues tokens
-  again — e.g. a 429 with `Retry-After: 1`, then a 403 with an empty body (throttling);
+- client credentials in the form body or a Basic header (`client_auth` "either"), or only in a
+  Basic header ("basic": form credentials answer 401 `invalid_client`);
+- tokens live `lifetime` seconds, said in `expires_in` or not; a refresh token comes with them
+  when the shape refreshes (`grant_type=refresh_token` then works; otherwise it answers 400);
+- `token_answers`: answers the endpoint gives first, in order, before it issues tokens again —
+  e.g. a 429 with `Retry-After: 1`, then a 403 with an empty body (throttling);
 - `revoke_after`: once the API has let in that many requests, every token — old or newly issued —
   is refused with 401 (the show's credentials stopped opening the API while tokens still come).
 
-Counters for the test: `token_requests`, `let_in` (API requests let in), `refused` (401s
-the API answered).
+Counters for the test: `token_requests`, `let_in` (API requests let in), `refused` (401s).
 """
 
 from __future__ import annotations
 
-import json
+import base64
+import random
+import string
+import threading
 import time
 from collections import deque
-from typing import Any
 
-from tests.e2e.plain_server import Handler, PlainServer, PlainShow
+from tests.e2e.plain_answers import Answer, slow_down
+from tests.e2e.shape import Shape
 
-Answer = tuple[int, Any]
-
-
-def throttled(status: int, retry_after: str | None = None, body: Any = None) -> Answer:
-    """A throttling answer of the token endpoint: `status`, maybe a `Retry-After`, a body."""
-    headers = {"Retry-After": retry_after} if retry_after is not None else {}
-    return status, {"__headers__": headers, "__body__": body}
+SHOW_ID = "PLAIN-SHOW"
+SECRET = "plain-secret"
 
 
-class ShortTokenShow(PlainShow):
-    def __init__(self, *args: Any, lifetime: float = 3.0, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.lifetime = lifetime
-        self.token_answers: deque[Answer] = deque()
+class SignIn:
+    """Tokens of one show; every method holds the lock."""
+
+    def __init__(self, shape: Shape, rng: random.Random) -> None:
+        self.lock = threading.RLock()
+        self.shape = shape
+        self.lifetime = shape.token_life
+        self.rng = rng
+        self.tokens: dict[str, float] = {}  # access token → when it expires (monotonic)
+        self.refresh_tokens: set[str] = set()
+        self.token_answers: deque[Answer] = deque([slow_down(shape)] if shape.token_throttled
+                                                  else [])  # fmt: skip
         self.revoke_after: int | None = None
-        self.token_requests = 0
-        self.let_in = 0
-        self.refused = 0
+        self.token_requests = self.let_in = self.refused = 0
 
-    def issue_token(self, form: dict[str, str], authorization: str) -> tuple[int, Any]:
+    def issue(self, form: dict[str, str], authorization: str) -> Answer:
         with self.lock:
             self.token_requests += 1
             if self.token_answers:
                 return self.token_answers.popleft()
-        status, body = super().issue_token(form, authorization)
-        if status == 200:
-            with self.lock:
-                self.tokens[body["access_token"]] = time.monotonic() + self.lifetime
-            body.pop("expires_in", None)
-        return status, body
+            grant = form.get("grant_type")
+            if grant == "refresh_token" and self.shape.refresh:
+                if form.get("refresh_token") not in self.refresh_tokens:
+                    return Answer(400, {"error": "invalid_grant"})
+                return self._token()
+            if grant != "client_credentials":
+                return Answer(400, {"error": "unsupported_grant_type"})
+            if _credentials(form, authorization, self.shape.client_auth) != (SHOW_ID, SECRET):
+                return Answer(401, {"error": "invalid_client"})
+            return self._token()
+
+    def _token(self) -> Answer:
+        token = self._word()
+        self.tokens[token] = time.monotonic() + self.lifetime
+        body: dict[str, object] = {"access_token": token, "token_type": "bearer"}
+        if self.shape.expires_in:
+            body["expires_in"] = int(self.lifetime)
+        if self.shape.refresh:
+            body["refresh_token"] = refresh = self._word()
+            self.refresh_tokens.add(refresh)
+        return Answer(200, body)
+
+    def _word(self) -> str:
+        return "".join(self.rng.choice(string.ascii_letters) for _ in range(24))
 
     def authorized(self, authorization: str) -> bool:
+        scheme, _, token = authorization.partition(" ")
         with self.lock:
             revoked = self.revoke_after is not None and self.let_in >= self.revoke_after
-            ok = not revoked and super().authorized(authorization)
-            if ok:
+            ok = scheme.lower() == "bearer" and self.tokens.get(token, 0) > time.monotonic()
+            if ok and not revoked:
                 self.let_in += 1
-            else:
-                self.refused += 1
-            return ok
+                return True
+            self.refused += 1
+            return False
 
 
-class TokenHandler(Handler):
-    """The plain handler, answering the headers a token answer asks for (`Retry-After`)."""
-
-    def _answer(self, status: int, payload: Any = None) -> None:
-        headers: dict[str, str] = {}
-        if isinstance(payload, dict) and "__headers__" in payload:
-            headers, payload = payload["__headers__"], payload["__body__"]
-        body = b"" if payload is None else json.dumps(payload).encode()
-        self.send_response(status)
-        if payload is not None:
-            self.send_header("Content-Type", "application/json")
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
-class TokenServer(PlainServer):
-    """A plain server playing a `ShortTokenShow`."""
-
-    def __init__(self, show: ShortTokenShow) -> None:
-        super().__init__(show)
-        self.RequestHandlerClass = TokenHandler
+def _credentials(form: dict[str, str], authorization: str, accepted: str) -> tuple[str, str]:
+    if authorization.lower().startswith("basic "):
+        try:
+            decoded = base64.b64decode(authorization[6:].strip()).decode()
+        except ValueError:
+            decoded = ":"
+        client_id, _, secret = decoded.partition(":")
+        return client_id, secret
+    if accepted == "basic":
+        return "", ""  # form credentials are not read
+    return form.get("client_id", ""), form.get("client_secret", "")

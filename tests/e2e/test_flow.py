@@ -10,27 +10,25 @@ create made exactly once, nothing pending. "Equals the server": the same record 
 field the server lists holds the same value in the cache (`modifiedDate` aside: a strict server
 leaves it out of full lists).
 
-Commands run in this process through `app.cli.main`, with SHOWDESK_HOME in the test's folder and
-the secret in SHOWDESK_CLIENT_SECRET, as a scheduled job would set them.
+Commands run in this process through `app.cli.main` (tests/e2e/desk.py), with SHOWDESK_HOME in
+the test's folder and the secret in SHOWDESK_CLIENT_SECRET, as a scheduled job would set them.
 """
 
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from app.api.registry import default_registry
-from app.cli import main
-from app.profile.settings import Profile
 from app.sim import SimServer, generate_show
 from app.sim.presets import PRESETS, config_for
+from tests.e2e.desk import Outcome, Showdesk, outbox
 from tests.e2e.plain_server import PlainServer
 from tests.e2e.targets import Record, Target, plain_target, sim_target
 
@@ -64,52 +62,6 @@ FLOW_SWITCHES: dict[str, dict[str, Any]] = {
 
 # Every shape the simulator can play, and the server that shares no code with app/.
 SHAPES = [*PRESETS, PLAIN]
-
-
-@dataclass
-class Outcome:
-    code: int
-    out: str
-    err: str
-
-    @property
-    def text(self) -> str:
-        return f"exit {self.code}\n--- stdout\n{self.out}--- stderr\n{self.err}"
-
-
-@dataclass
-class Showdesk:
-    """`showdesk COMMAND ...` on one show, the connection given on the command line."""
-
-    target: Target
-    capsys: pytest.CaptureFixture[str]
-    folder: Path
-    runs: list[str] = field(default_factory=list)
-
-    def __call__(self, *args: str) -> Outcome:
-        self.capsys.readouterr()
-        connection = ["--base-url", self.target.base_url, "--auth-url", self.target.auth_url,
-                      "--show-id", self.target.show_id]  # fmt: skip
-        try:
-            code = main([*args, *connection])
-        except SystemExit as exc:  # argparse: an unknown command or option
-            code = exc.code if isinstance(exc.code, int) else 2
-        captured = self.capsys.readouterr()
-        self.runs.append(" ".join(args))
-        return Outcome(code, captured.out, captured.err)
-
-    @property
-    def profile(self) -> Profile:
-        """The profile headless commands make for `--show-id` (its folders follow SHOWDESK_HOME)."""
-        t = self.target
-        return Profile(f"show-{t.show_id}", t.base_url, t.auth_url, t.show_id)
-
-    def cached(self, slug: str) -> list[Record]:
-        path = self.folder / f"{slug}.json"
-        exported = self("export", slug, "--format", "json", "-o", str(path))
-        assert exported.code == 0, exported.text
-        records: list[Record] = json.loads(path.read_text(encoding="utf-8"))
-        return records
 
 
 @contextmanager
@@ -312,10 +264,3 @@ def assert_refused(
     refused = [line for line in pushed.err.splitlines() if "not allowed" in line]
     assert len(refused) == len(wanted), pushed.text
     assert outbox(showdesk) == {"pending": 0, "failed": len(wanted), "conflict": 0}
-
-
-def outbox(showdesk: Showdesk) -> dict[str, int]:
-    status = showdesk("status", "--json")
-    assert status.code == 0, status.text
-    counts: dict[str, int] = json.loads(status.out.splitlines()[-1])["outbox"]
-    return counts

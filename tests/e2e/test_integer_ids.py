@@ -1,7 +1,7 @@
 """Issue 28, point 5: every scalar the server gives is kept as given.
 
 The real `showdesk` commands (as tests/e2e/test_flow.py runs them) against the plain server with
-integer ids and integer references (tests/e2e/plain_integers.py): the whole day-one flow — sync,
+integer ids and integer references (`Shape(ids="integer")`): the whole day-one flow — sync,
 incremental and full syncs, export, edit, import, push — and then the values themselves: the
 cache, the export and the outbox hold integers where the server gave integers, and what went back
 to the server are integers too (it refuses anything else).
@@ -11,33 +11,22 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from tests.e2e.plain_integers import FIRST_WAREHOUSE, IntegerServer, IntegerShow
-from tests.e2e.targets import plain_target
-from tests.e2e.test_flow import EXPECT, PLAIN, Showdesk, outbox, run_flow
+from tests.e2e.desk import DeskOn, Showdesk, outbox
+from tests.e2e.plain_server import FIRST_WAREHOUSE, PlainShow, Shape
+from tests.e2e.test_flow import EXPECT, PLAIN, run_flow
 
 
 @pytest.fixture
-def desk(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> Iterator[tuple[Showdesk, IntegerShow]]:
-    monkeypatch.setenv("SHOWDESK_HOME", str(tmp_path / "showdesk"))
-    show = IntegerShow()
-    server = IntegerServer(show).start()
-    try:
-        target = plain_target(server)
-        monkeypatch.setenv("SHOWDESK_CLIENT_SECRET", target.secret)
-        yield Showdesk(target, capsys, tmp_path), show
-    finally:
-        server.stop()
+def desk(desk_on: DeskOn) -> tuple[Showdesk, PlainShow]:
+    show = PlainShow(shape=Shape(ids="integer"))
+    return desk_on(show), show
 
 
 def test_the_day_one_flow_works_with_integer_ids_and_references(
-    desk: tuple[Showdesk, IntegerShow],
+    desk: tuple[Showdesk, PlainShow],
 ) -> None:
     """Before: every imported row refused, "warehouseID: Input should be a valid string"."""
     showdesk, _ = desk
@@ -45,7 +34,7 @@ def test_the_day_one_flow_works_with_integer_ids_and_references(
 
 
 def test_integers_stay_integers_in_the_cache_the_export_and_on_the_way_back(
-    desk: tuple[Showdesk, IntegerShow],
+    desk: tuple[Showdesk, PlainShow],
 ) -> None:
     showdesk, show = desk
     synced = showdesk("sync", "--resource", "customers", "--resource", "warehouses")

@@ -1,9 +1,9 @@
 """Issue 28, point 3: a write is judged by its answer.
 
 Each test runs the real `showdesk` commands (as tests/e2e/test_flow.py does) against the plain
-server answering writes as one switch of tests/e2e/plain_writes.py asks: a wrapper with an error
-flag instead of the record, a `201 Created` with only a `Location`, an echo keeping the old value
-of a field it will not change, a create applied and then answered 502. An edit is reported
+server answering writes as one shape asks (tests/e2e/shape.py, plain_writes.py): a wrapper with
+an error flag instead of the record, a `201 Created` with only a `Location`, an echo keeping the
+old value of a field it will not change, a create applied and then answered 502. An edit is reported
 applied only when the show's answer proves it; the audit log and the cache say what the show
 holds.
 """
@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -21,33 +20,29 @@ import pytest
 from app.api.registry import default_registry
 from app.store.cache import Cache
 from app.store.outbox import Outbox
-from tests.e2e.plain_writes import REFUSED, WritesServer, WritesShow
-from tests.e2e.targets import plain_target
-from tests.e2e.test_flow import Showdesk, outbox
+from tests.e2e.desk import DeskOn, Showdesk, outbox
+from tests.e2e.plain_server import PlainShow
+from tests.e2e.plain_writes import REFUSED
 
 SYNCED = ("--resource", "customers")
 
 
 @pytest.fixture
-def show() -> WritesShow:
-    return WritesShow(customers=30)
+def show() -> PlainShow:
+    return PlainShow(customers=30)
 
 
 @pytest.fixture
-def desk(
-    show: WritesShow, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> Iterator[Showdesk]:  # fmt: skip
-    monkeypatch.setenv("SHOWDESK_HOME", str(tmp_path / "showdesk"))
-    server = WritesServer(show).start()
-    try:
-        target = plain_target(server)
-        monkeypatch.setenv("SHOWDESK_CLIENT_SECRET", target.secret)
-        synced = Showdesk(target, capsys, tmp_path)("sync", *SYNCED)
-        assert synced.code == 0, synced.text
-        yield Showdesk(target, capsys, tmp_path)
-    finally:
-        server.stop()
+def desk(show: PlainShow, desk_on: DeskOn) -> Showdesk:
+    showdesk = desk_on(show)
+    synced = showdesk("sync", *SYNCED)
+    assert synced.code == 0, synced.text
+    return showdesk
+
+
+def answering(show: PlainShow, **writes: Any) -> None:
+    """From now on the show answers writes so (fields of tests/e2e/shape.py's `Shape`)."""
+    show.shape = replace(show.shape, **writes)
 
 
 def import_rows(
@@ -90,6 +85,14 @@ def cached(desk: Showdesk, record_id: Any) -> dict[str, Any] | None:
         cache.close()
 
 
+def assert_created_once(desk: Showdesk, count: int) -> None:
+    """NEW-0 … NEW-(count-1) each created once on the show, cached under the show's id."""
+    for n in range(count):
+        (record,) = desk.target.find("customers", "customerID", f"NEW-{n}")
+        assert desk.target.creates("customers", f"NEW-{n}") == 1
+        assert (cached(desk, record["id"]) or {}).get("customerID") == f"NEW-{n}"
+
+
 def audit(desk: Showdesk) -> list[tuple[str, str | None, str]]:
     """(record id, field, result) of every row of the audit log."""
     box = Outbox(desk.profile.outbox_path)
@@ -100,12 +103,12 @@ def audit(desk: Showdesk) -> list[tuple[str, str | None, str]]:
 
 
 def test_a_wrapper_saying_it_failed_is_a_failure_with_the_shows_words(
-    desk: Showdesk, show: WritesShow
+    desk: Showdesk, show: PlainShow
 ) -> None:
     """Every PUT is answered 200 `{"isSuccess": false, "message": …}` and not applied: the four
     edits fail with the show's words, nothing is logged applied, the cache keeps the show's
     values, exit 1."""
-    show.refuse_puts = True
+    answering(show, refuse_puts="all")
     before = desk.target.by_id("customers")
     rows = import_rows(desk, [{"city": f"Edited {n}"} for n in range(4)], [])
     pushed = desk("push")
@@ -119,29 +122,26 @@ def test_a_wrapper_saying_it_failed_is_a_failure_with_the_shows_words(
 
 
 def test_a_create_answered_201_with_only_a_location_takes_its_id_from_it(
-    desk: Showdesk, show: WritesShow
+    desk: Showdesk, show: PlainShow
 ) -> None:
     """Five creates answered `201 Created`, empty body, `Location: …/Customer/<id>`: all five
     applied under the show's ids, each created once, exit 0."""
-    show.location_creates = True
+    answering(show, create_answer="location")
     import_rows(desk, [], new_shops(5))
     pushed = desk("push")
     assert pushed.code == 0, pushed.text
     assert outbox(desk) == {"pending": 0, "failed": 0, "conflict": 0}
-    for n in range(5):
-        (record,) = desk.target.find("customers", "customerID", f"NEW-{n}")
-        assert desk.target.creates("customers", f"NEW-{n}") == 1
-        assert (cached(desk, record["id"]) or {}).get("customerID") == f"NEW-{n}"
+    assert_created_once(desk, 5)
 
 
 def test_a_field_the_show_keeps_fails_at_once_and_the_rest_is_applied(
-    desk: Showdesk, show: WritesShow
+    desk: Showdesk, show: PlainShow
 ) -> None:
     """The show keeps the stored `email` whatever is sent and echoes the stored record. Three
     records get a new city and email, two a new city only: one PUT each (no resend), every city
     applied, each email failed once with the show's value (no "another administrator"), the
     cache holds what the show holds, exit 1."""
-    show.ignore_field = "email"
+    answering(show, ignored_field="email")
     edits = [{"city": f"Edited {n}", "email": f"new{n}@example.org"} for n in range(3)]
     edits += [{"city": f"Edited {n}"} for n in range(3, 5)]
     before = desk.target.by_id("customers")
@@ -171,30 +171,27 @@ def test_a_field_the_show_keeps_fails_at_once_and_the_rest_is_applied(
 
 
 def test_a_create_applied_then_answered_502_is_found_not_failed(
-    desk: Showdesk, show: WritesShow
+    desk: Showdesk, show: PlainShow
 ) -> None:
     """Two of five creates are applied, then answered 502: they are looked up by their key
     before anything is said — applied, created once, cached under the show's id; exit 0."""
-    show.fail_after_create = {"NEW-1", "NEW-3"}
+    answering(show, lost_creates=("NEW-1", "NEW-3"))
     import_rows(desk, [], new_shops(5))
     pushed = desk("push")
     assert pushed.code == 0, pushed.text
     assert outbox(desk) == {"pending": 0, "failed": 0, "conflict": 0}
-    for n in range(5):
-        (record,) = desk.target.find("customers", "customerID", f"NEW-{n}")
-        assert desk.target.creates("customers", f"NEW-{n}") == 1
-        assert (cached(desk, record["id"]) or {}).get("customerID") == f"NEW-{n}"
+    assert_created_once(desk, 5)
     again = desk("push", "--retry-failed")
     assert again.code == 0, again.text
     assert all(desk.target.creates("customers", f"NEW-{n}") == 1 for n in range(5))
 
 
 def test_push_json_lists_the_fields_that_landed_and_the_field_refused(
-    desk: Showdesk, show: WritesShow
+    desk: Showdesk, show: PlainShow
 ) -> None:
     """A change of city and email on a show that keeps its email: `push --json` lists the city
     as applied and the email as failed with the show's value — every field the push settled."""
-    show.ignore_field = "email"
+    answering(show, ignored_field="email")
     rows = import_rows(desk, [{"city": "Split city", "email": "split@example.org"}], [])
     pushed = desk("push", "--json")
     assert pushed.code == 1, pushed.text

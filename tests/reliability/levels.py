@@ -25,6 +25,8 @@ class Level:
     fuzz_examples: int  # hypothesis examples per fuzz target
     # uncoordinated `showdesk sync --full` processes on one show: (processes, limit, span, size)
     throttle_runs: tuple[tuple[int, int, float, str | int], ...] = ()
+    shapes: int = 3  # server shapes drawn for the property of tests/e2e/shape_property.py
+    shape_latency_ms: int = 3  # the most a drawn shape's answers wait
 
     @property
     def full(self) -> bool:
@@ -35,7 +37,8 @@ FAST = Level("fast", edits=200, push_kills=10, sync_kills=10, crash_customers=80
              fuzz_examples=40, throttle_runs=((2, 60, 10.0, "tiny"),))  # fmt: skip
 FULL = Level("full", edits=1000, push_kills=30, sync_kills=30, crash_customers=2500,
              fuzz_examples=400,
-             throttle_runs=((5, 60, 10.0, "demo"), (3, 300, 60.0, "demo")))  # fmt: skip
+             throttle_runs=((5, 60, 10.0, "demo"), (3, 300, 60.0, "demo")),
+             shapes=200, shape_latency_ms=20)  # fmt: skip
 
 _chosen: list[Level] = []
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from tests.reliability.levels import ENV
 from tests.reliability.tally import METRICS, REPORT_ENV
 
-PARTS = ("faults", "crash", "hostile", "fuzz", "secrets")
+PARTS = ("faults", "crash", "hostile", "fuzz", "secrets", "shapes")
 SUITE = Path(__file__).resolve().parent
 
 

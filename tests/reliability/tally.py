@@ -20,11 +20,15 @@ METRICS = (
     "kills survived",
     "fuzz cases tried",
     "secrets found",
+    "shapes drawn",  # server shapes the property of tests/e2e/shape_property.py ran against
+    "runs",  # commands it judged
+    "silent failures",  # of them, exit 0 while the cache or the show disagreed: must be 0
 )
 
 
 class Tally:
-    """Counts per suite part (`faults`, `crash`, `hostile`, `fuzz`, `secrets`) and metric."""
+    """Counts per suite part (`faults`, `crash`, `hostile`, `fuzz`, `secrets`, `shapes`) and
+    metric."""
 
     def __init__(self) -> None:
         self.parts: dict[str, Counter[str]] = defaultdict(Counter)
