@@ -33,6 +33,8 @@ def start_demo(size: str = "demo", seed: int = 1) -> tuple[SimServer, Profile, s
 
 def demo_profile() -> Profile:
     """The "Demo show" profile as saved (its cache is there from the last run), or a new one
-    that has no address yet: `start_demo` gives it the simulator's."""
+    that has no address yet: `start_demo` gives it the simulator's. A Save there queues like
+    anywhere else; it pushes at once only if the user turns "Push a record when I save it" on
+    (issue 30: the demo pushed on save and nothing on screen said so)."""
     saved = ProfileStore().get(DEMO_PROFILE)
-    return saved or Profile(DEMO_PROFILE, "", "", "", demo=True, push_on_save=True)
+    return saved or Profile(DEMO_PROFILE, "", "", "", demo=True)

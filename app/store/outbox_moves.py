@@ -67,6 +67,29 @@ class OutboxMoves(OutboxFile):
                 self._move(conn, seq, "pending", ("pending", "sending"), {"last_error": reason},
                            bump=bump)  # fmt: skip
 
+    def rebase(
+        self,
+        laid: Mapping[int, tuple[dict[str, Any], dict[str, Any] | None, Sequence[str] | None]],
+    ) -> None:
+        """Lay unsent changes again on the show's answer to the user's own pushed changes, in
+        ONE transaction: seq → (payload, base, changed fields), None fields: nothing of it is
+        left to send (discarded). Each keeps its state (pending or failed) and its attempts; a
+        change that moved on meanwhile (sent, settled) is left as it is."""
+        with self._db.write() as conn:
+            for seq, (payload, base, fields) in laid.items():
+                row = conn.execute("SELECT state FROM changes WHERE seq = ?", (seq,)).fetchone()
+                if row is None or row[0] not in ("pending", "failed"):
+                    continue
+                if fields is None:
+                    self._move(conn, seq, "discarded", (row[0],), {})
+                    continue
+                cols = {
+                    "payload": dumps(payload),
+                    "base": dumps(base),
+                    "changed_fields": dumps(list(fields)),
+                }
+                self._move(conn, seq, row[0], (row[0],), cols)
+
     def mark_conflict(self, seq: int, theirs: dict[str, Any]) -> None:
         self._transition(seq, "conflict", ("pending", "sending"), {"theirs": dumps(theirs)})
 

@@ -11,7 +11,10 @@ first, as the outbox answers them):
 
 - a create or update (single or bulk) whose payload is the record lays its payload over the
   record, later changes over earlier ones — a refused (`failed`) change too: it is what the user
-  asked for and will send again;
+  asked for and will send again; a plain `update` lays only the fields the user changed (its
+  diff), as the Pusher PUTs them over the freshest record the show gave (`merged_body`): the
+  rest of its payload is the record as it was when the edit was made, and the show's answer
+  to a change pushed since (the user's own, or somebody else's) shows through;
 - a special operation (associate, move…, payload `{"body": …}`) changes no field of the record;
   a `move` or `reorder` of a hierarchy (sales-rep groups: `parentID`, `position`) is kept in
   `placements`, in queue order, and `arranged` lays them over every record at once, as the
@@ -186,7 +189,7 @@ class PendingOverlay:
             if change.op == "delete":
                 self.kinds[rid] = "deleted"
             elif is_record_change(change):
-                self.values[rid] = {**self.values.get(rid, {}), **change.payload}
+                self.values[rid] = {**self.values.get(rid, {}), **laid_fields(change)}
         if change.state == "failed":
             self._add_failure(change, ids)
         elif change.state == "conflict":
@@ -307,6 +310,14 @@ def _mark(change: Change) -> ChangeMark:
 def record_id_of(record: Mapping[str, Any], key: str) -> str:
     """A cached record's id: its `id`, else its business key (as the cache files it)."""
     return str(record.get("id") or record.get(key))
+
+
+def laid_fields(change: Change) -> dict[str, Any]:
+    """What a record change lays over the record: a plain update its changed fields (what the
+    PUT sets over the show's record), any other its whole payload (what is sent)."""
+    if change.op == "update":
+        return {name: after for name, _, after in change.diff()}
+    return change.payload
 
 
 def pending_cells(change: Change) -> list[tuple[str, str]]:

@@ -7,6 +7,8 @@ for the disk: four per change held a push to ~150 changes/s on the event loop's 
 then they stay `sending`, which a crash leaves to the next push as of unknown outcome (an update
 or delete is sent again, a create looked up by its key first): nothing is lost or duplicated.
 The Pusher flushes at the end of every round, before it stops, and before it verifies.
+The unsent changes of a record the show took a change of are laid again on its answer
+(app/sync/push/rebase.py): what the user pushed is the base of their later edits.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from app.store.cache import Cache
 from app.store.changes import Change, is_local_id
 from app.store.outbox import Outbox
 from app.sync.change_rules import is_record_change
+from app.sync.push.rebase import rebase_on_answers
 
 SETTLE_EVERY = 250  # answered changes settled together at most
 
@@ -99,6 +102,7 @@ class PushOutcomes:
         for slug, found in records.items():
             self.cache.upsert(slug, found)
         self.outbox.mark_done_many(done)
+        rebase_on_answers(self.cache, self.outbox, [change for change, _, _ in done])
         self.report.done += len(done)
         self.progress()
 
@@ -108,6 +112,7 @@ class PushOutcomes:
         if record is not None:
             self.cache.upsert(change.resource, [record])
         self.outbox.audit(change, "applied")
+        rebase_on_answers(self.cache, self.outbox, [change])
         self.report.done += 1
         self.progress()
 

@@ -24,6 +24,7 @@ from app.api.errors import (
 from app.api.record_shape import parse_show_date
 from app.api.responses import HistoryResult, OrderResult
 from app.store.changes import SERVER_OWNED, Change
+from app.sync.change_rules import without_show_ids
 
 
 def refusal(exc: ShowDeskError) -> dict[str, Any] | None:
@@ -51,10 +52,13 @@ def as_datetime(value: Any) -> datetime | None:
 
 def same_on_show(a: Any, b: Any) -> bool:
     """Whether two values of a field are the same on the show: equal, or the same moment written
-    two ways (`2025-05-07T12:25:00` and `2025-05-07T14:25:00.000+02:00`) — not the form's
+    two ways (`2025-05-07T12:25:00` and `2025-05-07T14:25:00.000+02:00`), or the same nested
+    entries whatever ids the show gave them (`change_rules.without_show_ids`) — not the form's
     `values.same_in_form`, where every empty value is alike."""
     if a == b:
         return True
+    if isinstance(a, list) and isinstance(b, list):
+        return bool(without_show_ids(a) == without_show_ids(b))
     if isinstance(a, str) and isinstance(b, str) and len(a) >= 10 and len(b) >= 10:
         moment = as_datetime(a)
         return moment is not None and moment == as_datetime(b)
@@ -73,10 +77,11 @@ def conflicting_fields(
     current value is neither the base value nor the user's): a conflict for the user to settle.
     A change the server made to other fields is no conflict; it is merged into the PUT. A delete
     conflicts with any change the server made to the record since. `ours`: the record's changes
-    this user already pushed — a value one of them set is the user's own, never a conflict."""
+    this user already pushed — a value one of them set is the user's own, never a conflict
+    (whether it was made before this change or after it: a form's Save pushed at once)."""
     if not change.base:
         return []
-    pushed = [(n, after) for c in ours if c.seq < change.seq for n, _, after in c.diff()]
+    pushed = [(n, after) for c in ours if c.seq != change.seq for n, _, after in c.diff()]
 
     def moved(name: str, *values: Any) -> bool:
         theirs = server.get(name)
@@ -87,6 +92,52 @@ def conflicting_fields(
         names = (set(change.base) | set(server)) - set(SERVER_OWNED)
         return sorted(n for n in names if moved(n, change.base.get(n)))
     return [name for name, before, after in change.diff() if moved(name, before, after)]
+
+
+def conflict_fields(change: Change) -> list[str]:
+    """The fields a conflict puts before the user: the ones they changed, then the ones only
+    the show changed since the edit was made — never the show's bookkeeping (`id`,
+    `modifiedDate`) nor a nested list whose entries only got new ids from the show."""
+    base, theirs = change.base or {}, change.theirs or {}
+    mine = user_fields(change)
+    others = [f for f in theirs if f not in mine and not same_on_show(theirs.get(f), base.get(f))]
+    return [f for f in [*mine, *others] if f not in SERVER_OWNED]
+
+
+@dataclass(frozen=True)
+class Rebase:
+    """A pending change laid again on the show's answer to the user's own pushed changes:
+    its new `payload`, `base` and `fields` (None: nothing of it is left to send — a later
+    change of the user's, already on the show, set every field it changes)."""
+
+    payload: dict[str, Any]
+    base: dict[str, Any] | None
+    fields: tuple[str, ...] | None
+
+
+def rebased(change: Change, answer: dict[str, Any], applied: Sequence[Change]) -> Rebase | None:
+    """`change` (pending, of a record some of whose `applied` changes — the user's — the show
+    just took) on the show's `answer`: each field those set takes the show's value in its base
+    (what the user pushed is the base of their later edits: never a conflict with somebody
+    else) and in its payload where the change does not set it; a field a LATER applied change
+    set is dropped from it (the user's last word is on the show). Other fields keep their base:
+    another administrator's change to one of them is still a conflict. None: nothing moves."""
+    if change.op not in ("update", "delete", "bulk-update") or change.base is None:
+        return None
+    names = user_fields(change) if change.op != "delete" else []
+    set_by = {n: c.seq for c in sorted(applied, key=lambda c: c.seq) for n in user_fields(c)}
+    if not set_by:
+        return None
+    kept = tuple(n for n in names if not (n in set_by and set_by[n] > change.seq))
+    base = {**change.base, **{n: answer.get(n) for n in set_by}}
+    payload = dict(change.payload)
+    if change.op != "delete":
+        payload.update((n, answer.get(n)) for n in set_by if n not in kept)
+    if change.op != "delete" and not kept:
+        return Rebase(payload, base, None)
+    if base == change.base and payload == change.payload and len(kept) == len(names):
+        return None
+    return Rebase(payload, base, kept if change.op != "delete" else change.changed_fields)
 
 
 def user_values(head: Sequence[Change]) -> dict[str, Any]:

@@ -33,6 +33,7 @@ class FormMessages(QWidget):
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.banner)
         column.addWidget(self.error)
+        self._failures: list[str] = []  # the lines `show_failures` put in the error
         self.clear()
 
     @property
@@ -52,10 +53,22 @@ class FormMessages(QWidget):
         self.error.setText(f"{shown}\n{text}" if shown and text not in shown else text)
         self.error.show()
 
+    def show_failures(self, lines: list[str]) -> None:
+        """What the outbox says of the record's push now (in conflict, refused), in place of
+        what it said before: a conflict settled meanwhile is no longer said."""
+        kept = [
+            line for line in self.error.text().split("\n") if line and line not in self._failures
+        ]
+        self._failures = list(lines)
+        text = "\n".join(dict.fromkeys([*kept, *lines]))
+        self.error.setText(text)
+        self.error.setVisible(bool(text))
+
     def clear(self) -> None:
         self.banner.hide()
         self.error.hide()
         self.error.setText("")
+        self._failures = []
 
     def on_reload_button_clicked(self) -> None:
         self.banner.hide()

@@ -41,6 +41,13 @@ from app.wording.references import ReferenceNames, title_of
 from app.wording.words import count
 
 Confirm = Callable[[str], bool]
+CONFLICT_TEXT = "In conflict with the server: resolve it in the outbox."
+PUSH_ON_SAVE_NOTE = "Save also pushes"
+SAVE_PUSHES_TIP = (
+    "Save puts your changes in the outbox and pushes them to the show at once "
+    "(this profile pushes a record when it is saved)."
+)
+SAVE_QUEUES_TIP = "Save puts your changes in the outbox; Push sends them to the show."
 
 
 class RecordForm(QWidget):
@@ -70,7 +77,6 @@ class RecordForm(QWidget):
         super().__init__(owner)
         self.editor, self.resource = editor, resource
         self.model = MODELS[resource.model]
-        self.push_on_save = push_on_save
         self._confirm = confirm or self._ask
         self.record_id: str | None = None
         self.is_new = False
@@ -78,16 +84,32 @@ class RecordForm(QWidget):
         self._read = ReadVersion(editor, resource.slug)  # the server's version shown
         self._teammates: Mapping[str, Mapping[str | None, str]] = {}  # team mode: who, when
         self._tinted: set[str] = set()
+        self._failed_fields: set[str] = set()  # fields showing the show's refusal
         self.title = QLabel(self)
         self.messages = FormMessages(self)
         self.fields = FormFields(self.model, resource, editor.cache, references, self)
         self.editors: dict[str, FieldInput] = self.fields.editors
         self.extra_view = self.fields.extra_view
         self.buttons = {n: QPushButton(n, self) for n in ("New", "Save", "Revert", "Delete")}
+        self.push_on_save_note = QLabel(PUSH_ON_SAVE_NOTE, self)  # shown while Save pushes
+        self._push_on_save = False
         self._build()
+        self.push_on_save = push_on_save
         self.show_record(None)
 
     # ------------------------------------------------------------------------------ public
+
+    @property
+    def push_on_save(self) -> bool:
+        """Whether Save also pushes what it saved (the profile's "Push a record when I save
+        it"): said beside Save and on its tooltip while it is on."""
+        return self._push_on_save
+
+    @push_on_save.setter
+    def push_on_save(self, on: bool) -> None:
+        self._push_on_save = on
+        self.push_on_save_note.setVisible(on)
+        self.buttons["Save"].setToolTip(SAVE_PUSHES_TIP if on else SAVE_QUEUES_TIP)
 
     def show_record(self, record_id: str | None) -> None:
         """Show this record as the user sees it (cache + pending changes); None: nothing."""
@@ -203,7 +225,10 @@ class RecordForm(QWidget):
             return
         if record is None:
             return
+        banner = self.messages.banner_text  # "changed on the server" stays until Reload
         self._load(record)
+        if banner:
+            self.messages.show_banner(banner)
         for field, value in typed.items():
             self.editors[field].set_value(value)
         self._update_buttons()
@@ -245,6 +270,11 @@ class RecordForm(QWidget):
 
     def on_fields_field_edited(self, _field: str) -> None:
         self._update_buttons()
+
+    def on_outbox_changed(self) -> None:
+        """The resource's unsettled changes moved (a conflict settled, a change discarded or
+        retried in the outbox view, a push's results): show the record as it stands now."""
+        self.refresh()
 
     def on_session_data_changed(self, slugs: list[str]) -> None:
         self.fields.refresh_choices(slugs)
@@ -289,6 +319,7 @@ class RecordForm(QWidget):
 
     def _load(self, record: dict[str, Any]) -> None:
         self._loaded = dict(record)
+        self._failed_fields = set()
         for field, editor in self.editors.items():
             editor.set_value(record.get(field))
             self.show_problem(field, None)
@@ -333,19 +364,23 @@ class RecordForm(QWidget):
         if rid is None:
             return
         overlay = PendingOverlay.of_record(self.editor.outbox, self.resource.slug, rid)
-        if rid in overlay.conflicts:
-            self.messages.show_error("In conflict with the server: resolve it in the outbox.")
+        lines = [CONFLICT_TEXT] if rid in overlay.conflicts else []
         named = {f: m for (i, f), m in overlay.named.items() if i == rid and f in self.editors}
+        for field in self._failed_fields - set(named):  # settled since: no longer said
+            self.show_problem(field, None)
         for field, text in named.items():
             self.show_problem(field, text)
+        self._failed_fields = set(named)
         if rid in overlay.row_errors and not named:
-            self.messages.show_error(f"The server refused: {overlay.row_errors[rid]}")
+            lines.append(f"The server refused: {overlay.row_errors[rid]}")
+        self.messages.show_failures(lines)
 
     def _build(self) -> None:
         buttons = QHBoxLayout()
         for name, button in self.buttons.items():
             buttons.addWidget(button)
             button.clicked.connect(getattr(self, f"on_{name.lower()}_button_clicked"))
+        buttons.addWidget(self.push_on_save_note)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)

@@ -28,20 +28,12 @@ from PySide6.QtWidgets import (
 from app.api.registry import Registry
 from app.store.changes import Change
 from app.store.outbox import Outbox, Resolution
+from app.sync.push.verdicts import conflict_fields, same_on_show
 from app.sync.reports.change_list import format_value
 from app.ui.common.palette import Hue, background_brush
 
 Side = Literal["mine", "theirs"]
 SIDES: tuple[Side, Side] = ("mine", "theirs")
-BOOKKEEPING = frozenset({"id", "modifiedDate"})  # never offered as a choice
-
-
-def conflict_fields(change: Change) -> list[str]:
-    """My changed fields, then the ones only the server changed (bookkeeping left out)."""
-    base, theirs = change.base or {}, change.theirs or {}
-    mine = [f for f, _, _ in change.diff()]
-    others = [f for f in theirs if f not in mine and theirs.get(f) != base.get(f)]
-    return [f for f in [*mine, *others] if f not in BOOKKEEPING]
 
 
 class ConflictDialog(QDialog):
@@ -77,7 +69,7 @@ class ConflictDialog(QDialog):
         return {f: self._value(f, self.choice(f)) for f in self.fields}
 
     def differs(self, field: str) -> bool:
-        return bool(self._value(field, "mine") != self._value(field, "theirs"))
+        return not same_on_show(self._value(field, "mine"), self._value(field, "theirs"))
 
     # ------------------------------------------------------------------------------ slots
 
@@ -120,7 +112,7 @@ class ConflictDialog(QDialog):
         self, table: QTableWidget, row: int, name: str, base: Mapping[str, Any]
     ) -> None:
         group = QButtonGroup(self)
-        moved = {s: self._value(name, s) != base.get(name) for s in ("mine", "theirs")}
+        moved = {s: not same_on_show(self._value(name, s), base.get(name)) for s in SIDES}
         clash = self.differs(name) and all(moved.values())
         for column, side in enumerate(SIDES, start=2):
             button = QRadioButton(format_value(self._value(name, side)))

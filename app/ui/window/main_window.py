@@ -124,7 +124,8 @@ class MainWindow(QMainWindow):
         everything that needs the show follow when its session is attached (`attach`)."""
         self.local = local
         self.offline_note = None
-        self.status.set_profile(local.profile.name, local.profile.show_id)  # never another's
+        profile = local.profile  # never another's
+        self.status.set_profile(profile.name, profile.show_id, push_on_save=profile.push_on_save)
         self.references = ReferenceNames(local.cache)
         self.undo_stack.clear()
         self.undoable_edits = UndoableEdits(

@@ -48,6 +48,8 @@ def attach_form(window: ShowWindow, tab: ResourceTab, session: ShowSession) -> N
     form.message.connect(window.status.show_message)
     session.data_changed.connect(form.on_session_data_changed)
     session.push_finished.connect(form.refresh)  # follow what the push settled
+    # a conflict settled, a change discarded in the outbox view: the form follows at once
+    session.watch_outbox(slug, form).changed.connect(form.on_outbox_changed)
     tab.attach_form(form)
     context = PanelContext(session.editor, session, references, window.ask, window.undoable_edits)
     for panel in attach_panels(tab, form, context):  # per resource: app/ui/panels/attach.py

@@ -63,7 +63,8 @@ class SessionEvents(QObject):
             (session.access_refused, self.on_access_refused),
         ]
         self._links: list[QMetaObject.Connection] = [s.connect(slot) for s, slot in links]
-        status.set_profile(session.profile.name, session.profile.show_id)
+        profile = session.profile
+        status.set_profile(profile.name, profile.show_id, push_on_save=profile.push_on_save)
         status.set_online(bool(session.online), session.data_as_of())
 
     def on_access_refused(self, exc: AccessProblem) -> None:
