@@ -10,8 +10,9 @@
   (transitions, conflicts resolved), `outbox_slices` (the pending changes a push reads a slice at a
   time), `changes` (a change's states), `audit` (the log; `last_pushes` counted in SQL).
 - `table_query` (the frozen `TableQuery`: parent, order, text, filters), `query` (its SQL; every
-  query names its index), `ids_read` (a query's ids on a connection of its own), `cached_rows`
-  (`CachedRows`: the first screen, then the whole list, decision 0015).
+  query names its index), `shown_text` (what the cells show, for SQL: natural order, names,
+  words and dates a filter finds, decision 0032), `ids_read` (a query's ids on a connection of
+  its own), `cached_rows` (`CachedRows`: the first screen, then the whole list, decision 0015).
 - `booth_list_times` (when each booth's lists were last listed), `request_history` (the profile's
   shared budget, counted in SQL), `page_cache`, `scratch` (private temporary files for long walks),
   `db` + `schema` (files, migrations, checkpoints).

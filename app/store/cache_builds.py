@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.api.registry import Registry
-from app.store import query, sort_keys
+from app.store import query, shown_text, sort_keys
 from app.store.cache_file import CacheFile
 
 _log = logging.getLogger("app.store.cache")
@@ -24,6 +24,19 @@ class CacheBuilds(CacheFile):
         self._building: set[sqlite3.Connection] = set()  # sort indexes under way (worker threads)
         self._stopped: set[sqlite3.Connection] = set()  # builds told to stop (between chunks too)
         self._db.give_way = self._stop_building
+        shown_text.register(self._db.conn)  # sorts, sort indexes and sort keys use natural()
+        self._drop_value_indexes()
+
+    def _drop_value_indexes(self) -> None:
+        """Drop the sort indexes of a cache before v8 (over the values, not their natural keys:
+        they serve no sort now, and each costs every write); built again when sorted on."""
+        sql = "SELECT name FROM sqlite_master WHERE type = 'index' AND name GLOB 'records_by_*'"
+        with self._db.lock:
+            old = [r[0] for r in self._db.conn.execute(sql)]
+        if old:
+            with self._db.write() as conn:
+                for name in old:
+                    conn.execute(f'DROP INDEX IF EXISTS "{name}"')
 
     def close(self) -> None:
         """Close the file; a sort index being built is given up (built again when wanted)."""
@@ -63,6 +76,8 @@ class CacheBuilds(CacheFile):
         (interrupted, a busy or full disk, keys without that field) is left for the next sort
         (False)."""
         name, sql = query.sort_index(field)
+        if slug is not None and field in self.registry[slug].references:
+            return False  # sorted on the names it shows: no index serves that (decision 0032)
         copied = sort_keys.fields_to_copy([field])  # not the record's own columns
         if slug is not None and copied and self._sort_keys(slug) is not None:
 
@@ -100,6 +115,7 @@ class CacheBuilds(CacheFile):
         """`work` on a connection of its own that writes interrupt (`_stop_building`); False
         if it was stopped or could not finish."""
         conn = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
+        shown_text.register(conn)
         self._building.add(conn)
         try:
             work(conn)

@@ -3,30 +3,46 @@ shared connection or one of its own (`IdsRead`). Part of `Cache` (app/store/cach
 
 Table reads (`records`, `row_ids`) take one `TableQuery` (app/store/table_query.py): parent,
 order, text and column filters. Its text matches case-insensitively (ASCII letters only)
-anywhere in the JSON text. Its column filters (field → text) match the same way inside one
-field's value; for a reference field (the registry's `references`) they also match the
-referenced record's label, so "north" finds the customers whose `warehouseID` names the
-"North DC" warehouse. A sorted table query reads through the field's sort index or its
-resource's sort keys when there are some (app/store/cache_builds.py).
+anywhere in the JSON text, or in what a table shows instead of it (decision 0032): the name of
+a record a reference names ("dayton" finds the inventory whose `warehouseID` is "WH02", named
+"Dayton distribution center"), an enumeration's words, a date as the table writes it (`shown`,
+app/store/shown_text.py). Its column filters (field → text) match the same way inside one
+field's value. The names are looked up when the query is made, so a query made after the
+named records were synced follows their new names. A sorted table query compares texts
+naturally ("#7" < "#32"), a reference by the names it shows, and reads through the field's
+sort index or its resource's sort keys when there are some (app/store/cache_builds.py).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from app.store import query, sort_keys
+from app.api.registry import Resource
+from app.store import query, shown_text, sort_keys
 from app.store.cache_file import CacheFile
 from app.store.ids_read import IdsRead
-from app.store.query import FieldFilter, KeysOrder
+from app.store.query import ByName, Clause, FieldFilter, KeysOrder
+from app.store.shown_text import Shown
 from app.store.table_query import EVERY_RECORD, TableQuery
 
 _FETCH_BATCH = 512
+# Keys of the records whose names hold a text, up to which they are passed as values and looked
+# for in the JSON text first (a fast scan); more are matched through a subquery.
+_FEW_KEYS = 50
+_NAMED_AT_ONCE = 20_000  # records of a resource whose names a query looks up before it runs
+_DIGIT_RUNS = re.compile(r"[0-9]+")
 
 
 class CacheReads(CacheFile):
-    """Reading records and table queries' ids (part of `Cache`)."""
+    """Reading records and table queries' ids (part of `Cache`).
+
+    `shown` says how a table writes enumerations and dates (the window sets its own, the
+    user's locale); a table query's text and filters also match what it writes."""
+
+    shown: Shown = Shown()
 
     def get(self, slug: str, id: str, *, parent: str | None = None) -> dict[str, Any] | None:
         where = self._where(slug, parent)
@@ -136,12 +152,35 @@ class CacheReads(CacheFile):
     ) -> tuple[str, list[Any]]:
         where, specs = self._where(slug, table_query.parent), self._filters(slug, table_query)
         field, index, keys = table_query.order_by, None, None
-        if field is not None and field not in ("id", "modifiedDate"):
+        by_name = None if field is None else self.by_name(slug, field)
+        if field is not None and field not in ("id", "modifiedDate") and by_name is None:
             name, _sql = query.sort_index(field)
             index = name if self._has_index(name) else None
             screen = limit is not None and limit >= 0 and not offset and not specs
             keys = self._keys_order(slug, table_query, scanned=screen and not table_query.text)
-        return query.select(columns, where, table_query, specs, limit, offset, index, keys)
+        shown = self._shown_text(slug, table_query.text) if table_query.text else []
+        return query.select(
+            columns,
+            where,
+            table_query,
+            specs,
+            limit,
+            offset,
+            index,
+            keys,
+            shown=shown,
+            by_name=by_name,
+        )
+
+    def by_name(self, slug: str, field: str) -> ByName | None:
+        """How a sort on `field` reads a reference: by the names of the records it names (None:
+        the field is no reference, or its records have no name but their key)."""
+        resource = self.registry[slug]
+        target_slug = resource.references.get(field)
+        if target_slug is None:
+            return None
+        target = self.registry[target_slug]
+        return None if target.label == target.key else ByName(target.slug, target.label)
 
     def _keys_order(self, slug: str, table_query: TableQuery, *, scanned: bool) -> KeysOrder | None:
         """The table query's order from its resource's sort keys, if they are complete and copy
@@ -164,19 +203,135 @@ class CacheReads(CacheFile):
         return KeysOrder(keys.table, column, where, indexed, slug, marks, bool(few))
 
     def _filters(self, slug: str, table_query: TableQuery) -> list[FieldFilter]:
-        """Column filters as query specs; reference fields also match the target's label."""
-        references = self.registry[slug].references
+        """Column filters as query specs; reference fields also match the target's label,
+        enumerations their words, dates as the table writes them."""
+        resource = self.registry[slug]
+        references = resource.references
         specs = []
         for name, needle in table_query.filters:
             target = self.registry[references[name]] if name in references else None
             label_of = None if target is None else (target.slug, target.label)
-            specs.append(FieldFilter(name, needle, label_of))
+            also = (
+                *self._word_clauses(resource, needle, name),
+                *self._date_clauses(resource, needle, name),
+            )
+            specs.append(FieldFilter(name, needle, label_of, also))
         return specs
+
+    def _shown_text(self, slug: str, text: str) -> list[Clause]:
+        """The other ways a record may show `text` than its JSON text: the names of the records
+        its references name, its enumerations' words, its dates as the table writes them."""
+        resource = self.registry[slug]
+        return [
+            *self._name_clauses(resource, text),
+            *self._word_clauses(resource, text),
+            *self._date_clauses(resource, text),
+        ]
+
+    def _name_clauses(self, resource: Resource, text: str) -> list[Clause]:
+        """A reference field (or a list of them) naming a record whose name holds `text`. The
+        names matching are looked up now (a target resource whose names hold none adds nothing;
+        a few are passed as values, looked for in the JSON text first), except in a big target
+        resource, whose names the query looks up itself, in its worker."""
+        clauses = []
+        needle = text.translate(_FOLD)
+        for field, target_slug in resource.references.items():
+            target = self.registry[target_slug]
+            if target.label == target.key or not query.is_field(field):
+                continue
+            named = (
+                "SELECT key_value FROM records WHERE resource = ? AND key_value IS NOT NULL "
+                "AND instr(lower(json_extract(json, ?)), ?) > 0"
+            )
+            named_params = (target.slug, query.json_path(target.label), needle)
+            each = f"json_each(records.json, '{query.json_path(field)}')"
+            keys = None if self._many(target.slug) else self._few(named, named_params)
+            if keys == []:
+                continue
+            if keys is not None and all(_plain(k) for k in keys):
+                seen = " OR ".join(["instr(json, ?) > 0"] * len(keys))
+                sql = (
+                    f"(({seen}) AND EXISTS (SELECT 1 FROM {each} AS e "
+                    "WHERE CAST(e.value AS TEXT) IN (SELECT value FROM json_each(?))))"
+                )
+                clauses.append(Clause(sql, (*keys, json.dumps(keys))))
+            else:
+                sql = f"EXISTS (SELECT 1 FROM {each} AS e WHERE CAST(e.value AS TEXT) IN ({named}))"
+                clauses.append(Clause(sql, named_params))
+        return clauses
+
+    def _many(self, slug: str) -> bool:
+        """Whether `slug` holds more records than a query's names are looked up in at once (a
+        scan of 1,000,000 customers' names took a second): then the query does it itself, in
+        its worker, and every row looks."""
+        sql = "SELECT 1 FROM records INDEXED BY records_listing WHERE resource = ? LIMIT 1 OFFSET ?"
+        return self._one(sql, [slug, _NAMED_AT_ONCE]) is not None
+
+    def _few(self, named: str, params: tuple[Any, ...]) -> list[str] | None:
+        """The keys `named` finds if there are at most `_FEW_KEYS` ([]: none), else None."""
+        with self._db.lock:
+            rows = self._db.conn.execute(f"{named} LIMIT {_FEW_KEYS + 1}", params).fetchall()
+        keys = [str(r[0]) for r in rows]
+        return keys if len(keys) <= _FEW_KEYS else None
+
+    def _word_clauses(self, resource: Resource, text: str, only: str | None = None) -> list[Clause]:
+        """An enumeration whose value reads as words holding `text` (its value itself is
+        matched by the JSON text already)."""
+        needle, words = text.translate(_FOLD), self.shown.words
+        clauses = []
+        for field, values in shown_text.enumerations(resource).items():
+            if only is not None and field != only:
+                continue
+            hits = [
+                v
+                for v in values
+                if needle in words(v).translate(_FOLD) and needle not in v.translate(_FOLD)
+            ]
+            if not hits:
+                continue
+            seen = " OR ".join(["instr(json, ?) > 0"] * len(hits))
+            sql = (
+                f"(({seen}) AND json_extract(records.json, '{query.json_path(field)}') "
+                "IN (SELECT value FROM json_each(?)))"
+            )
+            clauses.append(Clause(sql, (*(json.dumps(v) for v in hits), json.dumps(hits))))
+        return clauses
+
+    def _date_clauses(self, resource: Resource, text: str, only: str | None = None) -> list[Clause]:
+        """A date as the table writes it holding `text` (only a text that could be part of a
+        date: digits, separators, AM/PM). Each run of digits typed is looked for in the JSON
+        text first (a written date's numbers are its ISO text's, leading zeros dropped),
+        unless hours are written on a 12-hour clock."""
+        if not shown_text.could_be_date(text):
+            return []
+        needle = text.translate(_FOLD)
+        runs = [r.lstrip("0") or "0" for r in _DIGIT_RUNS.findall(text)]
+        twelve = any("h" in p for p in (self.shown.date_pattern, self.shown.datetime_pattern))
+        seen = "" if twelve else "".join("instr(json, ?) > 0 AND " for _ in runs)
+        seen_params = () if twelve else tuple(runs)
+        clauses = []
+        for field in sorted(shown_text.date_fields(resource)):
+            if (only is not None and field != only) or not query.is_field(field):
+                continue
+            value = f"json_extract(records.json, '{query.json_path(field)}')"
+            written = shown_text.date_sql(value, self.shown)
+            if written is None:
+                return []
+            clauses.append(Clause(f"({seen}instr({written}, ?) > 0)", (*seen_params, needle)))
+        return clauses
 
     def _stream(self, sql: str, params: Sequence[Any]) -> Iterator[Any]:
         """The rows as they were when the stream began, whatever a sync writes meanwhile (on
         a connection of its own: app/store/snapshots.py)."""
         return self._snapshots.stream(sql, params, _FETCH_BATCH)
+
+
+_FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")  # as lower()
+
+
+def _plain(key: str) -> bool:
+    """A key its JSON text holds as it is (looked for there first)."""
+    return key.isascii() and '"' not in key and "\\" not in key and bool(key)
 
 
 def _loads(text: str) -> dict[str, Any]:

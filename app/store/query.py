@@ -18,6 +18,7 @@ from app.store.table_query import TableQuery
 T = TypeVar("T")
 
 _FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+_SLUG = re.compile(r"[a-z][a-z0-9-]*")
 # Columns kept beside the JSON: sorting on them uses an index or a plain column.
 _COLUMNS = {"id": "id", "modifiedDate": "modified"}
 # SQLite's lower() folds ASCII letters only; fold the needle the same way so "É" still finds "É".
@@ -37,13 +38,33 @@ class Where:
 
 
 @dataclass(frozen=True)
+class Clause:
+    """A condition in SQL and its parameters: one more way a row shows a text (a reference's
+    name, an enumeration's words, a written date; app/store/cache_reads.py makes them)."""
+
+    sql: str
+    params: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
 class FieldFilter:
     """Rows whose `field` holds `needle` (case-insensitive substring). For a reference field,
-    `label_of` = (target slug, target's label field) also matches the referenced record's label."""
+    `label_of` = (target slug, target's label field) also matches the referenced record's label;
+    `also`, other ways the field may show the needle (its enumeration's words, its date)."""
 
     field: str
     needle: str
     label_of: tuple[str, str] | None = None
+    also: tuple[Clause, ...] = ()
+
+
+@dataclass(frozen=True)
+class ByName:
+    """A reference field sorted on the names of the records it names: the target resource and
+    its label field (a key whose record is not cached sorts by itself, as it is shown)."""
+
+    target: str
+    label: str
 
 
 @dataclass(frozen=True)
@@ -80,6 +101,11 @@ def keys_where(parent: str | None, *, per_booth: bool) -> Where:
     return Where("of_parent = ''", ())
 
 
+def is_field(name: str) -> bool:
+    """Whether `name` is a plain field path (what reaches SQL as a path)."""
+    return bool(_FIELD.fullmatch(name))
+
+
 def json_path(field: str) -> str:
     """`customer.name` → `$.customer.name`, after checking the name is a plain field path."""
     if not _FIELD.fullmatch(field):
@@ -103,8 +129,10 @@ def filter_clause(spec: FieldFilter) -> tuple[str, tuple[Any, ...]]:
         raise InvalidValue("filters", f"'{spec.field}' is not a field name", spec.field)
     path, needle = "$." + spec.field, spec.needle.translate(_ASCII_LOWER)
     sql = "instr(lower(json_extract(json, ?)), ?) > 0"
+    also = "".join(f" OR {clause.sql}" for clause in spec.also)
+    also_params = tuple(p for clause in spec.also for p in clause.params)
     if spec.label_of is None:
-        return sql, (path, needle)
+        return (f"({sql}{also})" if also else sql), (path, needle, *also_params)
     target, label = spec.label_of
     if not _FIELD.fullmatch(label):
         raise InvalidValue("filters", f"'{label}' is not a field name", label)
@@ -120,36 +148,53 @@ def filter_clause(spec: FieldFilter) -> tuple[str, tuple[Any, ...]]:
         "(json_type(json, ?) = 'array' AND EXISTS (SELECT 1 FROM json_each(records.json, ?) AS e "
         f"WHERE e.value IN ({keys})))"
     )
-    params = (path, needle, path, *key_params, path, path, *key_params)
-    return f"({sql} OR {scalar} OR {listed})", params
+    params = (path, needle, path, *key_params, path, path, *key_params, *also_params)
+    return f"({sql} OR {scalar} OR {listed}{also})", params
 
 
-def sort_expression(field: str) -> str:
-    """What a table query sorted on `field` orders by: a plain column, or the field's JSON value as
-    text compared case-insensitively. The path is written into the SQL (checked against the
-    strict field pattern first) so that a sort index over the same expression serves it."""
+def sort_expression(field: str, by_name: ByName | None = None) -> str:
+    """What a table query sorted on `field` orders by: a plain column, or the field's JSON value's
+    natural key (app/store/shown_text.py: numbers in a text by value) compared
+    case-insensitively; a reference `by_name`, the natural key of the name it shows. The path is
+    written into the SQL (checked against the strict field pattern first) so that a sort index
+    over the same expression serves it."""
     if field in _COLUMNS:
         return _COLUMNS[field]
-    return f"json_extract(json, '{json_path(field)}') COLLATE NOCASE"
+    own = f"natural_key(json_extract(records.json, '{json_path(field)}'))"
+    if by_name is None:
+        return f"{own} COLLATE NOCASE"
+    if not _SLUG.fullmatch(by_name.target):
+        raise InvalidValue("order_by", f"'{by_name.target}' is not a resource", field)
+    # As app/wording/references.py `ReferenceNames` finds it: the first record of that key.
+    name = (
+        f"(SELECT natural_key(nullif(json_extract(t.json, '{json_path(by_name.label)}'), '')) "
+        f"FROM records AS t INDEXED BY records_key WHERE t.resource = '{by_name.target}' "
+        f"AND t.key_value = json_extract(records.json, '{json_path(field)}') "
+        "ORDER BY t.rowid LIMIT 1)"
+    )
+    return f"coalesce({name}, {own}) COLLATE NOCASE"
 
 
 def sort_index(field: str) -> tuple[str, str]:
     """The name of the index that serves sorts on `field`, and the statement creating it. Its
     entries are ordered by (resource, parent, value, rowid): exactly a table query's order, so a
-    first screen reads its first entries and stops."""
-    name = "records_by_" + json_path(field)[2:].replace(".", "__")
+    first screen reads its first entries and stops. (Named `records_natural_by_…` since cache
+    v8: a `records_by_…` index of an older cache held the values, not their natural keys.)"""
+    name = "records_natural_by_" + json_path(field)[2:].replace(".", "__")
     sql = (
-        f"CREATE INDEX IF NOT EXISTS {name} ON records (resource, parent, {sort_expression(field)})"
+        f"CREATE INDEX IF NOT EXISTS {name} ON records "
+        f"(resource, parent, {sort_expression(field).replace('records.json', 'json')})"
     )
     return name, sql
 
 
-def order_clause(table_query: TableQuery) -> str:
-    """`ORDER BY …` for a field (text compared case-insensitively), ties broken by fetch order."""
+def order_clause(table_query: TableQuery, by_name: ByName | None = None) -> str:
+    """`ORDER BY …` for a field (text compared naturally and case-insensitively; a reference
+    `by_name` by the names it shows), ties broken by fetch order."""
     order_by, direction = table_query.order_by, "DESC" if table_query.descending else "ASC"
     if order_by is None:
         return f"ORDER BY rowid {direction}"
-    return f"ORDER BY {sort_expression(order_by)} {direction}, rowid {direction}"
+    return f"ORDER BY {sort_expression(order_by, by_name)} {direction}, rowid {direction}"
 
 
 def select(
@@ -161,21 +206,26 @@ def select(
     offset: int = 0,
     sort_index: str | None = None,
     keys: KeysOrder | None = None,
+    *,
+    shown: Sequence[Clause] = (),
+    by_name: ByName | None = None,
 ) -> tuple[str, list[Any]]:
     """A table query's SQL and its parameters (in placeholder order). `where_` holds the query's
     resource and parent, `filters` its column filters as resolved by the cache (references),
-    `sort_index` the index serving its order if the cache has one (`sort_index()`), `keys` its
-    resource's sort keys if they copy the sorted field: they serve a list of ids (from its
-    first row) that is not read by walking the sort index."""
+    `shown` the other ways a row shows the query's text (the cells' names, words and dates:
+    `Clause`), `by_name` the target of a reference sorted on (its names), `sort_index` the
+    index serving its order if the cache has one (`sort_index()`), `keys` its resource's sort
+    keys if they copy the sorted field: they serve a list of ids (from its first row) that is
+    not read by walking the sort index."""
     through = _read_through(columns, where_, table_query, sort_index, limit)
     walks_its_index = sort_index is not None and through.endswith(sort_index)
     if keys is not None and columns == "id" and not offset and not walks_its_index:
-        return _select_by_keys(where_, table_query, filters, limit, keys)
+        return _select_by_keys(where_, table_query, filters, limit, keys, shown)
     table = "records" + through
     sql = f"SELECT {columns} FROM {table} WHERE {where_.sql}"
     params: list[Any] = list(where_.params)
-    filtered, filter_params = _filters(table_query, filters)
-    sql += filtered + " " + order_clause(table_query)
+    filtered, filter_params = _filters(table_query, filters, shown)
+    sql += filtered + " " + order_clause(table_query, by_name)
     params.extend(filter_params)
     if limit is not None or offset:
         sql += " LIMIT ? OFFSET ?"
@@ -183,13 +233,17 @@ def select(
     return sql, params
 
 
-def _filters(table_query: TableQuery, filters: Sequence[FieldFilter]) -> tuple[str, list[Any]]:
-    """` AND …` for the table query's text and column filters, and their parameters."""
+def _filters(
+    table_query: TableQuery, filters: Sequence[FieldFilter], shown: Sequence[Clause] = ()
+) -> tuple[str, list[Any]]:
+    """` AND …` for the table query's text (in the JSON, or `shown` otherwise) and column
+    filters, and their parameters."""
     sql, params = "", []
     if table_query.text:
         needles = text_needles(table_query.text)
-        sql += " AND (" + " OR ".join(["instr(lower(json), ?) > 0"] * len(needles)) + ")"
-        params.extend(needles)
+        ways = ["instr(lower(json), ?) > 0"] * len(needles) + [c.sql for c in shown]
+        sql += " AND (" + " OR ".join(ways) + ")"
+        params.extend([*needles, *(p for clause in shown for p in clause.params)])
     for spec in filters:
         if spec.needle:
             clause, clause_params = filter_clause(spec)
@@ -204,6 +258,7 @@ def _select_by_keys(
     filters: Sequence[FieldFilter],
     limit: int | None,
     keys: KeysOrder,
+    shown: Sequence[Clause] = (),
 ) -> tuple[str, list[Any]]:
     """The ids of a table query sorted on a field its sort keys copy: the same values under the
     same collation as `sort_expression`, ties in fetch order, so the same rows in the same
@@ -216,8 +271,8 @@ def _select_by_keys(
     each id up after the sort was twice as slow: the records in random order)."""
     direction = "DESC" if table_query.descending else "ASC"
     fresh = f"k.rowid NOT IN (SELECT n FROM {STALE})"
-    from_json = f"json_extract(records.json, '{json_path(str(table_query.order_by))}')"
-    filtered, filter_params = _filters(table_query, filters)
+    from_json = f"natural_key(json_extract(records.json, '{json_path(str(table_query.order_by))}'))"
+    filtered, filter_params = _filters(table_query, filters, shown)
     # The keys are read in their own order, never through another column's sort index (SQLite
     # takes any that starts with their parent, then looks each row up in random order: a first
     # sort of priceZone at 1,000,000 customers 0.2 -> 1.5 s once customerName had its index).

@@ -94,6 +94,14 @@ CACHE_V7: Migration = (
     "UPDATE sort_keys SET complete = 0",
 )
 
+# v8 (issue 30, decision 0032): sorts compare texts naturally ("#7" < "#32"): sort keys and sort
+# indexes hold each value's natural key (app/store/shown_text.py). Existing keys copied the
+# values as they are: they serve no sort until their next build, which starts over (the fields
+# differ). Sort indexes over the records' JSON are now `records_natural_by_…`; an older cache's
+# `records_by_…` ones are dropped when the cache is opened (app/store/cache_builds.py: their
+# names are the fields sorted on).
+CACHE_V8: Migration = ("UPDATE sort_keys SET fields = '[]', complete = 0",)
+
 CACHE_MIGRATIONS: tuple[Migration, ...] = (
     CACHE_V1,
     CACHE_V2,
@@ -102,6 +110,7 @@ CACHE_MIGRATIONS: tuple[Migration, ...] = (
     CACHE_V5,
     CACHE_V6,
     CACHE_V7,
+    CACHE_V8,
 )
 
 # ---------------------------------------------------------------------------------------- outbox

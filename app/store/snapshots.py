@@ -22,6 +22,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from app.store import shown_text
+
 KEPT = 2  # idle connections kept at most (streams at once are rare)
 
 
@@ -29,7 +31,9 @@ def read_only(path: Path) -> sqlite3.Connection:
     """A read-only connection of its own to the file at `path` (quoted into the URI: a folder
     named with '#', '?' or '%' would otherwise open another file), usable from any thread."""
     uri = f"file:{urllib.parse.quote(str(path))}?mode=ro"
-    return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    shown_text.register(conn)  # table queries sort by natural() (decision 0032)
+    return conn
 
 
 class Snapshots:

@@ -4,8 +4,9 @@ A table query sorted on a field orders by `json_extract(json, '$.field')`: witho
 SQLite parses every record's JSON text to find the first screen (1.4–1.7 s at 1,000,000
 customers, ~1.2 µs a record). A resource's sort keys are one row per record in a table of its
 own (`keys_<slug>`, its rowid the record's rowid), holding `parent` and the value of each
-top-level field as json_extract gives it (`k0`, `k1`… in the order of `sort_keys.fields`), so a
-first screen on any column is a scan of narrow rows (decision 0023).
+top-level field as json_extract gives it, a text as its natural key (`k0`, `k1`… in the order of
+`sort_keys.fields`; app/store/shown_text.py `natural`, decision 0032), so a first screen on any
+column is a scan of narrow rows (decision 0023).
 
 They are written after the records, never with them: writing them from each record's dict
 halved the cache's load rate. `build` copies them in chunks of `CHUNK` rowids (each its own
@@ -142,7 +143,7 @@ def _put(table: str, fields: tuple[str, ...], source: str) -> str:
     (`VALUES (new.…)` in a trigger, or `SELECT … FROM records`)."""
     names = "".join(f", k{n}" for n in range(len(fields)))
     record = "new" if source == "new" else "records"
-    values = "".join(f", json_extract({record}.json, '$.{f}')" for f in fields)
+    values = "".join(f", natural_key(json_extract({record}.json, '$.{f}'))" for f in fields)
     head = f"INSERT INTO {table} (rowid, of_parent{names})"
     if source == "new":
         return f"{head} VALUES (new.rowid, new.parent{values})"
@@ -234,7 +235,9 @@ def _catch_up_chunk(conn: sqlite3.Connection, slug: str, fields: tuple[str, ...]
     """Copy the keys of up to `CHUNK` records noted stale (changed since they were copied) and
     forget those marks, in one transaction; answer whether more are noted."""
     table = table_of(slug)
-    sets = "".join(f", k{n} = json_extract(r.json, '$.{f}')" for n, f in enumerate(fields))
+    sets = "".join(
+        f", k{n} = natural_key(json_extract(r.json, '$.{f}'))" for n, f in enumerate(fields)
+    )
     conn.execute("BEGIN IMMEDIATE")
     try:
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS catching (n INTEGER PRIMARY KEY)")

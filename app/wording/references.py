@@ -3,7 +3,9 @@
 `ReferenceNames` turns a reference (`warehouseID = "W1"`) into the label of the record it names
 ("North DC"), looked up by business key in the cache and remembered per target resource until
 `refresh()`. `readable()` picks the readable part of a nested object (`customer{id,name}` → the
-name) and `ids_of()` its id, for tooltips; `title_of()` makes a column title of a field name.
+name) and `ids_of()` its id, for tooltips; `title_of()` makes a column title of a field name;
+`words_of()` an enumeration's value ("EmailAndSms" → "Email and sms"). A table's filters and
+sorts find what these write (`shown()`, app/store/shown_text.py, decision 0032).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from app.store.cache import Cache
+from app.store.shown_text import Shown
 from app.wording.words import title_of
 
 __all__ = [
@@ -21,7 +24,9 @@ __all__ = [
     "object_id",
     "readable",
     "show_date",
+    "shown",
     "title_of",
+    "words_of",
 ]
 
 # The readable part of a nested object, first match wins (API.md: name / description / notes).
@@ -106,6 +111,23 @@ def ids_of(value: Any) -> list[str]:
 def show_date(text: str) -> str:
     """`2025-01-20T04:50:03.61` → `2025-01-20 04:50:03` (date-only values stay as they are)."""
     return text.replace("T", " ", 1)[:19]
+
+
+def words_of(value: str) -> str:
+    """An enumeration's value as words: "EmailAndSms" → "Email and sms", "InPerson" → "In
+    person"."""
+    return title_of(value)
+
+
+def shown(date_pattern: str | None = None, datetime_pattern: str | None = None) -> Shown:
+    """How a table writes enumerations and dates, for its queries (app/store/shown_text.py):
+    in words, and dates in these `QLocale` patterns (else as `show_date` writes them)."""
+    default = Shown()
+    return Shown(
+        words_of,
+        date_pattern or default.date_pattern,
+        datetime_pattern or default.datetime_pattern,
+    )
 
 
 def is_number(value: Any) -> bool:

@@ -19,6 +19,7 @@ from app.store import cached_rows, query, sort_keys
 from app.store.cache import Cache
 from app.store.cached_rows import CachedRows
 from app.store.schema import CACHE_MIGRATIONS
+from app.store.shown_text import natural
 from app.store.table_query import TableQuery
 
 REGISTRY = default_registry()
@@ -59,13 +60,17 @@ def keyed(tmp_path: Path) -> Iterator[Cache]:
         for field in ("customerName", "priceZone"):
             assert cache.build_sort_index(field, "customers")
             assert cache.has_sort_index(field, "customers")
-            assert not cache._has_index(f"records_by_{field}")  # over the keys, not the JSON
+            assert not cache._has_index(
+                f"records_natural_by_{field}"
+            )  # over the keys, not the JSON
         yield cache
 
 
 def test_a_change_only_notes_its_keys_stale_and_the_next_build_copies_them(keyed: Cache) -> None:
     keyed.upsert("customers", [customer(3, "aaa first", 9)])
-    assert stale_marks(keyed) == 1 and kept_value(keyed, "c003") == "Delta3"  # not rewritten
+    assert stale_marks(keyed) == 1 and kept_value(keyed, "c003") == natural(
+        "Delta3"
+    )  # not rewritten
     assert not keyed.has_sort_keys("customers")  # the cached rows' next whole list catches up
     assert keyed.build_sort_keys("customers")
     assert stale_marks(keyed) == 0 and kept_value(keyed, "c003") == "aaa first"
@@ -144,7 +149,7 @@ def test_a_sort_right_after_an_upsert_that_moved_records_is_the_sort_of_the_json
             order_by=order_by, descending=descending, text=text, filters=filters
         )
         sql, _params = cache._select("id", "customers", table_query, limit)
-        assert "keys_customers" in sql and "records_by_" not in sql
+        assert "keys_customers" in sql and "records_natural_by_" not in sql
         expected = plain.row_ids("customers", table_query, limit=limit)
         assert cache.row_ids("customers", table_query, limit=limit) == expected
         assert cache.row_ids("customers", table_query, limit=limit, detached=True) == expected
@@ -187,7 +192,7 @@ def test_a_small_resource_without_keys_keeps_its_index_over_the_json(tmp_path: P
         cache.upsert("warehouses", [{"id": "w1", "warehouseName": "North"}])
         assert cache.build_sort_index("warehouseName", "warehouses")
         assert cache.has_sort_index("warehouseName") and cache._has_index(
-            "records_by_warehouseName"
+            "records_natural_by_warehouseName"
         )
 
 

@@ -164,7 +164,7 @@ def test_a_big_sorted_query_gets_a_sort_index_that_gives_the_same_rows(
     with cache._db.lock:
         plan = str(cache._db.conn.execute("EXPLAIN QUERY PLAN " + sql, params).fetchall())
     assert "INDEX keys_customers_by_customerName" in plan  # first rows only, then the changed
-    assert "records_by_customerName" not in plan
+    assert "records_natural_by_customerName" not in plan
     assert cache.row_ids("customers", query, limit=FIRST_SCREEN) == before[:FIRST_SCREEN]
     assert cache.row_ids("customers", query) == before
     other = TableQuery(order_by="priceZone", text="CU")  # no index of its own: not the other one's

@@ -4,7 +4,9 @@ The table model (app/ui/table/table_model.py) maps rows to record ids and column
 a cell then says is decided here, from plain values, so it is tested without a window:
 
 - text: a reference shows the referenced record's label (its key when that record is not
-  cached), a date field `YYYY-MM-DD hh:mm:ss`, a nested object its readable part;
+  cached), a date field `YYYY-MM-DD hh:mm:ss` (the table: the user's locale), an enumeration
+  its words, a nested object its readable part — what the table's filters also find
+  (app/store/shown_text.py, decision 0032);
 - tooltips: why an edit was not queued, why the server refused the last push, the key(s) behind
   a reference or the id behind a nested object;
 - tints, as names of app/ui/common/palette.py `Hue`: a refused value ("ERROR"), a change the server
@@ -20,15 +22,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from app.api.record_shape import ShowRecord
 from app.api.registry import Resource
 from app.api.shapes import MODELS
 from app.store.changes import Change
+from app.store.shown_text import date_fields as _date_fields
+from app.store.shown_text import enumerations
 from app.sync.edit.overlay import WHOLE_RECORD, PendingOverlay
-from app.wording.references import ReferenceNames, ids_of, readable, show_date, title_of
+from app.wording.references import (
+    ReferenceNames,
+    ids_of,
+    readable,
+    show_date,
+    title_of,
+    words_of,
+)
 
 __all__ = ["WHOLE_RECORD", "CellPresenter", "PendingOverlay", "RowLook", "Tint", "fields_of"]
 
@@ -58,6 +68,7 @@ class CellPresenter:
         self.resource, self.names = resource, names
         self.when = when  # how a date reads: the table passes the user's locale (issue 14)
         self.dates = date_fields(resource)
+        self.enumerations = enumerations(resource)
         self.pending = PendingOverlay()
         self.cells: set[Cell] = set()  # highlighted; field WHOLE_RECORD marks the whole row
         self.errors: dict[Cell, str] = {}  # why a value was refused, until the cell's next edit
@@ -142,6 +153,8 @@ class CellPresenter:
             return ", ".join(self.names.labels(target, keys))
         if field in self.dates and isinstance(value, str):
             return self.when(value)
+        if isinstance(value, str) and value in self.enumerations.get(field, ()):
+            return words_of(value)
         return readable(value)
 
     def problem(self, record_id: str, field: str) -> str | None:
@@ -188,15 +201,8 @@ def fields_of(known: Iterable[str], resource: Resource) -> list[str]:
 def date_fields(resource: Resource) -> frozenset[str]:
     """Fields typed as dates (shown by the presenter's `when`: the table's is the user's locale,
     app/ui/common/when.py)."""
-    found = _model(resource).model_fields.items()
-    return frozenset(name for name, info in found if _mentions_date(info.annotation))
+    return _date_fields(resource)
 
 
 def _model(resource: Resource) -> type[ShowRecord]:
     return MODELS.get(resource.model, ShowRecord)
-
-
-def _mentions_date(annotation: Any) -> bool:
-    if annotation in (date, datetime):
-        return True
-    return any(_mentions_date(arg) for arg in get_args(annotation))

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, cast
 
 from PySide6.QtCore import (
+    QLocale,
     QModelIndex,
     QModelRoleData,
     QModelRoleDataSpan,
@@ -40,7 +41,7 @@ from app.ui.table.cell_looks import ASKED_APART, DISPLAY, PAINTED, CellLook, Cel
 from app.ui.table.delegates import FieldKind, field_kind
 from app.ui.table.presenter import CellPresenter, fields_of
 from app.ui.table.table_rows import QueryRunner, RecordRows
-from app.wording.references import ReferenceNames
+from app.wording.references import ReferenceNames, shown
 
 __all__ = ["EditSink", "QueryRunner", "RecordTableModel"]
 
@@ -85,6 +86,10 @@ class RecordTableModel(RecordRows):
         super().__init__(cache, resource, parent=parent, owner=owner, first_screen=first_screen)
         self._names, self._outbox, self.edits = references, outbox, edits
         self._look = CellPresenter(resource, references, when=local_when)  # the user's locale
+        # The filters find what the cells write: dates in the user's locale, enumerations'
+        # words (decision 0032).
+        locale, short = QLocale(), QLocale.FormatType.ShortFormat
+        cache.shown = shown(locale.dateFormat(short), locale.dateTimeFormat(short))
         self._looks = CellLooks(self._look)
         self.pending_count = 0
         self._kinds: dict[str, FieldKind | None] = {}
@@ -137,9 +142,18 @@ class RecordTableModel(RecordRows):
         self.refresh_pending()
 
     def refresh_labels(self) -> None:
-        """Only the names of referenced records changed (their resource was synced): repaint."""
+        """Only the names of referenced records changed (their resource was synced): repaint,
+        and pick the rows again if the text, a reference's filter or the sort reads those
+        names (decision 0032: the filter finds what the cells show now)."""
         self._names.refresh()
         self._repaint([_ROLES.DisplayRole])
+        query, references = self.query, self._resource.references
+        if (
+            query.text
+            or any(field in references for field, _text in query.filters)
+            or query.order_by in references
+        ):
+            self._requery_after_refresh()
 
     # ------------------------------------------------------------------------ pending hook
 

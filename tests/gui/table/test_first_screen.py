@@ -24,6 +24,7 @@ from app.api.registry import default_registry
 from app.store import cached_rows
 from app.store.cache import Cache
 from app.store.outbox import NewChange, Outbox
+from app.store.shown_text import natural
 from app.store.table_query import TableQuery
 from app.ui.table.table_model import RecordTableModel
 from app.wording.references import ReferenceNames
@@ -54,12 +55,13 @@ queries = st.builds(
 
 
 def sort_key(value: Any) -> tuple[int, Any]:
-    """SQLite's order of json_extract values under NOCASE: NULL, numbers, texts (ASCII folded)."""
+    """SQLite's order of json_extract values under NOCASE: NULL, numbers, texts (ASCII folded,
+    compared naturally: app/store/shown_text.py)."""
     if value is None:
         return (0, 0)
     if isinstance(value, int | float):
         return (1, value)
-    return (2, str(value).translate(_FOLD))
+    return (2, natural(str(value)).translate(_FOLD))
 
 
 def expected(records: list[dict[str, Any]], query: TableQuery) -> list[str]:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
 from app.store.cache import Cache
+from app.store.shown_text import natural
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.view_state import settings_key
 
@@ -66,7 +67,7 @@ def test_clicking_a_header_sorts_in_sqlite(open_tab: Any, qtbot: QtBot) -> None:
         qtbot.mouseClick(tab.header.viewport(), Qt.MouseButton.LeftButton, pos=pos)
     assert tab.model.query.order_by == "customerName"
     names = [tab.model.value(r, column) for r in range(tab.model.rowCount())]
-    assert names == sorted(names, key=str.lower)
+    assert names == sorted(names, key=lambda name: natural(name).lower())  # "#7" before "#12"
     qtbot.mouseClick(tab.header.viewport(), Qt.MouseButton.LeftButton, pos=pos)
     assert tab.model.query.descending
 

@@ -1,0 +1,172 @@
+"""A table's cells as they read, for SQLite: natural order, and what a typed text matches.
+
+A table shows a reference by the name of the record it names ("Dayton distribution center" for
+`warehouseID = "WH02"`), an enumeration by its words ("Email and SMS" for `EmailAndSms`), a date
+in the user's format ("23/01/2027") and a nested object by its label; its filters and its sort
+run in SQLite over the cached JSON (decision 0006). This module gives those queries what the
+cells show (decision 0032):
+
+- `natural(text)`, an SQL function registered on every connection that reads or writes the
+  cache (`register`): the text with each run of digits written as its length and its value, so
+  that "#7" < "#32" < "#183" under a plain comparison. Sorts, sort indexes and sort keys order
+  by it.
+- `Shown`: how enumerations and dates read (the window passes its own: the user's locale, the
+  wording's words; `showdesk` keeps the defaults, the cell text of app/wording/references.py).
+- `enumerations`, `date_fields`: which fields of a resource are which, from its model.
+- `date_sql`: an SQL expression writing an ISO date the way a `Shown` pattern reads (Qt's
+  `QLocale` patterns: `dd/MM/yyyy`, `M/d/yy h:mm AP`…), None for a pattern it cannot write.
+
+Nothing here knows Qt or the wording: what reads how is passed in.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any, Literal, get_args, get_origin
+
+from app.api.record_shape import ShowRecord
+from app.api.registry import Resource
+from app.api.shapes import MODELS
+
+__all__ = ["Shown", "date_fields", "date_sql", "enumerations", "natural", "register"]
+
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def natural(value: Any) -> Any:
+    """A text's natural sort key: each run of digits as (its length, two digits) then its
+    value without leading zeros ("#7" → "#017", "#183" → "#03183"); anything else as it is.
+    Compared as text (NOCASE), keys order texts with numbers in them by the numbers' values."""
+    if type(value) is not str or _DIGITS.search(value) is None:
+        return value
+    return _DIGITS.sub(_run, value)
+
+
+def _run(match: re.Match[str]) -> str:
+    digits = match.group().lstrip("0") or "0"
+    return f"{len(digits):02d}{digits}"
+
+
+def register(conn: sqlite3.Connection) -> None:
+    """Make `natural()` known to a connection: every one that reads a table query or writes
+    records (sort indexes and the sort keys' triggers use it)."""
+    conn.create_function("natural_key", 1, natural, deterministic=True)
+
+
+def _same(text: str) -> str:
+    return text
+
+
+@dataclass(frozen=True)
+class Shown:
+    """How a table writes what is not its cached text: an enumeration's value as words, and
+    dates (a date alone, a date and time) in Qt `QLocale` patterns."""
+
+    words: Callable[[str], str] = field(default=_same, compare=False)
+    date_pattern: str = "yyyy-MM-dd"
+    datetime_pattern: str = "yyyy-MM-dd HH:mm:ss"
+
+
+def _model(resource: Resource) -> type[ShowRecord]:
+    return MODELS.get(resource.model, ShowRecord)
+
+
+def date_fields(resource: Resource) -> frozenset[str]:
+    """Fields typed as dates (a table writes them in the user's format)."""
+    found = _model(resource).model_fields.items()
+    return frozenset(name for name, info in found if _mentions_date(info.annotation))
+
+
+def enumerations(resource: Resource) -> dict[str, tuple[str, ...]]:
+    """Fields typed as one of a few words (`Literal[…]`), with their values."""
+    found = {}
+    for name, info in _model(resource).model_fields.items():
+        values = _literals(info.annotation)
+        if values:
+            found[name] = values
+    return found
+
+
+def _mentions_date(annotation: Any) -> bool:
+    if annotation in (date, datetime):
+        return True
+    return any(_mentions_date(arg) for arg in get_args(annotation))
+
+
+def _literals(annotation: Any) -> tuple[str, ...]:
+    if get_origin(annotation) is Literal:
+        return tuple(v for v in get_args(annotation) if isinstance(v, str))
+    return tuple(v for arg in get_args(annotation) for v in _literals(arg))
+
+
+# --------------------------------------------------------------------------------------- dates
+# An ISO text `x`: YYYY-MM-DDTHH:MM:SS (positions 1, 6, 9, 12, 15, 18).
+_HOUR = "CAST(substr(x, 12, 2) AS INTEGER)"
+_TOKENS: dict[str, str] = {
+    "yyyy": "substr(x, 1, 4)",
+    "yy": "substr(x, 3, 2)",
+    "MM": "substr(x, 6, 2)",
+    "M": "ltrim(substr(x, 6, 2), '0')",
+    "dd": "substr(x, 9, 2)",
+    "d": "ltrim(substr(x, 9, 2), '0')",
+    "HH": "substr(x, 12, 2)",
+    "H": f"CAST({_HOUR} AS TEXT)",
+    "hh": f"printf('%02d', ({_HOUR} + 11) % 12 + 1)",
+    "h": f"CAST(({_HOUR} + 11) % 12 + 1 AS TEXT)",
+    "mm": "substr(x, 15, 2)",
+    "m": "CAST(CAST(substr(x, 15, 2) AS INTEGER) AS TEXT)",
+    "ss": "substr(x, 18, 2)",
+    "s": "CAST(CAST(substr(x, 18, 2) AS INTEGER) AS TEXT)",
+    "AP": f"iif({_HOUR} < 12, 'AM', 'PM')",
+    "A": f"iif({_HOUR} < 12, 'AM', 'PM')",
+    "ap": f"iif({_HOUR} < 12, 'am', 'pm')",
+    "a": f"iif({_HOUR} < 12, 'am', 'pm')",
+}
+_PATTERN = re.compile(r"'[^']*'|yyyy|yy|MM|M|dd|d|HH|H|hh|h|mm|m|ss|s|AP|ap|A|a|[A-Za-z]+|.", re.S)
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def pattern_sql(pattern: str) -> str | None:
+    """The SQL writing an ISO text `x` in a `QLocale` pattern; None if the pattern holds a part
+    not written here (month or day names, time zones)."""
+    parts = []
+    for token in _PATTERN.findall(pattern):
+        if token in _TOKENS:
+            parts.append(_TOKENS[token])
+        elif token.startswith("'"):
+            parts.append(_quoted(token[1:-1] if token != "''" else "'"))
+        elif token.isalpha():
+            return None
+        else:
+            parts.append(_quoted(token))
+    return " || ".join(parts) if parts else "''"
+
+
+def date_sql(value: str, shown: Shown) -> str | None:
+    """An SQL expression: the ISO date or date-time `value` (an SQL expression) as the table
+    writes it, folded like SQLite's lower(); None if a pattern cannot be written in SQL. A
+    value that is not an ISO date reads as itself (as the table shows it)."""
+    day, moment = pattern_sql(shown.date_pattern), pattern_sql(shown.datetime_pattern)
+    if day is None or moment is None:
+        return None
+    iso = "x GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'"
+    written = (
+        f"iif(NOT {iso}, x, iif(length(x) = 10, {day}, "
+        f"iif(x GLOB '*T[0-9][0-9]:[0-9][0-9]*', {moment}, x)))"
+    )
+    return f"(SELECT lower({written}) FROM (SELECT {value} AS x))"
+
+
+def could_be_date(needle: str) -> bool:
+    """Whether a typed text could be part of a written date: a digit, and no letters but those
+    of AM/PM (a name typed never looks at the dates)."""
+    return any(c.isdigit() for c in needle) and all(
+        not c.isalpha() or c in "apmAPM" for c in needle
+    )

@@ -1,0 +1,293 @@
+"""A table's filters find what its cells show, and its sorts read it naturally (issue 30, point 2;
+decision 0032): reference names, enumeration words, written dates and nested labels, on a
+real cache file, with and without sort keys and sort indexes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.api.registry import default_registry
+from app.store import cache_reads
+from app.store.cache import Cache
+from app.store.schema import CACHE_MIGRATIONS
+from app.store.shown_text import Shown, natural
+from app.store.table_query import TableQuery
+from app.ui.table.presenter import CellPresenter
+from app.wording.references import ReferenceNames, shown
+
+REGISTRY = default_registry()
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[Cache]:
+    with Cache(tmp_path / "cache.db", REGISTRY) as opened:
+        opened.upsert(
+            "warehouses",
+            [
+                {"id": "w1", "warehouseID": "WH01", "description": "Columbus distribution center"},
+                {"id": "w2", "warehouseID": "WH02", "description": "Dayton distribution center"},
+            ],
+        )
+        opened.upsert(
+            "products",
+            [
+                {"id": "p1", "productID": "P1", "description": "Whole Grain Ice Cream 16 oz"},
+                {"id": "p2", "productID": "P2", "description": "Apple Pie 9 in"},
+            ],
+        )
+        opened.upsert(
+            "product-inventory",
+            [
+                {"id": "i1", "productID": "P1", "warehouseID": "WH02", "quantity": 5},
+                {"id": "i2", "productID": "P2", "warehouseID": "WH01", "quantity": 7},
+                {"id": "i3", "productID": "P2", "warehouseID": "WH02", "quantity": 9},
+            ],
+        )
+        yield opened
+
+
+def ids(cache: Cache, slug: str, query: TableQuery) -> list[str]:
+    """The ids both ways a table reads them: a first screen and the whole list (detached)."""
+    whole = cache.row_ids(slug, query)
+    assert cache.row_ids(slug, query, limit=2) == whole[:2]
+    assert cache.row_ids(slug, query, detached=True) == whole
+    return whole
+
+
+def test_the_text_filter_finds_the_names_references_show(cache: Cache) -> None:
+    """Observed: "Dayton" and "Whole Grain" found nothing, "WH02" (shown nowhere) found rows."""
+    assert ids(cache, "product-inventory", TableQuery(text="Dayton")) == ["i1", "i3"]
+    assert ids(cache, "product-inventory", TableQuery(text="whole grain")) == ["i1"]
+    assert ids(cache, "product-inventory", TableQuery(text="WH02")) == ["i1", "i3"]  # raw, still
+    assert ids(cache, "product-inventory", TableQuery(text="nowhere")) == []
+
+
+def test_the_filter_follows_a_renamed_reference(cache: Cache) -> None:
+    cache.upsert(
+        "warehouses", [{"id": "w2", "warehouseID": "WH02", "description": "Kettering depot"}]
+    )
+    assert ids(cache, "product-inventory", TableQuery(text="Dayton")) == []
+    assert ids(cache, "product-inventory", TableQuery(text="kettering")) == ["i1", "i3"]
+    query = TableQuery().with_filter("warehouseID", "kettering")
+    assert ids(cache, "product-inventory", query) == ["i1", "i3"]
+
+
+def test_a_list_of_references_is_found_by_any_of_its_names(tmp_path: Path) -> None:
+    with Cache(tmp_path / "cache.db", REGISTRY) as cache:
+        cache.upsert(
+            "sales-reps",
+            [
+                {"id": "s1", "salesRepID": "SR1", "name": "Robin Wells"},
+                {"id": "s2", "salesRepID": "SR2", "name": "Kim Ortega"},
+            ],
+        )
+        cache.upsert(
+            "customers",
+            [
+                {"id": "c1", "customerID": "C1", "salesReps": ["SR1", "SR2"]},
+                {"id": "c2", "customerID": "C2", "salesReps": ["SR1"]},
+            ],
+        )
+        assert ids(cache, "customers", TableQuery(text="ortega")) == ["c1"]
+        assert ids(cache, "customers", TableQuery(text="robin")) == ["c1", "c2"]
+
+
+def attendees(cache: Cache) -> None:
+    cache.upsert(
+        "attendees",
+        [
+            {
+                "id": "a1",
+                "attendeeID": "A1",
+                "arrivalNotificationBehavior": "EmailAndSms",
+                "modifiedDate": "2027-01-23T16:05:09",
+            },
+            {
+                "id": "a2",
+                "attendeeID": "A2",
+                "arrivalNotificationBehavior": "Email",
+                "modifiedDate": "2026-11-02T09:30:00",
+            },
+        ],
+    )
+
+
+def test_an_enumeration_is_found_by_its_words(tmp_path: Path) -> None:
+    with Cache(tmp_path / "cache.db", REGISTRY) as cache:
+        attendees(cache)
+        cache.shown = shown()
+        assert ids(cache, "attendees", TableQuery(text="email and")) == ["a1"]
+        column = TableQuery().with_filter("arrivalNotificationBehavior", "and sms")
+        assert ids(cache, "attendees", column) == ["a1"]
+        assert ids(cache, "attendees", TableQuery(text="email")) == ["a1", "a2"]
+
+
+def test_a_date_is_found_as_the_table_writes_it(tmp_path: Path) -> None:
+    with Cache(tmp_path / "cache.db", REGISTRY) as cache:
+        attendees(cache)
+        assert ids(cache, "attendees", TableQuery(text="2027-01-23 16:05")) == ["a1"]  # default
+        cache.shown = Shown(date_pattern="dd/MM/yyyy", datetime_pattern="dd/MM/yyyy HH:mm")
+        assert ids(cache, "attendees", TableQuery(text="23/01/2027")) == ["a1"]
+        assert ids(cache, "attendees", TableQuery(text="02/11/2026 09:30")) == ["a2"]
+        cache.shown = Shown(date_pattern="M/d/yy", datetime_pattern="M/d/yy h:mm AP")
+        assert ids(cache, "attendees", TableQuery(text="1/23/27 4:05 PM")) == ["a1"]
+        assert ids(cache, "attendees", TableQuery(text="11/2/26")) == ["a2"]
+        column = TableQuery().with_filter("modifiedDate", "9:30 am")
+        assert ids(cache, "attendees", column) == ["a2"]
+
+
+def test_every_cell_is_found_by_the_text_it_shows(tmp_path: Path) -> None:
+    """Whatever the presenter writes in a cell (names, words, dates, nested labels), the text
+    filter and the column's filter find its row by it."""
+    with Cache(tmp_path / "cache.db", REGISTRY) as cache:
+        attendees(cache)
+        cache.upsert("customers", [{"id": "c1", "customerID": "C1", "customerName": "Éclair Co"}])
+        cache.upsert(
+            "attendees",
+            [
+                {
+                    "id": "a3",
+                    "attendeeID": "A3",
+                    "customerID": "C1",
+                    "attendanceType": "InPerson",
+                    "badge": {"id": "b7", "label": "Front desk"},
+                },
+            ],
+        )
+        cache.shown = Shown(
+            words=lambda v: {"InPerson": "On site", "EmailAndSms": "Both"}.get(v, v),
+            date_pattern="dd.MM.yyyy",
+            datetime_pattern="dd.MM.yyyy HH:mm",
+        )
+        presenter = CellPresenter(REGISTRY["attendees"], ReferenceNames(cache), when=_dotted)
+        presenter_words = cache.shown.words
+        for record in cache.records("attendees"):
+            for field, value in record.items():
+                text = _as_shown(presenter, presenter_words, field, value)
+                if not text or field == "id":
+                    continue
+                for query in (TableQuery(text=text), TableQuery().with_filter(field, text)):
+                    assert record["id"] in ids(cache, "attendees", query), (field, text)
+
+
+def _dotted(value: str) -> str:
+    day = f"{value[8:10]}.{value[5:7]}.{value[:4]}"
+    return day if len(value) == 10 else f"{day} {value[11:16]}"
+
+
+def _as_shown(presenter: CellPresenter, words: Any, field: str, value: Any) -> str | None:
+    """The presenter's text, its enumerations in the cache's words (as the window sets both)."""
+    if isinstance(value, str) and value in presenter.enumerations.get(field, ()):
+        return str(words(value))
+    return presenter.text(field, value)
+
+
+NAMES = ["Acme #183", "Acme #32", "acme #7", "Acme #32b", "Globex 2", "Acme", "#0010"]
+
+
+@pytest.mark.parametrize("how", ["json", "keys", "keys and index", "json index"])
+def test_sorts_read_numbers_in_a_text_by_value(tmp_path: Path, how: str) -> None:
+    """Observed: "#183" sorted before "#32" before "#7"."""
+    with Cache(tmp_path / "cache.db", REGISTRY) as cache:
+        records = [
+            {"id": f"c{n}", "customerID": f"C{n}", "customerName": name}
+            for n, name in enumerate(NAMES)
+        ]
+        cache.upsert("customers", records)
+        if how.startswith("keys"):
+            assert cache.build_sort_keys("customers") and cache.has_sort_keys("customers")
+        if how.endswith("index"):
+            assert cache.build_sort_index("customerName", "customers")
+        wanted = ["Acme", "acme #7", "Acme #32", "Acme #32b", "Acme #183", "#0010", "Globex 2"]
+        wanted.sort(key=lambda name: natural(name).lower())
+        assert wanted[:5] == ["#0010", "Acme", "acme #7", "Acme #32", "Acme #32b"]
+        by_name = {r["customerName"]: r["id"] for r in records}
+        query = TableQuery(order_by="customerName")
+        assert ids(cache, "customers", query) == [by_name[n] for n in wanted]
+        assert ids(cache, "customers", query.with_order("customerName", True)) == [
+            by_name[n] for n in reversed(wanted)
+        ]
+        # A record changed after its keys were copied is placed by its JSON, naturally too.
+        cache.upsert("customers", [{**records[0], "customerName": "Acme #8"}])
+        assert ids(cache, "customers", query)[3] == "c0"
+
+
+def test_a_reference_sorts_by_the_name_it_shows(cache: Cache) -> None:
+    by_warehouse = TableQuery(order_by="warehouseID")
+    # Columbus (WH01) before Dayton (WH02); a key whose record is not cached sorts by itself.
+    cache.upsert("product-inventory", [{"id": "i4", "productID": "P9", "warehouseID": "AB9"}])
+    assert ids(cache, "product-inventory", by_warehouse) == ["i4", "i2", "i1", "i3"]
+    cache.upsert("warehouses", [{"id": "w1", "warehouseID": "WH01", "description": "Springfield"}])
+    assert ids(cache, "product-inventory", by_warehouse) == ["i4", "i1", "i3", "i2"]
+    by_product = TableQuery(order_by="productID", descending=True)
+    assert ids(cache, "product-inventory", by_product) == ["i1", "i4", "i3", "i2"]  # W, P9, A
+    assert not cache.build_sort_index("warehouseID", "product-inventory")
+
+
+def test_natural_keys() -> None:
+    assert natural("#7") < natural("#32") < natural("#183")
+    assert natural("a10b2") > natural("a9b30")
+    assert natural("007") == natural("7") and natural(7) == 7 and natural(None) is None
+
+
+def test_a_v7_cache_sorts_naturally_once_opened(tmp_path: Path) -> None:
+    """A cache of v7 (keys copying the values, a sort index over them and one over the JSON)
+    opens as v8: the old index is dropped, the keys serve no sort until rebuilt, and sorts
+    read numbers by value at once."""
+    path = tmp_path / "cache.db"
+    conn = sqlite3.connect(path)
+    for migration in CACHE_MIGRATIONS[:7]:
+        for statement in migration:
+            conn.execute(statement)
+    conn.execute("PRAGMA user_version=7")
+    for n, name in enumerate(["Acme #183", "Acme #32", "Acme #7"]):
+        conn.execute(
+            "INSERT INTO records (resource, id, key_value, fetched_at, json) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (
+                "customers",
+                f"c{n}",
+                f"C{n}",
+                "2025",
+                json.dumps({"id": f"c{n}", "customerName": name}),
+            ),
+        )
+    conn.execute("INSERT INTO record_fields VALUES ('customers', 'customerName')")
+    conn.execute(
+        "CREATE INDEX records_by_customerName ON records "
+        "(resource, parent, json_extract(json, '$.customerName') COLLATE NOCASE)"
+    )
+    conn.execute("CREATE TABLE keys_customers (of_parent TEXT NOT NULL, k0)")
+    conn.execute(
+        "INSERT INTO keys_customers (rowid, of_parent, k0) "
+        "SELECT rowid, '', json_extract(json, '$.customerName') FROM records"
+    )
+    conn.execute("INSERT INTO sort_keys VALUES ('customers', '[\"customerName\"]', 3, 1)")
+    conn.commit()
+    conn.close()
+    with Cache(path, REGISTRY) as cache:
+        assert not cache._has_index("records_by_customerName")
+        assert not cache.has_sort_keys("customers")
+        query = TableQuery(order_by="customerName")
+        assert ids(cache, "customers", query) == ["c2", "c1", "c0"]
+        assert cache.build_sort_keys("customers") and cache.has_sort_keys("customers")
+        assert ids(cache, "customers", query) == ["c2", "c1", "c0"]
+
+
+def test_names_of_a_big_resource_are_looked_up_by_the_query(
+    cache: Cache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past `_NAMED_AT_ONCE` records, the names are not looked up before the query runs (a
+    second at 1,000,000) but by the query, in its worker: the same rows."""
+    monkeypatch.setattr(cache_reads, "_NAMED_AT_ONCE", 1)
+    assert ids(cache, "product-inventory", TableQuery(text="Dayton")) == ["i1", "i3"]
+    assert ids(cache, "product-inventory", TableQuery(text="nowhere")) == []
+    monkeypatch.setattr(cache_reads, "_FEW_KEYS", 0)
+    monkeypatch.setattr(cache_reads, "_NAMED_AT_ONCE", 1000)
+    assert ids(cache, "product-inventory", TableQuery(text="Dayton")) == ["i1", "i3"]
