@@ -74,15 +74,24 @@ class ThrowawayPostgres:
             "initdb", "-D", str(self.data), "-U", SUPERUSER, f"--pwfile={pwfile}",
             "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--no-sync",
         )  # fmt: skip
+        self.resume()
+        self.pgpass.write_text(f"127.0.0.1:{self.port}:*:{SUPERUSER}:{self.password}\n")
+        self.pgpass.chmod(0o600)
+        return self
+
+    def resume(self) -> None:
+        """Start the server (again, after `halt`): same folder, same port, same databases."""
         options = (
             f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c fsync=off "
             "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
         )
         self._run("pg_ctl", "-D", str(self.data), "-w", "-t", "60", "-l",
                   str(self.root / "server.log"), "-o", options, "start")  # fmt: skip
-        self.pgpass.write_text(f"127.0.0.1:{self.port}:*:{SUPERUSER}:{self.password}\n")
-        self.pgpass.chmod(0o600)
-        return self
+
+    def halt(self) -> None:
+        """Stop the server as an administrator restarting it would (`-m fast`: sessions are
+        ended); `resume()` starts it again."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
 
     def stop(self) -> None:
         try:

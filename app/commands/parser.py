@@ -38,6 +38,12 @@ def headless_parser(json_errors: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--resource", action="append", metavar="SLUG", help="only this resource")
     p.add_argument("--retry-failed", action="store_true", help="also retry failed changes")
     p.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="SECONDS",
+        help="in a team: stop after this long, saying how many of your changes are left (exit 1)",
+    )
+    p.add_argument(
         "--dry-run",
         action="store_true",
         help="send nothing: tell how many requests the push makes and how long it takes",

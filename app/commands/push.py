@@ -10,10 +10,10 @@ from bisect import bisect_left
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import replace
 from heapq import merge
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.api.client import ShowClient
-from app.commands.output import Progress
+from app.commands.output import Output, Progress
 from app.commands.push_lines import change_line, outcome_lines
 from app.commands.workspace import OK, SOME_FAILED, USAGE, Workspace
 from app.store.changes import Change, State
@@ -23,6 +23,10 @@ from app.store.page_cache import walking
 from app.sync.push.cost import cost_by_pages, cost_text, push_seconds
 from app.sync.push.pusher import Pusher, PushProgress, PushReport
 from app.wording.words import count
+
+if TYPE_CHECKING:  # a solo push never imports the team's driver
+    from app.team.claims import Waiting
+    from app.team.team_outbox import TeamPushReport
 
 
 def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
@@ -190,14 +194,18 @@ def _to_push(outbox: Outbox, resources: list[str] | None, retry_failed: bool) ->
 
 
 def _team_push(args: argparse.Namespace, ws: Workspace) -> int:
-    """`showdesk push` in team mode: relay, push the team's claimed chains, follow."""
+    """`showdesk push` in team mode: relay, push the team's claimed chains until every change
+    of this member is settled (waiting on teammates' claims, said), follow. Stopped (Ctrl-C,
+    `--time-limit`), it says how many of the member's changes are left, and exits 1."""
     import psycopg
 
-    from app.team.team_outbox import TeamPushReport, push_team
+    from app.team.relay import follow
+    from app.team.team_outbox import TeamPushReport, push_team, remaining
 
     assert ws.team is not None
     team, out = ws.team, ws.out
     progress = Progress()
+    waiting = _Waiting(progress, out, team.member)
     if args.retry_failed:  # sent again: relayed anew, as reworked
         for change in ws.outbox.changes(("failed",)):
             ws.outbox.retry(change.seq)
@@ -207,7 +215,8 @@ def _team_push(args: argparse.Namespace, ws: Workspace) -> int:
             return await push_team(
                 team, client, ws.cache, ws.outbox,
                 on_progress=lambda p: progress.say(f"Pushed {p.done}/{p.total} for the team"),
-                resources=args.resource or None,
+                on_waiting=waiting.say, resources=args.resource or None,
+                time_limit=args.time_limit,
             )  # fmt: skip
 
     try:
@@ -221,16 +230,52 @@ def _team_push(args: argparse.Namespace, ws: Workspace) -> int:
             USAGE,
         )
         return USAGE
+    except KeyboardInterrupt:  # the claim under way gave its unsettled changes back
+        progress.done()
+        report = TeamPushReport(stopped="interrupted", left=remaining(team, args.resource))
+        report.mine = follow(team.conn, team.member, ws.outbox, ws.cache)
     progress.done()
+    return _team_said(ws, report)
+
+
+class _Waiting:
+    """The line a team push says while teammates hold its changes: rewritten on a terminal,
+    else said once each time it changes."""
+
+    def __init__(self, progress: Progress, out: Output, member: str) -> None:
+        self.progress, self.out, self.member = progress, out, member
+        self.last = ""
+
+    def say(self, waiting: Waiting) -> None:
+        line = waiting.line(self.member)
+        if self.progress.live:
+            self.progress.say(line)
+        elif line != self.last:
+            self.out.warn(line)
+        self.last = line
+
+
+def _team_said(ws: Workspace, report: TeamPushReport) -> int:
+    """A team push's outcome said: this member's changes that did not land, the totals, the
+    conflicts its changes won (shown to it too), what is left; answer the exit code."""
+    out = ws.out
     mine = report.mine
     settled = ws.outbox.changes(("failed", "conflict"))
     for line in outcome_lines([c for c in settled if c.seq in mine.seqs], ws.registry):
         out.warn(line)
-    _changes_json(ws, ChangeNumbers(sorted(mine.seqs)))
+    for d in report.displaced:
+        said = "; ".join(f"{f}: yours {on_show!r} is on the show, theirs {theirs!r}"
+                         for f, _, on_show, theirs in d.fields)  # fmt: skip
+        out.warn(f"#{d.seq} {d.resource} {d.record_key}: {d.teammate} set the same field "
+                 f"after you — {said}. Settle it for both with `showdesk resolve {d.seq} "
+                 f"--mine` or `--theirs`.")  # fmt: skip
+    _changes_json(ws, ChangeNumbers(sorted(set(mine.seqs))))
     out.set(applied=mine.done, failed=mine.failed, conflicts=mine.conflicts,
             unreachable=report.unreachable,
             team={"relayed": report.relayed, "pushed": report.pushed,
-                  "for_teammates": report.for_teammates})  # fmt: skip
+                  "for_teammates": report.for_teammates, "left": report.left,
+                  "given_back": report.given_back, "stopped": report.stopped,
+                  "displaced": len(report.displaced)})  # fmt: skip
     out.line(f"{mine.done} applied, {mine.failed} failed, {mine.conflicts} in conflict")
     out.line(
         f"Team outbox: {report.relayed} of your change(s) handed over; you pushed "
@@ -243,7 +288,18 @@ def _team_push(args: argparse.Namespace, ws: Workspace) -> int:
             f"The show cannot be reached ({report.unreachable}): the team's changes stay "
             "queued in the team outbox for the next push."
         )
-        return SOME_FAILED
-    if report.errors:
+    if report.left or report.given_back or report.stopped:
+        back = (f"; {count(report.given_back, 'teammate change')} you had taken went back to "
+                "the team outbox") if report.given_back else ""  # fmt: skip
+        out.warn(
+            f"The push stopped ({report.stopped or 'before the end'}): "
+            f"{count(report.left, 'change')} of yours "
+            f"{'remains' if report.left == 1 else 'remain'} pending in the team outbox{back}; "
+            "the next push, yours or a teammate's, sends them."
+        )
+    if report.errors and report.unreachable is None:
         return USAGE
-    return OK if not mine.failed and not mine.conflicts else SOME_FAILED
+    if report.unreachable is not None or report.left or report.stopped:
+        return SOME_FAILED
+    clean = not mine.failed and not mine.conflicts and not report.displaced
+    return OK if clean else SOME_FAILED

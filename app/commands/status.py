@@ -46,6 +46,13 @@ def cmd_status(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def _team_status(ws: Workspace) -> TeamStatus | None:
+    if ws.team is None and ws.team_problem is not None:  # the team database is away
+        from app.commands.workspace import offline_pacing
+        from app.team.database import default_member
+        from app.team.status import unreachable
+
+        member = ws.profile.team_member or default_member()
+        return unreachable(member, ws.team_problem, pacing=offline_pacing(ws.profile))
     if ws.team is None:  # solo: the team's modules (and driver) are never imported
         return None
     from app.team.status import read_status

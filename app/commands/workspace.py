@@ -48,6 +48,7 @@ class Workspace:
     outbox_path: Path
     team: Team | None = None  # the team's database, when the profile works in a team
     out: Output = field(default_factory=lambda: Output("showdesk"))
+    team_problem: str | None = None  # why the profile's team database could not be opened
     opened_outbox: Outbox | None = field(default=None, init=False, repr=False)
 
     @property
@@ -142,10 +143,12 @@ def workspace(args: argparse.Namespace, out: Output) -> Iterator[Workspace]:
     # Issue 15: with the team database down a sync goes on alone and `status` tells this
     # machine's own state; a push keeps every change in the local outbox and says why (exit 2).
     command = getattr(args, "command", None)
-    team = _open_team(profile, out, alone_if_down=command in ("sync", "status"))
+    problem: list[str] = []
+    team = _open_team(profile, out, alone_if_down=command in ("sync", "status"), problem=problem)
     try:
         with Cache(cache_path, registry) as cache:
             ws = Workspace(profile, registry, cache, outbox_path, team, out)
+            ws.team_problem = problem[0] if problem else None
             try:
                 yield ws
             finally:
@@ -156,7 +159,9 @@ def workspace(args: argparse.Namespace, out: Output) -> Iterator[Workspace]:
             team.close()
 
 
-def _open_team(profile: Profile, out: Output, alone_if_down: bool = False) -> Team | None:
+def _open_team(
+    profile: Profile, out: Output, alone_if_down: bool = False, problem: list[str] | None = None
+) -> Team | None:
     if not profile.team_url:
         return None
     from app.team.database import TeamError, TeamUnreachable
@@ -169,10 +174,22 @@ def _open_team(profile: Profile, out: Output, alone_if_down: bool = False) -> Te
                 f"{exc}: your changes stay in this machine's outbox; they join the team's "
                 "outbox on the next push that reaches the database"
             ) from None
-        out.warn(f"{exc}: working alone on this machine's cache.")
+        if problem is not None:
+            problem.append(str(exc))
+        out.warn(f"{exc}: working alone on this machine's cache, {offline_pacing(profile)}.")
         return None
     except TeamError as exc:
         raise UsageError(str(exc)) from None
+
+
+def offline_pacing(profile: Profile) -> str:
+    """How this member paces while its team database is away, in words: its share of the
+    budget by the members it last saw (app/team/last_seen.py, in the profile's data folder)."""
+    from app.team.last_seen import LastSeen
+    from app.team.status import offline_pacing as said
+
+    seen = LastSeen(profile.data_dir).members() if profile.data_dir else 1
+    return said(profile.rate_limit, profile.rate_window, seen)
 
 
 def _outbox_beside(cache: Path) -> Path:

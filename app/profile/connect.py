@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # a solo profile never imports the database driver; an export
     from app.api.client import ShowClient
     from app.api.connection import Connection
     from app.api.governor import RequestBudget
+    from app.team.database import TeamDatabase
     from app.team.team import Team
 
 TEAM_URL_ENV = "SHOWDESK_TEAM_URL"
@@ -141,18 +142,36 @@ def client_for(
     profile: Profile, secret: str, registry: Registry, team: Team | None = None
 ) -> ShowClient:
     """The profile's client; in a team it paces against the team's one budget (the team
-    database's count, app.team.budget), solo against the profile's shared request history."""
+    database's count, app.team.budget) — at this member's share of it while the database
+    cannot be reached (`team` None: it could not be opened), joining the team's count once it
+    answers — solo against the profile's shared request history."""
     from app.api.client import ShowClient
     from app.store.request_history import shared_budget
 
-    if team is None:
+    if team is None and not profile.team_url:
         return ShowClient(connection_for(profile, secret), registry, open_budget=shared_budget)
     from app.team.budget import team_budget
 
+    database = team.database if team is not None else team_database_for(profile)
+
     def open_budget(connection: Connection, clock: Callable[[], float]) -> RequestBudget:
-        return team_budget(team, connection, clock)
+        return team_budget(team, connection, clock, database)
 
     return ShowClient(connection_for(profile, secret), registry, open_budget=open_budget)
+
+
+def team_database_for(profile: Profile, password: str | None = None) -> TeamDatabase:
+    """The profile's team database (not opened): the password given, else the keyring's entry
+    for the profile's team, else libpq's own (a pgpass file, `PGPASSWORD`)."""
+    from app.profile.settings import secrets
+    from app.team.database import TeamDatabase, default_member
+
+    assert profile.team_url is not None
+    return TeamDatabase(
+        profile.team_url,
+        member=profile.team_member or default_member(),
+        password=password or secrets.get(profile, "team"),
+    )
 
 
 def open_team_for(profile: Profile, password: str | None = None) -> Team | None:
@@ -164,16 +183,9 @@ def open_team_for(profile: Profile, password: str | None = None) -> Team | None:
     """
     if not profile.team_url:
         return None
-    from app.profile.settings import secrets
-    from app.team.database import TeamDatabase, default_member
     from app.team.team import open_team
 
-    database = TeamDatabase(
-        profile.team_url,
-        member=profile.team_member or default_member(),
-        password=password or secrets.get(profile, "team"),
-    )
-    return open_team(database, profile.base_url, profile.show_id)
+    return open_team(team_database_for(profile, password), profile.base_url, profile.show_id)
 
 
 def check_team_connection(profile: Profile, password: str | None = None) -> tuple[bool, str]:

@@ -6,8 +6,11 @@ URL (decision 0012).
 
 - `database` (the URL, never a password in it; connections), `schema` + `migrations/`, `team`
   (members, heartbeat), `status` (what `showdesk status` and the window show of the team).
-- One budget: `budget` (`TeamBudget`: the governor's budget over the database), `budget_use`.
+- One budget: `budget` (`TeamBudget`: the governor's budget over the database), `budget_turn`
+  (one round trip a turn), `budget_use`; away from the database: `offline_share` (a member's
+  share of the budget), `last_seen` (how many members shared it).
 - One sync: `sync_lead` (the leased lead), `shared_sync`, `publisher` (the lead's cache writes
   published), `replica` (every other member's cache catching up, no API request).
-- One outbox: `relay` (a member's changes into the team's), `claims` (leases), `team_outbox`.
+- One outbox: `relay` (a member's changes into the team's), `claims` (leases), `team_outbox`,
+  `team_conflicts` (a same-field conflict shown to both members, settled by either).
 """

@@ -64,3 +64,18 @@ def team_budget_use(conn: psycopg.Connection[Any]) -> TeamBudgetUse:
     limit, span, until, left = int(row[0]), float(row[1]), row[2], float(row[3] or 0.0)
     _, leaves = requests_in_span(conn, span + MARGIN)
     return TeamBudgetUse(len(leaves), limit, span, until if left > 0 else None, left)
+
+
+def members_sharing(conn: psycopg.Connection[Any], span: float) -> int:
+    """How many members share the show's budget now: online (heartbeat) or with a request in
+    its span — what a member divides the budget by when the database goes away."""
+    from app.team.team import ONLINE_FOR
+
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT member FROM team_members WHERE last_seen >"
+        " clock_timestamp() - make_interval(secs => %(online)s) UNION SELECT member FROM"
+        " team_requests WHERE coalesce(answered, lease) > clock_timestamp() -"
+        " make_interval(secs => %(span)s)) AS who",
+        {"online": ONLINE_FOR, "span": span + MARGIN},
+    ).fetchone()
+    return max(1, int(row[0])) if row else 1

@@ -12,7 +12,11 @@ renewing: its chains are free again when the lease runs out — at once when the
 restarts on the same machine and its old process is gone (`free_my_dead`). Settling writes each
 change's result and the shared audit rows (naming who made the change and who pushed it) and
 releases the chains in ONE transaction, and only for the changes this claim still holds: a
-pusher whose lease was taken over settles nothing twice.
+pusher whose lease was taken over settles nothing twice. A conflict the Pusher found by reading
+the show is settled against the teammate whose applied value the show holds, when there is one
+(`conflict_with`, `displaced_by`: that member sees the conflict too). `waiting` tells a push what
+it still waits for: this member's pending changes by who holds them, and teammates' changes on
+its records that a teammate holds.
 """
 
 from __future__ import annotations
@@ -24,13 +28,15 @@ import threading
 import uuid
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 import psycopg
 from psycopg.types.json import Jsonb
 
 from app.store.changes import Change
+from app.sync.push.verdicts import conflicting_fields, same_on_show
 from app.team.team import ONLINE_FOR, Team
 
 LEASE = 30.0  # seconds a claim holds without renewal
@@ -79,9 +85,31 @@ RETURNING t.id, t.member, t.local_seq, t.resource, t.record_key, t.op, t.params,
 """
 _SETTLE = """
 UPDATE team_changes SET state = %s, message = %s, response = %s, theirs = %s,
-    server_id = coalesce(%s, server_id), conflict_with = %s, pushed_by = %s,
-    settled = clock_timestamp(), claim = NULL
+    server_id = coalesce(%s, server_id), conflict_with = %s, displaced_by = %s, pushed_by = %s,
+    settled = clock_timestamp(), claim = NULL, followed = false, winner_told = false
 WHERE id = %s AND claim = %s AND state = 'pending'
+"""
+_APPLIED_BEFORE = """
+SELECT id, member, payload, changed_fields FROM team_changes
+WHERE resource = %s AND record_key = ANY(%s) AND member <> %s AND state = 'applied'
+  AND op = 'update'
+ORDER BY settled DESC, id DESC LIMIT 50
+"""
+_WAITING = """
+SELECT CASE WHEN ch.lease_until > clock_timestamp() THEN ch.claimed_by END AS holder,
+       count(*) FILTER (WHERE t.member = %(member)s),
+       count(*) FILTER (WHERE t.member <> %(member)s)
+FROM team_changes t
+JOIN team_chains ch ON ch.resource = t.resource AND ch.record_key = t.record_key
+WHERE t.state = 'pending'
+  AND (%(resources)s::text[] IS NULL OR t.resource = ANY(%(resources)s::text[]))
+  AND CASE WHEN t.member = %(member)s
+           THEN %(seqs)s::bigint[] IS NULL OR t.local_seq = ANY(%(seqs)s::bigint[])
+           ELSE ch.lease_until > clock_timestamp() AND EXISTS (
+                SELECT 1 FROM team_changes m WHERE m.member = %(member)s
+                AND m.resource = t.resource AND m.record_key = t.record_key
+                AND (m.state = 'pending' OR m.settled >= %(since)s)) END
+GROUP BY 1
 """
 _AUDIT = """
 INSERT INTO team_audit (member, pushed_by, change_id, resource, record_id, op, field, before,
@@ -131,13 +159,57 @@ class Result:
     theirs: dict[str, Any] | None = None
     server_id: str | None = None
     record_id: str | None = None  # the record's server id when known
-    conflict_with: str | None = None  # the teammate(s) whose value for a field clashed
+    conflict_with: str | None = None  # the teammate whose value the show holds for the field
+    displaced_by: int | None = None  # that teammate's applied change (the conflict's winner)
 
 
 @dataclass(frozen=True)
 class Claim:
     token: str
     changes: list[TeamChange]  # in the order they were relayed (per record: the order to send)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which of this member's changes a push is for: of `resources` only, the local changes
+    `seqs` only (None: all), and `since` when it began (the database server's clock)."""
+
+    since: datetime
+    resources: Collection[str] | None = None
+    seqs: Collection[int] | None = None
+
+
+@dataclass
+class Waiting:
+    """What a push still waits for: this member's pending changes by the member holding their
+    record (`mine`), not held (`free`: claimable), and teammates' changes on this member's
+    records held by a teammate (`theirs`)."""
+
+    mine: dict[str, int] = field(default_factory=dict)
+    theirs: dict[str, int] = field(default_factory=dict)
+    free: int = 0
+
+    @property
+    def left(self) -> int:
+        return self.free + sum(self.mine.values())
+
+    @property
+    def nothing(self) -> bool:
+        return not self.left and not self.theirs
+
+    def line(self, me: str) -> str:
+        """ "12 of your changes are being pushed by ben", for a progress line."""
+        if self.mine:
+            held = sorted(self.mine.items(), key=lambda item: -item[1])
+            said = [(n, "you, in another push" if who == me else who) for who, n in held]
+            (n, who), rest = said[0], said[1:]
+            verb = "change is" if n == 1 else "changes are"
+            return f"{n} of your {verb} being pushed by {who}" + "".join(
+                f", {m} by {other}" for m, other in rest
+            )
+        n = sum(self.theirs.values())
+        return (f"Waiting for {', '.join(sorted(self.theirs))} to settle {n} teammate "
+                f"change(s) to your records")  # fmt: skip
 
 
 class Claims:
@@ -205,15 +277,18 @@ class Claims:
         this claim settled (a result already settled by a taker-over is not written again)."""
         settled = 0
         with self.conn.transaction(), self.conn.cursor() as cur:
-            for r in results:
+            # the applied first: a conflict among them finds the teammate's value that won
+            for r in sorted(results, key=lambda r: r.state == "conflict"):
                 if r.state == "pending":
                     cur.execute(
                         "UPDATE team_changes SET claim = NULL WHERE id = %s AND claim = %s",
                         (r.change.id, claim.token),
                     )
                     continue
+                if r.state == "conflict" and r.conflict_with is None:
+                    r = _against_teammate(cur, r)
                 values = (r.state, r.message, _json(r.response), _json(r.theirs), r.server_id,
-                          r.conflict_with)  # fmt: skip
+                          r.conflict_with, r.displaced_by)  # fmt: skip
                 cur.execute(_SETTLE, (*values, self.member, r.change.id, claim.token))
                 if cur.rowcount == 1:
                     settled += 1
@@ -243,18 +318,28 @@ class Claims:
         )
         return cur.rowcount
 
-    def mine_held_elsewhere(self, resources: Collection[str] | None = None) -> int:
-        """This member's pending changes (of `resources`, when given) whose records a teammate
-        holds right now."""
-        wanted = None if resources is None else sorted(resources)
-        row = self.conn.execute(
-            "SELECT count(*) FROM team_changes t JOIN team_chains ch ON ch.resource = t.resource "
-            "AND ch.record_key = t.record_key WHERE t.member = %s AND t.state = 'pending' "
-            "AND ch.lease_until > clock_timestamp() "
-            "AND (%s::text[] IS NULL OR t.resource = ANY(%s::text[]))",
-            (self.member, wanted, wanted),
-        ).fetchone()
-        return int(row[0]) if row else 0
+    def waiting(self, scope: Scope) -> Waiting:
+        """This member's pending changes (of `scope`), by who holds their record now; and the
+        teammates' pending changes on this member's records (pending, or settled since the push
+        began) that a teammate holds: each judged against this member's, the push waits for
+        them too."""
+        args = {"member": self.member, "since": scope.since,
+                "resources": None if scope.resources is None else sorted(scope.resources),
+                "seqs": None if scope.seqs is None else sorted(scope.seqs)}  # fmt: skip
+        found = Waiting()
+        for holder, mine, theirs in self.conn.execute(_WAITING, args).fetchall():
+            if holder is None:
+                found.free += int(mine)
+                continue
+            if mine:
+                found.mine[str(holder)] = int(mine)
+            if theirs:
+                found.theirs[str(holder)] = int(theirs)
+        return found
+
+    def left(self, scope: Scope) -> int:
+        """This member's changes (of `scope`) still pending in the team outbox."""
+        return self.waiting(scope).left
 
     def created_ids(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]:
         """The server ids of records created through the team outbox, by (resource, local id)."""
@@ -266,6 +351,29 @@ class Claims:
             ([k for _, k in keys],),
         ).fetchall()
         return {(r, k): str(s) for r, k, s in rows if (r, k) in set(keys)}
+
+
+def _against_teammate(cur: psycopg.Cursor[Any], r: Result) -> Result:
+    """A conflict found by a read of the show (the Pusher's check): when the value the show
+    holds for a clashing field is a teammate's applied change, that teammate is its winner
+    (it sees the conflict too); otherwise the show changed by other hands, and the conflict is
+    this member's alone."""
+    theirs = r.theirs or {}
+    fields = conflicting_fields(r.change.as_change(), theirs)
+    keys = sorted({r.change.record_key, r.record_id or "", str(theirs.get("id", ""))} - {""})
+    if not fields:
+        return r
+    rows = cur.execute(_APPLIED_BEFORE, (r.change.resource, keys, r.change.member)).fetchall()
+    for change_id, member, payload, names in rows:
+        won = [f for f in fields if (f in (names or ()) or not names)
+               and f in (payload or {}) and same_on_show(theirs.get(f), payload[f])]  # fmt: skip
+        if won:
+            mine = r.change.payload
+            said = "; ".join(f"{f}: {theirs.get(f)!r} (yours: {mine.get(f)!r})" for f in won)
+            message = f"{member} changed it first and the show holds their value — {said}."
+            return replace(r, message=message, conflict_with=str(member),
+                           displaced_by=int(change_id))  # fmt: skip
+    return r
 
 
 def _team_change(row: tuple[Any, ...]) -> TeamChange:

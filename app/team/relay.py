@@ -5,11 +5,12 @@ the database down, nothing changes for the user). `hand_over` relays the local p
 into `team_changes`, keyed by (member, local seq): relaying twice — a member that reconnects, a
 push killed half-way — inserts nothing twice. A local change reworked since it was relayed
 (retried, a conflict resolved: its `updated_at` moved) is relayed again when the team had
-settled it as failed or in conflict (a conflict with a teammate's value keeps its first base:
-that value never reached the show, so the show's is still the base); one the user discarded
-(undo) is withdrawn from the team while nobody holds its record. `follow` brings the team's
-results for this member's own changes back into the local outbox (done, failed, conflict), so
-`showdesk status`, the outbox view and the undo rules work as solo. `teammates_pending` is
+settled it as failed or in conflict (on the base the conflict was resolved against: the show's
+record as read); one the user discarded (undo) is withdrawn from the team while nobody holds its
+record. `follow` brings the team's results for this member's own changes back into the local
+outbox (done, failed, conflict) — and a conflict a teammate settled (app/team/team_conflicts.py:
+its change won, and it kept its value or took this member's) — so `showdesk status`, the outbox
+view and the undo rules work as solo. `teammates_pending` is
 what the window tints.
 """
 
@@ -38,10 +39,9 @@ VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
 ON CONFLICT (member, local_seq) DO UPDATE SET
     local_version = excluded.local_version, payload = excluded.payload,
     changed_fields = excluded.changed_fields, key_value = excluded.key_value,
-    base = CASE WHEN team_changes.conflict_with IS NULL THEN excluded.base
-                ELSE team_changes.base END,
-    params = excluded.params, state = 'pending', message = NULL, theirs = NULL,
-    conflict_with = NULL, response = NULL, settled = NULL, followed = false
+    base = excluded.base, params = excluded.params, state = 'pending', message = NULL,
+    theirs = NULL, conflict_with = NULL, response = NULL, settled = NULL, followed = false,
+    resolved_by = NULL
 WHERE team_changes.state IN ('failed', 'conflict', 'discarded')
   AND team_changes.local_version <> excluded.local_version
 """
@@ -54,6 +54,7 @@ class Followed:
     done: int = 0
     failed: int = 0
     conflicts: int = 0
+    resolved: int = 0  # conflicts a teammate settled (its change had won)
     seqs: list[int] = field(default_factory=list)  # the local changes that moved
 
 
@@ -142,17 +143,22 @@ def follow(conn: Connection, member: str, outbox: Outbox, cache: Cache | None = 
     answer into the cache): done, failed with the server's message, in conflict with the
     other side's values. Each result is followed once."""
     rows = conn.execute(
-        "SELECT id, local_seq, local_version, state, message, response, theirs, server_id "
-        "FROM team_changes WHERE member = %s AND NOT followed "
-        "AND state IN ('applied', 'failed', 'conflict') ORDER BY id",
-        (member,),
+        "SELECT id, local_seq, local_version, state, message, response, theirs, server_id, "
+        "resolved_by, base FROM team_changes WHERE member = %s AND NOT followed "
+        "AND (state IN ('applied', 'failed', 'conflict') OR (state IN ('pending', 'discarded') "
+        "AND resolved_by IS NOT NULL AND resolved_by <> %s)) ORDER BY id",
+        (member, member),
     ).fetchall()
     result = Followed()
     done: list[tuple[Change, Any, str | None]] = []
-    for _, seq, version, state, message, response, theirs, server_id in rows:
+    for team_id, seq, version, state, message, response, theirs, server_id, by, base in rows:
         local = outbox.get(int(seq))
-        if local is None or local.state != "pending":
-            continue  # settled (or discarded) here already
+        if local is not None and local.state == "conflict" and by not in (None, member):
+            local, version = _settled_by_teammate(conn, outbox, local, int(team_id), state, base)
+            result.seqs.append(local.seq)
+            result.resolved += 1
+        if local is None or local.state != "pending" or state in ("pending", "discarded"):
+            continue  # settled (or discarded) here already, or waiting for a push
         if state != "applied" and local.updated_at != version:
             continue  # reworked since the team tried it: the new version is relayed anew
         try:
@@ -180,6 +186,29 @@ def follow(conn: Connection, member: str, outbox: Outbox, cache: Cache | None = 
         "UPDATE team_changes SET followed = true WHERE id = ANY(%s)", ([int(r[0]) for r in rows],)
     )
     return result
+
+
+def _settled_by_teammate(
+    conn: Connection,
+    outbox: Outbox,
+    local: Change,
+    team_id: int,
+    state: str,
+    base: dict[str, Any] | None,
+) -> tuple[Change, str]:
+    """A conflict of this member's that the teammate whose value won settled: dropped (the
+    show's value stays), or reopened on the show's record (this member's value goes, by the
+    next push of anyone) — the local change follows; answers it and its version now."""
+    if state == "discarded":
+        outbox.resolve(local.seq, "theirs")
+    else:
+        outbox.resolve(local.seq, "mine", new_base=base)
+    now = outbox.get(local.seq)
+    assert now is not None
+    conn.execute(
+        "UPDATE team_changes SET local_version = %s WHERE id = %s", (now.updated_at, team_id)
+    )
+    return now, now.updated_at
 
 
 def _into_cache(cache: Cache, done: Sequence[tuple[Change, Any, str | None]]) -> None:

@@ -48,6 +48,9 @@ class TeamStatus:
     sync_holder: str | None = None  # the member pulling from the API for the team (point 3)
     budget: str | None = None  # the team's budget use in words, e.g. "120 of 300 in 60 s"
     pending_by_others: int | None = None  # teammates' changes not yet applied (point 4)
+    sharing: int | None = None  # members sharing the show's budget (online, or sending)
+    rate: tuple[int, float] | None = None  # the show's budget: `limit` requests per `span` s
+    pacing: str | None = None  # unreachable: how this member paces meanwhile (issue 29, 5)
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -58,6 +61,7 @@ class TeamStatus:
         """`showdesk status`'s words about the team (after the solo lines, which stay as they
         were)."""
         lines = [summary_text(self) + (f" ({self.problem})" if self.problem else "")]
+        lines += [f"  Meanwhile {self.pacing}"] if self.pacing else []
         lines += [f"  {line}" for line in member_lines(self)]
         lines += [f"  {line}" for line in _fact_lines(self)]
         return lines
@@ -77,6 +81,8 @@ class TeamStatus:
             "sync_holder": self.sync_holder,
             "budget": self.budget,
             "pending_by_others": self.pending_by_others,
+            "sharing": self.sharing,
+            "pacing": self.pacing,
         }
 
 
@@ -87,16 +93,19 @@ def read_status(team: Team) -> TeamStatus:
 
     Extension point: each part of team mode adds its facts here, one line each.
     """
-    from app.team.budget_use import team_budget_use
+    from app.team.budget_use import members_sharing, team_budget_use
     from app.team.sync_lead import sync_holder
 
+    use = team_budget_use(team.conn)
     return TeamStatus(
         team.member,
         tuple(team.members()),
         as_of=team.server_time(),
         sync_holder=sync_holder(team.conn),
-        budget=budget_text(team_budget_use(team.conn)),
+        budget=budget_text(use),
         pending_by_others=pending_by_others(team),
+        sharing=members_sharing(team.conn, use.span),
+        rate=(use.limit, use.span),
     )
 
 
@@ -136,12 +145,27 @@ def pending_notes(
     return notes
 
 
-def unreachable(member: str, problem: str, last: TeamStatus | None = None) -> TeamStatus:
+def unreachable(
+    member: str, problem: str, last: TeamStatus | None = None, pacing: str | None = None
+) -> TeamStatus:
     """The database did not answer: the member works on its own data; the last list is kept,
-    every member shown as not known to be online any more."""
+    every member shown as not known to be online any more; how it paces meanwhile (`pacing`,
+    else its share by the last status read: app/team/offline_share.py)."""
     members = tuple(replace(m, online=False) for m in last.members) if last else ()
     as_of = last.as_of if last else None
-    return TeamStatus(member, members, as_of, reachable=False, problem=problem)
+    if pacing is None and last is not None and last.rate and last.sharing:
+        pacing = offline_pacing(last.rate[0], last.rate[1], last.sharing)
+    return TeamStatus(member, members, as_of, reachable=False, problem=problem,
+                      sharing=last.sharing if last else None, rate=last.rate if last else None,
+                      pacing=pacing)  # fmt: skip
+
+
+def offline_pacing(limit: int, span: float, sharing: int) -> str:
+    """How a member paces while the database is away, in words (its share of the budget)."""
+    from app.team.offline_share import OfflinePacing
+
+    members = max(1, sharing)
+    return OfflinePacing(max(1, limit // members), limit, span, members).text()
 
 
 def refused(member: str, problem: str) -> TeamStatus:
@@ -173,7 +197,7 @@ def facts_text(status: TeamStatus) -> str:
     """The status bar's words after "Team: N online": who holds the sync, the team's budget
     use ("sync: ben · budget 12 of 300 in 60 s"); empty when unknown (unreachable)."""
     if not status.reachable:
-        return ""
+        return status.pacing or ""
     facts = [f"sync: {status.sync_holder}"] if status.sync_holder else []
     if status.budget is not None:
         facts.append(f"budget {status.budget}")

@@ -41,6 +41,7 @@ def member(team_url: str) -> Iterator[Callable[..., TeamBudget]]:
     opened: list[TeamBudget] = []
 
     def open_member(name: str, limit: int = 10, span: float = 60.0, **kw: float) -> TeamBudget:
+        kw.setdefault("reuse_for", 0.0)  # every read asks the database: the protocol, not views
         opened.append(TeamBudget(TeamDatabase(team_url, member=name), limit, span, **kw))
         return opened[-1]
 
@@ -206,19 +207,24 @@ async def test_after_the_teams_pause_a_probe_goes_first_and_its_answer_ends_it(
 
 
 @pytest.mark.asyncio
-async def test_a_database_that_stops_answering_leaves_the_machines_budget(
+async def test_a_database_that_stops_answering_leaves_the_member_its_share(
     member: Callable[..., TeamBudget], team_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """Issue 29, point 5: two members last seen (the lead opened the team, ann paces): ann's
+    own requests count twice, the team's request it saw in flight still counts."""
     budget = member("ann", limit=10)
-    governor = RateGovernor(10, 60.0, history=budget)
+    governor = RateGovernor(10, 60.0, history=budget, interactive_reserve=0.0)
     held = await governor.acquire()
     kill_session(team_url, "ann")
     with caplog.at_level(logging.WARNING, logger="app.team.budget"):
         governor.release(held)
-        for _ in range(3):  # the command goes on, paced by this machine alone
+        for _ in range(3):  # the command goes on, paced at ann's share
             governor.release(await governor.acquire())
     assert "team database unavailable" in caplog.text
-    assert governor.state().used == 3
+    assert budget.offline is not None and (budget.offline.share, budget.offline.members) == (5, 2)
+    assert governor.state().used == 1 + 2 * 3
+    assert budget.take(0.0, 10) is not None  # (10 - 1) // 2 = 4 of ann's own: one more
+    assert budget.take(0.0, 10) is None
 
 
 def governed(budget: TeamBudget) -> RateGovernor:

@@ -18,7 +18,7 @@ from app.team.claims import Claims, Result
 from app.team.database import TeamDatabase
 from app.team.relay import follow, hand_over, teammates_pending
 from app.team.team import Team, open_team
-from app.team.team_outbox import member_conflicts
+from app.team.team_outbox import deferred
 
 BASE_URL, SHOW = "http://show.invalid/api", "S-1"
 Opener = Callable[[str], Team]
@@ -125,24 +125,27 @@ def test_a_restarted_member_frees_its_dead_processs_claims_at_once(
     assert Claims(ann).claim(10) is not None
 
 
-def test_teammates_pending_changes_by_record_and_same_field_conflicts(
+def test_teammates_pending_changes_by_record_and_the_second_same_field_change_waits(
     open_member: Opener, tmp_path: Path
 ) -> None:
     ann: Team = open_member("ann")
     ben: Team = open_member("ben")
     with Outbox(tmp_path / "ann.sqlite") as a, Outbox(tmp_path / "ben.sqlite") as b:
         a.add_many([update("c1", "city", "Annville"), update("c2", "phone", "1")])
-        b.add_many([update("c1", "city", "Benton"), update("c1", "email", "b@x")])
+        b.add_many([update("c1", "city", "Benton"), update("c1", "email", "b@x"),
+                    update("c2", "email", "b@y")])  # fmt: skip
         hand_over(ann.conn, "ann", a)
         hand_over(ben.conn, "ben", b)
     tint = teammates_pending(ann.conn, "ann", "customers")
     assert {k: [(m, f, v) for m, f, v, _ in rows] for k, rows in tint.items()} == {
-        "c1": [("ben", "city", "Benton"), ("ben", "email", "b@x")]
+        "c1": [("ben", "city", "Benton"), ("ben", "email", "b@x")],
+        "c2": [("ben", "email", "b@y")],
     }
     claim = Claims(ann).claim(10)
     assert claim is not None
-    clashes = member_conflicts(claim.changes)
-    assert sorted((r.change.member, (r.theirs or {})["city"]) for r in clashes.values()) == [
-        ("ann", "Benton"),
-        ("ben", "Annville"),
+    later = [c for c in claim.changes if c.id in deferred(claim.changes)]
+    # ann's city goes first; ben's (and what follows it on c1) meets the show afterwards
+    assert [(c.member, c.record_key, c.changed_fields) for c in later] == [
+        ("ben", "c1", ("city",)),
+        ("ben", "c1", ("email",)),
     ]

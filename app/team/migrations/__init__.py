@@ -4,11 +4,18 @@ A migration, once released, is never edited: a change to the schema is a new one
 Each is one module with `SQL`, listed here in order; the number is its position (1-based).
 """
 
-from app.team.migrations import m0001_members, m0002_budget, m0003_sync, m0004_outbox
+from app.team.migrations import (
+    m0001_members,
+    m0002_budget,
+    m0003_sync,
+    m0004_outbox,
+    m0005_settled_for_both,
+)
 
 MIGRATIONS = [
     m0001_members,
     m0002_budget,
     m0003_sync,
     m0004_outbox,
+    m0005_settled_for_both,
 ]

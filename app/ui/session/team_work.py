@@ -48,8 +48,9 @@ CLOSE_WAIT = 10.0  # seconds a closing session gives its team sync to stop and r
 Notes = dict[str, dict[str | None, str]]  # record id -> field (None: whole record) -> who, when
 
 NOT_PACED_TEXT = (
-    "The team database did not answer in time: this window paces by this machine's budget, not "
-    "the team's (your teammates' requests are not counted) until you open the show again."
+    "The team database did not answer in time: this window paces at its share of the show's "
+    "budget (the budget divided by the members last seen) until the database answers, then by "
+    "the team's budget again."
 )
 PUSH_DOWN_TEXT = (
     "The team database cannot be reached: your changes stay in your outbox, nothing lost; "
