@@ -340,11 +340,13 @@ class Puller:
                 "listing shifted while it ran, or is partial): nothing deleted; sync again"
             )
             return
-        rest = [c for c in candidates if c not in set(first)][: max(0, cap - len(first))]
+        asked_first = set(first)
+        rest = [c for c in candidates if c not in asked_first][: max(0, cap - len(first))]
         more_gone, more_alive = await self._ask_each(res, rest)
         gone, alive = gone + more_gone, alive + more_alive
         asked = len(first) + len(rest)
-        result.verified += asked
+        unanswered = asked - len(gone) - len(alive)  # asked, but the show answered neither way
+        result.verified += len(gone) + len(alive)
         if gone:
             result.removed += self.cache.delete(res.slug, gone)
         if alive:
@@ -356,10 +358,12 @@ class Puller:
                 "exist on the show (the listing shifted while it ran, or is partial): they were "
                 "kept; sync again"
             )
-        elif asked < len(candidates):
+        elif asked < len(candidates) or unanswered:
+            left = len(candidates) - asked + unanswered
             result.failure = (
-                f"{res.title}: incomplete — {len(candidates) - asked} cached records not in the "
-                f"listing are still to be asked for ({cap} a sync); sync again"
+                f"{res.title}: incomplete — {left} cached records not in the listing are not "
+                f"proved gone yet ({unanswered} asked for went unanswered; {cap} are asked a "
+                "sync): kept; sync again"
             )
 
     async def _ask_each(
