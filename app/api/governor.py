@@ -274,10 +274,11 @@ class RateGovernor(Pauses):
 
     def _flight_cap(self, now: float) -> int:
         """Background requests in flight at most: what keeps the allowed rate busy while answers
-        take `_answer_time` (rate × time, twice over, and one more), at least 2. More would only
-        wait at the show or, where its real limit is lower than ours, arrive as a burst of 403s."""
+        take `_answer_time` (rate × time, twice over), at least 1. More would only wait at the
+        show or, where its real limit is lower than ours, arrive as a burst of 403s: every request
+        in flight when the show's limit is reached comes back refused."""
         rate = self._allowed(now, False) / max(self._budget.span, 1e-6)
-        return max(2, math.ceil(rate * self._answer_time * 2) + 1)
+        return max(1, math.ceil(rate * self._answer_time * 2))
 
     def _take(self, now: float, interactive: bool, operation: str) -> Slot | None:
         used = self._budget.used(now)

@@ -269,7 +269,8 @@ async def test_a_throttling_403_pauses_every_request_then_one_probe_goes_first()
 async def test_403s_of_requests_sent_before_the_pause_do_not_count_as_new_tries() -> None:
     vt = VirtualTime()
     gov = governor(vt, rng=FixedRng(1.0))
-    first, second = await gov.acquire(), await gov.acquire()
+    # A person's requests: background ones in flight are capped by what the rate needs.
+    first, second = await gov.acquire(True), await gov.acquire(True)
     gov.release(first)
     gov.release(second)
     assert gov.on_403(first, "rate limit") is Verdict.RETRY
@@ -364,7 +365,10 @@ async def test_pause_holds_back_requests_of_every_kind_and_a_probe_goes_first() 
 
     await vt.run(asyncio.gather(*(request(i % 2 == 0) for i in range(4))))
     assert started[0] == 1.0  # the probe, once the pause is over
-    assert all(t == pytest.approx(1.01) for t in started[1:])  # the rest after its answer
+    # The rest after its answer (a second background one when an answer frees the one flight
+    # that a 10 ms answer needs: RateGovernor._flight_cap).
+    assert min(started[1:]) == pytest.approx(1.01)
+    assert all(t >= 1.01 - 1e-9 for t in started[1:])
 
 
 def test_a_request_that_never_left_does_not_count() -> None:
