@@ -178,6 +178,10 @@ class Authenticator:
         self._learned = Learned(connection.state_dir)
         self._lifetime = learning.learned_lifetime(self._learned)
         self._accepted_at: float | None = None  # when the API last accepted the current token
+        # Tokens the API refused just after they were issued, since it last accepted one: every
+        # request's refusals together (several in flight refuse the same tokens) say whether
+        # the credentials still open the API — one count, not one per request.
+        self._refused_fresh: set[str] = set()
         self.fetches = 0  # token requests sent (for diagnostics and tests)
 
     async def token(self) -> str:
@@ -211,8 +215,15 @@ class Authenticator:
 
     def accepted(self, token: str) -> None:
         """The API accepted `token` just now (what a refusal of it later is measured against)."""
+        self._refused_fresh.clear()
         if self._token is not None and self._token.access_token == token:
             self._accepted_at = self._clock()
+
+    def refused_fresh(self, token: str) -> int:
+        """The API refused `token`, issued just before: how many distinct such tokens were
+        refused since it last accepted one (whichever requests they were refused to)."""
+        self._refused_fresh.add(token)
+        return len(self._refused_fresh)
 
     @property
     def credential_style(self) -> CredentialStyle:

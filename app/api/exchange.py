@@ -252,7 +252,11 @@ class Exchange:
         credentials no longer open the API: SignInKeepsFailing, never a loop."""
         tries.renewals += 1
         if self._auth.policy.refused_fresh(token.age):
-            tries.fresh_refusals += 1
+            # Counted across requests: a push with several requests in flight stops after the
+            # same few refused tokens as one request alone, not after a few per request.
+            tries.fresh_refusals = max(
+                tries.fresh_refusals + 1, self._auth.refused_fresh(token.value)
+            )
         if tries.fresh_refusals >= FRESH_REFUSALS or tries.renewals > MAX_RENEWALS:
             raise SignInKeepsFailing(
                 self._auth.show_id,
