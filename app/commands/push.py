@@ -199,6 +199,7 @@ def _team_push(args: argparse.Namespace, ws: Workspace) -> int:
     `--time-limit`), it says how many of the member's changes are left, and exits 1."""
     import psycopg
 
+    from app.team.database import TeamError
     from app.team.relay import follow
     from app.team.team_outbox import TeamPushReport, push_team, remaining
 
@@ -209,6 +210,8 @@ def _team_push(args: argparse.Namespace, ws: Workspace) -> int:
     if args.retry_failed:  # sent again: relayed anew, as reworked
         for change in ws.outbox.changes(("failed",)):
             ws.outbox.retry(change.seq)
+
+    team.on_away = _away_said(progress, out, team.ride_out_for)
 
     async def work() -> TeamPushReport:
         async with ws.client() as client:
@@ -221,7 +224,7 @@ def _team_push(args: argparse.Namespace, ws: Workspace) -> int:
 
     try:
         report = asyncio.run(work())
-    except psycopg.Error as exc:  # the database went away mid-push: nothing is lost
+    except (psycopg.Error, TeamError) as exc:  # the database away too long: nothing is lost
         progress.done()
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         out.error(
@@ -236,6 +239,22 @@ def _team_push(args: argparse.Namespace, ws: Workspace) -> int:
         report.mine = follow(team.conn, team.member, ws.outbox, ws.cache)
     progress.done()
     return _team_said(ws, report)
+
+
+def _away_said(progress: Progress, out: Output, seconds: float) -> Callable[[str | None], None]:
+    """What a team push says when its database goes away under it, and when it is back."""
+
+    def said(reason: str | None) -> None:
+        progress.done()
+        if reason is None:
+            out.warn("The team database is back: the push goes on.")
+        else:
+            out.warn(
+                f"The team database stopped answering ({reason}): waiting for it to come back "
+                f"(up to {seconds:g} s); the changes under way are still being pushed."
+            )
+
+    return said
 
 
 class _Waiting:

@@ -47,7 +47,7 @@ from app.api.pacing import CubicAllowance, CutState, SharedPause, SlidingBudget
 from app.store.request_history import shared_budget
 from app.team.budget_turn import FUNCTION, TURN, BudgetView
 from app.team.budget_use import MARGIN, TeamBudgetUse, team_budget_use
-from app.team.database import TeamDatabase, TeamError
+from app.team.database import TeamDatabase, TeamError, first_line
 from app.team.last_seen import LastSeen
 from app.team.offline_share import OfflinePacing, OfflineShare
 from app.team.team import ONLINE_FOR
@@ -344,7 +344,7 @@ class TeamBudget:
             try:
                 return work()
             except psycopg.Error as exc:
-                self._go_offline(_first_line(exc))
+                self._go_offline(first_line(exc))
         assert self._alone is not None
         return alone(self._alone)
 
@@ -452,11 +452,6 @@ class Reconnect:
                     return
                 self._ready = conn
             return
-
-
-def _first_line(exc: Exception) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def team_budget(

@@ -37,7 +37,8 @@ from psycopg.types.json import Jsonb
 
 from app.store.changes import Change
 from app.sync.push.verdicts import conflicting_fields, same_on_show
-from app.team.team import ONLINE_FOR, Team
+from app.team.database import TeamError
+from app.team.team import ONLINE_FOR, RECONNECT_EVERY, Team
 
 LEASE = 30.0  # seconds a claim holds without renewal
 SMALLEST_SHARE = 5  # chains a pusher may always claim (its fair share is never less)
@@ -217,10 +218,14 @@ class Claims:
 
     def __init__(self, team: Team, lease: float = LEASE) -> None:
         self.team = team
-        self.conn = team.conn
         self.member = team.member
         self.lease = lease
         self.host = socket.gethostname()
+
+    @property
+    def conn(self) -> psycopg.Connection[Any]:
+        """The team's connection as it is now (a new one after the database came back)."""
+        return self.team.conn
 
     def claim(self, limit: int, resources: Collection[str] | None = None) -> Claim | None:
         """Up to `limit` records' chains nobody holds (of `resources` only, when given), oldest
@@ -248,20 +253,32 @@ class Claims:
     @contextmanager
     def keeping(self, claim: Claim) -> Iterator[None]:
         """Renew the claim's lease (its own connection, a third of the lease apart) while the
-        block runs: a push longer than the lease keeps its records."""
+        block runs: a push longer than the lease keeps its records. A database that went away
+        is tried again every second, and the lease renewed as soon as it is back: a restart
+        shorter than the lease costs the claim nothing (a longer one lets a teammate take the
+        records over, and this claim then settles nothing twice)."""
         stop = threading.Event()
-        conn = self.team.database.connect()
+        held: list[psycopg.Connection[Any]] = []  # the renewing connection, when there is one
 
         def renew() -> None:
-            while not stop.wait(self.lease / 3):
+            pause = 0.0  # connected at once, off the caller's thread
+            while not stop.wait(pause):
                 try:
-                    conn.execute(
+                    if not held:
+                        held.append(self.team.database.connect())
+                        if pause == 0.0:  # just claimed: nothing to renew yet
+                            pause = self.lease / 3
+                            continue
+                    held[0].execute(
                         "UPDATE team_chains SET lease_until = clock_timestamp() + "
                         "%s * interval '1 s' WHERE token = %s",
                         (self.lease, claim.token),
                     )
-                except psycopg.Error:
-                    return  # the lease runs out: a teammate takes the records over
+                    pause = self.lease / 3
+                except (psycopg.Error, TeamError):
+                    if held:
+                        held.pop().close()
+                    pause = min(RECONNECT_EVERY, self.lease / 3)
 
         thread = threading.Thread(target=renew, name="team-lease", daemon=True)
         thread.start()
@@ -270,7 +287,8 @@ class Claims:
         finally:
             stop.set()
             thread.join()
-            conn.close()
+            for conn in held:
+                conn.close()
 
     def settle(self, claim: Claim, results: Sequence[Result]) -> int:
         """Record the results and the audit rows; release the claim. Answers how many changes

@@ -75,7 +75,7 @@ def check_url(url: str) -> dict[str, Any]:
 def _why_unreadable(exc: Exception) -> str:
     """libpq's reason, without the text it quotes from the string (which may be a secret):
     only an unknown option's name is kept, when it is a plain word."""
-    reason = _first_line(exc)
+    reason = first_line(exc)
     unknown = re.fullmatch(r'invalid (?:connection|URI query parameter)[^"]*"(\w+)"', reason)
     return f'unknown option "{unknown.group(1)}"' if unknown else "not a connection string"
 
@@ -119,7 +119,7 @@ class TeamDatabase:
 
     def _said(self, exc: Exception) -> str:
         """libpq's reason, never with the password in it (libpq does not repeat it: kept so)."""
-        text = _first_line(exc)
+        text = first_line(exc)
         return text.replace(self.password, "…") if self.password else text
 
     async def connect_async(self, *, autocommit: bool = True) -> psycopg.AsyncConnection[Any]:
@@ -134,7 +134,7 @@ class TeamDatabase:
             ) from None
 
 
-def _first_line(exc: Exception) -> str:
+def first_line(exc: BaseException) -> str:
     """The first line of an error's message (libpq's come in several)."""
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__

@@ -5,24 +5,38 @@ database serves this profile's show (a team database belongs to one show: a memb
 another show's database is refused, never mixed in) and registers the member. `touch()` is the
 heartbeat that keeps the member online; `members()` lists who is, by the database server's clock
 (no skew between machines).
+
+A database that restarts (or a network that drops) under a running command is ridden out:
+`ride_out(work)` runs one piece of team work — a transaction, or reads — and when the connection
+is lost under it, reconnects (trying every second, for up to `RIDE_OUT` seconds, saying so through
+`on_away`) and runs it again. The work given must be safe to run twice: a transaction the
+restart cut short was rolled back by the server, and the team's writes are keyed (a relay by
+member and local change, a settlement by its claim's token), so one that did commit writes
+nothing the second time (issue 29, point 5).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 
 from app.team import schema
-from app.team.database import TeamDatabase, TeamError
+from app.team.database import TeamDatabase, TeamError, TeamUnreachable, first_line
 
 ONLINE_FOR = 30.0  # seconds since the last heartbeat a member still counts as online
 HEARTBEAT = 10.0
+RIDE_OUT = 60.0  # seconds a running command waits for a team database that went away
+RECONNECT_EVERY = 1.0  # seconds between two tries to reconnect
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -41,7 +55,10 @@ class Team:
     def __init__(self, database: TeamDatabase, conn: psycopg.Connection[Any]) -> None:
         self.database = database
         self.member = database.member
-        self.conn = conn
+        self.conn = conn  # replaced by `ride_out` when the database came back
+        # Told, once each way, when the database went away under a command and when it is back.
+        self.on_away: Callable[[str | None], None] | None = None
+        self.ride_out_for = RIDE_OUT
 
     def close(self) -> None:
         self.conn.close()
@@ -51,6 +68,49 @@ class Team:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def lost(self) -> bool:
+        """Whether the connection is gone (the server restarted, the network dropped)."""
+        return bool(self.conn.closed or self.conn.broken)
+
+    async def ride_out(self, work: Callable[[], T]) -> T:
+        """`work()` (which reads `self.conn` afresh), run again on a new connection when the
+        connection was lost under it; TeamUnreachable when the database is not back within
+        `ride_out_for` seconds. Any other database error is the caller's."""
+        deadline: float | None = None
+        while True:
+            try:
+                return work()
+            except psycopg.OperationalError as exc:
+                if not self.lost():
+                    raise
+                if deadline is None:
+                    deadline = time.monotonic() + self.ride_out_for
+                    if self.on_away is not None:
+                        self.on_away(first_line(exc))
+                await self._reconnect(deadline)
+                if self.on_away is not None:
+                    self.on_away(None)
+
+    async def _reconnect(self, deadline: float) -> None:
+        """A new connection, tried every RECONNECT_EVERY seconds until `deadline` (off the
+        event loop: a connect may take its timeout); the member is online again on it."""
+        while True:
+            try:
+                conn = await asyncio.to_thread(self.database.connect)
+                conn.execute("SELECT 1")  # a server still starting up refuses here
+            except (TeamUnreachable, psycopg.OperationalError) as exc:
+                if time.monotonic() >= deadline:
+                    raise TeamUnreachable(
+                        f"The team database went away and was not back within "
+                        f"{self.ride_out_for:g} s ({first_line(exc)})"
+                    ) from None
+                await asyncio.sleep(RECONNECT_EVERY)
+                continue
+            old, self.conn = self.conn, conn
+            old.close()
+            self.touch()
+            return
 
     def touch(self) -> None:
         """The heartbeat: this member is online (and which process it is)."""

@@ -17,7 +17,9 @@ A team push (`push_team`) finishes what it starts:
    (`on_waiting`); a lease that runs out is taken over by the next claim. It returns when every
    change of this member is settled — applied, failed or in conflict — whoever pushed it, or
    when it must stop (the show unreachable, `time_limit`, Ctrl-C: the claim under way gives its
-   unsettled changes back at once), saying how many are left (`TeamPushReport.left`);
+   unsettled changes back at once), saying how many are left (`TeamPushReport.left`). A team
+   database that restarts meanwhile is waited for (`Team.ride_out`): the batch being pushed goes
+   on, and its results are settled once the database is back;
 4. it brings the team's results for this member's changes into its local outbox.
 """
 
@@ -96,8 +98,11 @@ async def push_team(
     if seqs is not None and resources is None:
         chosen = set(seqs)
         resources = {c.resource for c in outbox.changes() if c.seq in chosen}
-    scope = Scope(team.server_time(), resources, seqs)
-    report = TeamPushReport(relayed=hand_over(team.conn, team.member, outbox, resources, seqs))
+    scope = Scope(await team.ride_out(team.server_time), resources, seqs)
+    relayed = await team.ride_out(
+        lambda: hand_over(team.conn, team.member, outbox, resources, seqs)
+    )
+    report = TeamPushReport(relayed=relayed)
     _sweep_batches()
     claims = Claims(team, lease)
     limit = asyncio.timeout(time_limit)
@@ -108,9 +113,9 @@ async def push_team(
         if not limit.expired():
             raise
         report.stopped = f"the time limit of {time_limit:g} s ran out"
-    report.left = claims.left(scope)
-    report.mine = follow(team.conn, team.member, outbox, cache)
-    report.displaced = tell_winner(team.conn, team.member)
+    report.left = await team.ride_out(lambda: claims.left(scope))
+    report.mine = await team.ride_out(lambda: follow(team.conn, team.member, outbox, cache))
+    report.displaced = await team.ride_out(lambda: tell_winner(team.conn, team.member))
     return report
 
 
@@ -134,8 +139,9 @@ async def _until_settled(
     idle = 0  # looks in a row that found nothing to claim though changes were free
     still = 0  # claims in a row that settled nothing
     while True:
-        claims.free_my_dead()
-        claim = claims.claim(CHAINS_PER_CLAIM, scope.resources)
+        team = claims.team  # the database riding out a restart under any of these
+        await team.ride_out(claims.free_my_dead)
+        claim = await team.ride_out(lambda: claims.claim(CHAINS_PER_CLAIM, scope.resources))
         if claim is not None:
             idle = 0
             moved = await _push_claim(claims, claim, client, cache, report, on_progress)
@@ -147,7 +153,7 @@ async def _until_settled(
                 report.stopped = "the show settled none of the changes sent"
                 return
             continue
-        waiting = claims.waiting(scope)
+        waiting = await team.ride_out(lambda: claims.waiting(scope))
         if waiting.nothing:
             return
         idle = idle + 1 if waiting.free else 0
@@ -205,8 +211,10 @@ async def _push_claim(
     the rest is given back to the team outbox at once."""
     later = deferred(claim.changes)
     sendable = [c for c in claim.changes if c.id not in later]
-    created = claims.created_ids(
-        [(c.resource, c.record_key) for c in sendable if is_local_id(c.record_key)]
+    created = await claims.team.ride_out(
+        lambda: claims.created_ids(
+            [(c.resource, c.record_key) for c in sendable if is_local_id(c.record_key)]
+        )
     )
     batch_folder = tempfile.TemporaryDirectory(prefix=f"{BATCH_PREFIX}{os.getpid()}-")
     with claims.keeping(claim), batch_folder as folder:
@@ -223,7 +231,7 @@ async def _push_claim(
                 )
                 raise
             results = _results(batch, sent, claim.changes)
-        settled = claims.settle(claim, results)
+        settled = await claims.team.ride_out(lambda: claims.settle(claim, results))
     _count(report, claims, results, settled)
     return settled
 
