@@ -33,8 +33,8 @@ class Level:
         return self.name == "full"
 
 
-FAST = Level("fast", edits=200, push_kills=10, sync_kills=10, crash_customers=800,
-             fuzz_examples=40, throttle_runs=((2, 60, 10.0, "tiny"),))  # fmt: skip
+FAST = Level("fast", edits=120, push_kills=6, sync_kills=10, crash_customers=800,
+             fuzz_examples=40, throttle_runs=((3, 60, 10.0, "tiny"),))  # fmt: skip
 FULL = Level("full", edits=1000, push_kills=30, sync_kills=30, crash_customers=2500,
              fuzz_examples=400,
              throttle_runs=((5, 60, 10.0, "demo"), (3, 300, 60.0, "demo")),

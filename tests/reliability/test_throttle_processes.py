@@ -1,8 +1,9 @@
 """Uncoordinated copies of ShowDesk on one show (separate profiles, as on separate machines), each
 a `showdesk sync --full`, against a server that counts rejected requests in its budget too: none
 aborts, at most 5 % of requests are answered 403, no span sees more than 1.1 × the limit.
-Full settings: five processes at 60 per 10 s, and three at the vendor's 300 per 60 s (three at
-60 per 10 s run in make test: tests/sim/test_throttle_processes.py)."""
+Full settings (`make reliability`): five processes at 60 per 10 s and three at the vendor's 300
+per 60 s on the demo show; fast (`make test`): three at 60 per 10 s on a tiny show (about 35 s;
+three on the demo show took 110 s, what five do at the full level)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Several `showdesk sync --full` processes with separate profiles (as on separate machines) on one
 simulated show at once, against a server that counts rejected requests too (issue 12, Checked
-by). Used by tests/sim/test_throttle_processes.py, tests/reliability and tests/bench."""
+by). Used by tests/reliability/test_throttle_processes.py and tests/bench."""
 
 from __future__ import annotations
 
