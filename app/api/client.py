@@ -16,8 +16,17 @@ import builtins
 import dataclasses
 import random
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Mapping, Sequence
-from contextlib import aclosing
+from collections.abc import (
+    AsyncGenerator,
+    Awaitable,
+    Callable,
+    Collection,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from contextlib import aclosing, contextmanager
+from contextvars import ContextVar
 from datetime import date, datetime
 from types import TracebackType
 from typing import Any
@@ -51,6 +60,22 @@ HTTP_LIMITS = httpx.Limits(max_connections=16, max_keepalive_connections=16, kee
 # history shared by its processes (app.store.request_history.shared_budget, wired by
 # app/profile/connect.py) or None for this process's own budget. app/api knows no database.
 BudgetOpener = Callable[[Connection, Callable[[], float]], RequestBudget | None]
+
+
+# Requests sent on a person's behalf, whoever sends them (a push the user asked for in the
+# window, with its pre-push reads and verification): they may use the budget's interactive
+# reserve, ahead of background work such as a running sync (issue 30, item 18).
+_FOR_A_PERSON: ContextVar[bool] = ContextVar("showdesk_for_a_person", default=False)
+
+
+@contextmanager
+def for_a_person() -> Iterator[None]:
+    """Every request sent within (and by tasks started within) is a person's: interactive."""
+    token = _FOR_A_PERSON.set(True)
+    try:
+        yield
+    finally:
+        _FOR_A_PERSON.reset(token)
 
 
 class ShowClient:
@@ -308,6 +333,7 @@ class ShowClient:
         what = _what(res, op, path)
         check_sendable(body, what)
         operation = f"{op.method} {op.path}"  # what the show grants or refuses
+        interactive = interactive or _FOR_A_PERSON.get()
         return Request(op.method, url, what, tuple(query), body, interactive, operation)
 
 

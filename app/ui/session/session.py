@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from app.api.client import for_a_person
 from app.api.errors import (
     AccessProblem,
     EnvironmentProblem,
@@ -299,11 +300,13 @@ class ShowSession(QObject):
             touched = {c.resource for c in sent}
             unreachable = await self._sign_in_problem()
             if unreachable is None and self.team_work is not None:  # one outbox for the team
-                team_report = await self.team_work.push(self.client, self.outbox,
-                                                        self._push_progress, seqs)  # fmt: skip
+                with for_a_person():  # the user's push goes ahead of a running sync
+                    team_report = await self.team_work.push(self.client, self.outbox,
+                                                            self._push_progress, seqs)  # fmt: skip
                 report = team_report or PushReport(kept=len(sent))
             elif unreachable is None:
-                report = await pusher.push(seqs=seqs)
+                with for_a_person():
+                    report = await pusher.push(seqs=seqs)
             else:
                 pusher.unreachable(unreachable, [c.seq for c in sent])
                 report = pusher.report
