@@ -166,8 +166,14 @@ class OrderPanel(RecordPanel):
         self.customer.set_read_only(not self.new_order)
         self.purchase_order.set_read_only(not self.new_order)
         self.lines.set_read_only(not has)
-        self.buttons["Save order"].setEnabled(has)
-        self.buttons["Revert"].setEnabled(has)
+        self.on_lines_edited()
+
+    def on_lines_edited(self) -> None:
+        """Save order and Revert only when there is something to save or to revert: lines
+        added, changed or removed since the order was shown (issue 30, item 19)."""
+        dirty = (self.order is not None or self.new_order) and self.dirty()
+        self.buttons["Save order"].setEnabled(dirty)
+        self.buttons["Revert"].setEnabled(dirty)
 
     def after_push(self, changes: Sequence[Change]) -> None:
         failed = [c for c in changes if c.state == "failed"]
@@ -281,6 +287,7 @@ class OrderPanel(RecordPanel):
         self.buttons["New order"].clicked.connect(self.on_new_clicked)
         self.buttons["Save order"].clicked.connect(self.on_save_clicked)
         self.buttons["Revert"].clicked.connect(self.on_revert_clicked)
+        self.lines.edited.connect(self.on_lines_edited)
 
 
 _COLUMNS = ("productID", "description", "orderUnit", "quantity", "deliveryDate")

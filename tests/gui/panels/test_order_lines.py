@@ -157,3 +157,23 @@ def test_an_existing_lines_quantity_goes_as_a_bulk_update(
     line = server.show.get("orders", record_id)
     assert line is not None and line["quantity"] == 33
     assert panel.lines.row_values(row)["quantity"] == "33"
+
+
+def test_save_order_and_revert_are_enabled_only_with_something_to_save(
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+) -> None:
+    """Issue 30, item 19: an order as the show has it offers neither Save order nor Revert; an
+    edited line offers both; Revert puts the lines back and both are off again."""
+    _session, tab, panel = orders_tab(loop, open_window, server)
+    save, revert = panel.buttons["Save order"], panel.buttons["Revert"]
+    assert not save.isEnabled() and not revert.isEnabled()
+    record_id = tab.model.record_id(0)
+    row = next(
+        r for r in range(panel.lines.table.rowCount())
+        if panel.lines.row_values(r)["id"] == record_id
+    )  # fmt: skip
+    panel.lines.set_cell(row, "quantity", "33")
+    assert save.isEnabled() and revert.isEnabled()
+    revert.click()
+    assert panel.lines.row_values(row)["quantity"] != "33"
+    assert not save.isEnabled() and not revert.isEnabled()
