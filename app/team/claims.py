@@ -204,8 +204,8 @@ class Waiting:
             held = sorted(self.mine.items(), key=lambda item: -item[1])
             said = [(n, "you, in another push" if who == me else who) for who, n in held]
             (n, who), rest = said[0], said[1:]
-            verb = "change is" if n == 1 else "changes are"
-            return f"{n} of your {verb} being pushed by {who}" + "".join(
+            verb = "is" if n == 1 else "are"  # "1 of your changes is…", "12 of your changes are…"
+            return f"{n} of your changes {verb} being pushed by {who}" + "".join(
                 f", {m} by {other}" for m, other in rest
             )
         n = sum(self.theirs.values())

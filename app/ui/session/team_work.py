@@ -39,6 +39,7 @@ from app.sync.push.pusher import PushProgress, PushReport
 from app.ui.session.team_link import TeamLink
 
 if TYPE_CHECKING:
+    from app.team.claims import Waiting
     from app.team.replica import CatchUp
     from app.team.shared_sync import TeamSync
     from app.team.team import Team
@@ -211,9 +212,17 @@ class TeamWork(QObject):
         if team is None:
             self.say(PUSH_DOWN_TEXT)
             return None
+        said: list[str] = []
+
+        def waiting(now: Waiting) -> None:  # "1 of your changes is being pushed by ben"
+            line = now.line(team.member)
+            if not said or said[-1] != line:
+                said.append(line)
+                self.say(line)
+
         try:
             return await push_team_as_report(
-                team, client, self.cache, outbox, on_progress, seqs=seqs
+                team, client, self.cache, outbox, on_progress, seqs=seqs, on_waiting=waiting
             )
         except psycopg.Error:
             self.say(PUSH_DOWN_TEXT)

@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 from app.sim import SimServer, generate_show
 from app.sync.edit.editor import FieldEdit
 from app.team.budget import TeamBudget
+from app.team.claims import Result
 from app.team.database import TeamDatabase
 from app.team.relay import hand_over
 from app.team.team import open_team
@@ -28,6 +29,7 @@ from tests.pg_server import ThrowawayPostgres, free_port
 from tests.team.conftest import pg_server, team_url
 from tests.team.members import TeamMember, members
 from tests.team.outbox_edits import PUT_CUSTOMER, query, queue, relay
+from tests.team.pushing import hold, opened
 
 __all__ = ["pg_server", "team_url"]  # fixtures used here
 Role = Qt.ItemDataRole
@@ -258,3 +260,29 @@ def test_a_change_a_teammate_pushed_settles_in_the_open_windows_outbox(
     assert settled is not None and settled.state == "done"
     assert tiny_server.show.collections["customers"][rid]["city"] == "Pushed by Ben"
     assert query(team_url, "SELECT member, state FROM team_changes") == [("ann", "applied")]
+
+
+def test_the_windows_team_push_says_who_holds_its_changes_while_it_waits(
+    loop: qasync.QEventLoop, ann: Opened, ben: TeamMember, tiny_server: SimServer
+) -> None:
+    """Issue 29: the window's push waits on a teammate's claim as `showdesk push` does, with
+    the line that says so, and ends with the change settled once the teammate gives it back."""
+    session = ann.session
+    record = next(iter(session.cache.records("customers")))
+    staged = session.editor.stage("customers", [FieldEdit(str(record["id"]), "city", "Held")])
+    assert staged.seqs and not staged.rejected
+    hand_over(session.team_work.link.team.conn, "ann", session.outbox)  # type: ignore[union-attr]
+    lines: list[str] = []
+    session.problem.connect(lines.append)
+    finished: list[object] = []
+    session.push_finished.connect(finished.append)
+    with opened(ben) as bens:  # ben's push under way holds ann's record
+        claims, held = hold(bens)
+        session.push()
+        wait_for(loop, lambda: any("being pushed by" in line for line in lines) or bool(finished))
+        assert "1 of your changes is being pushed by ben" in lines, (lines, finished)
+        for claim in held:  # ben's push ends without sending it: given back
+            claims.settle(claim, [Result(c, "pending") for c in claim.changes])
+        wait_for(loop, lambda: bool(finished))
+    assert getattr(finished[0], "done", None) == 1
+    assert tiny_server.show.collections["customers"][str(record["id"])]["city"] == "Held"
