@@ -149,6 +149,8 @@ def workspace(args: argparse.Namespace, out: Output) -> Iterator[Workspace]:
         with Cache(cache_path, registry) as cache:
             ws = Workspace(profile, registry, cache, outbox_path, team, out)
             ws.team_problem = problem[0] if problem else None
+            if team is not None and command in CATCH_UP_FIRST:
+                _catch_up(team, cache, out)
             try:
                 yield ws
             finally:
@@ -157,6 +159,26 @@ def workspace(args: argparse.Namespace, out: Output) -> Iterator[Workspace]:
     finally:
         if team is not None:
             team.close()
+
+
+# The commands that read the cache: in a team they first bring it up to the team's shared
+# records (a teammate's sync lands here with no request to the show; issue 29, point 4).
+CATCH_UP_FIRST = ("export", "status", "import", "conflicts", "push")
+
+
+def _catch_up(team: Team, cache: Cache, out: Output) -> None:
+    """This member's cache brought up to the team's records; with the database gone meanwhile,
+    the command works on the cache as it is and says so."""
+    from app.team.database import TeamError
+    from app.team.replica import Replica
+
+    replica = Replica(team.database, cache)
+    try:
+        replica.catch_up()
+    except TeamError as exc:
+        out.warn(f"{exc}: working on this machine's cache as it is.")
+    finally:
+        replica.close()
 
 
 def _open_team(

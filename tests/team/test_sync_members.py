@@ -76,3 +76,22 @@ def test_a_member_whose_team_database_is_down_syncs_alone_and_says_so(
         assert any("cannot be reached" in w and "working alone" in w for w in said["warnings"])
         assert said["resources"] and "team" not in said
         assert differences(server, ann.cache) == []
+
+
+def test_a_command_that_reads_the_cache_first_catches_up_from_the_team_with_no_request(
+    server: SimServer, team_url: str, pg_server: ThrowawayPostgres, tmp_path: Path
+) -> None:
+    """Issue 29, point 4: after ann's sync, ben's `export` and `status` (his cache never synced)
+    hold the show as ann's sync left it, and cost the show no request."""
+    ann, ben = team_of(["ann", "ben"], tmp_path, server, team_url, pg_server)
+    synced = ann.run("sync", *RATE)
+    assert synced.returncode == 0, synced.stderr
+    requests, tokens = server.stats.requests, server.stats.token_requests
+
+    exported = ben.run("export", "customers", "-o", str(tmp_path / "customers.csv"))
+    status = ben.run("status", "--json")
+
+    assert exported.returncode == 0 and status.returncode == 0, (exported.stderr, status.stderr)
+    assert (server.stats.requests, server.stats.token_requests) == (requests, tokens)
+    assert differences(server, ben.cache) == []  # the whole show, as ann's sync left it
+    assert contents(ben.cache) == contents(ann.cache)
