@@ -86,8 +86,8 @@ class Team:
                     raise
                 if deadline is None:
                     deadline = time.monotonic() + self.ride_out_for
-                    if self.on_away is not None:
-                        self.on_away(first_line(exc))
+                if self.on_away is not None:
+                    self.on_away(first_line(exc))
                 await self._reconnect(deadline)
                 if self.on_away is not None:
                     self.on_away(None)
@@ -96,10 +96,13 @@ class Team:
         """A new connection, tried every RECONNECT_EVERY seconds until `deadline` (off the
         event loop: a connect may take its timeout); the member is online again on it."""
         while True:
+            conn: psycopg.Connection[Any] | None = None
             try:
                 conn = await asyncio.to_thread(self.database.connect)
                 conn.execute("SELECT 1")  # a server still starting up refuses here
             except (TeamUnreachable, psycopg.OperationalError) as exc:
+                if conn is not None:
+                    conn.close()
                 if time.monotonic() >= deadline:
                     raise TeamUnreachable(
                         f"The team database went away and was not back within "
