@@ -216,6 +216,7 @@ class MainWindow(QMainWindow):
         self.local = None
         self.offline_note = None
         self.status.set_profile("", "")
+        self.status.forget_show()
         self.status.clearMessage()
         self.references = None
         self.centre.forget()

@@ -289,6 +289,12 @@ class ShowStatusBar(QStatusBar):
         self.push_summary.setStyleSheet(text_style(hue) if hue is not None else "")
         self.push_summary.show()
 
+    def forget_show(self) -> None:
+        """The show was closed: what the bar said of its pushes is not the next show's."""
+        for widget in (self.push_label, self.push_bar, self.push_summary):
+            widget.hide()
+        self.push_summary.setText("")
+
     def on_push_summary_clicked(self) -> None:
         self.failures_requested.emit()
 

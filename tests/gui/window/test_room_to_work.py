@@ -160,7 +160,7 @@ def test_a_products_panels_get_real_room_under_its_form(
     assert tab.form_side.sizes()[1] >= 560  # a wider side for a form with panels
 
 
-def test_switching_profiles_keeps_the_layout_and_each_shows_filters(
+def test_switching_profiles_keeps_the_layout_each_shows_filters_and_no_other_shows_push(
     loop: qasync.QEventLoop, qtbot: QtBot, tmp_path: Path, server: SimServer
 ) -> None:
     other_show = SimServer(generate_show("tiny", seed=9), config()).start()
@@ -187,8 +187,19 @@ def test_switching_profiles_keeps_the_layout_and_each_shows_filters(
         assert tab is not None
         tab.header.resizeSection(tab.model.column_of("customerName"), 301)
         tab.set_column_filter("customerName", "a")
+        session = window.session
+        assert session is not None
+        record = next(iter(session.cache.records("customers")))
+        session.outbox.add(NewChange("customers", "update", str(record["id"]),
+                                     payload={**record, "city": "Spring"},
+                                     changed_fields=("city",), base=record))  # fmt: skip
+        session.outbox_written()
+        session.push()
+        summary = window.status.push_summary
+        loop.run_until_complete(until(lambda: "1 pushed" in summary.text() and not tasks.busy))
 
         loop.run_until_complete(open_profile("Autumn show"))
+        assert not summary.isVisible()  # "1 pushed" was Spring's (issue 30, point 4)
         assert window.splitter.sizes()[0] == 333  # the tree as wide as it was
         autumn = window.open_resource("customers")
         assert autumn is not None
