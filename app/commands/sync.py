@@ -36,7 +36,8 @@ def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
     if ws.team is None:
         report = asyncio.run(pull())
     else:  # one sync for the team, or a teammate's taken (issue 15)
-        led, code = sync_for_team(ws.team, ws, pull)
+        wanted = None if args.full else args.resource or [res.slug for res in ws.registry]
+        led, code = sync_for_team(ws.team, ws, pull, wanted)
         if led is None:
             return code
         report = led
@@ -105,9 +106,12 @@ def _warn_not_offered(ws: Workspace, report: SyncReport) -> int:
     return OK
 
 
-def sync_for_team(team: Team, ws: Workspace, pull: Pull) -> tuple[SyncReport | None, int]:
+def sync_for_team(
+    team: Team, ws: Workspace, pull: Pull, wanted: list[str] | None = None
+) -> tuple[SyncReport | None, int]:
     """This member's report when it synced for the team (printed as solo), else None with the
-    exit code, after saying what happened."""
+    exit code, after saying what happened. `wanted`: the resources `pull` syncs (None: a full
+    sync, never taken from a teammate's that just ended)."""
     import psycopg
 
     from app.team.database import TeamError
@@ -116,7 +120,7 @@ def sync_for_team(team: Team, ws: Workspace, pull: Pull) -> tuple[SyncReport | N
     out: Output = ws.out
     with TeamSync(team, ws.cache, say=out.warn) as shared:
         try:
-            result = asyncio.run(shared.sync(pull))
+            result = asyncio.run(shared.sync(pull, wanted=wanted))
         except (TeamError, psycopg.OperationalError) as exc:
             out.warn(
                 f"The team database stopped answering ({_first_line(exc)}): syncing alone; "
@@ -125,6 +129,7 @@ def sync_for_team(team: Team, ws: Workspace, pull: Pull) -> tuple[SyncReport | N
             return asyncio.run(_pull_alone(pull)), OK
     caught = result.caught_up
     out.set(team={"lead": result.lead, "led": result.led, "outcome": result.outcome,
+                  "seconds_ago": result.ago,
                   "caught_up": {"written": caught.written, "deleted": caught.deleted},
                   "problem": result.problem})  # fmt: skip
     if result.led:
@@ -135,8 +140,10 @@ def sync_for_team(team: Team, ws: Workspace, pull: Pull) -> tuple[SyncReport | N
         else:
             out.warn("Synced the show for the team: your teammates' caches follow.")
         return result.report, OK
+    # nothing of this member's own was synced: what a script reads says so (no resource)
+    out.set(resources=[], failed=[], not_offered=[], cancelled=result.outcome == "cancelled")
     out.line(
-        f"{result.lead} synced the show for the team; your cache caught up: "
+        f"{result.lead} synced the show for the team{result.when}; your cache caught up: "
         f"{caught.written} written, {caught.deleted} removed (no request to the show)"
     )
     if result.outcome != "ok":

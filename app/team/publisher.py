@@ -15,14 +15,17 @@ over, `on_lost` stops this sync (the new lead syncs for the team).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import psycopg
 
 from app.store.sync_state import SyncState
+from app.team.database import TeamUnreachable, first_line
 from app.team.replica import state_json
 from app.team.sync_lead import CHANNEL, WRITE_LOCK, renew
+from app.team.team import RIDE_OUT
 
 _UPSERT = """
 INSERT INTO team_records AS t (resource, parent, id, body, deleted, revision, written_by)
@@ -56,25 +59,50 @@ class LeadLost(Exception):
     """Another member holds the sync lead now (this one's lease ran out)."""
 
 
+Statement = tuple[str, dict[str, Any], tuple[str, ...]]  # sql, params, more sql with the params
+
+
 class Publisher:
-    """The sync lead's `Cache.writes`: every write published to the team (see the module)."""
+    """The sync lead's `Cache.writes`: every write published to the team (see the module).
+
+    `connect()` gives a new connection to the team database (the publisher's own, closed by
+    `close()`). When it is lost (the database restarted), writes are kept in order and the lead's
+    sync goes on; `renew()` — called every second or so by the lease's keeper — reconnects and
+    publishes them, within `ride_out_for` seconds (`on_away` says when the database went away and
+    when it is back), after which the teammates are given up on (`problem`)."""
 
     def __init__(
         self,
-        conn: psycopg.Connection[Any],
+        connect: Callable[[], psycopg.Connection[Any]],
         member: str,
         generation: int,
-        on_lost: Callable[[], None] = lambda: None,
+        on_lost: Callable[[], object] = lambda: None,
+        *,
+        on_away: Callable[[str | None], object] | None = None,
+        ride_out_for: float = RIDE_OUT,
     ) -> None:
-        self.conn = conn
+        self._connect = connect
+        self.conn: psycopg.Connection[Any] | None = None
         self.member = member
         self.generation = generation
         self.on_lost = on_lost
+        self.on_away = on_away
+        self.ride_out_for = ride_out_for
         self.published = 0  # shared rows written (records and states)
         self.last_revision = 0
         self.lost = False
         self.problem: str | None = None  # why the teammates stopped being updated
         self._lock = threading.Lock()
+        self._held: list[Statement] = []  # written while the database was away, in order
+        self._away_since: float | None = None
+        self._back = threading.Event()  # nothing is held back
+        self._back.set()
+
+    def close(self) -> None:
+        with self._lock:
+            if self.conn is not None:
+                self.conn.close()
+                self.conn = None
 
     # ------------------------------------------------------------------- Cache.writes
 
@@ -103,12 +131,18 @@ class Publisher:
     # ------------------------------------------------------------------------ the lease
 
     def renew(self) -> bool:
-        """Keep the lead while the sync runs between writes; False once it is lost."""
+        """Keep the lead while the sync runs between writes — and, while the database is away,
+        try it again and publish what was held; False once the lead is lost."""
         if self.lost or self.problem is not None:
             return not self.lost
         with self._lock:
+            if self._away_since is not None:
+                return self._come_back()
             try:
-                held = renew(self.conn, self.member, self.generation)
+                held = renew(self._conn(), self.member, self.generation)
+            except (psycopg.OperationalError, TeamUnreachable) as exc:
+                self._away(exc)
+                return True
             except psycopg.Error as exc:
                 self._broken(exc)
                 return True
@@ -116,31 +150,104 @@ class Publisher:
             self._lose()
         return held
 
-    def _write(self, *statements_and_params: Any) -> None:
+    def wait_back(self, timeout: float) -> bool:
+        """Block until nothing written is held back (published, or given up on); False when
+        `timeout` passed first."""
+        return self._back.wait(timeout)
+
+    # ---------------------------------------------------------------------------- writing
+
+    def _write(self, sql: str, params: dict[str, Any], *more: str) -> None:
         if self.lost or self.problem is not None:
             return
-        sql, params, *more = statements_and_params
-        params = {**params, "member": self.member}
+        statement: Statement = (sql, {**params, "member": self.member}, more)
         with self._lock:
+            if self._away_since is not None:
+                self._held.append(statement)  # published once the database is back
+                return
             try:
-                with self.conn.transaction():
-                    self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                    if not renew(self.conn, self.member, self.generation):
-                        raise LeadLost
-                    self.published += self.conn.execute(sql, params).rowcount
-                    for extra in more:
-                        self.published += self.conn.execute(extra, params).rowcount
-                    row = self.conn.execute("SELECT last_value FROM team_revision").fetchone()
-                    self.conn.execute("SELECT pg_notify(%s, 'records')", (CHANNEL,))
+                self._publish(statement)
             except LeadLost:
                 pass
+            except (psycopg.OperationalError, TeamUnreachable) as exc:
+                self._held.append(statement)  # cut short: rolled back, or written (idempotent)
+                self._away(exc)
+                return
             except psycopg.Error as exc:
                 self._broken(exc)
                 return
             else:
-                self.last_revision = int(row[0]) if row else self.last_revision
                 return
         self._lose()
+
+    def _publish(self, statement: Statement) -> None:
+        """One write in one transaction: the lease renewed (the fence), the rows, a NOTIFY."""
+        sql, params, more = statement
+        conn = self._conn()
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            if not renew(conn, self.member, self.generation):
+                raise LeadLost
+            self.published += conn.execute(sql, params).rowcount
+            for extra in more:
+                self.published += conn.execute(extra, params).rowcount
+            row = conn.execute("SELECT last_value FROM team_revision").fetchone()
+            conn.execute("SELECT pg_notify(%s, 'records')", (CHANNEL,))
+        self.last_revision = int(row[0]) if row else self.last_revision
+
+    def _conn(self) -> psycopg.Connection[Any]:
+        if self.conn is None or self.conn.closed or self.conn.broken:
+            if self.conn is not None:
+                self.conn.close()
+            self.conn = self._connect()
+        return self.conn
+
+    # ------------------------------------------------------------------ when it goes away
+
+    def _away(self, exc: Exception) -> None:
+        if self._away_since is None:
+            self._away_since = time.monotonic()
+            self._back.clear()
+            if self.on_away is not None:
+                self.on_away(first_line(exc))
+
+    def _come_back(self) -> bool:
+        """(Under the lock.) Reconnect and publish what was held, in order; past `ride_out_for`
+        give the teammates up (`problem`). False when the lead was lost meanwhile."""
+        assert self._away_since is not None
+        try:
+            if not renew(self._conn(), self.member, self.generation):
+                raise LeadLost  # a teammate took the sync over while the database was away
+            while self._held:
+                self._publish(self._held[0])
+                self._held.pop(0)
+        except LeadLost:
+            self._held.clear()
+            self._settle_away()
+            self.lost = True
+            self.problem = "another member took over the team's sync"
+            self.on_lost()
+            return False
+        except (psycopg.OperationalError, TeamUnreachable) as exc:
+            if time.monotonic() - self._away_since < self.ride_out_for:
+                return True
+            self._held.clear()
+            self._settle_away()
+            self.problem = "the team database stopped answering" + f" ({first_line(exc)})"
+            return True
+        except psycopg.Error as exc:
+            self._held.clear()
+            self._settle_away()
+            self._broken(exc)
+            return True
+        self._settle_away()
+        if self.on_away is not None:
+            self.on_away(None)
+        return True
+
+    def _settle_away(self) -> None:
+        self._away_since = None
+        self._back.set()
 
     def _lose(self) -> None:
         self.lost = True
@@ -148,5 +255,4 @@ class Publisher:
         self.on_lost()
 
     def _broken(self, exc: psycopg.Error) -> None:
-        text = str(exc).strip().splitlines()
-        self.problem = "the team database stopped answering" + (f" ({text[0]})" if text else "")
+        self.problem = "the team database stopped answering" + f" ({first_line(exc)})"

@@ -24,7 +24,7 @@ import psycopg
 
 from app.store.cache import Cache
 from app.store.sync_state import SyncState
-from app.team.database import TeamDatabase, TeamError
+from app.team.database import TeamDatabase, TeamUnreachable
 
 BATCH = 2000
 
@@ -159,8 +159,8 @@ class Replica:
         return self.applied.get(self.origin())
 
     def catch_up(self) -> CatchUp:
-        """Apply every shared row above the last revision applied, in order; TeamError when the
-        team database stops answering (what was applied stays, with its revision)."""
+        """Apply every shared row above the last revision applied, in order; TeamUnreachable when
+        the team database stops answering (what was applied stays, with its revision)."""
         total = CatchUp()
         try:
             origin = self.origin()
@@ -180,7 +180,7 @@ class Replica:
                     return total
         except psycopg.OperationalError as exc:
             self._drop()
-            raise TeamError(f"The team database stopped answering: {exc}") from None
+            raise TeamUnreachable(f"The team database stopped answering: {exc}") from None
 
     def skip_to(self, revision: int) -> None:
         """This cache already holds every shared row up to `revision` (it wrote them itself)."""

@@ -25,9 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+import threading
+import time
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 import psycopg
 
@@ -35,9 +38,9 @@ from app.store.cache import Cache
 from app.sync.pull.puller import SyncReport
 from app.team.database import TeamError
 from app.team.publisher import Publisher
-from app.team.replica import CatchUp, Replica
+from app.team.replica import CatchUp, Replica, state_from
 from app.team.sync_lead import CHANNEL, SyncLead, read_lead, release, sync_holder, take
-from app.team.team import Team
+from app.team.team import RIDE_OUT, Team, ride_out
 
 __all__ = ["CatchUp", "Pull", "TeamSync", "TeamSyncResult", "sync_holder"]
 
@@ -45,6 +48,20 @@ Pull = Callable[[asyncio.Event], Awaitable[SyncReport]]
 POLL = 1.0  # seconds between looks at the lead row while waiting (NOTIFY usually comes first)
 FOLLOW_POLL = 30.0  # a follower catches up at least this often, NOTIFY or not
 RETRY = 5.0  # seconds before a follower tries an unreachable database again
+RIDE_MARGIN = 5.0  # seconds past RIDE_OUT a lead waits for its held writes to be published
+RECENT = 30.0  # seconds: a sync asked this soon after the team's takes the team's data
+T = TypeVar("T")
+
+_LAST_SYNC = """
+SELECT released_by, extract(epoch FROM clock_timestamp() - released_at)::float8, released_since
+FROM team_sync_lead
+WHERE member IS NULL AND outcome = 'ok' AND released_since IS NOT NULL
+  AND released_at > clock_timestamp() - %(recent)s * interval '1 s'
+"""
+_SYNCED_SINCE = """
+SELECT resource, state::text FROM team_sync_state
+WHERE resource = ANY(%(slugs)s::text[]) AND state IS NOT NULL AND written >= %(since)s
+"""
 
 
 @dataclass
@@ -58,6 +75,12 @@ class TeamSyncResult:
     outcome: str = "ok"  # how the lead's sync ended ("ok" or why not)
     problem: str | None = None  # why teammates were not (all) updated by this member's pull
     took_over: str | None = None  # the member whose lease ran out, when the lead was taken over
+    ago: float | None = None  # a teammate's sync that ended this many seconds ago was taken
+
+    @property
+    def when(self) -> str:
+        """ " 12 s ago" when a teammate's sync that had already ended was taken, else ""."""
+        return "" if self.ago is None else f" {max(1, round(self.ago))} s ago"
 
 
 class TeamSync:
@@ -72,6 +95,8 @@ class TeamSync:
         self._conn: psycopg.Connection[Any] | None = None
         self._leading = False
         self._lost = False  # the last lead of this member was taken over
+        self._away_said = False  # the team database's going away was said (its return is next)
+        self._back_at: float | None = None  # when the team database came back (monotonic)
 
     def close(self) -> None:
         self.replica.close()
@@ -101,24 +126,68 @@ class TeamSync:
                 return CatchUp()
             return self.replica.catch_up()
 
+    # ------------------------------------------------------------------ riding out a restart
+
+    async def _ride(self, work: Callable[[], T], *, threaded: bool = False) -> T:
+        """`work()`, waited for through a restart of the team database (decision 0033)."""
+        return await ride_out(work, self._lost_conn, self._reconnect, self._away, threaded=threaded)
+
+    def _lost_conn(self) -> bool:
+        return self._conn is None or bool(self._conn.closed or self._conn.broken)
+
+    def _reconnect(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+        self._conn = None
+        self.conn().execute("SELECT 1")  # a server still starting up refuses here
+
+    def _away(self, reason: str | None) -> None:
+        """Said once each way: the team database went away under this sync, and it is back."""
+        if reason is not None and not self._away_said:
+            self._away_said = True
+            self.say(f"The team database stopped answering ({reason}): waiting for it to come "
+                     f"back (up to {RIDE_OUT:g} s); the sync goes on.")  # fmt: skip
+        elif reason is None and self._away_said:
+            self._away_said = False
+            self._back_at = time.monotonic()
+            self.say("The team database is back: the team's sync goes on.")
+
     # ------------------------------------------------------------------------------- sync
 
-    async def sync(self, pull: Pull, cancel: asyncio.Event | None = None) -> TeamSyncResult:
+    async def sync(
+        self,
+        pull: Pull,
+        cancel: asyncio.Event | None = None,
+        *,
+        wanted: Collection[str] | None = None,
+        recent: float = RECENT,
+    ) -> TeamSyncResult:
         """Sync for the team, or wait for the teammate who does and take their data. `cancel`
-        (the user's Cancel) stops this member's pull, or its wait, and is handed to `pull`."""
+        (the user's Cancel) stops this member's pull, or its wait, and is handed to `pull`. A
+        team database that restarts meanwhile is waited for (up to RIDE_OUT s).
+
+        `wanted`: the resources `pull` syncs. When the team's last sync ended less than `recent`
+        seconds ago (0: never so) and completed every one of them, its data is taken instead of
+        asking the show again (issue 29, point 4: no request, not one per resource)."""
         cancel = cancel or asyncio.Event()
         waited_on: int | None = None
+        if wanted is not None and recent > 0:
+            synced = await self._ride(partial(self._recently_synced, list(wanted), recent))
+            if synced is not None:
+                caught = await self._ride(self.catch_up, threaded=True)
+                by, ago = synced
+                return TeamSyncResult(by, False, caught_up=caught, ago=ago)
         async with _Listener(self.database) as listener:
             while True:
-                lead = read_lead(self.conn())
+                lead = await self._ride(lambda: read_lead(self.conn()))
                 if cancel.is_set():
                     return TeamSyncResult(lead.member or "", False, outcome="cancelled")
                 if waited_on is not None and lead.released_generation >= waited_on:
-                    caught = await asyncio.to_thread(self.catch_up)
+                    caught = await self._ride(self.catch_up, threaded=True)
                     who = lead.released_by or "a teammate"
                     return TeamSyncResult(who, False, caught_up=caught, outcome=lead.outcome or "")
-                if not lead.held:
-                    generation = take(self.conn(), self.member, lead.generation)
+                if not lead.held and not self._lead_may_be_back(lead):
+                    generation = await self._ride(partial(self._take, lead.generation))
                     if generation is None:
                         continue  # a teammate took it first: look again
                     if lead.member is not None:
@@ -127,26 +196,59 @@ class TeamSync:
                     result = await self._lead(generation, pull, cancel, took_over=lead.member)
                     if not self._lost:
                         return result
-                    lead = read_lead(self.conn())  # taken over: wait for the new lead's data
-                    waited_on = lead.generation
+                    lead = await self._ride(lambda: read_lead(self.conn()))  # taken over: wait
+                    waited_on = lead.generation  # for the new lead's data
                 if waited_on is None:
                     waited_on = lead.generation
                     self.say(f"{lead.member} is syncing the show for the team: waiting to take "
                              "their data (no request to the show)")  # fmt: skip
                 await listener.wait(min(POLL, max(lead.expires_in, 0.05)))
 
+    def _lead_may_be_back(self, lead: SyncLead) -> bool:
+        """Whether a lead whose lease ran out while the team database was away (a restart) may
+        still be renewing it: for one lease after the database came back, its holder is given
+        the time to (it kept syncing meanwhile), so the sync is not done twice."""
+        if lead.member is None or self._back_at is None:
+            return False
+        return time.monotonic() - self._back_at < lead.lease_seconds + POLL
+
+    def _recently_synced(self, wanted: list[str], recent: float) -> tuple[str, float] | None:
+        """(who, seconds ago) when the team's last sync ended less than `recent` seconds ago,
+        nobody syncs now, and that sync completed every wanted resource (or found it not
+        offered); else None."""
+        last = self.conn().execute(_LAST_SYNC, {"recent": recent}).fetchone()
+        if last is None:
+            return None
+        by, ago, since = last
+        rows = self.conn().execute(_SYNCED_SINCE, {"slugs": wanted, "since": since}).fetchall()
+        states = {slug: state_from(text) for slug, text in rows}
+        for slug in wanted:
+            state = states.get(slug)
+            if state is None or (state.not_offered is None and (
+                    state.last_completed is None or state.in_progress)):  # fmt: skip
+                return None
+        return str(by or "a teammate"), float(ago)
+
+    def _take(self, seen: int) -> int | None:
+        return take(self.conn(), self.member, seen)
+
     async def _lead(
         self, generation: int, pull: Pull, cancel: asyncio.Event, *, took_over: str | None
     ) -> TeamSyncResult:
+        loop = asyncio.get_running_loop()
         stop = asyncio.Event()  # the user's cancel, or another member took the lead over
-        publisher = Publisher(self.conn(), self.member, generation, on_lost=stop.set)
+        publisher = Publisher(
+            self.database.connect, self.member, generation,
+            on_lost=_on_loop(loop, stop.set), on_away=_on_loop(loop, self._away),
+        )  # fmt: skip
         self._lost = False
         await asyncio.to_thread(self._start_leading)
         outcome = "the sync stopped"
-        renewing = asyncio.create_task(self._renew(publisher, read_lead(self.conn())))
+        lease = await self._ride(lambda: read_lead(self.conn()))
+        keeper = _LeaseKeeper(publisher, lease.lease_seconds)
         relaying = asyncio.create_task(_relay(cancel, stop))
         try:
-            caught = await asyncio.to_thread(self._prepare)
+            caught = await self._ride(self._prepare, threaded=True)
             self.cache.writes = publisher
             try:
                 report = await pull(stop)
@@ -154,14 +256,17 @@ class TeamSync:
                 self.cache.writes = None
             outcome = _outcome(report)
         finally:
-            renewing.cancel()
             relaying.cancel()
-            released = self._release(generation, publisher, outcome)
+            # what was written while the database was away is published before the lead goes
+            await asyncio.to_thread(publisher.wait_back, publisher.ride_out_for + RIDE_MARGIN)
+            keeper.stop()
+            released = await self._release(generation, publisher, outcome)
+            publisher.close()
             self._leading = False
         self._lost = publisher.lost
         if released and publisher.problem is None and publisher.last_revision:
             self.replica.skip_to(publisher.last_revision)  # it holds what it published
-        caught.add(await asyncio.to_thread(self._catch_up_quietly))
+        caught.add(await self._catch_up_quietly())
         return TeamSyncResult(self.member, True, report, caught, outcome, publisher.problem,
                               took_over)  # fmt: skip
 
@@ -175,26 +280,20 @@ class TeamSync:
         with self.replica.lock:  # a catch-up under way finishes first
             self._leading = True
 
-    def _release(self, generation: int, publisher: Publisher, outcome: str) -> bool:
+    async def _release(self, generation: int, publisher: Publisher, outcome: str) -> bool:
+        if publisher.lost:
+            return False
         try:
-            return release(self.conn(), self.member, generation, outcome)
+            return await self._ride(lambda: release(self.conn(), self.member, generation, outcome))
         except (psycopg.Error, TeamError) as exc:  # the lease runs out by itself
             publisher.problem = publisher.problem or f"the team database stopped answering ({exc})"
             return False
 
-    def _catch_up_quietly(self) -> CatchUp:
+    async def _catch_up_quietly(self) -> CatchUp:
         try:
-            return self.catch_up()
+            return await self._ride(self.catch_up, threaded=True)
         except TeamError:
             return CatchUp()
-
-    async def _renew(self, publisher: Publisher, lead: SyncLead) -> None:
-        """Renew the lease between writes (a long pause for the show's budget keeps the lead)."""
-        pause = max(lead.lease_seconds / 3, 0.1)
-        while True:
-            await asyncio.sleep(pause)
-            if not publisher.renew():
-                return
 
     # ----------------------------------------------------------------------------- follow
 
@@ -211,6 +310,30 @@ class TeamSync:
                         await listener.wait(FOLLOW_POLL)
             except (TeamError, psycopg.Error):
                 await asyncio.sleep(RETRY)
+
+
+class _LeaseKeeper:
+    """Renews the sync lead's lease from a thread of its own, every quarter of the lease: a lead
+    whose event loop is busy (a large page stored) keeps the lead, and a dead lead's lease runs
+    out within LEASE seconds, so a teammate takes the sync over within about that (issue 29,
+    point 4). While the team database is away, each renewal tries it again (`Publisher.renew`)."""
+
+    def __init__(self, publisher: Publisher, lease_seconds: float) -> None:
+        self._done = threading.Event()
+        pause = max(lease_seconds / 4, 0.05)
+        self._thread = threading.Thread(
+            target=self._run, args=(publisher, pause), name="sync lead lease", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, publisher: Publisher, pause: float) -> None:
+        while not self._done.wait(pause):
+            if not publisher.renew():
+                return
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
 
 
 class _Listener:
@@ -231,11 +354,35 @@ class _Listener:
                 await self.conn.close()
 
     async def wait(self, seconds: float) -> None:
-        assert self.conn is not None
-        async for _ in self.conn.notifies(timeout=seconds, stop_after=1):
-            pass
-        async for _ in self.conn.notifies(timeout=0.05):  # the rest of a burst
-            pass
+        """Until the next NOTIFY or `seconds`; a listening connection the database lost is made
+        again at the next wait (meanwhile the wait is a plain pause: the caller polls)."""
+        try:
+            if self.conn is None or self.conn.closed or self.conn.broken:
+                self.conn = await self.database.connect_async()
+                await self.conn.execute(f"LISTEN {CHANNEL}")
+            async for _ in self.conn.notifies(timeout=seconds, stop_after=1):
+                pass
+            async for _ in self.conn.notifies(timeout=0.05):  # the rest of a burst
+                pass
+        except (psycopg.OperationalError, TeamError):
+            await asyncio.sleep(seconds)
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop, call: Callable[..., object]) -> Callable[..., None]:
+    """`call`, run on `loop`: at once when called there (a lost lead stops its pull before the
+    next request), else handed to it (the lease keeper's thread)."""
+
+    def called(*args: object) -> None:
+        try:
+            here = asyncio.get_running_loop() is loop
+        except RuntimeError:
+            here = False
+        if here:
+            call(*args)
+        else:
+            loop.call_soon_threadsafe(call, *args)
+
+    return called
 
 
 async def _relay(cancel: asyncio.Event, stop: asyncio.Event) -> None:

@@ -86,7 +86,7 @@ def release(conn: psycopg.Connection[Any], member: str, generation: int, outcome
     with conn.transaction():
         cursor = conn.execute(
             "UPDATE team_sync_lead SET member = NULL, expires = NULL, since = NULL, "
-            "released_generation = generation, released_by = member, "
+            "released_since = since, released_generation = generation, released_by = member, "
             "released_at = clock_timestamp(), outcome = %s WHERE generation = %s AND member = %s",
             (outcome, generation, member),
         )

@@ -77,43 +77,20 @@ class Team:
         """`work()` (which reads `self.conn` afresh), run again on a new connection when the
         connection was lost under it; TeamUnreachable when the database is not back within
         `ride_out_for` seconds. Any other database error is the caller's."""
-        deadline: float | None = None
-        while True:
-            try:
-                return work()
-            except psycopg.OperationalError as exc:
-                if not self.lost():
-                    raise
-                if deadline is None:
-                    deadline = time.monotonic() + self.ride_out_for
-                if self.on_away is not None:
-                    self.on_away(first_line(exc))
-                await self._reconnect(deadline)
-                if self.on_away is not None:
-                    self.on_away(None)
+        return await ride_out(work, self.lost, self._reconnect, self.on_away, self.ride_out_for)
 
-    async def _reconnect(self, deadline: float) -> None:
-        """A new connection, tried every RECONNECT_EVERY seconds until `deadline` (off the
-        event loop: a connect may take its timeout); the member is online again on it."""
-        while True:
-            conn: psycopg.Connection[Any] | None = None
-            try:
-                conn = await asyncio.to_thread(self.database.connect)
-                conn.execute("SELECT 1")  # a server still starting up refuses here
-            except (TeamUnreachable, psycopg.OperationalError) as exc:
-                if conn is not None:
-                    conn.close()
-                if time.monotonic() >= deadline:
-                    raise TeamUnreachable(
-                        f"The team database went away and was not back within "
-                        f"{self.ride_out_for:g} s ({first_line(exc)})"
-                    ) from None
-                await asyncio.sleep(RECONNECT_EVERY)
-                continue
-            old, self.conn = self.conn, conn
-            old.close()
-            self.touch()
-            return
+    def _reconnect(self) -> None:
+        """A new connection (blocking; TeamUnreachable or OperationalError when the database is
+        not back yet); the member is online again on it."""
+        conn = self.database.connect()
+        try:
+            conn.execute("SELECT 1")  # a server still starting up refuses here
+        except psycopg.OperationalError:
+            conn.close()
+            raise
+        old, self.conn = self.conn, conn
+        old.close()
+        self.touch()
 
     def touch(self) -> None:
         """The heartbeat: this member is online (and which process it is)."""
@@ -172,3 +149,44 @@ def open_team(
         conn.close()
         raise
     return team
+
+
+async def ride_out(
+    work: Callable[[], T],
+    lost: Callable[[], bool],
+    reconnect: Callable[[], None],
+    on_away: Callable[[str | None], None] | None,
+    for_seconds: float = RIDE_OUT,
+    *,
+    threaded: bool = False,
+) -> T:
+    """`work()`, run again once `reconnect()` succeeded when it failed because the connection
+    was lost (`lost()`; a TeamUnreachable always is); `reconnect` (blocking, off the event loop:
+    a connect may take its timeout) is tried every RECONNECT_EVERY seconds for up to
+    `for_seconds`, then TeamUnreachable. `on_away(reason)` when the database went away,
+    `on_away(None)` when it is back. `threaded`: `work` blocks for long (a catch-up), so it runs
+    off the event loop too. Any other error is the caller's."""
+    deadline: float | None = None
+    while True:
+        try:
+            return await asyncio.to_thread(work) if threaded else work()
+        except (psycopg.OperationalError, TeamUnreachable) as exc:
+            if isinstance(exc, psycopg.OperationalError) and not lost():
+                raise
+            if deadline is None:
+                deadline = time.monotonic() + for_seconds
+            if on_away is not None:
+                on_away(first_line(exc))
+            while True:
+                try:
+                    await asyncio.to_thread(reconnect)
+                    break
+                except (TeamUnreachable, psycopg.OperationalError) as again:
+                    if time.monotonic() >= deadline:
+                        raise TeamUnreachable(
+                            f"The team database went away and was not back within "
+                            f"{for_seconds:g} s ({first_line(again)})"
+                        ) from None
+                    await asyncio.sleep(RECONNECT_EVERY)
+            if on_away is not None:
+                on_away(None)

@@ -154,7 +154,7 @@ def test_a_lead_whose_lease_ran_out_is_taken_over_and_fenced_off(
     assert ghost is not None
     result = asyncio.run(ben.shared.sync(pull_of(server, ben.cache)))
     assert result.led and result.took_over == "ghost" and result.outcome == "ok"
-    stale = Publisher(conn, "ghost", ghost)
+    stale = Publisher(lambda: conn, "ghost", ghost)
     stale.upserted("customers", "", [("zzz", '{"id": "zzz"}')])
     assert stale.lost and stale.published == 0  # the old lead can no longer write
     ann.shared.catch_up()
@@ -197,6 +197,7 @@ def test_a_lead_taken_over_while_it_syncs_stops_and_takes_the_new_leads_data(
 ) -> None:
     ann, ben = team["ann"], team["ben"]
     ben_sent: list[int] = []
+    set_lease(ben.shared.conn(), 60.0)  # ann's lease keeper stays quiet while ben takes over
 
     async def ann_pull(stop: asyncio.Event) -> SyncReport:
         # ann's machine froze past her lease: ben takes the sync over and completes it.

@@ -95,3 +95,31 @@ def test_a_command_that_reads_the_cache_first_catches_up_from_the_team_with_no_r
     assert (server.stats.requests, server.stats.token_requests) == (requests, tokens)
     assert differences(server, ben.cache) == []  # the whole show, as ann's sync left it
     assert contents(ben.cache) == contents(ann.cache)
+
+
+def test_a_sync_moments_after_a_teammates_takes_its_data_with_no_request(
+    server: SimServer, team_url: str, pg_server: ThrowawayPostgres, tmp_path: Path
+) -> None:
+    """Issue 29, point 4: ben's `sync` just after ann's completed takes the team's data — not one
+    request per resource — and says whose sync it is and how old; `sync --full` asks the show."""
+    ann, ben = team_of(["ann", "ben"], tmp_path, server, team_url, pg_server)
+    synced = ann.run("sync", *RATE)
+    assert synced.returncode == 0, synced.stderr
+    requests = server.stats.requests
+
+    taken = ben.run("sync", *RATE, "--json")
+
+    assert taken.returncode == 0, taken.stderr
+    assert server.stats.requests == requests  # the team's data, not the show's
+    said = valid("sync", json.loads(taken.stdout))
+    assert said["team"]["lead"] == "ann" and not said["team"]["led"]
+    assert said["team"]["seconds_ago"] is not None and said["team"]["seconds_ago"] < 60
+    assert differences(server, ben.cache) == [] and contents(ben.cache) == contents(ann.cache)
+    assert ben.run("sync", "--resource", "customers", *RATE).stdout.startswith(
+        "ann synced the show for the team "
+    )
+    assert server.stats.requests == requests
+
+    full = ben.run("sync", "--full", "--resource", "customers", *RATE)
+    assert full.returncode == 0, full.stderr
+    assert server.stats.requests > requests  # a full sync is always the show's

@@ -10,6 +10,7 @@ from app.team.migrations import (
     m0003_sync,
     m0004_outbox,
     m0005_settled_for_both,
+    m0006_short_sync_lease,
 )
 
 MIGRATIONS = [
@@ -18,4 +19,5 @@ MIGRATIONS = [
     m0003_sync,
     m0004_outbox,
     m0005_settled_for_both,
+    m0006_short_sync_lease,
 ]

@@ -241,7 +241,8 @@ class ShowSession(QObject):
                     return await puller.sync(slugs, full=full, cancel=stop)
 
                 cancel = self._cancel_sync or asyncio.Event()
-                report = await self.team_work.sync(pull, cancel)
+                wanted = [res.slug for res in puller.pull_order(slugs)]
+                report = await self.team_work.sync(pull, cancel, wanted=None if full else wanted)
             self._set_online(True)
             for slug, message in report.failed:  # issue 12: paging — visible, not silent
                 self.problem.emit(f"Sync of {slug} failed, cached records kept: {message}")

@@ -156,8 +156,15 @@ class TeamWork(QObject):
 
     # ----------------------------------------------------------------------- sync, push
 
-    async def sync(self, pull: Callable[[asyncio.Event], Any], cancel: asyncio.Event) -> SyncReport:
-        """Sync for the team or take a teammate's; alone (said) when the team is not open."""
+    async def sync(
+        self,
+        pull: Callable[[asyncio.Event], Any],
+        cancel: asyncio.Event,
+        *,
+        wanted: list[str] | None = None,
+    ) -> SyncReport:
+        """Sync for the team or take a teammate's (one that completed `wanted` moments ago is
+        taken too: TeamSync.sync); alone (said) when the team is not open."""
         if self.shared is None:
             self.start()
         if self.shared is None:
@@ -165,7 +172,8 @@ class TeamWork(QObject):
                      "not updated by this sync.")  # fmt: skip
             report: SyncReport = await pull(cancel)
             return report
-        result = await self._stopping_cleanly(self.shared.sync(pull, cancel=cancel), cancel)
+        syncing = self.shared.sync(pull, cancel=cancel, wanted=wanted)
+        result = await self._stopping_cleanly(syncing, cancel)
         if result.problem:
             self.say(f"Your cache is synced, but your teammates were not all updated: "
                      f"{result.problem}.")  # fmt: skip
@@ -175,9 +183,9 @@ class TeamWork(QObject):
         if result.outcome not in ("ok", "cancelled"):
             self.say(f"{result.lead}'s sync did not complete ({result.outcome}): sync again.")
         elif not result.led and result.outcome == "ok":
-            self.say(f"{result.lead} synced the show for the team: your data caught up "
-                     f"({caught.written:,} written, {caught.deleted:,} removed, no request to "
-                     "the show).")  # fmt: skip
+            self.say(f"{result.lead} synced the show for the team{result.when}: your data "
+                     f"caught up ({caught.written:,} written, {caught.deleted:,} removed, no "
+                     "request to the show).")  # fmt: skip
         self.caught_up.emit(sorted(caught.resources))
         return SyncReport(cancelled=result.outcome == "cancelled")
 
@@ -236,6 +244,11 @@ class TeamWork(QObject):
             await asyncio.gather(self._following, return_exceptions=True)
         if self.shared is not None:  # after a catch-up under way (its thread) is done
             await asyncio.to_thread(_close, self.shared)
+
+
+def _ago(seconds: float | None) -> str:
+    """ " 12 s ago" for a teammate's sync that had ended when this one was asked."""
+    return "" if seconds is None else f" {max(1, round(seconds))} s ago"
 
 
 def _close(shared: TeamSync) -> None:

@@ -96,7 +96,9 @@ def test_a_teammates_sync_lands_in_the_open_window_with_no_request_from_it(
     started = count_requests(ann, monkeypatch)
     landed: list[list[str]] = []
     session.data_changed.connect(landed.append)
-    done = ben.run("sync")  # Ben's own showdesk: the lead is free, he syncs for the team
+    # Ben's own showdesk: the lead is free, he syncs for the team (in full: a plain sync takes
+    # the team's data of ann's sync moments ago, tests/team/test_sync_members.py)
+    done = ben.run("sync", "--full")
     assert done.returncode == 0, done.stderr
 
     def caught_up() -> bool:
