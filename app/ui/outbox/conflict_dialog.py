@@ -1,7 +1,10 @@
 """Settling one conflict: my edit against the server's newer record, field by field.
 
-A row per field that either side changed since the edit was made: the value then (base), mine,
-and theirs, with a choice between mine and theirs. "Keep mine" and "Take theirs" settle the
+A row per field that either side changed since the edit was made and where mine and theirs
+differ: the field's title, the value then (base), mine and theirs as the table shows them (a
+reference by its name, an enumeration in words, a nested object by its label: the table's
+`CellPresenter`), a long value cut at a word with the whole of it on hovering, with a choice
+between mine and theirs. "Keep mine" and "Take theirs" settle the
 whole change; "Apply choices" merges per field. Each writes the outbox (`Outbox.resolve`) and
 accepts; `resolution` says what was chosen. Tests drive `choose` and the three slots directly.
 """
@@ -31,9 +34,23 @@ from app.store.outbox import Outbox, Resolution
 from app.sync.push.verdicts import conflict_fields, same_on_show
 from app.sync.reports.change_list import format_value
 from app.ui.common.palette import Hue, background_brush
+from app.ui.table.presenter import CellPresenter
+from app.wording.references import ReferenceNames
+from app.wording.words import title_of
 
 Side = Literal["mine", "theirs"]
 SIDES: tuple[Side, Side] = ("mine", "theirs")
+SHORT = 60  # characters of a value shown in its cell; the whole of it on hovering
+
+
+def shortened(text: str, most: int = SHORT) -> str:
+    """`text` cut at the last word that fits in `most` characters, with "…" (never mid-word
+    unless one word is longer than that)."""
+    if len(text) <= most:
+        return text
+    cut = text[: most - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > most // 2 else cut).rstrip(" ,;") + "…"
 
 
 class ConflictDialog(QDialog):
@@ -43,16 +60,28 @@ class ConflictDialog(QDialog):
     """
 
     def __init__(
-        self, outbox: Outbox, change: Change, registry: Registry, parent: QWidget | None = None
+        self,
+        outbox: Outbox,
+        change: Change,
+        registry: Registry,
+        parent: QWidget | None = None,
+        *,
+        names: ReferenceNames | None = None,
     ) -> None:
         super().__init__(parent)
         self._outbox = outbox
         self.change = change
-        self.fields = conflict_fields(change)
         self.resolution: Resolution | None = None
         self._groups: dict[str, QButtonGroup] = {}
-        title = registry[change.resource].title if change.resource in registry else change.resource
-        self.setWindowTitle(f"Resolve conflict — {title} {change.key_value or change.record_id}")
+        resource = registry.resources.get(change.resource)
+        self._presenter = (
+            CellPresenter(resource, names) if resource is not None and names is not None else None
+        )
+        self.fields = [f for f in conflict_fields(change) if self.differs(f)]
+        title = resource.title if resource is not None else change.resource
+        key = resource.key if resource is not None else ""
+        which = change.key_value or change.payload.get(key) or (change.base or {}).get(key)
+        self.setWindowTitle(f"Resolve conflict — {title} {which or ''}".rstrip())
         self.table = self._build_table()
         self._lay_out()
 
@@ -103,10 +132,23 @@ class ConflictDialog(QDialog):
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         base = self.change.base or {}
         for row, name in enumerate(self.fields):
-            table.setItem(row, 0, QTableWidgetItem(name))
-            table.setItem(row, 1, QTableWidgetItem(format_value(base.get(name))))
+            field = QTableWidgetItem(title_of(name))
+            field.setToolTip(name)  # the API's name, for whoever needs it
+            table.setItem(row, 0, field)
+            then = self.shown(name, base.get(name))
+            before = QTableWidgetItem(shortened(then))
+            before.setToolTip(then)
+            table.setItem(row, 1, before)
             self._add_choice(table, row, name, base)
+        table.resizeRowsToContents()
         return table
+
+    def shown(self, field: str, value: Any) -> str:
+        """A value as the table shows it (as it was stored, without the names of a cache)."""
+        if self._presenter is not None:
+            text = self._presenter.text(field, value)
+            return "—" if text is None else (text if text else '""')
+        return format_value(value)
 
     def _add_choice(
         self, table: QTableWidget, row: int, name: str, base: Mapping[str, Any]
@@ -115,7 +157,10 @@ class ConflictDialog(QDialog):
         moved = {s: not same_on_show(self._value(name, s), base.get(name)) for s in SIDES}
         clash = self.differs(name) and all(moved.values())
         for column, side in enumerate(SIDES, start=2):
-            button = QRadioButton(format_value(self._value(name, side)))
+            whole = self.shown(name, self._value(name, side))
+            button = QRadioButton(shortened(whole))
+            button.setToolTip(whole)
+            button.setAccessibleName(f"{side.capitalize()}: {whole}")
             group.addButton(button, column - 2)
             item = QTableWidgetItem()
             if clash or moved[side]:

@@ -45,6 +45,7 @@ from app.sync.push.cost import PushCost, cost_text, push_cost
 from app.sync.reports.change_list import diff_text, format_value, record_text
 from app.ui.outbox.change_list_model import COLUMNS, ERROR_COLUMN, OutboxModel
 from app.ui.outbox.conflict_dialog import ConflictDialog
+from app.wording.references import ReferenceNames
 from app.wording.words import count
 
 Selection = QItemSelectionModel.SelectionFlag
@@ -86,10 +87,12 @@ class OutboxView(QWidget):
         confirm: Confirm | None = None,
         resolver: Resolver | None = None,
         reserve: float = 0.1,
+        names: ReferenceNames | None = None,
     ) -> None:
         super().__init__(parent)
         self._outbox = outbox
         self._registry = registry
+        self.names = names  # references read by their names in the conflict dialog
         self.reserve = reserve  # the profile's share of the rate kept for interactive requests
         self.rate: GovernorState | None = None
         self.cost = PushCost()
@@ -104,7 +107,7 @@ class OutboxView(QWidget):
         self.show_all_button = QPushButton("Show all resources", self)
         self.summary = QLabel(self)
         self.summary.setObjectName("push-summary")
-        names = (
+        texts = (
             "Push all",
             "Push selected",
             "Retry",
@@ -112,7 +115,7 @@ class OutboxView(QWidget):
             "Discard all…",
             "Resolve conflict…",
         )
-        self.buttons = {name: QPushButton(name, self) for name in names}
+        self.buttons = {text: QPushButton(text, self) for text in texts}
         self._set_up_table()
         self._lay_out()
         self._connect()
@@ -271,7 +274,7 @@ class OutboxView(QWidget):
         return answer == QMessageBox.StandardButton.Yes
 
     def _resolve_in_dialog(self, change: Change) -> bool:
-        dialog = ConflictDialog(self._outbox, change, self._registry, self)
+        dialog = ConflictDialog(self._outbox, change, self._registry, self, names=self.names)
         try:
             return dialog.exec() == ConflictDialog.DialogCode.Accepted
         finally:

@@ -159,8 +159,9 @@ def open_outbox(window: ShowWindow, slug: str | None = None) -> OutboxView | Non
     view = window.outbox_view
     if view is None:
         view = OutboxView(
-            session.outbox, session.registry, reserve=session.profile.interactive_reserve
-        )
+            session.outbox, session.registry, reserve=session.profile.interactive_reserve,
+            names=window.references,
+        )  # fmt: skip
         view.push_requested.connect(window.request_push)
         view.changed.connect(session.outbox_written)
         view.on_governor_changed(session.client.governor.state())

@@ -15,11 +15,13 @@ from pytestqt.qtbot import QtBot
 from app.api.governor import GovernorState
 from app.api.registry import default_registry
 from app.sim import SimServer, generate_show
+from app.store.cache import Cache
 from app.store.changes import Change
 from app.store.outbox import NewChange, Outbox
 from app.ui.common.palette import Hue, background, text
 from app.ui.outbox.conflict_dialog import ConflictDialog, conflict_fields
 from app.ui.outbox.outbox_view import COLUMNS, OutboxModel, OutboxView, diff_text, record_text
+from app.wording.references import ReferenceNames
 from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
 
 REGISTRY = default_registry()
@@ -253,7 +255,7 @@ def test_dialog_rows_are_my_fields_then_theirs(dialog: ConflictDialog) -> None:
     assert dialog.fields == ["city", "priceZone", "phone"]
     assert conflict_fields(dialog.change) == dialog.fields
     table = dialog.table
-    assert [table.item(0, c).text() for c in range(2)] == ["city", "Paris"]
+    assert [table.item(0, c).text() for c in range(2)] == ["City", "Paris"]
     assert table.cellWidget(0, 2).text() == "Lyon" and table.cellWidget(0, 3).text() == "Madrid"
     assert [dialog.choice(f) for f in dialog.fields] == ["mine", "mine", "theirs"]
     assert dialog.differs("city") and dialog.differs("phone")
@@ -389,3 +391,37 @@ def test_a_tabs_badge_opens_its_review_and_push_sends_it(
         assert outbox.counts()["done"] == 5
         assert view.summary.text() == "Nothing pending to push"
         assert tab.pending_label.isHidden()
+
+
+def test_the_dialog_reads_in_words_only_what_differs(
+    qtbot: QtBot, outbox: Outbox, tmp_path: Path
+) -> None:
+    """Issue 30, item 6: field titles, not API names; a reference by its name; a nested object by
+    its label; a long value cut at a word, whole on hovering; a field where mine and theirs are
+    the same not listed; the record by its key, never its internal id."""
+    long = "Deliveries to the loading dock at the back, ring twice, " * 4
+    groups = [{"id": "kqj19r", "orderingGroupName": "Frozen aisle"}]
+    with Cache(tmp_path / "cache.sqlite", REGISTRY) as cache:
+        cache.upsert("warehouses", [{"id": "w1", "warehouseID": "WH01", "description": "Akron"},
+                                    {"id": "w2", "warehouseID": "WH02",
+                                     "description": "Dayton distribution center"}])  # fmt: skip
+        seq = outbox.add(edit(warehouseID="WH02", extra1=long, phone="999"))
+        outbox.mark_conflict(seq, {**THEIRS, "warehouseID": "WH01", "extra1": "Front door",
+                                   "orderingGroups": groups})  # fmt: skip
+        dialog = ConflictDialog(outbox, get(outbox, seq), REGISTRY, names=ReferenceNames(cache))
+        qtbot.addWidget(dialog)
+        rows = {dialog.table.item(r, 0).text(): r for r in range(dialog.table.rowCount())}
+
+        assert "Phone" not in rows  # mine is theirs: nothing to choose
+        assert {"Warehouse ID", "Extra1", "City", "Ordering groups"} <= set(rows)
+        warehouse = rows["Warehouse ID"]
+        mine, theirs = (dialog.table.cellWidget(warehouse, c) for c in (2, 3))
+        assert (mine.text(), theirs.text()) == ("Dayton distribution center", "Akron")
+        extra = dialog.table.cellWidget(rows["Extra1"], 2)
+        assert extra.text().endswith("…") and len(extra.text()) <= 60
+        assert extra.text()[:-1] == long[: len(extra.text()) - 1].rstrip(" ,;")  # cut at a word
+        assert long[len(extra.text()) - 1] in " ,;"
+        assert extra.toolTip() == long  # whole on hovering
+        nested = dialog.table.cellWidget(rows["Ordering groups"], 3)
+        assert nested.text() == "Frozen aisle" and "kqj19r" not in nested.text()
+        assert dialog.windowTitle() == "Resolve conflict — Customers CU1"
