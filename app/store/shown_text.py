@@ -85,7 +85,7 @@ def enumerations(resource: Resource) -> dict[str, tuple[str, ...]]:
     """Fields typed as one of a few words (`Literal[…]`), with their values."""
     found = {}
     for name, info in _model(resource).model_fields.items():
-        values = _literals(info.annotation)
+        values = literals(info.annotation)
         if values:
             found[name] = values
     return found
@@ -97,10 +97,10 @@ def _mentions_date(annotation: Any) -> bool:
     return any(_mentions_date(arg) for arg in get_args(annotation))
 
 
-def _literals(annotation: Any) -> tuple[str, ...]:
+def literals(annotation: Any) -> tuple[str, ...]:
     if get_origin(annotation) is Literal:
         return tuple(v for v in get_args(annotation) if isinstance(v, str))
-    return tuple(v for arg in get_args(annotation) for v in _literals(arg))
+    return tuple(v for arg in get_args(annotation) for v in literals(arg))
 
 
 # --------------------------------------------------------------------------------------- dates

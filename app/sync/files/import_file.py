@@ -29,7 +29,8 @@ from openpyxl.utils.exceptions import InvalidFileException
 from app.api.errors import InvalidValue
 from app.api.models import ShowRecord
 from app.api.record_shape import like_given
-from app.sync.files.cell_text import cell_text
+from app.store.shown_text import literals
+from app.sync.files.cell_text import cell_text, readable
 from app.sync.files.formula_guard import restore
 
 # What openpyxl raises for a file that is not a workbook (or a damaged one).
@@ -298,17 +299,41 @@ def _cell_text(value: Any) -> str:
 
 def parse_cell(model: type[ShowRecord], name: str, text: str, base: dict[str, Any] | None) -> Any:
     """The value a cell means for field `name`: lists and objects are parsed, the rest is left
-    for the model to coerce (an unknown field keeps the JSON type of its cached value)."""
+    for the model to coerce (an unknown field keeps the JSON type of its cached value). What the
+    window's exports write reads back (app/sync/files/cell_text.py `readable`): a nested value
+    written as its labels is the cached value when the labels are its own, an enumeration in
+    words is its value."""
+    old = None if base is None else base.get(name)
     info = model.model_fields.get(name)
     if info is None:
-        old = None if base is None else base.get(name)
         return text if old is None or isinstance(old, str) else _json(name, text, quiet=True)
     kind = _kind(info.annotation)
-    if kind == "list" and not text.startswith("["):
-        return [part.strip() for part in text.split(";") if part.strip()]
+    if kind in ("list", "object") and not text.startswith(("[", "{")):
+        if old is not None and text == str(readable(old)):
+            return old  # as exported: unchanged
+        if kind == "list" and not _holds_objects(info.annotation):
+            return [part.strip() for part in text.split(";") if part.strip()]
+        raise InvalidValue(
+            name,
+            "written as the names the window shows, which are not this record's: to change "
+            "it, write the whole value as JSON",
+            text,
+        )
     if kind in ("list", "object"):
         return _json(name, text)
-    return like_given(None if base is None else base.get(name), text)
+    for value in literals(info.annotation):
+        if text.casefold() in (value.casefold(), str(readable(value, (value,))).casefold()):
+            return value  # an enumeration, as written or in words
+    return like_given(old, text)
+
+
+def _holds_objects(annotation: Any) -> bool:
+    """Whether a list field's elements are objects (nested records), not plain values."""
+    for tp in (annotation, *get_args(annotation)):
+        if get_origin(tp) is list:
+            return any(_kind(arg) != "scalar" or hasattr(arg, "model_fields")
+                       for arg in get_args(tp))  # fmt: skip
+    return False
 
 
 def _kind(annotation: Any) -> str:

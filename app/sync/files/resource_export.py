@@ -42,8 +42,9 @@ from typing import Any, Literal, TextIO
 from app.api.errors import InvalidValue
 from app.api.shapes import MODELS  # the fields' order, without pydantic
 from app.store.cache import Cache
+from app.store.shown_text import enumerations
 from app.store.table_query import EVERY_RECORD, TableQuery
-from app.sync.files.cell_text import cell_text
+from app.sync.files.cell_text import cell_text, readable
 from app.sync.files.formula_guard import neutralise
 from app.sync.files.output_file import output_file
 from app.sync.files.xlsx_stream import XlsxStream, cell_width
@@ -51,9 +52,11 @@ from app.wording.words import title_of
 
 Format = Literal["csv", "xlsx", "json"]
 Headers = Literal["fields", "titles"]
+Values = Literal["raw", "readable"]  # cells as stored (JSON for nested) or as the window shows them
 FORMATS: tuple[Format, ...] = ("csv", "xlsx", "json")
 XLSX_MAX_ROWS = 1_048_576  # Excel's limit per sheet, header row included
 WIDTH_SAMPLE = 200  # rows an XLSX column's width is fitted to
+BOOKKEEPING = ("id", "modifiedDate")  # the show's own fields: last in the window's exports
 MIN_WIDTH, MAX_WIDTH = 6, 60  # characters
 
 
@@ -80,6 +83,25 @@ def columns_for(cache: Cache, slug: str) -> list[str]:
     return fields + [f for f in cache.fields(slug) if f not in fields]
 
 
+def for_people(
+    cache: Cache, slug: str, path: Path, columns: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """`export` options of the window's exports (issue 30, point 5): column titles, cells as
+    the window shows them, and no internal `id` column where the records have a key of their
+    own (the importer matches on that key) — all of which import back exactly. A JSON file
+    stays the records as they are, id included."""
+    if format_of(path) == "json":
+        return {} if columns is None else {"columns": list(columns)}
+    if columns is not None:
+        chosen = list(columns)  # a view's columns, in the order the user arranged them
+    else:  # the table's order: the show's bookkeeping last
+        every = columns_for(cache, slug)
+        chosen = [c for c in every if c not in BOOKKEEPING] + [c for c in BOOKKEEPING if c in every]
+    if cache.registry[slug].key != "id":
+        chosen = [c for c in chosen if c != "id"]
+    return {"columns": chosen, "headers": "titles", "values": "readable"}
+
+
 def export(
     cache: Cache,
     slug: str,
@@ -93,15 +115,22 @@ def export(
     extra: Iterable[dict[str, Any]] = (),
     headers: Headers = "fields",
     guard: bool = True,
+    values: Values = "raw",
 ) -> ExportResult:
     """Write the records of `slug` that `query` picks, in its order, to `path`: `headers`
     "titles" heads the columns with the window's titles (the importer maps them back), `guard`
-    False writes texts that look like formulas as they are (see app/sync/files/formula_guard.py)."""
+    False writes texts that look like formulas as they are (see app/sync/files/formula_guard.py),
+    `values` "readable" writes CSV and XLSX cells as the window shows them (nested objects by
+    their labels, enumerations in words: app/sync/files/cell_text.py `readable`; the importer
+    reads them back). JSON is always the records as they are."""
     fmt = format or format_of(path)
     picked = cache.records(slug, query)
     records: Iterator[dict[str, Any]] = chain(
         picked if overlay is None else map(overlay, picked), extra
     )
+    if values == "readable" and fmt != "json":
+        words = enumerations(cache.registry[slug])
+        records = ({k: readable(v, words.get(k, ())) for k, v in r.items()} for r in records)
     if fmt == "json":
         if columns is not None:
             records = ({c: r.get(c) for c in columns} for r in records)

@@ -49,13 +49,17 @@ async def export_to_file(
     owner: QWidget | None = None,
     opener: Opener | None = None,
 ) -> ExportResult | None:
-    """Stream resource `slug` (or a view of it: `options`) from the cache into `path`; then,
-    given an `owner` window, say how many rows went where with Open and Show in folder."""
+    """Stream resource `slug` (or a view of it: `options`) from the cache into `path`, as people
+    read it (`resource_export.for_people`: titles, readable cells, no internal id); then, given
+    an `owner` window, say how many rows went where with Open and Show in folder."""
     from app.sync.files import resource_export  # openpyxl is slow to import: only when needed
 
     title = session.registry[slug].title
     say(f"Exporting {title} to {path.name}…", 0)
-    result = await asyncio.to_thread(resource_export.export, session.cache, slug, path, **options)
+    readable = resource_export.for_people(session.cache, slug, path, options.get("columns"))
+    result = await asyncio.to_thread(
+        resource_export.export, session.cache, slug, path, **{**options, **readable}
+    )
     say(f"{count(result.rows, 'row')} of {title} written to {result.path}")
     if owner is None:
         return None

@@ -80,7 +80,7 @@ def test_a_phone_typed_in_the_grid_is_the_same_in_the_form_the_outbox_and_the_ex
 
     loop.run_until_complete(exported())
     with target.open(encoding="utf-8", newline="") as f:
-        phones = {r["customerID"]: r["phone"] for r in csv.DictReader(f)}
+        phones = {r["Customer ID"]: r["Phone"] for r in csv.DictReader(f)}  # titles (issue 30)
     # a CSV cell starting with "+" is neutralised for spreadsheets (issue 16); an import reads
     # it back exactly
     assert phones[key] == "'" + NEW_PHONE and restore(phones[key]) == NEW_PHONE
