@@ -2,10 +2,11 @@
 
 `read_table` gives the header and the non-empty rows (an XLSX export split across sheets is read as
 one table: every sheet whose header equals the first sheet's); cells are text, the way a CSV would
-hold them, with an export's formula guard removed. A CSV is read strictly (`read_csv`): encoding
-and separator detected or given, and a malformed file an error naming its line. `parse_cell` turns
-a cell into the value it means for a field of a model (lists as `a;b;c` or JSON, objects as JSON);
-coercion and validation are the model's, in `importer`.
+hold them, with an export's formula guard removed; a row notes which of its workbook cells were
+numbers (`Row.numbers`: a text column a spreadsheet turned into numbers, import_checks.py). A CSV
+is read strictly (`read_csv`): encoding and separator detected or given, and a malformed file an
+error naming its line. `parse_cell` turns a cell into the value it means for a field of a model
+(lists as `a;b;c` or JSON, objects as JSON); coercion and validation are the model's, in `importer`.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class Row:
     number: int  # the line it starts on (CSV) or its row in its sheet; the header is line 1
     cells: dict[str, str]  # column → cell text ("" when empty)
     sheet: str | None = None
+    numbers: frozenset[str] = frozenset()  # columns whose workbook cell is a number (XLSX)
 
 
 @dataclass(frozen=True)
@@ -273,9 +275,15 @@ def _table_file(path: Path, sheets: Sheets) -> TableFile:
                     c: restore(_cell_text(v).strip()) for c, v in zip(header, raw, strict=False)
                 }
                 if any(cells.values()):
-                    yield Row(number, {c: cells.get(c, "") for c in header}, title or None)
+                    numbers = frozenset(c for c, v in zip(header, raw, strict=False) if _number(v))
+                    yield Row(number, {c: cells.get(c, "") for c in header}, title or None, numbers)
 
     return TableFile(path, header, rows)
+
+
+def _number(value: Any) -> bool:
+    """Whether a workbook cell holds a number (a CSV's cells are all text)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _cell(value: Any) -> str:

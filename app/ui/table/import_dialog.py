@@ -7,9 +7,10 @@ its header, an example value and the field it goes to (by its title) — guessed
 `warehouseID`), looked up in the cache; a name that matches nothing, or several records, is
 reported at its row and that row is left out. Every change of mapping runs the importer's dry
 run again (`plan_table`: the same matching and coercion as `showdesk import`), listed row by
-row (app/sync/files/import_lines.py: "row 2 · CU00001: Customer name “A” → “B”") before anything
-lands; Import hands the planned creates and changed cells to `UndoableEdits.edit_cells` — ONE
-undo step, nothing sent until the user pushes.
+row (app/sync/files/import_lines.py: "row 2 · CU00001: Customer name “A” → “B”", the values a
+spreadsheet most likely damaged — the command line's type-loss warnings — under their row)
+before anything lands; Import hands the planned creates and changed cells to
+`UndoableEdits.edit_cells` — ONE undo step, nothing sent until the user pushes.
 
 `GridImport` is the table's "Import from a file…" action (the file chooser is replaceable).
 """
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QLabel,
     QListWidget,
+    QListWidgetItem,
     QPushButton,
     QTableView,
     QTableWidget,
@@ -45,6 +47,8 @@ from app.api.shapes import MODELS
 from app.store.cache import Cache
 from app.sync.files.import_names import NameResolver, guess_mapping
 from app.ui.common.files import ask_open_path
+from app.ui.common.palette import Hue
+from app.ui.common.palette import text as text_colour
 from app.ui.table.table_model import RecordTableModel
 from app.ui.table.undo_commands import Outcome, UndoableEdits
 from app.wording.references import title_of
@@ -111,8 +115,8 @@ def summary_text(plan: ImportPlan) -> str:
         f"{len(plan.unchanged):,} unchanged",
         f"{failing:,} with errors (left out)",
     ]  # "Rows: 1 new · 2 changed": the counts qualify "rows", no plural to agree
-    if plan.warnings:  # values a spreadsheet may have damaged (leading zeros…): listed below
-        parts.append(f"{len(plan.warnings):,} to check (warnings below)")
+    if plan.warnings:  # values a spreadsheet may have damaged (leading zeros…): under their rows
+        parts.append(f"{count(len(plan.warnings), 'value')} to check (⚠ under their rows)")
     return "Rows: " + " · ".join(parts)
 
 
@@ -177,7 +181,7 @@ class ImportDialog(QDialog):
 
     def check(self) -> ImportPlan | None:
         """The dry run with the current mapping: counts and row errors shown."""
-        from app.sync.files.import_lines import iter_changes
+        from app.sync.files.import_lines import rows_in_words
         from app.sync.files.importer import iter_errors, plan_table
 
         self.errors.clear()
@@ -198,9 +202,9 @@ class ImportDialog(QDialog):
             return None
         self.plan = plan
         self.summary.setText(summary_text(plan))
-        self.changes.addItems(list(islice(iter_changes(plan), SHOWN_CHANGES)))
-        warnings = [f"warning: {w}" for w in plan.warnings]
-        self.errors.addItems([*warnings, *iter_errors(plan)][:SHOWN_ERRORS])
+        for line, warnings in islice(rows_in_words(plan), SHOWN_CHANGES):
+            self._add_change(line, warnings)
+        self.errors.addItems(list(islice(iter_errors(plan), SHOWN_ERRORS)))
         self.import_button.setEnabled(bool(plan.creates or plan.updates))
         return plan
 
@@ -219,6 +223,20 @@ class ImportDialog(QDialog):
         self.check()
 
     # ------------------------------------------------------------------------------ helpers
+
+    def _add_change(self, line: str, warnings: list[str]) -> None:
+        """A row of the dry run; the values a spreadsheet most likely damaged in it (the type
+        losses `showdesk import` warns of) under it, in the warning colour."""
+        item = QListWidgetItem(line, self.changes)
+        if not warnings:
+            return
+        colour = text_colour(Hue.WARNING)
+        item.setForeground(colour)
+        item.setToolTip("\n".join(warnings))
+        for warning in warnings:
+            under = QListWidgetItem(f"    {warning}", self.changes)
+            under.setForeground(colour)
+            under.setToolTip(warning)
 
     def _combo(self, row: int) -> QComboBox | None:
         widget = self.mapping_table.cellWidget(row, 2)
