@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPushButton,
     QTableView,
     QTableWidget,
@@ -41,7 +42,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.api.errors import InvalidValue
+from app.api.errors import InvalidValue, UnreadableLine
 from app.api.registry import Resource
 from app.api.shapes import MODELS
 from app.store.cache import Cache
@@ -298,8 +299,33 @@ class ImportDialog(QDialog):
         self.resize(860, 760)
 
 
+class ImportRefused(QMessageBox):
+    """Why a file cannot be imported, said where the user is looking (not only in the status
+    bar): the reason and, for a file refused at one of its lines (a malformed CSV), that line
+    as it reads. Window-modal, deleted when closed; no signals of its own."""
+
+    def __init__(self, owner: QWidget | None, path: Path, exc: Exception) -> None:
+        super().__init__(owner)
+        self.setObjectName("import-refused")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.setIcon(QMessageBox.Icon.Warning)
+        self.setWindowTitle(f"Cannot import {path.name}")
+        after = "Nothing was imported: correct the file and import it again."
+        if isinstance(exc, UnreadableLine):
+            from app.sync.files.import_file import line_text
+
+            self.setText(f"Line {exc.line} of {path.name}: {exc.problem}.")
+            shown = line_text(path, exc.line) or "(an empty line)"
+            after = f"Line {exc.line} reads:\n{shown}\n\n{after}"
+        else:
+            self.setText(f"{path.name} cannot be imported: {getattr(exc, 'reason', exc)}.")
+        self.setInformativeText(after)
+        self.setStandardButtons(QMessageBox.StandardButton.Close)
+
+
 class GridImport(QObject):
-    """A table's "Import from a file…" action.
+    """A table's "Import from a file…" action; a file it cannot read is explained in an
+    `ImportRefused` box.
 
     Signals: `message(str)` — the file could not be read, or what the import queued, for the
     status bar.
@@ -320,6 +346,7 @@ class GridImport(QObject):
         self.table, self.model, self.editing, self.settings = table, model, editing, settings
         self.choose_file = choose_file  # None: a file dialog
         self.dialog: ImportDialog | None = None
+        self.refusal: ImportRefused | None = None  # why the last file could not be imported
         action = QAction("Import from a file…", table)
         action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         action.triggered.connect(self.on_action_triggered)
@@ -345,12 +372,18 @@ class GridImport(QObject):
             )
         except (InvalidValue, OSError) as exc:
             self.message.emit(f"Cannot import {path.name}: {getattr(exc, 'reason', exc)}")
+            self.refusal = ImportRefused(self.table.window(), path, exc)
+            self.refusal.finished.connect(self.on_refusal_finished)
+            self.refusal.open()
             return None
         dialog.imported.connect(self.on_dialog_imported)
         dialog.finished.connect(self.on_dialog_finished)
         self.dialog = dialog
         dialog.open()
         return dialog
+
+    def on_refusal_finished(self, _result: int) -> None:
+        self.refusal = None  # deleted on close
 
     def on_dialog_finished(self, _result: int) -> None:
         if self.dialog is not None:
