@@ -19,6 +19,7 @@
     │   ├── BadRequest            the server's 400, with its message and the fields it names
     │   ├── NotFound              404: the record is gone
     │   └── InvalidValue          rejected locally before anything was sent (one field)
+    │       └── UnreadableLine    a file to import that cannot be read at one of its lines
     └── ProgrammingError          our bug or a broken registry / override file
         └── RegistryError
 
@@ -196,6 +197,16 @@ class InvalidValue(UserInputProblem):
         self.field = field
         self.reason = message
         self.value = value
+
+
+class UnreadableLine(InvalidValue):
+    """A file to import that cannot be read as a table at its line `line` (a row with more
+    cells than the header, a quote never closed, a byte that is not text): `problem` says what
+    is wrong there; the window shows the line beside it."""
+
+    def __init__(self, file_name: str, line: int, problem: str) -> None:
+        super().__init__("file", f"{file_name}, line {line}: {problem}", line)
+        self.line, self.problem = line, problem
 
 
 class ProgrammingError(ShowDeskError):

@@ -231,3 +231,14 @@ def test_a_form_save_that_fixed_a_refused_change_is_not_withdrawn(editor: Editor
     with pytest.raises(AlreadyPushed):
         editor.withdraw(editor.queued_step(fix.seqs))
     assert shown(editor, "a1", "city") == "Nice"  # nothing lost
+
+
+def test_what_is_left_to_revert_is_the_old_values_the_records_no_longer_show(
+    editor: Editor,
+) -> None:
+    step = editor.edit_step("customers", *cells("city", a1=("Paris", "Lyon"), b2=("Rome", "Nice")))
+    assert editor.left_to_revert(step) == step.undo  # both cities differ from their old values
+    editor.stage("customers", [FieldEdit("a1", "city", "Paris")])  # typed back by hand
+    assert editor.left_to_revert(step) == [FieldEdit("b2", "city", "Rome")]
+    editor.stage("customers", [FieldEdit("b2", "city", "Rome")])
+    assert editor.left_to_revert(step) == []  # Revert on the show would do nothing

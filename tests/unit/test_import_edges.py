@@ -79,3 +79,19 @@ def test_a_record_cached_without_an_id_is_updated_under_the_id_the_cache_files_i
         cache.upsert("customers", [{"customerID": "CU001", "customerName": "C", "priceZone": 1}])
         plan = plan_import(cache, "customers", path)
     assert [u.record_id for u in plan.updates] == ["CU001"]  # never "None"
+
+
+def test_a_malformed_csv_names_its_line_and_the_line_reads_as_it_is(tmp_path: Path) -> None:
+    from app.api.errors import UnreadableLine
+    from app.sync.files.import_file import line_text
+
+    path = tmp_path / "bad.csv"
+    path.write_bytes(b"customerID,city\r\nC1,Lyon\r\nC2,Paris, France\r\nC3,\xffNice\r\n")
+    with pytest.raises(UnreadableLine) as refused:
+        read_table(path, encoding="utf-8")
+    assert (refused.value.line, refused.value.problem) == (4, "not utf-8 text")
+    assert str(refused.value.reason) == "bad.csv, line 4: not utf-8 text"
+    with pytest.raises(UnreadableLine) as refused:
+        read_table(path)  # read as Windows text: the row of three cells is the problem
+    assert refused.value.line == 3 and refused.value.problem.startswith("3 cells where the")
+    assert [line_text(path, n) for n in (3, 4, 9)] == ["C2,Paris, France", "C3,\ufffdNice", ""]

@@ -100,3 +100,14 @@ def test_the_cost_line_tells_changes_requests_and_time_at_the_budget() -> None:
     assert cost_text(PushCost(changes=1, sends=1), None) == (
         "1 pending change · 1 request (1 send) · under a second"
     )
+
+
+def test_changes_being_pushed_are_told_never_nothing_pending(outbox: Outbox) -> None:
+    first = outbox.add(edit("c1", city="A"))
+    outbox.add(edit("c2", city="B"))
+    outbox.mark_sending([first])  # a push is sending it: the status bar counts it pending
+    cost = push_cost(outbox.changes(("pending", "sending")), REGISTRY)
+    assert (cost.changes, cost.sending) == (1, 1)
+    assert cost_text(cost, None).endswith(" · 1 change being pushed")
+    alone = push_cost(outbox.changes(("sending",)), REGISTRY)
+    assert cost_text(alone, None) == "1 change being pushed"

@@ -36,7 +36,7 @@ from app.store.changes import ACTIVE, Change, NewChange, is_local_id
 from app.store.outbox import Outbox
 from app.sync.edit.revert import CannotRevert, inverse_changes
 from app.sync.edit.staging import Seen, Staged
-from app.sync.edit.values import FieldEdit, Rejected
+from app.sync.edit.values import FieldEdit, Rejected, same_in_form
 
 if TYPE_CHECKING:
     from app.api.registry import Registry
@@ -107,6 +107,8 @@ class _Staging(Protocol):
     def stage(self, slug: str, edits: Sequence[FieldEdit], seen: Seen | None = None) -> Staged: ...
 
     def create(self, slug: str, values: Mapping[str, Any]) -> tuple[int | None, list[Rejected]]: ...
+
+    def seen(self, slug: str, record_ids: Sequence[str]) -> Seen: ...
 
     def delete(self, slug: str, record_ids: Iterable[str]) -> list[int]: ...
 
@@ -192,6 +194,18 @@ class UndoSteps:
         """Revert on the show: queue the old values of a pushed edit step as a NEW step (its own
         undo puts the pushed values back), pending until the next push like any edit."""
         return UndoSteps.edit_step(self, step.slug, step.undo, step.edits)
+
+    def left_to_revert(self: _Staging, step: EditStep) -> list[FieldEdit]:
+        """The old values of `step` that the records as the user sees them no longer hold:
+        what Revert on the show would queue. None left (the values are back already, typed
+        again or synced, or the records are gone): the revert would do nothing."""
+        seen = self.seen(step.slug, [e.record_id for e in step.undo])
+        left = []
+        for old in step.undo:
+            record = seen.current(old.record_id)
+            if record is not None and not same_in_form(record.get(old.field), old.value):
+                left.append(old)
+        return left
 
     def revert_queued(self: _Staging, step: QueuedStep) -> QueuedStep:
         """Revert on the show for a panel's pushed gesture: its inverse (app/sync/edit/revert.py)

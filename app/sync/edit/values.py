@@ -18,6 +18,7 @@ from app.api.errors import InvalidValue
 from app.api.record_shape import like_given
 from app.api.registry import Resource
 from app.sync.change_rules import sendable_fields
+from app.sync.edit.numbers import Misread
 
 
 def write_op(res: Resource, single: str) -> str | None:
@@ -73,13 +74,16 @@ def coerced(
     """Apply edits through the model; keep the valid ones. All at once when they are all valid
     (the usual case: one validation per record), else one field at a time to find the bad.
     A text typed for a field the show gives as a number — in this record, else in `like` (how
-    the show gives the resource's fields: `given_kinds`) — goes in as that number (issue 28)."""
+    the show gives the resource's fields: `given_kinds`) — goes in as that number (issue 28);
+    a number the person typed that could not be read (`Misread`: app/sync/edit/numbers.py) is
+    refused with its reason."""
     from app.api.models import MODELS, validate_record  # pydantic: after the first paint
 
     model = MODELS[res.model]
     record = dict(view)
-    edits = [_as_given(e, view, like or {}) for e in edits]
-    rejected = _clearing_required(res, view, edits)
+    rejected = [Rejected(e, e.value.reason) for e in edits if isinstance(e.value, Misread)]
+    edits = [_as_given(e, view, like or {}) for e in edits if not isinstance(e.value, Misread)]
+    rejected += _clearing_required(res, view, edits)
     refused = {id(r.edit) for r in rejected}
     edits = [e for e in edits if id(e) not in refused]
     if len(edits) > 1:

@@ -2,10 +2,11 @@
 
 `read_table` gives the header and the non-empty rows (an XLSX export split across sheets is read as
 one table: every sheet whose header equals the first sheet's); cells are text, the way a CSV would
-hold them, with an export's formula guard removed. A CSV is read strictly (`read_csv`): encoding
-and separator detected or given, and a malformed file an error naming its line. `parse_cell` turns
-a cell into the value it means for a field of a model (lists as `a;b;c` or JSON, objects as JSON);
-coercion and validation are the model's, in `importer`.
+hold them, with an export's formula guard removed; a row notes which of its workbook cells were
+numbers (`Row.numbers`: a text column a spreadsheet turned into numbers, import_checks.py). A CSV
+is read strictly (`read_csv`): encoding and separator detected or given, and a malformed file an
+error naming its line. `parse_cell` turns a cell into the value it means for a field of a model
+(lists as `a;b;c` or JSON, objects as JSON); coercion and validation are the model's, in `importer`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from xml.etree.ElementTree import ParseError
 import openpyxl
 from openpyxl.utils.exceptions import InvalidFileException
 
-from app.api.errors import InvalidValue
+from app.api.errors import InvalidValue, UnreadableLine
 from app.api.models import ShowRecord
 from app.api.record_shape import like_given
 from app.store.shown_text import literals
@@ -52,6 +53,7 @@ class Row:
     number: int  # the line it starts on (CSV) or its row in its sheet; the header is line 1
     cells: dict[str, str]  # column → cell text ("" when empty)
     sheet: str | None = None
+    numbers: frozenset[str] = frozenset()  # columns whose workbook cell is a number (XLSX)
 
 
 @dataclass(frozen=True)
@@ -155,16 +157,17 @@ def open_csv(path: Path, *, delimiter: str | None = None, encoding: str | None =
                     return
                 except csv.Error as exc:
                     problem = _csv_problem(exc)
-                    raise InvalidValue("file", f"{path.name}, line {start}: {problem}") from None
+                    raise UnreadableLine(path.name, start, problem) from None
                 if not any(cell.strip() for cell in cells):
                     continue  # a blank line
                 if width is None:
                     width = len(cells)
                 elif len(cells) != width:
-                    raise InvalidValue(
-                        "file",
-                        f"{path.name}, line {start}: {len(cells)} cells where the header has "
-                        f"{width} (read with {_SEPARATORS[sep]} as the separator and {used})",
+                    raise UnreadableLine(
+                        path.name,
+                        start,
+                        f"{len(cells)} cells where the header has {width} (read with "
+                        f"{_SEPARATORS[sep]} as the separator and {used})",
                     )
                 yield start, cells
 
@@ -191,7 +194,7 @@ def _decoding(path: Path, encoding: str | None) -> tuple[str, str]:
         if problem is None:
             return name, ("UTF-8" if name == "utf-8-sig" else name)
         if encoding:
-            raise InvalidValue("file", f"{path.name}, line {problem}: not {encoding} text")
+            raise UnreadableLine(path.name, problem, f"not {encoding} text")
     message = f"{path.name} is neither UTF-8 nor Windows text: save it as “CSV UTF-8”"
     raise InvalidValue("file", message)
 
@@ -205,9 +208,7 @@ def _undecodable(path: Path, decoder: codecs.IncrementalDecoder) -> int | None:
             chunk = f.read(_CHUNK)
             if b"\0" in chunk:
                 line = lines + chunk[: chunk.index(b"\0")].count(b"\n")
-                raise InvalidValue(
-                    "file", f"{path.name}, line {line}: a NUL byte (is it a CSV file?)"
-                )
+                raise UnreadableLine(path.name, line, "a NUL byte (is it a CSV file?)")
             try:
                 decoder.decode(chunk, final=not chunk)
             except UnicodeDecodeError as exc:
@@ -215,6 +216,17 @@ def _undecodable(path: Path, decoder: codecs.IncrementalDecoder) -> int | None:
             if not chunk:
                 return None
             lines += chunk.count(b"\n")
+
+
+def line_text(path: Path, number: int, shown: int = 200) -> str:
+    """Line `number` of a text file as it reads (bytes that are not UTF-8 replaced, a NUL
+    shown as ␀), cut to `shown` characters: what a message shows beside the line's problem."""
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as f:
+        for n, line in enumerate(f, 1):
+            if n == number:
+                text = line.rstrip("\r\n").replace("\0", "␀")
+                return text if len(text) <= shown else text[: shown - 1] + "…"
+    return ""
 
 
 def _delimiter(path: Path, text: str, given: str | None) -> str:
@@ -274,9 +286,15 @@ def _table_file(path: Path, sheets: Sheets) -> TableFile:
                     c: restore(_cell_text(v).strip()) for c, v in zip(header, raw, strict=False)
                 }
                 if any(cells.values()):
-                    yield Row(number, {c: cells.get(c, "") for c in header}, title or None)
+                    numbers = frozenset(c for c, v in zip(header, raw, strict=False) if _number(v))
+                    yield Row(number, {c: cells.get(c, "") for c in header}, title or None, numbers)
 
     return TableFile(path, header, rows)
+
+
+def _number(value: Any) -> bool:
+    """Whether a workbook cell holds a number (a CSV's cells are all text)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _cell(value: Any) -> str:

@@ -127,6 +127,8 @@ def mapped_rows(
 
     def renamed() -> Iterator[Row]:
         for r in rows():
-            yield Row(r.number, {f: r.cells.get(c, "") for c, f in names.items() if f}, r.sheet)
+            cells = {f: r.cells.get(c, "") for c, f in names.items() if f}
+            numbers = frozenset(f for c in r.numbers if (f := names.get(c)))
+            yield Row(r.number, cells, r.sheet, numbers)
 
     return fields, renamed

@@ -11,16 +11,17 @@ app/sync/files/importer.py.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from typing import Any
+from typing import Any, Union, get_args, get_origin
 
 from app.api.errors import InvalidValue
 from app.api.models import ShowRecord, validate_record
 from app.api.registry import Resource
 from app.store.cache import Cache
 from app.sync.edit.overlay import record_id_of
-from app.sync.files.import_checks import LEADING_ZEROS, TypeLoss, type_loss
+from app.sync.files.import_checks import LEADING_ZEROS, TypeLoss, number_in_text, type_loss
 from app.sync.files.import_file import Row, parse_cell
 from app.sync.files.import_index import ImportIndex, pairs
 from app.sync.files.import_names import NameResolver
@@ -137,6 +138,9 @@ class RowPlanner:
         payload = {name: dumped.get(name, values[name]) for name in values}
         changes = {name: (None, value) for name, value in payload.items()}
         key_value = _text(payload.get(self.key))
+        where = f"{self.key}={key_value} (new)"
+        for name in row.numbers & payload.keys():
+            self._loss(row, where, name, "" if self._holds_text(name, None) else None)
         return PlannedChange(row.number, op, None, key_value, changes, payload, None, row.sheet)
 
     def _plan_update(
@@ -152,15 +156,28 @@ class RowPlanner:
         record_id = record_id_of(base, self.plan.resource.key)  # as the cache files it
         key_value = _text(base.get(self.key))
         for name, (before, _) in changed.items():
-            why = type_loss(before, row.cells.get(name, ""))
-            if why is not None:
-                where = f"{self.key}={key_value}"
-                cells = row.cells[name]
-                loss = TypeLoss(row.number, where, name, str(before), cells, why, row.sheet)
-                self._warnings.append(loss)
+            self._loss(row, f"{self.key}={key_value}", name, before)
         return PlannedChange(
             row.number, op, record_id, key_value, changed, payload, base, row.sheet
         )
+
+    def _loss(self, row: Row, where: str, name: str, before: Any) -> None:
+        """Warn when the file's `name` looks damaged by a spreadsheet (`before`: the cached
+        value, "" for a text field of a new record)."""
+        read = row.cells.get(name, "")
+        why = type_loss(before, read)
+        if why is None and name in row.numbers:
+            why = number_in_text("" if self._holds_text(name, before) else before, read)
+        if why is not None:
+            was = "" if before is None else str(before)
+            self._warnings.append(TypeLoss(row.number, where, name, was, read, why, row.sheet))
+
+    def _holds_text(self, name: str, before: Any) -> bool:
+        """Whether the show holds `name` as text: its cached value, else the model's type."""
+        if before is not None and before != "":
+            return isinstance(before, str)
+        declared = self.model.model_fields.get(name)
+        return declared is not None and _text_type(declared.annotation)
 
     def _check_key(self, row: Row) -> None:
         """A new row whose key is a cached key without its leading zeros is most likely that
@@ -188,6 +205,14 @@ def _operation(resource: Resource, single: str, bulk: str) -> str:
     if resource.can(bulk):
         return bulk
     raise InvalidValue("id", f"{resource.title} cannot be {single}d through the API")
+
+
+def _text_type(annotation: Any) -> bool:
+    """`str` or `str | None`."""
+    return annotation is str or (
+        get_origin(annotation) in (Union, types.UnionType)
+        and [a for a in get_args(annotation) if a is not type(None)] == [str]
+    )
 
 
 def _normalised(model: type[ShowRecord], record: dict[str, Any]) -> dict[str, Any]:

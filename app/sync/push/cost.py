@@ -1,7 +1,8 @@
 """What a push will cost: how many requests it makes and how long that takes at the rate budget.
 
-The one estimate of a push, told alike by the outbox's review pane (app/ui/outbox/outbox_view.py)
-and `showdesk push --dry-run` (app/commands/push.py). `push_cost(changes, registry)` counts the
+The one estimate of a push, told alike by the outbox's review pane (app/ui/outbox/outbox_view.py:
+the whole outbox, as the status bar counts it) and `showdesk push --dry-run`
+(app/commands/push.py). `push_cost(changes, registry)` counts the
 requests the Pusher (app/sync/push/pusher.py) makes for the pending changes among `changes`, walking
 each record's changes in rounds as it does (`cost_by_pages` counts the same from pages of changes,
 holding a few numbers per change in a temporary file: `push --dry-run` of a million changes):
@@ -42,12 +43,14 @@ from app.sync.push.batches import BULK_SIZE, batch_key, collapses, lines_of
 
 @dataclass(frozen=True)
 class PushCost:
-    """The requests a push of `changes` pending changes makes."""
+    """The requests a push of `changes` pending changes makes (and how many changes among
+    those counted are being pushed right now: not pending, not on the show yet either)."""
 
     changes: int = 0
     sends: int = 0  # requests carrying the changes
     bulk: int = 0  # of the sends, bulk requests
     checks: int = 0  # listings before (conflicts) and after (what the server filled in)
+    sending: int = 0  # changes a push is sending now: counted "pending" by the status bar
 
     @property
     def requests(self) -> int:
@@ -63,6 +66,8 @@ def push_cost(
     for change in changes:
         if count.wants(change):
             chains[(change.resource, change.record_id)].append(count.step(change))
+        elif change.state == "sending":
+            count.sending += 1
     for chain in chains.values():
         count.chain(chain)
     return count.cost()
@@ -114,7 +119,7 @@ class _Count:
 
     def __init__(self, registry: Registry, bulk_size: int) -> None:
         self.registry, self.bulk_size = registry, bulk_size
-        self.changes = self.singles = 0
+        self.changes = self.singles = self.sending = 0
         self.elements: dict[tuple[int, str], int] = defaultdict(int)  # (round, key) → elements
         self.batches: dict[str, int] = {}  # key → elements per bulk request
         self.before: set[str] = set()  # resources listed before the sends (conflicts)
@@ -159,7 +164,7 @@ class _Count:
     def cost(self) -> PushCost:
         bulk = sum(math.ceil(n / self.batches[key]) for (_, key), n in self.elements.items())
         checks = len(self.before) + len(self.after)
-        return PushCost(self.changes, self.singles + bulk, bulk, checks)
+        return PushCost(self.changes, self.singles + bulk, bulk, checks, self.sending)
 
     def _listings(self, res: Resource, change: Change) -> None:
         """Listings before the sends (conflicts) and after (a booth's associations, bulk
@@ -204,9 +209,12 @@ def duration_text(seconds: float) -> str:
 
 
 def cost_text(cost: PushCost, state: GovernorState | None, reserve: float = 0.1) -> str:
-    """ "12 pending changes · 5 requests (4 sends, 1 listing) · about 1 s at 182/300 per 60 s"."""
+    """ "12 pending changes · 5 requests (4 sends, 1 listing) · about 1 s at 182/300 per 60 s",
+    and "· 1 change being pushed" while a push sends some: the status bar counts those as
+    pending too, so "Nothing pending to push" is said only when neither is left."""
+    being = f"{cost.sending:,} change{'' if cost.sending == 1 else 's'} being pushed"
     if cost.changes == 0:
-        return "Nothing pending to push"
+        return being[:1].upper() + being[1:] if cost.sending else "Nothing pending to push"
     parts = [f"{cost.changes:,} pending change{'' if cost.changes == 1 else 's'}"]
     detail = f"{cost.sends:,} send{'' if cost.sends == 1 else 's'}"
     if cost.bulk:
@@ -217,6 +225,8 @@ def cost_text(cost: PushCost, state: GovernorState | None, reserve: float = 0.1)
     seconds = push_seconds(cost.requests, state, reserve=reserve)
     budget = "" if state is None else f" at {state.used}/{state.limit} per {state.span:g} s"
     parts.append(f"{duration_text(seconds)}{budget}")
+    if cost.sending:
+        parts.append(being)
     return " · ".join(parts)
 
 

@@ -22,7 +22,9 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QToolButton, QWid
 from app.api.models import ShowRecord, parse_show_date
 from app.api.registry import Resource
 from app.store.cache import Cache
+from app.sync.edit.numbers import Misread, typed_number, write_number
 from app.ui.common.date_field import CalendarPopup, read_date
+from app.ui.common.locale_numbers import locale_marks
 from app.ui.form.field_input import FieldInput
 from app.ui.form.pickers import MultiPicker, ReferencePicker, reference_choices
 from app.ui.form.sub_table import ColumnPick, SubTableInput
@@ -62,36 +64,38 @@ class TextInput(FieldInput):
         self.line.setReadOnly(read_only)
 
 
-class IntInput(TextInput):
+class NumberInput(TextInput):
+    """A number, or empty: read and written with the marks of the user's locale by the core's
+    reader (a decimal comma is a decimal comma; "12,50" where "," groups thousands is refused
+    with the reason at the field, never read as 1250)."""
+
+    whole = False
+
+    def __init__(self, field: str, owner: QWidget | None = None) -> None:
+        super().__init__(field, owner=owner)
+        self.marks = locale_marks()
+
+    def value(self) -> Any:
+        typed = typed_number(self.text(), self.marks, whole=self.whole)
+        return self.text() if isinstance(typed, Misread) else typed  # `text_problem` says why
+
+    def set_value(self, value: Any) -> None:
+        with QSignalBlocker(self.line):
+            self.line.setText(write_number(value, self.marks))
+
+    def text_problem(self) -> str | None:
+        typed = typed_number(self.text(), self.marks, whole=self.whole)
+        return typed.reason if isinstance(typed, Misread) else None
+
+
+class IntInput(NumberInput):
     """A whole number, or empty (unlike a spin box, "no value" stays possible)."""
 
-    def value(self) -> Any:
-        try:
-            return int(self.text()) if self.text() else None
-        except ValueError:
-            return self.text()  # not a number: `text_problem` says so
-
-    def text_problem(self) -> str | None:
-        if not self.text():
-            return None
-        if not re.fullmatch(r"[+-]?\d+", self.text()):
-            return "must be a whole number"
-        if abs(int(self.text())) > INT_LIMIT:
-            return "is too large"
-        return None
+    whole = True
 
 
-class FloatInput(TextInput):
+class FloatInput(NumberInput):
     """A decimal number, or empty."""
-
-    def value(self) -> Any:
-        try:
-            return float(self.text().replace(",", ".")) if self.text() else None
-        except ValueError:
-            return self.text()
-
-    def text_problem(self) -> str | None:
-        return "must be a number" if isinstance(self.value(), str) else None
 
 
 class DateInput(TextInput):

@@ -96,6 +96,7 @@ class OutboxView(QWidget):
         self.reserve = reserve  # the profile's share of the rate kept for interactive requests
         self.rate: GovernorState | None = None
         self.cost = PushCost()
+        self._scope_note = ""  # " · 2 of them in Customers": the view shows one resource's
         # Kept as given (None: the default): a bound method of self here would be a reference
         # cycle, freed by whichever thread's garbage collection finds it — not safe for QObjects.
         self._confirm = confirm
@@ -154,7 +155,7 @@ class OutboxView(QWidget):
     def on_governor_changed(self, state: GovernorState) -> None:
         """The rate budget moved: the push's time is told anew."""
         self.rate = state
-        self.summary.setText(cost_text(self.cost, state, self.reserve))
+        self.summary.setText(self._summary_text())
 
     def pending_seqs(self) -> list[int]:
         return [c.seq for c in self.model.changes() if c.state == "pending"]
@@ -238,9 +239,21 @@ class OutboxView(QWidget):
     # -------------------------------------------------------------------------- internals
 
     def _review(self) -> None:
-        """Count the push's requests again (the outbox changed)."""
-        self.cost = push_cost(self.model.changes(), self._registry)
-        self.summary.setText(cost_text(self.cost, self.rate, self.reserve))
+        """Count the push's requests again (the outbox changed): the whole outbox's pending
+        changes, whatever the view shows (one resource's, the failures), so the summary never
+        says "Nothing pending to push" beside the status bar's "1 pending" — the same figure,
+        from the same outbox, refreshed on the same `outbox_changed`."""
+        self.cost = push_cost(self._outbox.changes(("pending", "sending")), self._registry)
+        scope, self._scope_note = self.model.scope, ""
+        if scope is not None and self.cost.changes:
+            here = len(self._outbox.changes(("pending",), scope))
+            res = self._registry.resources.get(scope)
+            if here != self.cost.changes:  # Push all here sends these only
+                self._scope_note = f" · {here:,} of them in {res.title if res else scope}"
+        self.summary.setText(self._summary_text())
+
+    def _summary_text(self) -> str:
+        return cost_text(self.cost, self.rate, self.reserve) + self._scope_note
 
     def _fit_columns(self) -> None:
         """Columns as wide as their content; the reason column only when a change has one."""

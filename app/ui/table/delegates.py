@@ -1,12 +1,13 @@
 """Typed cell editors for the record tables, and which fields can be edited in a cell at all.
 
-`field_kind(resource, field)` reads the field's annotation in the record's model: a spin box for
-integers and decimals, a check box for yes/no, a combo box for an enumeration (`Literal`), a line
-edit for text and dates. Lists and nested objects are not edited in a cell (their pickers come
-with the forms). A reference (`warehouseID`, `primarySalesRep`: the registry's `references`)
-gets the forms' searchable `ReferencePicker` over the target's cached records, and writes back
-the key. The editor only collects a value: `setModelData` hands it to the model, whose `setData`
-turns it into an undo command — the delegate never writes anything itself.
+`field_kind(resource, field)` reads the field's annotation in the record's model: a `NumberLine`
+for integers and decimals (read in the user's locale by app/sync/edit/numbers.py), a check box
+for yes/no, a combo box for an enumeration (`Literal`), a line edit for text and dates. Lists
+and nested objects are not edited in a cell (their pickers come with the forms). A reference
+(`warehouseID`, `primarySalesRep`: the registry's `references`) gets the forms' searchable
+`ReferencePicker` over the target's cached records, and writes back the key. The editor only
+collects a value: `setModelData` hands it to the model, whose `setData` turns it into an undo
+command — the delegate never writes anything itself.
 
 Painting: `RecordDelegate` paints as `CellDelegate` (app/ui/table/cell_paint.py: most cells
 with one `drawText` from the cell's look, the same pixels as Qt's styled delegate).
@@ -31,9 +32,7 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QLineEdit,
-    QSpinBox,
     QStyleOptionViewItem,
     QWidget,
 )
@@ -41,13 +40,14 @@ from PySide6.QtWidgets import (
 from app.api.record_shape import ShowRecord
 from app.api.registry import Resource
 from app.api.shapes import MODELS
+from app.sync.edit.numbers import typed_number, write_number
+from app.ui.common.locale_numbers import locale_marks
 from app.ui.form.pickers import Choices, ReferencePicker
 from app.ui.table.cell_paint import CellDelegate, LookOf
 
 Index = QModelIndex | QPersistentModelIndex
 Kind = Literal["text", "int", "float", "bool", "choice"]
 READ_ONLY = frozenset({"id", "modifiedDate"})
-INT_LIMIT = 2_147_483_647
 ChoicesFor = Callable[[str], Choices]  # target resource slug → what its picker offers
 
 
@@ -88,6 +88,25 @@ def _kind_of(annotation: Any) -> FieldKind | None:
     return None if kind is None else FieldKind(kind)
 
 
+class NumberLine(QLineEdit):
+    """A number cell's editor: the value written with the user's locale's marks, the text read
+    back by the core's reader (`typed_number`): a decimal comma where the locale writes one,
+    an ambiguous text ("12,50" where "," groups thousands) refused at the cell with the reason.
+    Empty stays empty (a spin box would make it 0)."""
+
+    def __init__(self, parent: QWidget | None = None, *, whole: bool = False) -> None:
+        super().__init__(parent)
+        self.whole = whole
+        self.marks = locale_marks()
+
+    def set_number(self, value: Any) -> None:
+        self.setText(write_number(value, self.marks))
+
+    def number(self) -> Any:
+        """The number typed (None when empty), or a `Misread` the Editor refuses with why."""
+        return typed_number(self.text(), self.marks, whole=self.whole)
+
+
 class RecordDelegate(CellDelegate):
     """Opens the editor of the cell's field kind (asks the model: `kind_at(index)`).
 
@@ -117,15 +136,8 @@ class RecordDelegate(CellDelegate):
             return self._picker(parent, *reference)
         if kind is None or kind.kind == "text":
             return QLineEdit(parent)
-        if kind.kind == "int":
-            spin = QSpinBox(parent)
-            spin.setRange(-INT_LIMIT, INT_LIMIT)
-            return spin
-        if kind.kind == "float":
-            number = QDoubleSpinBox(parent)
-            number.setRange(-1e12, 1e12)
-            number.setDecimals(4)
-            return number
+        if kind.kind in ("int", "float"):
+            return NumberLine(parent, whole=kind.kind == "int")
         if kind.kind == "bool":
             return QCheckBox(parent)
         combo = QComboBox(parent)
@@ -159,10 +171,8 @@ class RecordDelegate(CellDelegate):
         value = index.data(Qt.ItemDataRole.EditRole)
         if isinstance(editor, ReferencePicker):
             editor.set_value(value)
-        elif isinstance(editor, QSpinBox):
-            editor.setValue(int(value) if isinstance(value, int | float) else 0)
-        elif isinstance(editor, QDoubleSpinBox):
-            editor.setValue(float(value) if isinstance(value, int | float) else 0.0)
+        elif isinstance(editor, NumberLine):
+            editor.set_number(value)
         elif isinstance(editor, QCheckBox):
             editor.setChecked(bool(value))
         elif isinstance(editor, QComboBox):
@@ -183,8 +193,8 @@ def editor_value(editor: QWidget) -> Any:
     """The value an editor holds (text as typed: the model's coercion judges it)."""
     if isinstance(editor, ReferencePicker):
         return editor.value()
-    if isinstance(editor, QSpinBox | QDoubleSpinBox):
-        return editor.value()
+    if isinstance(editor, NumberLine):
+        return editor.number()
     if isinstance(editor, QCheckBox):
         return editor.isChecked()
     if isinstance(editor, QComboBox):

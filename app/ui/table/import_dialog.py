@@ -7,9 +7,10 @@ its header, an example value and the field it goes to (by its title) — guessed
 `warehouseID`), looked up in the cache; a name that matches nothing, or several records, is
 reported at its row and that row is left out. Every change of mapping runs the importer's dry
 run again (`plan_table`: the same matching and coercion as `showdesk import`), listed row by
-row (app/sync/files/import_lines.py: "row 2 · CU00001: Customer name “A” → “B”") before anything
-lands; Import hands the planned creates and changed cells to `UndoableEdits.edit_cells` — ONE
-undo step, nothing sent until the user pushes.
+row (app/sync/files/import_lines.py: "row 2 · CU00001: Customer name “A” → “B”", the values a
+spreadsheet most likely damaged — the command line's type-loss warnings — under their row)
+before anything lands; Import hands the planned creates and changed cells to
+`UndoableEdits.edit_cells` — ONE undo step, nothing sent until the user pushes.
 
 `GridImport` is the table's "Import from a file…" action (the file chooser is replaceable).
 """
@@ -31,6 +32,8 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QLabel,
     QListWidget,
+    QListWidgetItem,
+    QMessageBox,
     QPushButton,
     QTableView,
     QTableWidget,
@@ -39,12 +42,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.api.errors import InvalidValue
+from app.api.errors import InvalidValue, UnreadableLine
 from app.api.registry import Resource
 from app.api.shapes import MODELS
 from app.store.cache import Cache
 from app.sync.files.import_names import NameResolver, guess_mapping
 from app.ui.common.files import ask_open_path
+from app.ui.common.palette import Hue
+from app.ui.common.palette import text as text_colour
 from app.ui.table.table_model import RecordTableModel
 from app.ui.table.undo_commands import Outcome, UndoableEdits
 from app.wording.references import title_of
@@ -111,8 +116,8 @@ def summary_text(plan: ImportPlan) -> str:
         f"{len(plan.unchanged):,} unchanged",
         f"{failing:,} with errors (left out)",
     ]  # "Rows: 1 new · 2 changed": the counts qualify "rows", no plural to agree
-    if plan.warnings:  # values a spreadsheet may have damaged (leading zeros…): listed below
-        parts.append(f"{len(plan.warnings):,} to check (warnings below)")
+    if plan.warnings:  # values a spreadsheet may have damaged (leading zeros…): under their rows
+        parts.append(f"{count(len(plan.warnings), 'value')} to check (⚠ under their rows)")
     return "Rows: " + " · ".join(parts)
 
 
@@ -177,7 +182,7 @@ class ImportDialog(QDialog):
 
     def check(self) -> ImportPlan | None:
         """The dry run with the current mapping: counts and row errors shown."""
-        from app.sync.files.import_lines import iter_changes
+        from app.sync.files.import_lines import rows_in_words
         from app.sync.files.importer import iter_errors, plan_table
 
         self.errors.clear()
@@ -198,9 +203,9 @@ class ImportDialog(QDialog):
             return None
         self.plan = plan
         self.summary.setText(summary_text(plan))
-        self.changes.addItems(list(islice(iter_changes(plan), SHOWN_CHANGES)))
-        warnings = [f"warning: {w}" for w in plan.warnings]
-        self.errors.addItems([*warnings, *iter_errors(plan)][:SHOWN_ERRORS])
+        for line, warnings in islice(rows_in_words(plan), SHOWN_CHANGES):
+            self._add_change(line, warnings)
+        self.errors.addItems(list(islice(iter_errors(plan), SHOWN_ERRORS)))
         self.import_button.setEnabled(bool(plan.creates or plan.updates))
         return plan
 
@@ -219,6 +224,20 @@ class ImportDialog(QDialog):
         self.check()
 
     # ------------------------------------------------------------------------------ helpers
+
+    def _add_change(self, line: str, warnings: list[str]) -> None:
+        """A row of the dry run; the values a spreadsheet most likely damaged in it (the type
+        losses `showdesk import` warns of) under it, in the warning colour."""
+        item = QListWidgetItem(line, self.changes)
+        if not warnings:
+            return
+        colour = text_colour(Hue.WARNING)
+        item.setForeground(colour)
+        item.setToolTip("\n".join(warnings))
+        for warning in warnings:
+            under = QListWidgetItem(f"    {warning}", self.changes)
+            under.setForeground(colour)
+            under.setToolTip(warning)
 
     def _combo(self, row: int) -> QComboBox | None:
         widget = self.mapping_table.cellWidget(row, 2)
@@ -280,8 +299,33 @@ class ImportDialog(QDialog):
         self.resize(860, 760)
 
 
+class ImportRefused(QMessageBox):
+    """Why a file cannot be imported, said where the user is looking (not only in the status
+    bar): the reason and, for a file refused at one of its lines (a malformed CSV), that line
+    as it reads. Window-modal, deleted when closed; no signals of its own."""
+
+    def __init__(self, owner: QWidget | None, path: Path, exc: Exception) -> None:
+        super().__init__(owner)
+        self.setObjectName("import-refused")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.setIcon(QMessageBox.Icon.Warning)
+        self.setWindowTitle(f"Cannot import {path.name}")
+        after = "Nothing was imported: correct the file and import it again."
+        if isinstance(exc, UnreadableLine):
+            from app.sync.files.import_file import line_text
+
+            self.setText(f"Line {exc.line} of {path.name}: {exc.problem}.")
+            shown = line_text(path, exc.line) or "(an empty line)"
+            after = f"Line {exc.line} reads:\n{shown}\n\n{after}"
+        else:
+            self.setText(f"{path.name} cannot be imported: {getattr(exc, 'reason', exc)}.")
+        self.setInformativeText(after)
+        self.setStandardButtons(QMessageBox.StandardButton.Close)
+
+
 class GridImport(QObject):
-    """A table's "Import from a file…" action.
+    """A table's "Import from a file…" action; a file it cannot read is explained in an
+    `ImportRefused` box.
 
     Signals: `message(str)` — the file could not be read, or what the import queued, for the
     status bar.
@@ -302,6 +346,7 @@ class GridImport(QObject):
         self.table, self.model, self.editing, self.settings = table, model, editing, settings
         self.choose_file = choose_file  # None: a file dialog
         self.dialog: ImportDialog | None = None
+        self.refusal: ImportRefused | None = None  # why the last file could not be imported
         action = QAction("Import from a file…", table)
         action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         action.triggered.connect(self.on_action_triggered)
@@ -327,12 +372,18 @@ class GridImport(QObject):
             )
         except (InvalidValue, OSError) as exc:
             self.message.emit(f"Cannot import {path.name}: {getattr(exc, 'reason', exc)}")
+            self.refusal = ImportRefused(self.table.window(), path, exc)
+            self.refusal.finished.connect(self.on_refusal_finished)
+            self.refusal.open()
             return None
         dialog.imported.connect(self.on_dialog_imported)
         dialog.finished.connect(self.on_dialog_finished)
         self.dialog = dialog
         dialog.open()
         return dialog
+
+    def on_refusal_finished(self, _result: int) -> None:
+        self.refusal = None  # deleted on close
 
     def on_dialog_finished(self, _result: int) -> None:
         if self.dialog is not None:

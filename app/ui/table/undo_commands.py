@@ -194,9 +194,20 @@ class UndoableEdits(QObject):
             name = f"{', '.join(fields)}{more} on {key} in {title}"
         self.queued([slug], seqs, name)
 
+    def revert_name(self) -> str | None:
+        """What "Revert on the show" would revert ("city on C10010 in Customers"), or None when
+        it can do nothing: no undo of a pushed step was refused, or the step's old values are
+        what the records show already (typed again, or synced from the show)."""
+        if self.revertible is None:
+            return None
+        name, step = self.revertible
+        if isinstance(step, EditStep) and not self.editor.left_to_revert(step):
+            return None
+        return name
+
     def revert_on_show(self) -> Outcome | None:
         """Queue the old values of the pushed edit whose undo was refused, as a new change (an
-        undo step itself); None when there is nothing to revert."""
+        undo step itself); None when there is nothing to revert (said through `refused`)."""
         if self.revertible is None:
             return None
         name, step = self.revertible
@@ -204,7 +215,11 @@ class UndoableEdits(QObject):
         self.revertible_changed.emit(False)
         if isinstance(step, QueuedStep):
             return self._revert_queued(name, step)
-        values = [(e.record_id, e.field, e.value) for e in step.undo]
+        left = self.editor.left_to_revert(step)
+        if not left:
+            self.refused.emit(f"Nothing to revert: {name} shows its old values already.")
+            return None
+        values = [(e.record_id, e.field, e.value) for e in left]
         return self.edit_cells(step.slug, values, "Revert", name=f"revert of {name}")
 
     def refuse(

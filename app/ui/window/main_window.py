@@ -133,7 +133,9 @@ class MainWindow(QMainWindow):
         )
         self.undoable_edits.applied.connect(self.on_edits_applied)
         self.undoable_edits.refused.connect(self.status.show_message)  # issue 14 (k6): undo
-        self.undoable_edits.revertible_changed.connect(self.actions_["revert_on_show"].setEnabled)
+        # Edit ▸ Revert on the show: enabled, and named, only while it can do something
+        self.undoable_edits.revertible_changed.connect(self.on_revert_state_changed)
+        self.undoable_edits.applied.connect(self.on_revert_state_changed)
         self.tree = ResourceTree(local.registry, owner=self)  # counts: with the session
         self.tree.set_not_offered(local.cache.not_offered())
         self.tree.open_requested.connect(self.open_resource)
@@ -173,6 +175,9 @@ class MainWindow(QMainWindow):
         self.follow(*team_view.follow(self, session))  # issue 15: the team
         for tab in self.resource_tabs():
             self._connect_tab(tab, session)
+        revert_follows = self.on_revert_state_changed  # a push, a sync: old values may be back
+        self.follow(session.outbox_changed.connect(revert_follows))
+        self.follow(session.data_changed.connect(revert_follows))
         self.update_title()
         self.events.show_counts()  # the tabs shown already read the cache: no refresh
         self.events.on_outbox_changed([])
@@ -207,6 +212,7 @@ class MainWindow(QMainWindow):
         if self.undoable_edits is not None:
             self.undoable_edits.deleteLater()
             self.undoable_edits = None
+        self.on_revert_state_changed()  # the closed show's pushed edit is not revertible here
         if self.tree is not None:
             self.tree.hide()
             self.tree.setParent(None)  # out of the splitter now: the next show's tree goes in
@@ -317,6 +323,9 @@ class MainWindow(QMainWindow):
         """An edit or undo of a table wrote the outbox: the session tells the views."""
         if self.session is not None:
             self.session.outbox_written([outcome.slug])
+
+    def on_revert_state_changed(self, *_args: object) -> None:
+        menu_commands.refresh_revert(self)
 
     def on_tasks_error(self, what: str, exc: BaseException) -> None:
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"

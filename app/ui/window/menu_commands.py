@@ -15,6 +15,7 @@ from app import APP_NAME
 from app.profile.settings import ProfileStore
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.window import show_lists, team_view
+from app.ui.window.actions import ACTIONS
 
 if TYPE_CHECKING:
     from app.ui.window.window_parts import ShowWindow
@@ -94,6 +95,20 @@ def revert_on_show(window: ShowWindow) -> None:
     if edits is not None and edits.revert_on_show() is not None:
         text = window.undo_stack.undoText()
         window.status.show_message(f"Queued: {text} (pending until Push)")
+    refresh_revert(window)
+
+
+REVERT_TEXT = next(a.text for a in ACTIONS if a.name == "revert_on_show")
+
+
+def refresh_revert(window: ShowWindow) -> None:
+    """Edit ▸ Revert on the show enabled only while it can do something, and named for what it
+    reverts ("Revert city on C10010 in Customers on the show"), as Undo is."""
+    edits = window.undoable_edits
+    name = edits.revert_name() if edits is not None else None
+    action = window.actions_["revert_on_show"]
+    action.setEnabled(name is not None)
+    action.setText(f"Re&vert {name} on the show" if name else REVERT_TEXT)
 
 
 def import_into_current(window: ShowWindow) -> None:

@@ -170,6 +170,10 @@ def test_a_file_that_is_not_a_table_is_reported(grid: Grid, qtbot: QtBot, tmp_pa
     with qtbot.waitSignal(grid.tab.message) as said:
         assert grid.tab.importer.start(empty) is None
     assert said.args[0].startswith("Cannot import empty.csv: the file is empty")
+    box = grid.tab.importer.refusal  # said in a box too, not only in the status bar
+    assert box is not None and box.isVisible()
+    assert box.text().startswith("empty.csv cannot be imported: the file is empty")
+    box.close()
 
 
 def test_file_import_opens_the_dialog_on_the_current_tab(
