@@ -101,11 +101,19 @@ def _fill(combo: QComboBox, choices: Choices) -> None:
     combo.setCompleter(completer)
 
 
+MIN_CHARACTERS = 12  # a picker's least width, in characters
+
+
 def _searchable_combo(owner: QWidget) -> QComboBox:
     combo = QComboBox(owner)
     combo.setEditable(True)
     combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
     combo.setMaxVisibleItems(20)
+    # As narrow as the form's pane needs (its longest choice would widen the whole form past the
+    # pane's edge, issue 30 point 6); the list opens as wide as its choices.
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(MIN_CHARACTERS)
+    combo.view().setTextElideMode(Qt.TextElideMode.ElideNone)
     return combo
 
 

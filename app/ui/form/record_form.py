@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from html import escape
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -37,7 +38,7 @@ from app.ui.form.banner import FormMessages
 from app.ui.form.field_input import FieldInput
 from app.ui.form.fields import FormFields
 from app.ui.form.layouts import CREATED_ELSEWHERE
-from app.wording.references import ReferenceNames, title_of
+from app.wording.references import ReferenceNames, show_date, title_of
 from app.wording.words import count
 
 Confirm = Callable[[str], bool]
@@ -337,10 +338,14 @@ class RecordForm(QWidget):
         elif self.record_id is None:
             text = f"{res.title}: no record selected"
         else:
-            name = record.get(res.label) or record.get(res.key) or self.record_id
+            key = record.get(res.key)
+            name = record.get(res.label) or key or self.record_id
             when = record.get("modifiedDate")
-            text = f"<b>{name}</b>  · id {self.record_id}" + (f" · modified {when}" if when else "")
+            text = f"<b>{escape(str(name))}</b>"  # the record by its name and key (issue 30)
+            text += f" · {escape(str(key))}" if key not in (None, "", name) else ""
+            text += f" · modified {escape(show_date(str(when)))}" if when else ""
         self.title.setText(text)
+        self.title.setToolTip("" if self.record_id is None else f"id {self.record_id}")
 
     def _update_buttons(self) -> None:
         res, has = self.resource, self.record_id is not None

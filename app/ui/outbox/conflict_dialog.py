@@ -40,7 +40,7 @@ from app.wording.words import title_of
 
 Side = Literal["mine", "theirs"]
 SIDES: tuple[Side, Side] = ("mine", "theirs")
-SHORT = 60  # characters of a value shown in its cell; the whole of it on hovering
+SHORT = 40  # characters of a value shown in its cell; the whole of it on hovering
 
 
 def shortened(text: str, most: int = SHORT) -> str:
@@ -129,7 +129,9 @@ class ConflictDialog(QDialog):
         table.setHorizontalHeaderLabels(["Field", "When edited", "Mine", "Theirs"])
         table.verticalHeader().hide()
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # every value whole
+        header.setStretchLastSection(True)
         base = self.change.base or {}
         for row, name in enumerate(self.fields):
             field = QTableWidgetItem(title_of(name))
@@ -140,6 +142,11 @@ class ConflictDialog(QDialog):
             before.setToolTip(then)
             table.setItem(row, 1, before)
             self._add_choice(table, row, name, base)
+        for column in (2, 3):  # a cell's radio button is not counted by ResizeToContents
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            choices = [table.cellWidget(r, column) for r in range(table.rowCount())]
+            widest = max((w.sizeHint().width() for w in choices if w is not None), default=80)
+            table.setColumnWidth(column, max(widest + 12, header.sectionSizeHint(column)))
         table.resizeRowsToContents()
         return table
 
@@ -193,4 +200,21 @@ class ConflictDialog(QDialog):
         layout = QVBoxLayout(self)
         for widget in (note, self.table, buttons):
             layout.addWidget(widget)
-        self.resize(640, 360)
+        self._fit()
+
+    def _fit(self) -> None:
+        """As wide as the values need (each cut at SHORT characters), within the screen."""
+        table = self.table
+        wanted = table.verticalHeader().width() + 2 * table.frameWidth() + 40
+        header = table.horizontalHeader()
+        wanted += sum(
+            max(table.sizeHintForColumn(c), header.sectionSizeHint(c), table.columnWidth(c))
+            for c in range(table.columnCount())
+        )
+        owner = self.parentWidget()
+        room = max(
+            self.screen().availableGeometry().width() if self.screen() is not None else 0,
+            owner.window().width() if owner is not None else 0,
+        )
+        most = int(room * 0.9) if room else 1200
+        self.resize(min(max(640, wanted), most), 360)

@@ -19,7 +19,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QAbstractButton, QSplitter, QVBoxLayout, QWidget
 
 SIDE_MIN_WIDTH = 340
-SIDE_WIDTH = 440  # a form alone
+SIDE_WIDTH = 520  # a form alone: its pickers show a long name whole (issue 30, point 6)
 SIDE_WITH_PANELS_WIDTH = 600  # a form with panels under it (price lists, an order's lines…)
 FORM_MIN_HEIGHT = 180
 PANELS_MIN_HEIGHT = 240

@@ -418,7 +418,7 @@ def test_the_dialog_reads_in_words_only_what_differs(
         mine, theirs = (dialog.table.cellWidget(warehouse, c) for c in (2, 3))
         assert (mine.text(), theirs.text()) == ("Dayton distribution center", "Akron")
         extra = dialog.table.cellWidget(rows["Extra1"], 2)
-        assert extra.text().endswith("…") and len(extra.text()) <= 60
+        assert extra.text().endswith("…") and len(extra.text()) <= 40
         assert extra.text()[:-1] == long[: len(extra.text()) - 1].rstrip(" ,;")  # cut at a word
         assert long[len(extra.text()) - 1] in " ,;"
         assert extra.toolTip() == long  # whole on hovering
