@@ -20,8 +20,9 @@ pushes and syncs until the team outbox is quiet, then:
 Full (`make reliability`): five members for 10 minutes at the vendor's 300 requests per 60 s —
 ten whole spans of the real budget, so the ≤ 1 % and the fairness are measured where a team
 lives, not at a rate scaled down for the test. Fast (`make test`): three members for 30 s at 20
-per 4 s, the same faults and counts; fairness is left to the full level (CONTRIBUTING.md: no
-timed assertions in `make test`). The show holds customers only: what the team edits is what
+per 4 s, the same faults and counts (at most 3 requests refused: at that rate 1 % of the run is
+not one request); fairness is left to the full level (CONTRIBUTING.md: no timed assertions in
+`make test`). The show holds customers only: what the team edits is what
 every sync lists, so a cache can be compared with the whole show.
 """
 
@@ -85,6 +86,9 @@ FULL = Soak(5, 600.0, 300, 60.0, own=400, shared=60, shape=Round(5, 2, 1, 1),
             faults_after=(200, 500, 750))  # fmt: skip
 FAST = Soak(3, 30.0, 20, 4.0, own=120, shared=20, shape=Round(5, 2, 1, 1),
             faults_after=(5, 30, 50))  # fmt: skip
+# The fast run sends about 130 requests at 20 per 4 s, where one refused request is 0.8 %: the
+# 1 % is the full soak's bound (ten spans of the vendor's budget); the fast one allows no burst.
+FAST_REFUSED = 3
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +155,9 @@ def test_a_team_soak_loses_repeats_and_strands_nothing(
 
         assert run.failures() == [], run.failures()
         assert judged.lost == [] and judged.twice == [] and judged.stranded == [], judged
-        assert run.throttled <= 0.01 * run.requests, figures
+        assert run.throttled <= max(0.01 * run.requests, 0 if strength.full else FAST_REFUSED), (
+            figures
+        )
         for member in team:
             assert differences(server, member.cache) == [], member.name
             assert unlike_the_show(server, member) == [], member.name

@@ -85,12 +85,13 @@ def cost_by_pages(
             "CREATE TABLE steps (resource TEXT, record_id TEXT, seq INTEGER, key TEXT,"
             " up INTEGER, collapses INTEGER, elements INTEGER)"
         )
-        for page in pages:
+        for page in map(list, pages):
             rows = [
                 (c.resource, c.record_id, c.seq, *astuple(count.step(c)))
                 for c in page
                 if count.wants(c)
             ]
+            count.sending += sum(1 for c in page if c.state == "sending")  # as `push_cost`
             with written(db):
                 db.executemany("INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         ordered = db.execute(
