@@ -54,9 +54,11 @@ T = TypeVar("T")
 
 _LAST_SYNC = """
 SELECT released_by, extract(epoch FROM clock_timestamp() - released_at)::float8, released_since
-FROM team_sync_lead
+FROM team_sync_lead l
 WHERE member IS NULL AND outcome = 'ok' AND released_since IS NOT NULL
   AND released_at > clock_timestamp() - %(recent)s * interval '1 s'
+  AND NOT EXISTS (SELECT 1 FROM team_changes t WHERE t.settled >= l.released_since
+                  AND t.state <> 'pending')
 """
 _SYNCED_SINCE = """
 SELECT resource, state::text FROM team_sync_state
@@ -214,8 +216,9 @@ class TeamSync:
 
     def _recently_synced(self, wanted: list[str], recent: float) -> tuple[str, float] | None:
         """(who, seconds ago) when the team's last sync ended less than `recent` seconds ago,
-        nobody syncs now, and that sync completed every wanted resource (or found it not
-        offered); else None."""
+        nobody syncs now, no team push settled a change since that sync began (the show is as
+        it left it, as far as the team knows), and it completed every wanted resource (or found
+        it not offered); else None."""
         last = self.conn().execute(_LAST_SYNC, {"recent": recent}).fetchone()
         if last is None:
             return None
