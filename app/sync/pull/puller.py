@@ -41,6 +41,7 @@ At most `VERIFY_SHARE` of the budget's requests go to this per resource and sync
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -51,7 +52,7 @@ from app.api.registry import Resource
 from app.store.cache import Cache
 from app.sync.pull.at_once import AtOnce, together
 from app.sync.pull.booth_lists import BoothLists
-from app.sync.pull.sync_report import Ending, ResourceSync, SyncProgress, SyncReport
+from app.sync.pull.sync_report import Ending, ResourceSync, SyncPace, SyncProgress, SyncReport
 
 # What a sync reports is named here too, as it always was.
 __all__ = [
@@ -109,6 +110,8 @@ class Puller:
         # resources whose list answered in this sync (offered, whatever the last sync found).
         self._heard: dict[str, asyncio.Event] = {}
         self._offered: set[str] = set()
+        self.clock = time.monotonic
+        self._pace = SyncPace(0, self.clock())  # the whole sync's (`sync`): n of N, time left
         self.booth_lists = BoothLists(self)
         # What the sweep (app/sync/pull/booth_sweep.py) asks of the Puller, as before the split:
         self.list_times = self.booth_lists.list_times  # when each booth list was last listed
@@ -137,6 +140,11 @@ class Puller:
         records, is marked so and skipped (report.not_offered); the others go on.
         """
         order = self.pull_order(slugs)
+        self._pace = SyncPace(len(order), self.clock())
+        for res in order:  # until the show says how many: what the last sync found
+            state = self.cache.sync_state(res.slug)
+            if state is not None and state.count:
+                self._pace.expected[res.slug] = state.count
         ended: dict[str, ResourceSync | str] = {}  # slug → its result, or why it is not offered
         synced = {res.slug: asyncio.Event() for res in order}
         self._heard = {res.slug: asyncio.Event() for res in order}  # its first page, or its end
@@ -157,6 +165,7 @@ class Puller:
             finally:
                 synced[res.slug].set()
                 self._heard[res.slug].set()
+                self._pace.finished.add(res.slug)
 
         await together(one(res) for res in order)
         return _report(order, ended)
@@ -401,7 +410,11 @@ class Puller:
         if heard is not None and not heard.is_set():  # its list answered: offered (`sync`)
             self._offered.add(res.slug)
             heard.set()
-        self.on_progress(SyncProgress(res.slug, res.title, done, total, finished))
+        pace = self._pace
+        pace.heard(res.slug, done, total, finished)
+        self.on_progress(SyncProgress(res.slug, res.title, done, total, finished,
+                                      len(pace.finished), pace.resources,
+                                      pace.seconds_left(self.clock())))  # fmt: skip
 
 
 def _report(order: Sequence[Resource], ended: dict[str, ResourceSync | str]) -> SyncReport:

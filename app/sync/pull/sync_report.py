@@ -11,13 +11,68 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class SyncProgress:
-    """Published while a resource syncs: records received so far, the total when known."""
+    """Published while a resource syncs: records received so far, the total when known; and
+    where the whole sync stands (`SyncPace`): resources finished of all, seconds left."""
 
     resource: str
     title: str
     done: int
     total: int | None
     finished: bool = False
+    resources_done: int = 0
+    resources: int = 0
+    seconds_left: float | None = None
+
+    @property
+    def text(self) -> str:
+        """ "Syncing Customers… 1,200 of 4,000 · 7 of 31 resources · about 2 min left"."""
+        got = f"{self.done:,} of {self.total:,}" if self.total else f"{self.done:,}"
+        parts = [f"Syncing {self.title}… {got}"]
+        if self.resources:
+            parts.append(f"{self.resources_done} of {self.resources} resources")
+        if self.seconds_left is not None:
+            parts.append(f"about {time_left(self.seconds_left)} left")
+        return " · ".join(parts)
+
+
+def time_left(seconds: float) -> str:
+    """ "40 s", "2 min", "1 h 5 min": a round figure, as a person says it."""
+    if seconds < 60:
+        return f"{max(5, round(seconds / 5) * 5)} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
+
+
+@dataclass
+class SyncPace:
+    """Where a whole sync stands (issue 30, item 17): resources finished of all, and the time
+    left — the records still expected (what the show said a listing holds, else what the last
+    sync of that resource found) at the rate records arrived so far. None until there is a
+    rate to go by (a few seconds and a page)."""
+
+    resources: int
+    started: float  # the monotonic clock's reading when the sync began
+    expected: dict[str, int] = field(default_factory=dict)
+    done: dict[str, int] = field(default_factory=dict)
+    finished: set[str] = field(default_factory=set)
+
+    def heard(self, slug: str, done: int, total: int | None, finished: bool) -> None:
+        self.done[slug] = done
+        if total is not None:
+            self.expected[slug] = total
+        if finished:
+            self.finished.add(slug)
+
+    def seconds_left(self, now: float) -> float | None:
+        fetched, elapsed = sum(self.done.values()), now - self.started
+        if fetched == 0 or elapsed < 2.0:
+            return None
+        left = sum(
+            max(n - self.done.get(slug, 0), 0)
+            for slug, n in self.expected.items()
+            if slug not in self.finished
+        )
+        return left * elapsed / fetched
 
 
 @dataclass(frozen=True)

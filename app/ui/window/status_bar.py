@@ -48,6 +48,8 @@ class SyncProgressLike(Protocol):
     def total(self) -> int | None: ...
     @property
     def finished(self) -> bool: ...
+    @property
+    def text(self) -> str: ...
 
 
 class SweepProgressLike(Protocol):
@@ -92,9 +94,8 @@ def push_text(progress: PushProgressLike) -> str:
 
 
 def sync_text(progress: SyncProgressLike) -> str:
-    if progress.total:
-        return f"Syncing {progress.title}… {progress.done:,} of {progress.total:,}"
-    return f"Syncing {progress.title}… {progress.done:,}"
+    """What the status bar says of a sync (the core's words: `SyncProgress.text`)."""
+    return progress.text
 
 
 class ShowStatusBar(QStatusBar):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 import pytest
@@ -10,6 +9,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.api.governor import GovernorState
+from app.sync.pull.sync_report import SyncPace, SyncProgress
 from app.sync.push.pusher import PushReport
 from app.sync.reports.push_review import summarize
 from app.ui.window.status_bar import ShowStatusBar
@@ -23,12 +23,9 @@ class FakeClock:
         return self.now
 
 
-@dataclass(frozen=True)
-class Progress:
-    title: str
-    done: int
-    total: int | None
-    finished: bool = False
+def progress_of(title: str, done: int, total: int | None, **where: float) -> SyncProgress:
+    """A resource's progress as the Puller publishes it (app/sync/pull/sync_report.py)."""
+    return SyncProgress(title.lower(), title, done, total, **where)  # type: ignore[arg-type]
 
 
 def state(
@@ -131,19 +128,24 @@ def test_each_outbox_button_asks_for_the_outbox(
 
 
 def test_sync_progress_busy_then_counted_then_finished(bar: ShowStatusBar) -> None:
-    bar.on_sync_progress(Progress("Customers", 1200, None))
+    bar.on_sync_progress(progress_of("Customers", 1200, None))
     assert bar.sync_label.text() == "Syncing Customers… 1,200"
     assert bar.sync_bar.maximum() == 0  # busy
     assert shown(bar.sync_bar) and shown(bar.cancel_sync)
-    bar.on_sync_progress(Progress("Products", 2500, 10000))
+    bar.on_sync_progress(progress_of("Products", 2500, 10000))
     assert bar.sync_label.text() == "Syncing Products… 2,500 of 10,000"
     assert (bar.sync_bar.value(), bar.sync_bar.maximum()) == (2500, 10000)
+    bar.on_sync_progress(progress_of("Products", 2500, 10000, resources_done=7, resources=31,
+                                  seconds_left=130.0))  # fmt: skip
+    assert bar.sync_label.text() == (
+        "Syncing Products… 2,500 of 10,000 · 7 of 31 resources · about 2 min left"
+    )  # issue 30, item 17: where the whole sync stands
     bar.sync_finished()
     assert not shown(bar.sync_label) and not shown(bar.sync_bar) and not shown(bar.cancel_sync)
 
 
 def test_cancel_sync_emits_once(qtbot: QtBot, bar: ShowStatusBar) -> None:
-    bar.on_sync_progress(Progress("Customers", 10, None))
+    bar.on_sync_progress(progress_of("Customers", 10, None))
     with qtbot.waitSignal(bar.cancel_sync_requested, timeout=1000):
         qtbot.mouseClick(bar.cancel_sync, Qt.MouseButton.LeftButton)
     assert not bar.cancel_sync.isEnabled()
@@ -194,3 +196,13 @@ def test_a_message_too_long_for_the_bar_is_whole_in_its_tooltip(bar: ShowStatusB
     assert bar.currentMessage() == said and bar.toolTip() == said
     bar.clearMessage()
     assert bar.toolTip() == ""
+
+
+def test_the_time_left_is_what_is_still_expected_at_the_rate_so_far() -> None:
+    pace = SyncPace(resources=3, started=100.0, expected={"customers": 1000, "products": 3000})
+    assert pace.seconds_left(101.0) is None  # no rate yet
+    pace.heard("customers", 1000, 1000, finished=True)
+    pace.finished.add("customers")
+    pace.heard("products", 1000, 3000, finished=False)
+    # 2,000 records in 10 s: the 2,000 products still expected take 10 s more
+    assert pace.seconds_left(110.0) == 10.0
