@@ -76,3 +76,11 @@ def plural(word: str) -> str:
 def count(n: int, word: str, many: str | None = None) -> str:
     """`count(1, "change")` → "1 change", `count(2_000, "row")` → "2,000 rows"."""
     return f"{n:,} {word if n == 1 else (many or plural(word))}"
+
+
+def rows_count(total: int | None, so_far: int) -> str:
+    """A table's rows: "1,234 rows", every row its query picks (`total`), never the rows read
+    so far; while those are still being counted (None), "100 rows so far, counting…"."""
+    if total is None:
+        return f"{count(so_far, 'row')} so far, counting…"
+    return count(total, "row")

@@ -260,7 +260,7 @@ class MainWindow(QMainWindow):
             edits=self.undoable_edits,
             profile=local.profile.name,  # its filters are this show's
         )
-        tab.selection_summary.connect(self.status.set_selection_summary)
+        tab.selection_summary.connect(self.on_tab_selection_summary)
         tab.model.set_background(show_tabs.in_background(self.tasks))
         tab.model.query_running.connect(self.on_model_query_running)
         tab.message.connect(self.status.show_message)
@@ -310,6 +310,12 @@ class MainWindow(QMainWindow):
     def on_tabs_current_changed(self, _index: int) -> None:
         tab = self.tabs.currentWidget()
         self.status.set_selection_summary(tab.summary() if isinstance(tab, ResourceTab) else "")
+
+    def on_tab_selection_summary(self, text: str) -> None:
+        """A tab's rows or selection changed: said if it is the tab on screen (a tab behind it,
+        refreshed by a sync, never writes its count over the shown tab's)."""
+        if self.sender() is self.tabs.currentWidget():
+            self.status.set_selection_summary(text)
 
     # ------------------------------------------------------------------------------ events
 
