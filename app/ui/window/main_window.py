@@ -133,6 +133,7 @@ class MainWindow(QMainWindow):
         )
         self.undoable_edits.applied.connect(self.on_edits_applied)
         self.undoable_edits.refused.connect(self.status.show_message)  # issue 14 (k6): undo
+        self.undoable_edits.stepped.connect(self.status.show_message)  # "Undone: …" (issue 30)
         self.undoable_edits.revertible_changed.connect(self.actions_["revert_on_show"].setEnabled)
         self.tree = ResourceTree(local.registry, owner=self)  # counts: with the session
         self.tree.set_not_offered(local.cache.not_offered())
