@@ -26,6 +26,7 @@ from app.store.cache_file import CacheFile
 from app.store.ids_read import IdsRead
 from app.store.query import ByName, Clause, FieldFilter, KeysOrder
 from app.store.shown_text import Shown
+from app.store.snapshots import read_only
 from app.store.table_query import EVERY_RECORD, TableQuery
 
 _FETCH_BATCH = 512
@@ -64,10 +65,32 @@ class CacheReads(CacheFile):
                 found.update((i, _loads(j)) for i, j in rows)
         return {i: found[i] for i in ids if i in found}
 
-    def count(self, slug: str, *, parent: str | None = None) -> int:
+    def count(
+        self,
+        slug: str,
+        *,
+        parent: str | None = None,
+        up_to: int | None = None,
+        detached: bool = False,
+    ) -> int:
+        """The records of `slug` (under `parent`, as `row_ids` picks them); at most `up_to`
+        (counting stops there: 10,000 take ~1 ms, 1,000,000 ~0.1 s). `detached=True` counts on
+        a connection of its own, for a worker thread: the shared one stays free for the
+        table's reads."""
         where = self._where(slug, parent)
-        row = self._one(f"SELECT count(*) FROM records WHERE {where.sql}", where.params)
-        return int(row[0]) if row else 0
+        sql = f"SELECT count(*) FROM records WHERE {where.sql}"
+        params: list[Any] = list(where.params)
+        if up_to is not None:
+            sql = f"SELECT count(*) FROM (SELECT 1 FROM records WHERE {where.sql} LIMIT ?)"
+            params.append(up_to)
+        if not detached:
+            row = self._one(sql, params)
+            return int(row[0]) if row else 0
+        conn = read_only(self.path)
+        try:
+            return int(conn.execute(sql, params).fetchone()[0])
+        finally:
+            conn.close()
 
     def counts(self) -> dict[str, int]:
         """Records per resource slug (resources without records are left out)."""

@@ -25,6 +25,10 @@ A big resource (`SORT_INDEX_FROM` rows) gets, in the runner: its sort keys once 
 read (a narrow copy of its values: a first sort on any column reads no JSON, decision 0023), and a
 sort index for a column after a sort on it (a sort again reads its first rows at once, 0015).
 
+What a person is told of the rows is `total`, every row the query picks, never the rows held
+so far (a first screen): an unfiltered query's counted in the cache, a filtered one's known with
+its whole list (issue 30).
+
 Rows hold ids, not rowids: 1,000,000 ids take about 70 MB, and `row_of` walks the list (about
 10 ms at 1,000,000; around the row it last found that record at first, where a refresh leaves
 it) rather than keeping a dictionary of them all. A list of ids handed to `show` or `extend` is
@@ -58,6 +62,7 @@ FIRST_SCREEN_BUDGET = 0.3  # seconds a filtered first screen may take before it 
 FREED_APART = 10_000  # ids from which a list replaced is freed in the runner, in slices of:
 FREE_SLICE = 50_000
 NEAR = 2_000  # rows either side of where `row_of` last found a record, looked at first
+COUNTED_AT_ONCE = 10_000  # records counted on the caller's thread (~1 ms); more: in the runner
 
 Ids = list[str]
 # Runs `work` somewhere (a worker thread), then `done(result)` back on the caller's thread.
@@ -91,6 +96,11 @@ class CachedRows:
         self._keying = False  # the resource's sort keys are being copied
         self._blocks: OrderedDict[int, dict[str, dict[str, Any]]] = OrderedDict()
         self._found: dict[str, int] = {}  # rows `row_of` answered last (a few)
+        # Records of the resource per parent, with no text or column filter (`total`): known
+        # from a whole list or counted; forgotten when the cache's records change.
+        self._counts: dict[str | None, int] = {}
+        self._counting: set[str | None] = set()  # parents counted in the runner now
+        self._counts_version = 0  # bumped by `forget_counts`: a count under way is dropped
         self.records_version = 0  # bumped whenever the records read are forgotten
         if first_screen:
             self.start(query)
@@ -112,6 +122,54 @@ class CachedRows:
     def complete(self) -> bool:
         """False while the rows are a first screen and the whole list is still on its way."""
         return self._complete
+
+    def total(self, counted: Callable[[], None] = lambda: None) -> int | None:
+        """How many rows the query picks in all, the extra ones too — never the rows held so
+        far: those once the whole list is there. While only a first screen is, an unfiltered
+        query's count is known from an earlier whole list of it (a sort keeps the rows and
+        changes their order only), else counted in the cache: at once up to `COUNTED_AT_ONCE`
+        records, past that in the runner (None until `counted()` is called: 1,000,000 records
+        take ~0.1 s, not for the GUI thread), at once without a runner. A filtered query's rows
+        are counted by reading them: None until its whole list is there."""
+        if self._complete:
+            return len(self._ids)
+        query = self._query
+        if query.text or query.filters:
+            return None
+        if query.parent not in self._counts:
+            self._count(query.parent, counted)
+        known = self._counts.get(query.parent)
+        return None if known is None else known + len(self._extra)
+
+    def forget_counts(self) -> None:
+        """The cache's records changed (a sync): counted again when next asked."""
+        self._counts.clear()
+        self._counts_version += 1
+
+    def _count(self, parent: str | None, counted: Callable[[], None]) -> None:
+        cache, slug, runner = self._cache, self._slug, self.runner
+        if runner is None:
+            self._counts[parent] = cache.count(slug, parent=parent)
+            return
+        if parent in self._counting:
+            return
+        few = cache.count(slug, parent=parent, up_to=COUNTED_AT_ONCE)
+        if few < COUNTED_AT_ONCE:
+            self._counts[parent] = few
+            return
+        self._counting.add(parent)
+        version = self._counts_version
+
+        def work() -> Ids:
+            return [str(cache.count(slug, parent=parent, detached=True))]
+
+        def done(answer: Ids) -> None:
+            self._counting.discard(parent)
+            if version == self._counts_version:  # else the records changed since: not theirs
+                self._counts[parent] = int(answer[0])
+                counted()
+
+        runner(work, done)
 
     @property
     def waiting(self) -> bool:
@@ -286,6 +344,7 @@ class CachedRows:
         self._replace(ids)
         self._complete = complete
         self.forget_records()
+        self._note_count()
 
     def _replace(self, ids: Ids) -> None:
         """`ids`, then the extra ones, are the rows; the list before is freed in the runner."""
@@ -312,6 +371,14 @@ class CachedRows:
         `ids` itself, as `show` does."""
         self._replace(ids)
         self._complete = True
+        self._note_count()
+
+    def _note_count(self) -> None:
+        """A whole unfiltered list is its resource's count (under its parent) until the cache's
+        records change: a sort of it says its count at once, before its rows are read."""
+        query = self._query
+        if self._complete and not (query.text or query.filters):
+            self._counts[query.parent] = len(self._ids) - len(self._extra)
 
     def set_extra(self, extra: Ids) -> None:
         """The rows after the queried ones (records not in the cache yet), replaced (in place:

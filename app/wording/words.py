@@ -73,6 +73,38 @@ def plural(word: str) -> str:
     return word + "s"
 
 
+def singular(word: str) -> str:
+    """The singular of a plural noun as the window uses them ("products" → "product",
+    "categories" → "category"); a word that is no plural is kept."""
+    lower = word.lower()
+    for one, many in _IRREGULAR.items():
+        if lower.endswith(many):
+            return word[: len(word) - len(many)] + one
+    for ending in ("ches", "shes", "sses", "xes"):
+        if lower.endswith(ending):
+            return word[:-2]
+    if lower.endswith("ies"):
+        return word[:-3] + "y"
+    if lower.endswith("s") and not lower.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def count_of(n: int, title: str) -> str:
+    """A count of a resource's records by its title: `count_of(1, "Products")` → "1 product",
+    `count_of(3, "Sales reps")` → "3 sales reps"."""
+    one = singular(title.lower())
+    return count(n, one, plural(one))
+
+
 def count(n: int, word: str, many: str | None = None) -> str:
     """`count(1, "change")` → "1 change", `count(2_000, "row")` → "2,000 rows"."""
     return f"{n:,} {word if n == 1 else (many or plural(word))}"
+
+
+def rows_count(total: int | None, so_far: int) -> str:
+    """A table's rows: "1,234 rows", every row its query picks (`total`), never the rows read
+    so far; while those are still being counted (None), "100 rows so far, counting…"."""
+    if total is None:
+        return f"{count(so_far, 'row')} so far, counting…"
+    return count(total, "row")

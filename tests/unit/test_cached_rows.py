@@ -259,3 +259,64 @@ def test_a_refresh_that_moved_no_row_keeps_the_rows_as_they_are(cache: Cache) ->
     cache.delete("customers", ["c00003"])
     rows.requery(rows.query, lambda ids, _complete: answered.append(ids), first_screen=False)
     assert rows.extension(answered[1]) is None and len(answered[1]) == COUNT - 1
+
+
+def test_the_total_is_every_row_of_the_query_never_the_first_screen(
+    cache: Cache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 30, item 14: while a first screen is shown, an unfiltered query's total is counted
+    in the cache (past `COUNTED_AT_ONCE`, in the runner: None until it says so), or known from
+    its last whole list; a filtered one's is known with its whole list; extra rows count too;
+    a count under way when the records change is dropped."""
+    monkeypatch.setattr(cached_rows, "COUNTED_AT_ONCE", COUNT // 2)  # this resource is "big"
+    rows = CachedRows(cache, "customers", first_screen=True)
+    asked: list[tuple[Callable[[], list[str]], Callable[[list[str]], None]]] = []
+    rows.runner = lambda work, done: asked.append((work, done))
+    heard: list[str] = []
+    assert rows.count == FIRST_SCREEN and not rows.complete
+    assert rows.total(lambda: heard.append("counted")) is None  # counted in the runner…
+    assert rows.total() is None and len(asked) == 1  # … once
+    work, done = asked.pop()
+    done(work())
+    assert heard == ["counted"] and rows.total() == COUNT
+    rows.set_extra(["new-1"])  # a record created here
+    assert rows.total() == COUNT + 1
+
+    def ready(ids: list[str], complete: bool) -> None:
+        more = rows.extension(ids) if complete else None
+        rows.show(ids, complete) if more is None else rows.extend(ids)
+
+    rows.requery(TableQuery(text="Shop 3"), ready)  # a filter: its first screen, then the rest
+    work, done = asked.pop(0)
+    done(work())
+    assert not rows.complete and rows.total() is None and not asked[1:]
+    work, done = asked.pop(0)
+    done(work())
+    assert rows.complete and rows.total() == COUNT // 10 + 1 == rows.count
+
+    rows.requery(TableQuery(order_by="customerName"), ready)  # unfiltered, whole list not read
+    work, done = asked.pop(0)
+    done(work())
+    assert not rows.complete and rows.total() == COUNT + 1 and not asked[1:]  # known: no count
+    rows.forget_counts()  # the records changed (a sync): counted again
+    assert rows.total() is None and len(asked) == 2
+    cache.upsert("customers", [{"id": "c99999", "customerID": "CU99999"}])
+    rows.forget_counts()  # changed again while it counted: that count is not theirs
+    count_work, count_done = asked.pop()
+    count_done(count_work())
+    assert heard == ["counted"]  # not said: it did not count the records as they are now
+    assert rows.total(lambda: heard.append("counted")) is None and len(asked) == 2  # again
+    for work, done in asked:
+        done(work())
+    assert heard == ["counted", "counted"]
+    assert rows.complete and rows.total() == COUNT + 2 == rows.count
+
+
+def test_a_small_resource_is_counted_at_once_and_a_count_stops_where_asked(
+    cache: Cache,
+) -> None:
+    rows = CachedRows(cache, "customers", first_screen=True)
+    rows.runner = lambda work, done: pytest.fail("counted in the runner")
+    assert not rows.complete and rows.total() == COUNT  # fewer than COUNTED_AT_ONCE
+    assert cache.count("customers", up_to=10) == 10 and cache.count("customers") == COUNT
+    assert cache.count("customers", detached=True) == COUNT

@@ -15,6 +15,7 @@ from app.store.outbox import NewChange, Outbox
 from app.sync.reports.push_history import (
     audit_rows_of,
     filtered,
+    history_count,
     pushed_changes,
     record_names,
     results,
@@ -81,3 +82,17 @@ def test_records_are_named_by_their_business_key_when_cached(
         names = record_names(cache, registry, entries)
     assert names == {("customers", "c1"): "CU1 · c1", ("customers", "c3"): "c3"}  # c3 is gone
     assert [e.record_id for e in filtered(entries, "cu1", names=names)] == ["c1"]
+
+
+def test_the_history_counts_each_outcome_apart(outbox: Outbox) -> None:
+    """Issue 30, item 5: a conflict is never counted among pushed changes."""
+    assert history_count([], []) == "Nothing pushed yet"
+    for n in range(3):
+        settle(outbox, update(f"a{n}", city="Lyon"), "applied")
+    settle(outbox, update("f1", city="Oslo"), "failed: HTTP 400: bad city")
+    settle(outbox, update("k1", city="Rome"), "conflict")
+    entries = pushed_changes(outbox.audit_rows())
+    assert history_count(entries, entries) == "3 applied, 1 failed, 1 in conflict"
+    conflicts = filtered(entries, result="conflict")
+    assert history_count(entries, conflicts) == "1 of 5 shown: 1 in conflict"
+    assert history_count(entries, []) == "0 of 5 shown"

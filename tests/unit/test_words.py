@@ -10,7 +10,7 @@ from app.api.registry import default_registry
 from app.cli import _gui_parser
 from app.commands.parser import headless_parser
 from app.wording.references import title_of as ui_title_of
-from app.wording.words import count, plural, title_of
+from app.wording.words import count, count_of, plural, rows_count, title_of
 
 
 @pytest.mark.parametrize(
@@ -61,3 +61,23 @@ def test_the_commands_taking_a_slug_list_them_in_their_help() -> None:
     for name in ("sync", "push", "export", "import"):
         helped = sub.choices[name].format_help()  # type: ignore[index]
         assert "customers" in helped and "Product pricing" in helped
+
+
+def test_a_tables_rows_are_all_its_rows_or_said_to_be_counted() -> None:
+    assert rows_count(1, 1) == "1 row"
+    assert rows_count(100_000, 100) == "100,000 rows"
+    assert rows_count(None, 100) == "100 rows so far, counting…"
+
+
+@pytest.mark.parametrize(
+    ("title", "one", "two"),
+    [
+        ("Products", "1 product", "2 products"),
+        ("Categories", "1 category", "2 categories"),
+        ("Sales reps", "1 sales rep", "2 sales reps"),
+        ("Delivery dates", "1 delivery date", "2 delivery dates"),
+        ("Sales rep hierarchy", "1 sales rep hierarchy", "2 sales rep hierarchies"),
+    ],
+)
+def test_records_are_counted_by_their_resources_title(title: str, one: str, two: str) -> None:
+    assert count_of(1, title) == one and count_of(2, title) == two

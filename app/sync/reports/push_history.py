@@ -2,7 +2,8 @@
 
 The audit log (app/store/audit.py) keeps one row per changed field of every settled change.
 Here those rows become one entry per change and push ("14:02 · Customers CU1 · City: Paris →
-Lyon; Price zone: 2 → 3 · applied"), newest first, with a filter by text and by result. The
+Lyon; Price zone: 2 → 3 · applied"), newest first, with a filter by text and by result, and
+counted by outcome ("11 applied, 1 failed, 1 in conflict": a conflict is no pushed change). The
 window's history view (app/ui/outbox/history_view.py) shows it; an export writes the shown
 entries' audit rows through the one audit export (`audit_export.export`). "Who" is the profile the
 outbox belongs to: every change in it was pushed through that connection. Qt-free.
@@ -75,6 +76,31 @@ def pushed_changes(rows: Iterable[AuditRow]) -> list[PushedChange]:
         for (seq, at, result), g in groups.items()
     ]
     return sorted(entries, key=lambda e: (e.at, e.seq), reverse=True)
+
+
+# An outcome's words in a count ("2 applied", "1 in conflict"), in the order they are said.
+OUTCOME_WORDS = {"applied": "applied", "failed": "failed", "conflict": "in conflict"}
+
+
+def outcome_counts(entries: Sequence[PushedChange]) -> str:
+    """ "11 applied, 1 failed, 1 in conflict": the entries by outcome, each apart (outcomes
+    not there left out; "Nothing pushed yet" for none)."""
+    found: dict[str, int] = {}
+    for entry in entries:
+        found[entry.outcome] = found.get(entry.outcome, 0) + 1
+    order = [*OUTCOME_WORDS, *sorted(set(found) - set(OUTCOME_WORDS))]
+    parts = [f"{found[o]:,} {OUTCOME_WORDS.get(o, o)}" for o in order if o in found]
+    return ", ".join(parts) or "Nothing pushed yet"
+
+
+def history_count(entries: Sequence[PushedChange], shown: Sequence[PushedChange]) -> str:
+    """What the history says of its entries: counted by outcome ("2 applied, 1 in conflict");
+    narrowed by a filter, how many of them are shown and those by outcome ("2 of 13 shown:
+    2 applied")."""
+    if len(shown) == len(entries):
+        return outcome_counts(entries)
+    narrowed = f"{len(shown):,} of {len(entries):,} shown"
+    return f"{narrowed}: {outcome_counts(shown)}" if shown else narrowed
 
 
 def results(entries: Sequence[PushedChange]) -> list[str]:

@@ -4,7 +4,9 @@
   opens the review first (Ctrl+S, the outbox's Push, a form's Save when the profile pushes a
   record when it is saved — one rule for all of them).
 - `per_record(changes)`: the changes of a push per record, for the review (before → after).
-- `summarize(report)`: "47 pushed, 2 failed" for the status bar once the push is over.
+- `summarize(report)`: "47 pushed, 2 failed" for the status bar once the push is over; a push
+  that could not reach the show says so, and what of it stays true once the show answers again
+  (`PushSummary.once_reachable`).
 """
 
 from __future__ import annotations
@@ -34,24 +36,37 @@ def per_record(changes: Iterable[Change]) -> list[list[Change]]:
 @dataclass(frozen=True)
 class PushSummary:
     """What a finished push says in the status bar; `failures` (failed and in conflict) are
-    one click away."""
+    one click away. A push that could not reach the show (`unreachable`) says so only while it
+    cannot: `reached` is what stays true once the show answers again."""
 
     text: str
     failures: int = 0
     unreachable: bool = False
+    reached: str = ""  # of an unreachable push: what it settled before ("" if nothing)
+
+    def once_reachable(self) -> PushSummary | None:
+        """What this summary says once the show answers again: the same, unless it said the
+        show cannot be reached — then only what the push settled before (None: nothing; the
+        changes it kept are counted as pending beside it)."""
+        if not self.unreachable:
+            return self
+        return PushSummary(self.reached, self.failures) if self.reached else None
 
 
 def summarize(report: PushReport) -> PushSummary:
     """ "47 pushed, 2 failed, 1 in conflict", or "Not pushed: the show cannot be reached"."""
-    if report.unreachable is not None:
-        n = report.kept
-        text = f"Not pushed: the show cannot be reached ({n:,} pending)"
-        if report.done:
-            text = f"{report.done:,} pushed, then the show could not be reached ({n:,} pending)"
-        return PushSummary(text, report.failed + report.conflicts, unreachable=True)
+    failures = report.failed + report.conflicts
     parts = [f"{report.done:,} pushed"]
     if report.failed:
         parts.append(f"{report.failed:,} failed")
     if report.conflicts:
         parts.append(f"{report.conflicts:,} in conflict")
-    return PushSummary(", ".join(parts), report.failed + report.conflicts)
+    settled = ", ".join(parts)
+    if report.unreachable is not None:
+        n = report.kept
+        text = f"Not pushed: the show cannot be reached ({n:,} pending)"
+        if report.done:
+            text = f"{report.done:,} pushed, then the show could not be reached ({n:,} pending)"
+        reached = settled if report.done or failures else ""
+        return PushSummary(text, failures, unreachable=True, reached=reached)
+    return PushSummary(settled, failures)

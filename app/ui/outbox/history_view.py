@@ -2,7 +2,8 @@
 
 A tab over the audit log (app/store/audit.py), read per change by app/sync/reports/push_history.py,
 newest first. A text filter (resource, record, field, value, reason) and a result filter
-(applied, failed, conflict) narrow it; "Export CSV…" writes the shown entries' audit rows
+(applied, failed, conflict) narrow it, its count says each outcome apart ("2 applied, 1 in
+conflict"); "Export CSV…" writes the shown entries' audit rows
 through the one audit export, in a worker thread so a long history never freezes the window.
 """
 
@@ -35,6 +36,7 @@ from app.sync.reports.push_history import (
     PushedChange,
     audit_rows_of,
     filtered,
+    history_count,
     pushed_changes,
     record_names,
     results,
@@ -185,11 +187,7 @@ class HistoryView(QWidget):
         )
         self.model.set_items(shown)
         self.table.resizeColumnsToContents()
-        total = len(self._all)
-        noun = "pushed change" if total == 1 else "pushed changes"
-        self.count_label.setText(
-            f"{total} {noun}" if len(shown) == total else f"{len(shown)} of {total} {noun}"
-        )
+        self.count_label.setText(history_count(self._all, shown))  # applied, failed, conflicts
         self.export_button.setEnabled(bool(shown))
 
     def _ask_save_path(self, suggested: str) -> Path | None:

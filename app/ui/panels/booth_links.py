@@ -34,6 +34,7 @@ from app.store.changes import Change
 from app.store.table_query import TableQuery
 from app.ui.form.pickers import unit_text
 from app.ui.panels.record_panel import PanelContext, RecordPanel, failure_text
+from app.wording.words import count_of
 
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -115,7 +116,7 @@ class BoothLinks(RecordPanel):
         else:
             seq = self.special(self.child.slug, "associate-many", params=params, body=keys)
         seqs = [] if seq is None else [seq]
-        self.queue(seqs, f"{len(keys)} {self.target.title.lower()} added to {booth}")
+        self.queue(seqs, f"{count_of(len(keys), self.target.title)} added to {booth}")
         return seqs
 
     def remove_selected(self) -> list[int]:
@@ -130,7 +131,7 @@ class BoothLinks(RecordPanel):
             for key in keys
         ]
         seqs = [seq for seq in found if seq is not None]
-        self.queue(seqs, f"{len(keys)} {self.target.title.lower()} removed from {booth}")
+        self.queue(seqs, f"{count_of(len(keys), self.target.title)} removed from {booth}")
         return seqs
 
     def show_record(self, record_id: str | None) -> None:

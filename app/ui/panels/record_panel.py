@@ -81,6 +81,7 @@ class RecordPanel(QWidget):
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         self._awaited: set[int] = set()
+        self._said_of: list[int] = []  # the changes queued the status line speaks of (`queue`)
         self._resync_after_sync: set[str] = set()
         self.session.push_finished.connect(self.on_session_push_finished)
         self.session.sync_finished.connect(self.on_session_sync_finished)
@@ -133,8 +134,11 @@ class RecordPanel(QWidget):
 
     def on_session_outbox_changed(self, slugs: list[str]) -> None:
         """What is queued for the panel's resources changed (a gesture, an undo or redo, the
-        outbox view, a push settling it): redraw. The one signal views follow; a push's
-        outcome messages come from `push_finished` (`after_push`)."""
+        outbox view, a push settling it): redraw, and clear a status line about changes
+        withdrawn since (`queue`). The one signal views follow; a push's outcome messages come
+        from `push_finished` (`after_push`)."""
+        if self._said_of:
+            self._unsay_withdrawn()
         if set(slugs) & set(self.watched()):
             self.reload()
 
@@ -167,6 +171,7 @@ class RecordPanel(QWidget):
         self._awaited.update(seqs)
         self.queued.emit(list(seqs))
         self.say(f"{what}: queued — sent to the show with the next Push (Ctrl+Z takes it back).")
+        self._said_of = list(seqs)  # cleared with them if they are withdrawn (an undo)
         self.load()
 
     def special(self, slug: str, op: str, **given: Any) -> int | None:
@@ -207,7 +212,18 @@ class RecordPanel(QWidget):
 
     def say(self, text: str) -> None:
         self.status.setText(text)
+        self._said_of = []
         self.message.emit(text)
+
+    def _unsay_withdrawn(self) -> None:
+        """The status line spoke of changes queued that are withdrawn now (Ctrl+Z): no longer
+        true, it is cleared (the window says what was undone)."""
+        found = self.editor.outbox.states_of(self._said_of)
+        if all(found.get(seq, "discarded") == "discarded" for seq in self._said_of):
+            self._said_of = []
+            self.status.setText("")
+        elif not any(found.get(seq) in ("pending", "sending") for seq in self._said_of):
+            self._said_of = []  # pushed: what the push settled is said after it (`after_push`)
 
     def pending(self, op: str | None = None, record_id: str | None = None) -> list[Change]:
         """This resource's unsettled changes (of one op, under one record id)."""

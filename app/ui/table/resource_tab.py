@@ -201,8 +201,9 @@ class ResourceTab(QWidget):
         return ViewState(view_state.capture_layout(self.header, model.fields), model.query)
 
     def summary(self) -> str:
-        """ "N rows · M selected · sum S" for the current selection."""
-        return selection_summary(self.table, self._model.value)
+        """ "N rows · M selected · sum S" for the current selection: N every row of the
+        table's query, not the rows read so far."""
+        return selection_summary(self.table, self._model.value, self._model.row_total())
 
     # --------------------------------------------------------------------------- header menu
 
@@ -351,6 +352,9 @@ class ResourceTab(QWidget):
         self._model.modelReset.connect(self.on_model_reset)
         self._model.modelReset.connect(self.fit_new_columns)
         self._model.modelReset.connect(self.on_selection_changed)
+        self._model.rowsInserted.connect(self.on_selection_changed)  # the rest of the rows, a
+        self._model.rowsRemoved.connect(self.on_selection_changed)  # row created, undone…
+        self._model.total_counted.connect(self.on_selection_changed)
         self.table.activated.connect(self.on_table_activated)
         self.table.selectionModel().selectionChanged.connect(self.on_selection_changed)
         self.clear_filters_button.clicked.connect(self.on_clear_filters_button_clicked)

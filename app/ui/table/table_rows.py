@@ -36,10 +36,12 @@ Index = QModelIndex | QPersistentModelIndex
 
 class RecordRows(QAbstractTableModel):
     """The rows of one resource's records (optionally under one parent record), in the order
-    and filters of its query. Signal: `query_running(bool)` while a sort or filter runs in
-    the background (`set_background`)."""
+    and filters of its query. Signals: `query_running(bool)` while a sort or filter runs in
+    the background (`set_background`); `total_counted()` when `row_total`, unknown when last
+    asked, was counted in the background."""
 
     query_running = Signal(bool)
+    total_counted = Signal()
 
     def __init__(
         self,
@@ -89,6 +91,19 @@ class RecordRows(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008  # Qt's signature
         return 0 if parent.isValid() else self._rows.count
+
+    def row_total(self) -> int | None:
+        """Every row the query picks — what a person is told, where `rowCount` is the rows held
+        so far (a first screen, until the rest come): None while they are being counted
+        (`total_counted` follows if the cache counts them; Qt's row signals if reading does)."""
+        deferred = self._deferred
+        if deferred is not None and (deferred.text or deferred.filters):
+            return None  # a saved view's filtered rows: counted with their reading
+        return self._rows.total(self._on_total_counted)
+
+    def _on_total_counted(self) -> None:
+        if shiboken6.isValid(self):
+            self.total_counted.emit()
 
     # ------------------------------------------------------------------ sorting, filtering
 

@@ -74,6 +74,7 @@ class EditCellsCommand(QUndoCommand):
         self.cells = list(cells)
         self.creates = [dict(c) for c in creates]
         self.step: EditStep | None = None  # what the last redo wrote (app/sync/edit/undo.py)
+        self.redone_before = False  # the first redo is the edit itself: said by its gesture
         self.outcome = Outcome(slug)
         self.seen = seen  # the records as `edit_cells` read them: for the first redo only
 
@@ -88,6 +89,9 @@ class EditCellsCommand(QUndoCommand):
         if not self.step.wrote and not refused:
             self.setObsolete(True)  # nothing changed: no undo step
         self.editing.notify(self.outcome)
+        if self.redone_before:
+            self.editing.stepped.emit(f"Redone: {self.text()}.")
+        self.redone_before = True
 
     def undo(self) -> None:
         if self.step is not None:
@@ -101,6 +105,7 @@ class EditCellsCommand(QUndoCommand):
         self.editing.notify(
             Outcome(self.slug, cleared={(c.record_id, c.field) for c in self.cells})
         )
+        self.editing.stepped.emit(f"Undone: {self.text()}.")
 
 
 class QueuedChangesCommand(QUndoCommand):
@@ -120,6 +125,7 @@ class QueuedChangesCommand(QUndoCommand):
             self.editing.editor.requeue(self.step)
             self._queued = True
             self.editing.notify_written(self.slugs)
+            self.editing.stepped.emit(f"Redone: {self.text()}.")
 
     def undo(self) -> None:
         try:
@@ -130,18 +136,22 @@ class QueuedChangesCommand(QUndoCommand):
             return
         self._queued = False
         self.editing.notify_written(self.slugs)
+        self.editing.stepped.emit(f"Undone: {self.text()}.")
 
 
 class UndoableEdits(QObject):
     """The tables' edit sink: builds commands from cell edits and pushes them on the stack.
 
     Signals: `applied(Outcome)` — after a command's redo or undo wrote the outbox (views re-read
-    their pending cells and mark refused values); `refused(str)` — an undo was refused because
+    their pending cells and mark refused values); `stepped(str)` — an undo or a redo (not the
+    gesture itself) said: "Undone: city on C10010 in Customers." — it replaces what the
+    gesture said, no longer true; `refused(str)` — an undo was refused because
     its changes are on the show already (what and what to do instead);
     `revertible_changed(bool)` — whether "Revert on the show" has a pushed edit to revert.
     """
 
     applied = Signal(object)
+    stepped = Signal(str)
     refused = Signal(str)
     revertible_changed = Signal(bool)
 

@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         # Edit ▸ Revert on the show: enabled, and named, only while it can do something
         self.undoable_edits.revertible_changed.connect(self.on_revert_state_changed)
         self.undoable_edits.applied.connect(self.on_revert_state_changed)
+        self.undoable_edits.stepped.connect(self.status.show_message)  # "Undone: …" (issue 30)
         self.tree = ResourceTree(local.registry, owner=self)  # counts: with the session
         self.tree.set_not_offered(local.cache.not_offered())
         self.tree.open_requested.connect(self.open_resource)
@@ -266,7 +267,7 @@ class MainWindow(QMainWindow):
             edits=self.undoable_edits,
             profile=local.profile.name,  # its filters are this show's
         )
-        tab.selection_summary.connect(self.status.set_selection_summary)
+        tab.selection_summary.connect(self.on_tab_selection_summary)
         tab.model.set_background(show_tabs.in_background(self.tasks))
         tab.model.query_running.connect(self.on_model_query_running)
         tab.message.connect(self.status.show_message)
@@ -316,6 +317,12 @@ class MainWindow(QMainWindow):
     def on_tabs_current_changed(self, _index: int) -> None:
         tab = self.tabs.currentWidget()
         self.status.set_selection_summary(tab.summary() if isinstance(tab, ResourceTab) else "")
+
+    def on_tab_selection_summary(self, text: str) -> None:
+        """A tab's rows or selection changed: said if it is the tab on screen (a tab behind it,
+        refreshed by a sync, never writes its count over the shown tab's)."""
+        if self.sender() is self.tabs.currentWidget():
+            self.status.set_selection_summary(text)
 
     # ------------------------------------------------------------------------------ events
 

@@ -141,6 +141,7 @@ class ShowStatusBar(QStatusBar):
         self.push_on_save = ElidingLabel(self)  # "Save pushes": the profile pushes on save
         self.push_on_save.setObjectName("push-on-save")
         self._sweeps: dict[str, str] = {}  # parent title → its words ("" when all fresh)
+        self._push_summary: PushSummary | None = None  # the last push's, while it is shown
         self.countdown = QTimer(self, interval=1000)
         self._lay_out()
         self._connect()
@@ -186,9 +187,17 @@ class ShowStatusBar(QStatusBar):
         self.push_on_save.setVisible(bool(name) and push_on_save)
 
     def set_online(self, online: bool, as_of: datetime | None = None) -> None:
+        """Online, or offline with the data's age; online again, the last push's summary says
+        no more that the show cannot be reached (only what that push settled before)."""
         self.connection.setText("Online" if online else offline_text(as_of))
         self.connection.setToolTip("")  # why it was offline, said by who knew
         self.connection.setStyleSheet("" if online else text_style(Hue.ERROR))
+        if online and self._push_summary is not None and self._push_summary.unreachable:
+            reached = self._push_summary.once_reachable()
+            if reached is None:
+                self.forget_push_summary()
+            else:
+                self._show_push_summary(reached)
 
     def on_team_status(self, status: TeamStatus | None) -> None:
         """Team mode: "Team: 3 online" with who in the tooltip (member, host, last seen), who
@@ -280,8 +289,11 @@ class ShowStatusBar(QStatusBar):
         failures one click away."""
         self.push_label.hide()
         self.push_bar.hide()
-        if summary is None:
-            return
+        if summary is not None:
+            self._show_push_summary(summary)
+
+    def _show_push_summary(self, summary: PushSummary) -> None:
+        self._push_summary = summary
         self.push_summary.setText(summary.text + (" — Show" if summary.failures else ""))
         self.push_summary.setToolTip(
             "Open the outbox on the changes that did not go through" if summary.failures else ""
@@ -292,9 +304,16 @@ class ShowStatusBar(QStatusBar):
 
     def forget_show(self) -> None:
         """The show was closed: what the bar said of its pushes is not the next show's."""
-        for widget in (self.push_label, self.push_bar, self.push_summary):
-            widget.hide()
+        self.push_label.hide()
+        self.push_bar.hide()
+        self.forget_push_summary()
+
+    def forget_push_summary(self) -> None:
+        """The last push's summary is no longer true: hidden and emptied."""
+        self._push_summary = None
+        self.push_summary.hide()
         self.push_summary.setText("")
+        self.push_summary.setToolTip("")
 
     def on_push_summary_clicked(self) -> None:
         self.failures_requested.emit()

@@ -80,7 +80,7 @@ def test_pushed_changes_are_listed_with_when_who_what_and_result(
 
         view.filter_edit.setText(str(edited[1]["customerID"]))  # found by its business key
         assert [r[0] for r in rows(view)] == [keys[1]]
-        assert view.count_label.text() == "1 of 3 pushed changes"
+        assert view.count_label.text() == "1 of 3 shown: 1 applied"
         qtbot.mouseClick(view.export_button, Qt.MouseButton.LeftButton)
         loop.run_until_complete(until(lambda: "History exported" in window.status.currentMessage()))
         with open(target, encoding="utf-8", newline="") as written:
@@ -114,3 +114,39 @@ def test_the_result_filter_offers_the_outcomes_present(qtbot: QtBot, outbox: Out
     settle(outbox, "c4", "Nice", "applied")
     view.refresh()  # the chosen filters stay
     assert box.currentText() == EVERY_RESULT and [r[0] for r in rows(view)] == ["c1"]
+
+
+def test_the_history_counts_applied_failed_and_conflicts_apart(
+    loop: qasync.QEventLoop, open_window: Opener
+) -> None:
+    """Issue 30, item 5: a push with a conflict was counted among "13 pushed changes". The
+    history says how many were applied, failed and are in conflict, each apart, and of the
+    entries a filter shows."""
+    from tests.gui.form.test_form_sim import queue_blank_key
+    from tests.gui.session.test_push_said import edit_cities
+
+    with SimServer(generate_show("tiny", seed=3), config()) as server:
+        opened = open_window(profile_for(server))
+        wait_synced(loop, opened.session)
+        window, session = opened.window, opened.session
+        ids = edit_cities(opened, ["Oslo", "Bergen", "Tromsø"])
+        theirs = server.show.get("customers", ids[2])
+        assert theirs is not None  # changed on the show meanwhile: a conflict
+        server.show.replace("customers", ids[2], {**theirs, "city": "Theirs"})
+        others = [r["id"] for r in session.cache.records("customers") if r["id"] not in ids]
+        queue_blank_key(session.editor, others[0])  # refused by the show: failed
+        window.actions_["history"].trigger()
+        view = window.tabs.currentWidget()
+        assert isinstance(view, HistoryView) and view.count_label.text() == "Nothing pushed yet"
+        session.push()
+        counts = session.outbox.counts
+        loop.run_until_complete(until(lambda: counts()["done"] == 2 and not session.tasks.busy))
+        assert (counts()["failed"], counts()["conflict"]) == (1, 1)
+
+        assert view.model.rowCount() == 4
+        assert view.count_label.text() == "2 applied, 1 failed, 1 in conflict"
+        view.result_box.setCurrentText("applied")
+        assert view.count_label.text() == "2 of 4 shown: 2 applied"
+        view.result_box.setCurrentText(EVERY_RESULT)
+        view.filter_edit.setText("Tromsø")
+        assert view.count_label.text() == "1 of 4 shown: 1 in conflict"

@@ -84,3 +84,37 @@ def units_at(server: SimServer, booth_id: str) -> list[str]:
     refs = show.booth_products.get(booth_id, [])
     by_key = [str(p["id"]) for ref in refs for p in show.find("products", "productID", ref)]
     return by_key + [ref for ref in refs if show.get("products", ref) is not None]
+
+
+def test_a_message_about_a_gesture_undone_is_replaced_and_counts_in_words(
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+) -> None:
+    """Issue 30, item 5: "1 products added to B101: queued…" stayed, in the panel and the
+    status bar, after Ctrl+Z took it back. Undone, the panel's line is cleared and the status
+    bar says what was undone (and redone); one product is "1 product"."""
+    opened = open_window(profile_for(server))
+    session, window = opened.session, opened.window
+    wait_synced(loop, session)
+    tab = window.open_resource("booths")
+    assert tab is not None and tab.form is not None
+    tab.table.setCurrentIndex(tab.model.index(0, 0))
+    links = tab.findChild(BoothLinks, "booth-products")
+    assert isinstance(links, BoothLinks) and links.key is not None
+    booth = links.key
+    links.select(links.available, links.available_keys()[:1])
+    links.add_button.click()
+    said = f"1 product added to {booth}: queued — sent to the show with the next Push"
+    assert links.status.text().startswith(said)
+    assert window.status.currentMessage().startswith(said)
+
+    window.actions_["undo"].trigger()  # Ctrl+Z
+    assert session.outbox.counts()["pending"] == 0
+    assert links.status.text() == ""  # no longer true: cleared
+    assert window.status.currentMessage() == f"Undone: 1 product added to {booth} in Booths."
+    window.actions_["redo"].trigger()
+    assert session.outbox.counts()["pending"] == 1
+    assert window.status.currentMessage() == f"Redone: 1 product added to {booth} in Booths."
+
+    links.select(links.available, links.available_keys()[:2])
+    links.add_button.click()
+    assert links.status.text().startswith(f"2 products added to {booth}: queued")

@@ -47,7 +47,7 @@ def test_a_pushed_booth_product_is_reverted_by_a_new_pending_removal(
     assert removal.op == "remove" and removal.state == "pending"
     assert new not in links.associated()  # the panel shows it at once
     assert new in server.show.booth_products[booth_id]  # nothing sent yet
-    assert undo.text().startswith("&Undo revert of 1 products added to")
+    assert undo.text().startswith("&Undo revert of 1 product added to")
     undo.trigger()  # an undo step until pushed
     assert session.outbox.changes(ACTIVE) == [] and new in links.associated()
     window.actions_["redo"].trigger()

@@ -134,3 +134,29 @@ def test_the_summary_counts_what_was_pushed_and_failed_and_opens_the_failures(
     assert [c.state for c in view.model.changes()] == ["failed"]
     assert view.model.changes()[0].record_id == records[2]["id"]
     assert all(server.show.get("customers", i) for i in ids)
+
+
+def test_not_pushed_because_the_show_was_unreachable_is_cleared_when_it_answers_again(
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+) -> None:
+    """Issue 30, item 5: "Not pushed: the show cannot be reached" stayed beside "Online" after
+    the show came back. Once it answers, the summary says no more than what stays true (here:
+    nothing was pushed, so nothing); the change is still counted as pending."""
+    show, port = server.show, server.port
+    opened = open_window(profile_for(server), answer=False)  # declines the offer to push
+    session, status = opened.session, opened.window.status
+    wait_synced(loop, session)
+    edit_cities(opened, ["Unreached"])
+    server.stop()
+    push_and_wait(loop, opened)
+    assert status.push_summary.isVisible()
+    assert status.push_summary.text() == "Not pushed: the show cannot be reached (1 pending)"
+
+    with SimServer(show, config(rate_limit=300), port=port):
+        session.on_retry_timeout()  # what the reconnect timer does
+        loop.run_until_complete(until(lambda: session.online is True, within=30))
+        assert opened.asked  # "The show answers again. Push 1 pending change now?" — No
+        assert status.connection.text() == "Online"
+        assert not status.push_summary.isVisible() and status.push_summary.text() == ""
+        assert status.outbox_buttons["pending"].text() == "1 pending"
+        loop.run_until_complete(session.tasks.cancel_all())

@@ -237,3 +237,17 @@ def test_undo_of_a_deletion_already_pushed_is_refused_and_says_so(
     undo.trigger()
     assert session.outbox.changes(ACTIVE) == [] and not undo.isEnabled()
     assert "Deleted on the show" in window.status.currentMessage()
+
+
+def test_an_undone_edit_says_so_over_what_the_edit_said(opened: Opened, server: SimServer) -> None:
+    """Issue 30, item 5: a message about an edit is not left standing once the edit is undone;
+    Ctrl+Z and Ctrl+Y say what they took back and put again."""
+    window, session = opened.window, opened.session
+    _rid, key = edit_city(opened, 0, "Lyon")
+    window.status.show_message("Pasted 1 cell")  # what a gesture says, for its few seconds
+    window.actions_["undo"].trigger()
+    assert session.outbox.changes(ACTIVE) == []
+    assert window.status.currentMessage() == f"Undone: city on {key} in Customers."
+    window.actions_["redo"].trigger()
+    assert len(session.outbox.changes(ACTIVE)) == 1
+    assert window.status.currentMessage() == f"Redone: city on {key} in Customers."
