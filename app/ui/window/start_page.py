@@ -83,6 +83,8 @@ class StartPage(QWidget):
         self.budget = QLabel(self)
         self.pushes = QLabel(self)
         self.resource = QComboBox(self)
+        # as wide as its longest resource's title, whichever is chosen ("Custome", issue 30)
+        self.resource.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.buttons = {
             name: QPushButton(text, self)
             for name, text in (

@@ -68,6 +68,9 @@ def test_the_form_fits_beside_the_table_and_no_text_is_cut(
         window, session = opened.window, opened.session
         window.resize(width, height)
         wait_synced(loop, session)
+        assert window.centre.currentWidget() is window.start_page
+        assert cut_texts(window) == [], "the start page"
+        save_screenshot(window, f"start-page-{width}x{height}.png", tmp_path)
         tab = window.open_resource("customers")
         assert tab is not None and tab.form is not None
         tab.table.setCurrentIndex(tab.model.index(2, 0))
