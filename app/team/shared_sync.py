@@ -174,7 +174,8 @@ class TeamSync:
         cancel = cancel or asyncio.Event()
         waited_on: int | None = None
         if wanted is not None and recent > 0:
-            synced = await self._ride(partial(self._recently_synced, list(wanted), recent))
+            look = partial(self._recently_synced, list(wanted), recent)
+            synced = await self._ride(look, threaded=True)  # off the window's thread
             if synced is not None:
                 caught = await self._ride(self.catch_up, threaded=True)
                 by, ago = synced
