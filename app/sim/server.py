@@ -11,6 +11,7 @@ keyfile)` serves HTTPS with that certificate (tests of the client's certificate 
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import socket
 import threading
@@ -29,6 +30,23 @@ from app.sim.generator import generate_show
 from app.sim.show import Show
 
 STARTUP_TIMEOUT = 10.0
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn, closing on its own loop what its graceful shutdown left open.
+
+    A connection still mid-request when the simulator stops outlives uvicorn's graceful
+    timeout; left alone, its transport would be closed by a later garbage collection on
+    whatever thread runs it (a GUI test's), as an "unclosed transport" warning.
+    """
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().shutdown(sockets)
+        for connection in list(self.server_state.connections):
+            transport = getattr(connection, "transport", None)
+            if transport is not None:
+                transport.abort()
+        await asyncio.sleep(0)  # the aborts' connection_lost callbacks run here
 
 
 def _loopback(host: str) -> None:
@@ -152,7 +170,7 @@ class SimServer:
             ssl_certfile=self.tls[0] if self.tls else None,
             ssl_keyfile=self.tls[1] if self.tls else None,
         )
-        return uvicorn.Server(config)
+        return _Uvicorn(config)
 
     def start(self) -> SimServer:
         """Serve in a background thread; returns once uvicorn is accepting requests."""
