@@ -9,14 +9,18 @@ launches a command without waiting (to run members at once), `run(...)` waits fo
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.sim import SimServer
 
 SECRET_ENV = "SHOWDESK_CLIENT_SECRET"
+HUNG = 240.0  # seconds a member's command may take: under pytest-timeout's 300, so a hang fails
+# the test with the member's stacks instead of the timeout ending the whole test worker
 
 
 @dataclass
@@ -40,7 +44,7 @@ class TeamMember:
 
     def env(self) -> dict[str, str]:
         env = {**os.environ, SECRET_ENV: self.secret, "PGPASSFILE": str(self.pgpass),
-               "HOME": str(self.home)}  # fmt: skip
+               "HOME": str(self.home), "PYTHONFAULTHANDLER": "1"}  # fmt: skip
         for var, sub in {"XDG_DATA_HOME": "data", "XDG_CONFIG_HOME": "config",
                          "XDG_CACHE_HOME": "cache", "XDG_STATE_HOME": "state"}.items():  # fmt: skip
             env[var] = str(self.home / sub)
@@ -60,7 +64,7 @@ class TeamMember:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )  # fmt: skip
 
-    def run(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    def run(self, *args: str, timeout: float = HUNG) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             self.argv(*args), env=self.env(), text=True, capture_output=True, timeout=timeout
         )
@@ -79,11 +83,37 @@ def members(
 
 
 def finish(
-    processes: list[subprocess.Popen[str]], timeout: float = 300
+    processes: list[subprocess.Popen[str]], timeout: float = HUNG
 ) -> list[tuple[int, str, str]]:
-    """Wait for every process; (exit code, stdout, stderr) each, in order."""
-    results = []
+    """Wait for every process; (exit code, stdout, stderr) each, in order. One still running
+    after `timeout` fails the test with what it printed and the stacks of its threads."""
+    results, deadline = [], time.monotonic() + timeout
     for process in processes:
-        out, err = process.communicate(timeout=timeout)
+        try:
+            out, err = process.communicate(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            out, err = stop_hung(process)
+            for other in processes:
+                if other.poll() is None:
+                    stop_hung(other)
+            raise AssertionError(
+                f"{process.args!r} still running after {timeout:g} s; "
+                f"its output and threads:\n{out}\n{err}"
+            ) from None
         results.append((process.returncode, out, err))
     return results
+
+
+def stop_hung(process: subprocess.Popen[str], *, read: bool = True) -> tuple[str, str]:
+    """End a member's command that hangs, its threads' stacks first (PYTHONFAULTHANDLER prints
+    them on SIGABRT); answers what it printed (`read=False`: its pipes are read elsewhere)."""
+    process.send_signal(signal.SIGABRT)
+    try:
+        if not read:
+            process.wait(timeout=10)
+            return "", ""
+        out, err = process.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+    return out or "", err or ""

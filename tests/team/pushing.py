@@ -11,20 +11,28 @@ from collections.abc import Callable
 from app.team.claims import Claim, Claims
 from app.team.database import TeamDatabase
 from app.team.team import Team, open_team
-from tests.team.members import TeamMember
+from tests.team.members import TeamMember, stop_hung
 
 DEADLINE = 120.0  # seconds a condition may take to come true on a loaded machine
 
 
 class Running:
-    """A started `showdesk` process whose stderr lines are collected as they are written."""
+    """A started `showdesk` process whose stderr lines are collected as they are written (and
+    its stdout, read alongside so a full pipe never stalls it)."""
 
     def __init__(self, process: subprocess.Popen[str]) -> None:
         self.process = process
         self.lines: list[str] = []
+        self.out: list[str] = []
         self._said = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+        self._out_reader = threading.Thread(target=self._read_out, daemon=True)
+        self._out_reader.start()
+
+    def _read_out(self) -> None:
+        assert self.process.stdout is not None
+        self.out.append(self.process.stdout.read())
 
     def _read(self) -> None:
         assert self.process.stderr is not None
@@ -51,14 +59,23 @@ class Running:
                 self._said.wait(min(left, 1.0))
 
     def finish(self) -> tuple[int, str, str]:
-        """Wait for the end: exit code, stdout, the whole stderr."""
+        """Wait for the end: exit code, stdout, the whole stderr. Still running after DEADLINE,
+        the test fails with what the process said and its threads' stacks."""
         assert self.process.stdout is not None and self.process.stderr is not None
-        with self.process.stdout:
-            out = self.process.stdout.read()
-        code = self.process.wait(timeout=DEADLINE)
+        try:
+            code = self.process.wait(timeout=DEADLINE)
+        except subprocess.TimeoutExpired:
+            stop_hung(self.process, read=False)
+            self._reader.join(timeout=10)
+            raise AssertionError(
+                f"still running after {DEADLINE:g} s; what it said, then its threads:\n"
+                + "\n".join(self.lines)
+            ) from None
+        self._out_reader.join(timeout=DEADLINE)
         self._reader.join(timeout=DEADLINE)
+        self.process.stdout.close()
         self.process.stderr.close()
-        return code, out, "\n".join(self.lines)
+        return code, "".join(self.out), "\n".join(self.lines)
 
 
 def until(condition: Callable[[], bool], what: str) -> None:
