@@ -3,18 +3,29 @@
 A `FieldInput` wraps one input widget and speaks in record values, not widget text: `value()`
 is what goes into a `FieldEdit` (None for "empty"), `set_value()` shows a record's value without
 reporting an edit, `problem()` is the inline check run as the user types ("must be a whole
-number", "is required") — a value with a problem is never queued.
+number", "is required") — a value with a problem is never queued. `name_for_people()` gives its
+inputs the field's title and what the field takes, for a screen reader.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLineEdit,
+    QPlainTextEdit,
+    QWidget,
+)
 
 from app.sync.edit.values import is_empty
 
+INPUTS = (QLineEdit, QComboBox, QCheckBox, QAbstractItemView, QAbstractSpinBox, QPlainTextEdit)
 INVALID_STYLE = (
     "QLineEdit, QComboBox, QListWidget, QTableWidget, QCheckBox { border: 1px solid #c62828; }"
 )
@@ -38,6 +49,21 @@ class FieldInput(QWidget):
     def add(self, widget: QWidget, stretch: int = 0) -> None:
         """Put an input into the editor's row (subclasses build themselves with this)."""
         self._row.addWidget(widget, stretch)
+
+    def name_for_people(self, title: str, takes: str) -> None:
+        """The field's `title` as the accessible name of each input a person reaches, and what
+        the field `takes` as its description (issue 30, point 8). The form's label stands beside
+        this editor, not beside the input inside it, so Qt cannot link the two by itself."""
+        for widget, name, description in self.spoken_parts(title, takes):
+            widget.setAccessibleName(name)
+            widget.setAccessibleDescription(description)
+
+    def spoken_parts(self, title: str, takes: str) -> list[tuple[QWidget, str, str]]:
+        """(input, name, description) of the inputs of this editor: its own inputs (not their
+        buttons, which say what they do) are named after the field."""
+        only_mine = Qt.FindChildOption.FindDirectChildrenOnly
+        inputs = [w for w in self.findChildren(QWidget, options=only_mine) if isinstance(w, INPUTS)]
+        return [(widget, title, takes) for widget in inputs]
 
     def value(self) -> Any:
         """The value as a record holds it (None when empty)."""

@@ -1,5 +1,6 @@
 """The body of a record form: its sections of field editors, each with a message line under it,
-and the read-only JSON of the fields the model does not know."""
+and the read-only JSON of the fields the model does not know. Each editor's inputs are named for
+a screen reader here, in one place: the field's title, and what the field takes (`TAKES`)."""
 
 from __future__ import annotations
 
@@ -21,10 +22,45 @@ from app.api.registry import Resource
 from app.store.cache import Cache
 from app.ui.common.palette import Hue, text_style
 from app.ui.form.field_input import FieldInput
-from app.ui.form.inputs import input_for
+from app.ui.form.inputs import (
+    BoolInput,
+    ChoiceInput,
+    DateInput,
+    FloatInput,
+    IntInput,
+    ReadOnlyInput,
+    TextInput,
+    input_for,
+)
 from app.ui.form.layouts import column_picks, sections_for
 from app.ui.form.pickers import MultiPicker, ReferencePicker, reference_choices
+from app.ui.form.sub_table import SubTableInput
 from app.wording.references import ReferenceNames, title_of
+
+# What each kind of field takes, said after its title (the first kind the editor is wins).
+TAKES: tuple[tuple[type[FieldInput], str], ...] = (
+    (IntInput, "A whole number, or empty"),
+    (FloatInput, "A number, or empty"),
+    (DateInput, "A date, YYYY-MM-DD, typed or picked with Calendar…"),
+    (ReadOnlyInput, "Read-only here: changed through the record's own commands"),
+    (TextInput, "Text"),
+    (BoolInput, "Checked for yes, unchecked for no, partly checked when not set"),
+    (ChoiceInput, "One of a list of values, or empty"),
+    (ReferencePicker, "Type part of a name or code to pick one; Open shows it"),
+    (MultiPicker, "The records chosen"),
+    (SubTableInput, "One row per entry, edited in place; Add row and Remove row beside it"),
+)
+
+
+def what_it_takes(editor: FieldInput, cache: Cache) -> str:
+    """What `editor`'s field takes, in words: its kind, and the resource a reference names."""
+    if isinstance(editor, TextInput) and editor.email:
+        return "An e-mail address"
+    takes = next((text for kind, text in TAKES if isinstance(editor, kind)), "A value")
+    target = editor.choices.target if isinstance(editor, ReferencePicker | MultiPicker) else None
+    if target is not None and target in cache.registry:
+        return f"{cache.registry[target].title}: {takes[0].lower()}{takes[1:]}"
+    return takes
 
 
 class FormFields(QScrollArea):
@@ -57,6 +93,7 @@ class FormFields(QScrollArea):
             for field in section.fields:
                 picks = column_picks(cache, resource, field)
                 editor = input_for(model, field, resource, cache, references, box, columns=picks)
+                editor.name_for_people(title_of(field), what_it_takes(editor, cache))
                 rows.addRow(title_of(field), self._field_row(editor, box))
             column.addWidget(box)
         self.extra_box = QGroupBox("Other data (read-only)", body)

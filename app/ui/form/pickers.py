@@ -207,6 +207,13 @@ class MultiPicker(FieldInput):
         self._row.addLayout(side, 1)
         self._row.addLayout(column)
 
+    def spoken_parts(self, title: str, takes: str) -> list[tuple[QWidget, str, str]]:
+        """The chosen records' list, named after the field; the picker that adds to it."""
+        return [
+            (self.chosen, title, f"{takes}. Select one and press Remove to take it out"),
+            (self.picker, f"Add to {title}", "Type part of a name or code, then press Add"),
+        ]
+
     def keys(self) -> list[str]:
         return [str(self.chosen.item(i).data(Qt.ItemDataRole.UserRole)) for i in range(self.count)]
 

@@ -126,6 +126,10 @@ class ConflictDialog(QDialog):
 
     def _build_table(self) -> QTableWidget:
         table = QTableWidget(len(self.fields), 4, self)
+        table.setAccessibleName("Fields in conflict")
+        table.setAccessibleDescription(
+            "A row per field: its value when you edited it, then Mine and Theirs to choose from"
+        )
         table.setHorizontalHeaderLabels(["Field", "When edited", "Mine", "Theirs"])
         table.verticalHeader().hide()
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)

@@ -295,6 +295,10 @@ class OutboxView(QWidget):
 
     def _set_up_table(self) -> None:
         table = self.table
+        table.setAccessibleName("Changes in the outbox")
+        table.setAccessibleDescription("Pending, failed and conflicting changes, per resource")
+        self.detail.setAccessibleName("The selected change")
+        self.detail.setAccessibleDescription("What the selected change sends, and its result")
         table.setModel(self.model)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)

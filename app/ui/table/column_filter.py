@@ -28,6 +28,7 @@ class ColumnFilterBox(QLineEdit):
         self.field = field
         self.setText(text)
         self.setPlaceholderText(f"{title_of(field)} contains… (Enter)")
+        self.setAccessibleName(f"Filter {title_of(field)}")
         self.show()
         self.setFocus(Qt.FocusReason.OtherFocusReason)
         self.selectAll()

@@ -159,6 +159,7 @@ class ImportDialog(QDialog):
         self.changes.setObjectName("import-changes")
         self.errors = QListWidget(self)
         self.import_button = QPushButton("Import", self)
+        self._describe()
         self._fill_mapping()
         self._lay_out()
         self.check()
@@ -274,6 +275,15 @@ class ImportDialog(QDialog):
         combo.currentIndexChanged.connect(self.on_mapping_changed)
         return combo
 
+    def _describe(self) -> None:
+        """What the table and the lists hold, for a screen reader (the lists' labels name them)."""
+        self.mapping_table.setAccessibleName("Columns of the file")
+        self.mapping_table.setAccessibleDescription(
+            "Each column of the file, an example value, and the field it goes into"
+        )
+        self.changes.setAccessibleDescription("What each row will change, before it is queued")
+        self.errors.setAccessibleDescription("The rows that will not be imported, and why")
+
     def _lay_out(self) -> None:
         key = self.resource.key
         intro = QLabel(
@@ -291,10 +301,14 @@ class ImportDialog(QDialog):
         layout = QVBoxLayout(self)
         for widget in (intro, self.mapping_table, self.names_box, self.summary):
             layout.addWidget(widget)
-        layout.addWidget(QLabel("Changes, row by row:", self))
-        layout.addWidget(self.changes, 2)
-        layout.addWidget(QLabel("Rows left out:", self))
-        layout.addWidget(self.errors, 1)
+        for caption, listing, stretch in (
+            ("Changes, row by row:", self.changes, 2),
+            ("Rows left out:", self.errors, 1),
+        ):
+            label = QLabel(caption, self)
+            label.setBuddy(listing)  # the list's accessible name
+            layout.addWidget(label)
+            layout.addWidget(listing, stretch)
         layout.addWidget(buttons)
         self.resize(860, 760)
 

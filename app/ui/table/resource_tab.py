@@ -290,6 +290,13 @@ class ResourceTab(QWidget):
 
     def _build(self) -> None:
         self.filter_edit.setPlaceholderText("Filter (Ctrl+F)")
+        title = self.resource.title
+        self.filter_edit.setAccessibleName(f"Filter {title}")
+        self.filter_edit.setAccessibleDescription("Shows only the rows whose text holds this")
+        self.table.setAccessibleName(title)
+        self.table.setAccessibleDescription(
+            f"{title}, a row per record: type or F2 to edit a cell, Ctrl+F to filter"
+        )
         self.filter_edit.setClearButtonEnabled(True)
         self.clear_filters_button.setText("Clear column filters")
         top = QHBoxLayout()

@@ -2,15 +2,17 @@
 
 Never a blank grey area. The start page (app/ui/window/start_page.py) follows the session's
 signals that change its figures: the outbox, a sync, a push, going on- or offline, new data,
-and the governor for the request budget.
+and the governor for the request budget. When the start page makes way for a tab it opened
+(Open, Import a file…, Review changes…), the keyboard it had goes to that tab's table — not to
+whatever came next in the focus chain (the filter box).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QMetaObject
-from PySide6.QtWidgets import QStackedWidget, QTabWidget, QWidget
+from PySide6.QtCore import QMetaObject, Qt
+from PySide6.QtWidgets import QAbstractItemView, QStackedWidget, QTabWidget, QWidget
 
 from app.ui.window.start_page import StartPage
 
@@ -52,4 +54,10 @@ class ShowCentre(QStackedWidget):
         self.start_page.set_session(None)
 
     def on_tabs_current_changed(self, _index: int) -> None:
+        page_had_keyboard = self.start_page.isAncestorOf(self.window().focusWidget())
         self.setCurrentWidget(self.tabs if self.tabs.count() else self.start_page)
+        tab = self.tabs.currentWidget()
+        if page_had_keyboard and tab is not None and self.currentWidget() is self.tabs:
+            home = getattr(tab, "table", None)  # a resource's grid, the outbox's list
+            target = home if isinstance(home, QAbstractItemView) else tab
+            target.setFocus(Qt.FocusReason.OtherFocusReason)

@@ -47,6 +47,12 @@ from app.ui.window.team_settings import TeamSettings
 
 Tester = Callable[[Connection, Registry], Awaitable[ConnectionCheck]]
 STYLES = {"Form body": "body", "Basic header": "basic"}
+ABOUT = {  # what a field holds, for a screen reader (the others say it in their placeholder)
+    "name": "The name this desk gives the show",
+    "base_url": "The address of the show's API, https://…",
+    "auth_url": "The address where ShowDesk signs in to the show, https://…",
+    "show_id": "The show's id on the platform",
+}
 
 
 def url_problem(text: str) -> str | None:
@@ -306,10 +312,14 @@ class ProfileDialog(QDialog):
         captions = ("Name", "Base URL", "Auth URL", "Show ID", "Client secret", "CA bundle")
         for caption, (name, editor) in zip(captions, self.fields.items(), strict=True):
             form.addRow(caption, self._with_error(name, editor))
+            editor.setAccessibleName(caption)  # its label names the box it is in, not it
+            if name in ABOUT:
+                editor.setAccessibleDescription(ABOUT[name])
         form.addRow("", self.secret_note)
         form.addRow("Pacing", self._row(self.rate_limit, QLabel("per", self), self.rate_span))
         form.addRow("Interactive reserve", self.reserve)
         form.addRow("Credentials", self.credential_style)
+        self._describe_settings()
         form.addRow("Saving", self.push_on_save)
         form.addRow("Review a push of more than", self.review_push_over)
         buttons = self._row(self.test_button, None, self.cancel_button, self.save_button)
@@ -319,6 +329,18 @@ class ProfileDialog(QDialog):
         layout.addWidget(self.test_result)
         layout.addWidget(self.test_details)
         layout.addWidget(buttons)
+
+    def _describe_settings(self) -> None:
+        """Names and descriptions of the settings a label alone does not make clear."""
+        for widget, name, description in (
+            (self.rate_limit, "Requests per span", "How many requests the show allows per span"),
+            (self.rate_span, "Span", "The span of the show's rate limit, in seconds"),
+            (self.reserve, "", "The share of the rate kept for what you do while a sync runs"),
+            (self.credential_style, "Credentials", "How the client id and secret are sent"),
+        ):
+            if name:
+                widget.setAccessibleName(name)
+            widget.setAccessibleDescription(description)
 
     def _with_error(self, name: str, editor: QLineEdit) -> QWidget:
         box = QWidget(self)

@@ -79,10 +79,14 @@ class PushReviewDialog(QDialog):
         self.cost.setObjectName("push-cost")
         self.tree = QTreeWidget(self)
         self.tree.setHeaderLabels(["Record", "Change (before → after)"])
+        self.tree.setAccessibleName("Changes to push")
+        self.tree.setAccessibleDescription("Per record, each field's value before → after")
         self._fill(changes, registry)
         self.dont_ask = QCheckBox("Don't ask again under", self)
         self.threshold = QSpinBox(self, minimum=1, maximum=1_000_000, suffix=" changes")
         self.threshold.setValue(suggested_threshold(n))
+        self.threshold.setAccessibleName("Don't ask again under this many changes")
+        self.threshold.setAccessibleDescription("A smaller push goes without this review")
         self.buttons = QDialogButtonBox(self)
         self.push_button = self.buttons.addButton(
             f"Push {count(n, 'change')}", QDialogButtonBox.ButtonRole.AcceptRole

@@ -52,6 +52,10 @@ class ResourceTree(QTreeView):
         self._build()
         self.setModel(self._model)
         self.setHeaderHidden(True)
+        self.setAccessibleName("Resources")
+        self.setAccessibleDescription(
+            "The show's resources by group, with their cached counts: Enter opens one"
+        )
         self.setUniformRowHeights(True)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setExpandsOnDoubleClick(False)  # opening a resource must not fold its branch

@@ -53,6 +53,8 @@ class ShortcutsDialog(QDialog):
         rows = shortcut_rows()
         self.table = QTableWidget(len(rows), 3, self)
         self.table.setHorizontalHeaderLabels(["Command", "Keys", "Where"])
+        self.table.setAccessibleName("Keyboard shortcuts")
+        self.table.setAccessibleDescription("Every command with its keys, and where they work")
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setTabKeyNavigation(False)  # Tab leaves the list for the Close button

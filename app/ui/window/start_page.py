@@ -85,6 +85,8 @@ class StartPage(QWidget):
         self.resource = QComboBox(self)
         # as wide as its longest resource's title, whichever is chosen ("Custome", issue 30)
         self.resource.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.resource.setAccessibleName("Resource")
+        self.resource.setAccessibleDescription("The resource Open and Import a file… act on")
         self.buttons = {
             name: QPushButton(text, self)
             for name, text in (
