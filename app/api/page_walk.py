@@ -4,7 +4,10 @@ The paging names of most lists are not published (API.md), so a listing starts w
 registry says (`[paging]`, or what this profile learned), asks for a stable `sort` on the key
 field so records created meanwhile cannot shift pages, and checks the pages add up
 (`PageCursor`). When they do not — a total that more records were promised than arrived, pages
-that repeat — the common conventions are tried once; the one that works is remembered in the
+that repeat — names that paged this list before and page it now (a second page of new records)
+mean the list changed while it was read: it is read once more with them, handing out only what
+is new, and a second pass that does not add up either is `ListingIncomplete` ("kept changing").
+Otherwise the common conventions are tried once; the one that works is remembered in the
 profile (`Learned`, keys `paging.<slug>` and the show-wide `paging`) and announced as a notice
 on the last page. When none works the listing raises `ListingIncomplete`: the caller must not
 treat what arrived as the whole collection. A show that ignores every paging name and sends one
@@ -137,6 +140,24 @@ class PageWalk:
             elif ignored and first.total is None:  # no count from the show to go by
                 yield await self._one_answer(spec, first)
             return
+        if known and first.proved_paging and not first.complete:
+            # Names that paged this list before, and paged it now: the list changed while it
+            # was read (records created or removed meanwhile). Read once more, handing out only
+            # what the first pass did not: a whole second pass proves the collection.
+            log.info("%s: %s; the list changed while it was read: reading it again",
+                     self.res.title, _why(first))  # fmt: skip
+            again = self._cursor(spec, delivered, trust=trust)
+            async with aclosing(self._follow(again, known=True)) as walked:
+                async for page in walked:
+                    yield page
+            if again.complete and not again.unsure:
+                return
+            raise ListingIncomplete(
+                f"{_why(again)}: the list kept changing while it was read; nothing was removed "
+                "from the cache, sync again",
+                total=again.total,
+                arrived=len(delivered),
+            )
         log.info("%s: %s; trying other paging conventions", self.res.title, _why(first))
         for alt in alternatives(spec):
             trial = self._cursor(alt, delivered, trust=False)

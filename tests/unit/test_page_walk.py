@@ -92,3 +92,50 @@ async def test_a_sort_the_caller_asked_for_is_never_dropped(tmp_path: Path) -> N
     with pytest.raises(BadRequest):
         await run(given)
     assert Learned(tmp_path).get("paging.customers.sort") is None
+
+
+class Churning(Show):
+    """A show paging with page/resultsPerPage whose list changes while it is read: `changes`
+    times, after answering a first page, a record whose key sorts first is created."""
+
+    def __init__(self, changes: int) -> None:
+        super().__init__(("page", "resultsPerPage"))
+        self.rows, self.changes = list(ROWS), changes
+
+    async def __call__(self, query: list[tuple[str, str]]) -> Any:
+        q = dict(query)
+        self.asked.append(q)
+        per, page = int(q["resultsPerPage"]), int(q["page"])
+        answer = {"data": self.rows[(page - 1) * per : page * per], "totalCount": len(self.rows)}
+        if page == 1 and self.changes:
+            self.changes -= 1
+            n = len(self.rows)
+            self.rows.insert(0, {"id": f"a{n:03}", "customerID": f"A{n:03}"})
+        return answer
+
+
+@pytest.mark.asyncio
+async def test_a_list_that_changed_while_it_was_read_is_read_again_not_taken_for_paging(
+    tmp_path: Path,
+) -> None:
+    learned = Learned(tmp_path)
+    await run(listing(Show(("page", "resultsPerPage")), learned))  # these names page the list
+    show = Churning(changes=1)
+
+    rows, notices = await run(listing(show, learned))
+
+    assert sorted(r["id"] for r in rows) == sorted(r["id"] for r in show.rows)  # each once
+    assert len(rows) == len(ROWS) + 1 and notices == []
+    assert all("page" in q for q in show.asked)  # no other convention tried
+
+
+@pytest.mark.asyncio
+async def test_a_list_that_keeps_changing_is_incomplete_and_says_so(tmp_path: Path) -> None:
+    learned = Learned(tmp_path)
+    await run(listing(Show(("page", "resultsPerPage")), learned))
+
+    with pytest.raises(ListingIncomplete) as info:
+        await run(listing(Churning(changes=2), learned))
+
+    assert "kept changing while it was read" in info.value.message
+    assert "paging" not in info.value.message  # the show's paging names are not in doubt
