@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QItemSelection,
+    QItemSelectionModel,
     QModelIndex,
     QPoint,
     QSettings,
@@ -113,7 +114,8 @@ class ResourceTab(QWidget):
             edits=edits,
             first_screen=True,  # the rest follow once painted (from the background when set)
         )
-        self._kept: tuple[str | None, int] = (None, -1)  # current record across a model reset
+        self._kept: tuple[str | None, int, bool] = (None, -1, False)  # current record, kept
+        # across a model reset (its column, and whether it was selected)
         self.pending_label = QToolButton(self)  # the badge: a click opens the review
         self.pending_label.setAutoRaise(True)
         self.pending_label.setToolTip("Review these changes before pushing them")
@@ -161,14 +163,24 @@ class ResourceTab(QWidget):
             self._model.refresh()
 
     def on_model_about_to_be_reset(self) -> None:
-        """Whatever resets the rows (a sort, a filter, a sync), the current record stays."""
-        self._kept = (self.current_record_id(), self.table.currentIndex().column())
+        """Whatever resets the rows (a sort, a filter, a sync), the current record stays —
+        selected only if it was (the keyboard's place in a table it was given is not a
+        selection the status bar would count)."""
+        index = self.table.currentIndex()
+        selected = index.isValid() and self.table.selectionModel().isSelected(index)
+        self._kept = (self.current_record_id(), index.column(), selected)
 
     def on_model_reset(self) -> None:
-        current, column = self._kept
-        self._kept = (None, -1)
+        current, column, selected = self._kept
+        self._kept = (None, -1, False)
         if current is not None and (row := self._model.row_of(current)) >= 0:
-            self.table.setCurrentIndex(self._model.index(row, max(column, 0)))
+            index = self._model.index(row, max(column, 0))
+            if selected:
+                self.table.setCurrentIndex(index)
+            else:
+                self.table.selectionModel().setCurrentIndex(
+                    index, QItemSelectionModel.SelectionFlag.NoUpdate
+                )
 
     def current_record_id(self) -> str | None:
         index = self.table.currentIndex()
