@@ -63,7 +63,7 @@ typecheck: $(STAMP)
 unit: $(STAMP) sysdeps
 	@if [ -e $(BUNDLE) ]; then $(MAKE) --no-print-directory package; fi
 	@if [ -e $(ONEFILE) ]; then $(MAKE) --no-print-directory package-onefile; fi
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=15
 
 test: lint typecheck unit
 reliability: $(STAMP) sysdeps ; @$(BIN)/python -m tests.reliability.report --run --full  # tests/reliability/report.py
