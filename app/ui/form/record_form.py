@@ -87,6 +87,7 @@ class RecordForm(QWidget):
         self._tinted: set[str] = set()
         self._failed_fields: set[str] = set()  # fields showing the show's refusal
         self.title = QLabel(self)
+        self.note = QLabel(self)  # why no record, or this one, is shown (`show_note`)
         self.messages = FormMessages(self)
         self.fields = FormFields(self.model, resource, editor.cache, references, self)
         self.editors: dict[str, FieldInput] = self.fields.editors
@@ -114,6 +115,7 @@ class RecordForm(QWidget):
 
     def show_record(self, record_id: str | None) -> None:
         """Show this record as the user sees it (cache + pending changes); None: nothing."""
+        self.show_note("")
         self.record_id, self.is_new = record_id, False
         record = self.editor.current(self.resource.slug, record_id) if record_id else None
         self._load(record or {})
@@ -124,8 +126,15 @@ class RecordForm(QWidget):
         self._tint_teammates()
         self.record_shown.emit(record_id or "")
 
+    def show_note(self, text: str) -> None:
+        """A short line under the title saying why no record (or this one) is shown, e.g. "The
+        record shown before is not among the filtered rows." ("": none)."""
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
+
     def new_record(self) -> None:
         """Start a new record: empty fields, Save creates it."""
+        self.show_note("")
         self.record_id, self.is_new = None, True
         self._load({})
         self.record_shown.emit("")
@@ -389,9 +398,11 @@ class RecordForm(QWidget):
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
+        layout.addWidget(self.note)
         layout.addWidget(self.messages)
         layout.addWidget(self.fields, 1)
         layout.addLayout(buttons)
+        self.note.setWordWrap(True)
         self.messages.reload_requested.connect(self.on_banner_reload)
         self.fields.field_edited.connect(self.on_fields_field_edited)
         if self.resource.key in self.editors:
