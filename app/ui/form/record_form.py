@@ -34,11 +34,12 @@ from app.sync.edit.overlay import PendingOverlay
 from app.sync.edit.record_moves import ReadVersion, pending_moved, same_record
 from app.sync.edit.values import is_empty, same_in_form
 from app.ui.common.palette import Hue, background
+from app.ui.common.when import local_when
 from app.ui.form.banner import FormMessages
 from app.ui.form.field_input import FieldInput
 from app.ui.form.fields import FormFields
 from app.ui.form.layouts import CREATED_ELSEWHERE
-from app.wording.references import ReferenceNames, show_date, title_of
+from app.wording.references import ReferenceNames, title_of
 from app.wording.words import count
 
 Confirm = Callable[[str], bool]
@@ -352,7 +353,7 @@ class RecordForm(QWidget):
             when = record.get("modifiedDate")
             text = f"<b>{escape(str(name))}</b>"  # the record by its name and key (issue 30)
             text += f" · {escape(str(key))}" if key not in (None, "", name) else ""
-            text += f" · modified {escape(show_date(str(when)))}" if when else ""
+            text += f" · modified {escape(local_when(str(when)))}" if when else ""  # as the grid
         self.title.setText(text)
         self.title.setToolTip("" if self.record_id is None else f"id {self.record_id}")
 
