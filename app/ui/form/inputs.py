@@ -72,17 +72,24 @@ class NumberInput(TextInput):
 
     whole = False
 
-    def __init__(self, field: str, owner: QWidget | None = None) -> None:
+    def __init__(
+        self, field: str, owner: QWidget | None = None, *, places: int | None = None
+    ) -> None:
         super().__init__(field, owner=owner)
         self.marks = locale_marks()
+        self.places = places  # a price's 2: written "14.90", as the grid writes it
+        self._given: Any = None  # the value shown, as the record holds it
 
     def value(self) -> Any:
         typed = typed_number(self.text(), self.marks, whole=self.whole)
-        return self.text() if isinstance(typed, Misread) else typed  # `text_problem` says why
+        if isinstance(typed, Misread):
+            return self.text()  # `text_problem` says why
+        return self._given if typed == self._given else typed  # 20 shown "20.00" stays 20
 
     def set_value(self, value: Any) -> None:
+        self._given = value
         with QSignalBlocker(self.line):
-            self.line.setText(write_number(value, self.marks))
+            self.line.setText(write_number(value, self.marks, self.places))
 
     def text_problem(self) -> str | None:
         typed = typed_number(self.text(), self.marks, whole=self.whole)
@@ -298,11 +305,12 @@ def input_for(
         return ChoiceInput(field, detail, owner)
     editors: dict[str, type[FieldInput]] = {
         "int": IntInput,
-        "float": FloatInput,
         "bool": BoolInput,
         "date": DateInput,
         "object": ReadOnlyInput,
     }
+    if kind == "float":
+        return FloatInput(field, owner, places=resource.places.get(field))
     if kind in editors:
         return editors[kind](field, owner=owner)
     return TextInput(field, email="email" in field.lower(), owner=owner)
