@@ -96,6 +96,8 @@ class Resource:
     parent_field: str | None = None
     references: Mapping[str, str] = field(default_factory=dict)
     paging: PagingSpec = field(default_factory=PagingSpec)
+    # Decimal fields written with a fixed number of places (money: `price = 2` reads "14.90").
+    places: Mapping[str, int] = field(default_factory=dict)
 
     def op(self, name: str) -> Operation:
         try:
@@ -186,6 +188,7 @@ def _resource(slug: str, raw: Mapping[str, Any], paging: PagingSpec) -> Resource
             parent_field=raw.get("parent_field"),
             references=dict(raw.get("references", {})),
             paging=parse_paging(raw.get("paging", {}), f"resource {slug}", paging),
+            places=dict(raw.get("places", {})),
         )
     except KeyError as exc:
         raise RegistryError(f"resource {slug}: missing {exc.args[0]}") from None
@@ -206,6 +209,9 @@ def parse_registry(data: Mapping[str, Any]) -> Registry:
         for fld, target in res.references.items():
             if target not in resources:
                 raise RegistryError(f"{res.slug}.{fld}: reference to unknown '{target}'")
+        for fld, places in res.places.items():
+            if type(places) is not int or not 0 <= places <= 6:
+                raise RegistryError(f"{res.slug}.{fld}: places is a whole number from 0 to 6")
     return Registry(
         version=str(data.get("version", "v1")), groups=groups, resources=resources, paging=paging
     )

@@ -237,18 +237,21 @@ class CacheReads(CacheFile):
             also = (
                 *self._word_clauses(resource, needle, name),
                 *self._date_clauses(resource, needle, name),
+                *self._number_clauses(resource, needle, name),
             )
             specs.append(FieldFilter(name, needle, label_of, also))
         return specs
 
     def _shown_text(self, slug: str, text: str) -> list[Clause]:
         """The other ways a record may show `text` than its JSON text: the names of the records
-        its references name, its enumerations' words, its dates as the table writes them."""
+        its references name, its enumerations' words, its dates and decimals as the table
+        writes them."""
         resource = self.registry[slug]
         return [
             *self._name_clauses(resource, text),
             *self._word_clauses(resource, text),
             *self._date_clauses(resource, text),
+            *self._number_clauses(resource, text),
         ]
 
     def _name_clauses(self, resource: Resource, text: str) -> list[Clause]:
@@ -341,6 +344,31 @@ class CacheReads(CacheFile):
             if written is None:
                 return []
             clauses.append(Clause(f"({seen}instr({written}, ?) > 0)", (*seen_params, needle)))
+        return clauses
+
+    def _number_clauses(
+        self, resource: Resource, text: str, only: str | None = None
+    ) -> list[Clause]:
+        """A decimal as the table writes it holding `text` (digits and marks only): with the
+        user's decimal mark, a price with its places ("14,90" for 14.9). Only the fields whose
+        written text differs from the JSON's (a price's places; any decimal where the mark is
+        not "."). Each run of digits typed, its trailing zeros dropped (a place added), is
+        looked for in the JSON text first."""
+        decimal = self.shown.decimal
+        if not shown_text.could_be_number(text):
+            return []
+        runs = [r.rstrip("0") for r in _DIGIT_RUNS.findall(text)]
+        seen = "".join("instr(json, ?) > 0 AND " for r in runs if r)
+        clauses = []
+        for field in sorted(shown_text.decimal_fields(resource)):
+            places = resource.places.get(field)
+            skip = places is None and decimal == "."
+            if skip or (only is not None and field != only) or not query.is_field(field):
+                continue
+            value = f"json_extract(records.json, '{query.json_path(field)}')"
+            written = shown_text.number_sql(value, places, decimal)
+            params = (*(r for r in runs if r), text.strip())
+            clauses.append(Clause(f"({seen}instr({written}, ?) > 0)", params))
         return clauses
 
     def _stream(self, sql: str, params: Sequence[Any]) -> Iterator[Any]:

@@ -14,7 +14,8 @@ cells show (decision 0032):
   wording's words; `showdesk` keeps the defaults, the cell text of app/wording/references.py).
 - `enumerations`, `date_fields`: which fields of a resource are which, from its model.
 - `date_sql`: an SQL expression writing an ISO date the way a `Shown` pattern reads (Qt's
-  `QLocale` patterns: `dd/MM/yyyy`, `M/d/yy h:mm AP`…), None for a pattern it cannot write.
+  `QLocale` patterns: `dd/MM/yyyy`, `M/d/yy h:mm AP`…), None for a pattern it cannot write;
+  `number_sql` a decimal with its mark and, for a price, its places ("14,90").
 
 Nothing here knows Qt or the wording: what reads how is passed in.
 """
@@ -32,7 +33,17 @@ from app.api.record_shape import ShowRecord
 from app.api.registry import Resource
 from app.api.shapes import MODELS
 
-__all__ = ["Shown", "date_fields", "date_sql", "enumerations", "natural", "register"]
+__all__ = [
+    "Shown",
+    "could_be_number",
+    "date_fields",
+    "date_sql",
+    "decimal_fields",
+    "enumerations",
+    "natural",
+    "number_sql",
+    "register",
+]
 
 _DIGITS = re.compile(r"[0-9]+")
 
@@ -63,12 +74,13 @@ def _same(text: str) -> str:
 
 @dataclass(frozen=True)
 class Shown:
-    """How a table writes what is not its cached text: an enumeration's value as words, and
-    dates (a date alone, a date and time) in Qt `QLocale` patterns."""
+    """How a table writes what is not its cached text: an enumeration's value as words, dates
+    (a date alone, a date and time) in Qt `QLocale` patterns, decimals with a decimal mark."""
 
     words: Callable[[str], str] = field(default=_same, compare=False)
     date_pattern: str = "yyyy-MM-dd"
     datetime_pattern: str = "yyyy-MM-dd HH:mm:ss"
+    decimal: str = "."  # a decimal number's mark ("14,90")
 
 
 def _model(resource: Resource) -> type[ShowRecord]:
@@ -79,6 +91,17 @@ def date_fields(resource: Resource) -> frozenset[str]:
     """Fields typed as dates (a table writes them in the user's format)."""
     found = _model(resource).model_fields.items()
     return frozenset(name for name, info in found if _mentions_date(info.annotation))
+
+
+def decimal_fields(resource: Resource) -> frozenset[str]:
+    """Fields typed as decimal numbers (a table writes them with the user's decimal mark, and
+    those of the registry's `places` with that many decimals: "14.90")."""
+    found = _model(resource).model_fields.items()
+    return frozenset(
+        name
+        for name, info in found
+        if info.annotation is float or float in get_args(info.annotation)
+    )
 
 
 def enumerations(resource: Resource) -> dict[str, tuple[str, ...]]:
@@ -162,6 +185,26 @@ def date_sql(value: str, shown: Shown) -> str | None:
         f"iif(x GLOB '*T[0-9][0-9]:[0-9][0-9]*', {moment}, x)))"
     )
     return f"(SELECT lower({written}) FROM (SELECT {value} AS x))"
+
+
+def number_sql(value: str, places: int | None, decimal: str) -> str:
+    """An SQL expression: the number `value` (an SQL expression) as the table writes it, with
+    `places` decimals when given and `decimal` as its mark (NULL for anything but a number)."""
+    written = "CAST(x AS TEXT)" if places is None else f"printf('%.{int(places)}f', x)"
+    if decimal != ".":
+        written = f"replace({written}, '.', {_quoted(decimal)})"
+    return (
+        f"(SELECT iif(typeof(x) IN ('integer', 'real'), {written}, NULL) "
+        f"FROM (SELECT {value} AS x))"
+    )
+
+
+_NUMBER_TEXT = re.compile(r"[-+\d.,\s\u00a0\u202f]*\d[-+\d.,\s\u00a0\u202f]*")
+
+
+def could_be_number(needle: str) -> bool:
+    """Whether a typed text could be part of a written number: digits and marks only."""
+    return _NUMBER_TEXT.fullmatch(needle) is not None
 
 
 def could_be_date(needle: str) -> bool:

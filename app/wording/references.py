@@ -119,14 +119,18 @@ def words_of(value: str) -> str:
     return title_of(value)
 
 
-def shown(date_pattern: str | None = None, datetime_pattern: str | None = None) -> Shown:
-    """How a table writes enumerations and dates, for its queries (app/store/shown_text.py):
-    in words, and dates in these `QLocale` patterns (else as `show_date` writes them)."""
+def shown(
+    date_pattern: str | None = None, datetime_pattern: str | None = None, decimal: str = "."
+) -> Shown:
+    """How a table writes enumerations, dates and decimals, for its queries
+    (app/store/shown_text.py): in words, dates in these `QLocale` patterns (else as `show_date`
+    writes them), decimals with this mark."""
     default = Shown()
     return Shown(
         words_of,
         date_pattern or default.date_pattern,
         datetime_pattern or default.datetime_pattern,
+        decimal,
     )
 
 

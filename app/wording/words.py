@@ -1,8 +1,9 @@
 """Human words for what the API names: field titles and counts, for the window and the CLI alike.
 
 The API speaks `priceZone`, `vendorIDs`, `poNumber`; a show administrator reads "Price zone",
-"Vendor IDs", "PO number". Counts read "1 change", "2 changes", never "2 change(s)". Qt-free,
-so `showdesk` prints the same words the window shows.
+"Vendor IDs", "PO number". Counts read "1 change", "2 changes", never "2 change(s)"; a record
+reads by its name and code, "Ann's Hardware (C10128)". Qt-free, so `showdesk` prints the same
+words the window shows.
 """
 
 from __future__ import annotations
@@ -108,3 +109,14 @@ def rows_count(total: int | None, so_far: int) -> str:
     if total is None:
         return f"{count(so_far, 'row')} so far, counting…"
     return count(total, "row")
+
+
+def name_and_code(name: object, code: object) -> str:
+    """A record as a show administrator knows it: "Ann's Hardware (C10128)" — its name and its
+    code (the business key); the one there is when the other is missing or the same; "" when
+    neither is known. Internal ids are never part of it (they go in tooltips)."""
+    named = "" if name is None else str(name).strip()
+    coded = "" if code is None else str(code).strip()
+    if named and coded and named != coded:
+        return f"{named} ({coded})"
+    return named or coded

@@ -38,5 +38,6 @@ def test_status_lists_the_refused_record_with_its_attempts_and_reason(
     status = showdesk(server, cache, "status")
     assert status.returncode == 0, status.stderr
     line = next(ln for ln in status.stdout.splitlines() if "failed after" in ln)
-    assert line.startswith(f"  Customers {record['customerID']} · {record['id']}: failed after 1")
+    named = f"{record['customerName']} ({record['customerID']})"  # as a person knows it
+    assert line.startswith(f"  Customers {named}: failed after 1")
     assert "priceZone" in line

@@ -18,6 +18,7 @@ from app.store.cache import Cache
 from app.store.schema import CACHE_MIGRATIONS
 from app.store.shown_text import Shown, natural
 from app.store.table_query import TableQuery
+from app.sync.edit.numbers import NumberMarks
 from app.ui.table.presenter import CellPresenter
 from app.wording.references import ReferenceNames, shown
 
@@ -174,6 +175,45 @@ def test_every_cell_is_found_by_the_text_it_shows(tmp_path: Path) -> None:
                     continue
                 for query in (TableQuery(text=text), TableQuery().with_filter(field, text)):
                     assert record["id"] in ids(cache, "attendees", query), (field, text)
+
+
+@pytest.mark.parametrize("decimal", [".", ","])
+def test_a_price_is_found_with_its_places_and_the_users_decimal_mark(
+    tmp_path: Path, decimal: str
+) -> None:
+    """Issue 30, item 19: a price reads "14.90" ("14,90" with a decimal comma); the filters
+    find it so, as they find every decimal the table writes with the user's mark."""
+    with Cache(tmp_path / "cache.db", REGISTRY) as cache:
+        cache.upsert(
+            "products",
+            [
+                {"id": "p1", "productID": "P1", "price": 14.9, "netWeight": 0.5, "msrp": 20},
+                {"id": "p2", "productID": "P2", "price": 114.95, "netWeight": 2.25},
+                {"id": "p3", "productID": "P3", "price": 3, "msrp": 149.0},
+            ],
+        )
+        cache.shown = Shown(decimal=decimal)
+        assert ids(cache, "products", TableQuery(text=f"14{decimal}90")) == ["p1"]
+        assert ids(cache, "products", TableQuery(text=f"20{decimal}00")) == ["p1"]
+        assert ids(cache, "products", TableQuery(text=f"3{decimal}00")) == ["p3"]
+        assert ids(cache, "products", TableQuery(text="14")) == ["p1", "p2", "p3"]  # raw, still
+        column = TableQuery().with_filter("price", f"4{decimal}9")
+        assert ids(cache, "products", column) == ["p1", "p2"]
+        assert ids(cache, "products", TableQuery(text=f"0{decimal}5")) == ["p1"]
+        presenter = CellPresenter(
+            REGISTRY["products"], ReferenceNames(cache), marks=_marks(decimal)
+        )
+        for record in cache.records("products"):
+            for field in ("price", "msrp", "netWeight"):
+                text = presenter.text(field, record.get(field))
+                if text is None:
+                    continue
+                for query in (TableQuery(text=text), TableQuery().with_filter(field, text)):
+                    assert record["id"] in ids(cache, "products", query), (field, text)
+
+
+def _marks(decimal: str) -> NumberMarks:
+    return NumberMarks(decimal, "," if decimal == "." else ".")
 
 
 def _dotted(value: str) -> str:

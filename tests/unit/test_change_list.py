@@ -38,7 +38,8 @@ def test_one_entry_per_record_with_its_changes_inside(outbox: Outbox) -> None:
     assert [(r.record_id, r.seqs) for r in records] == [("c1", [first, second]), ("c2", [other])]
     c1 = records[0]
     assert c1.summary() == "City: Paris → Nice; Price zone: 2 → 3"  # net over both changes
-    assert c1.ops == "update" and c1.key_text("customerID") == "CU1 · c1"
+    assert c1.ops == "update" and c1.key_text(default_registry()["customers"]) == "CU1"
+    assert c1.tip() == "id c1"  # the internal id: for a tooltip
     assert records[1].summary() == "City: Paris → Rome"
 
 
@@ -74,6 +75,6 @@ def test_status_lines_name_each_record_that_needs_the_user(outbox: Outbox) -> No
     outbox.mark_conflict(clash, {**BASE, "id": "c3", "city": "Bergen"})
     lines = attention_lines(group_by_record(outbox.changes(ACTIVE)), default_registry())
     assert lines == [
-        "Customers CU1 · c1: failed after 1 attempt — HTTP 400: bad zone",
-        "Customers CU1 · c3: conflict after 0 attempts",
+        "Customers CU1: failed after 1 attempt — HTTP 400: bad zone",
+        "Customers CU1: conflict after 0 attempts",
     ]

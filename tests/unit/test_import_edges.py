@@ -95,3 +95,67 @@ def test_a_malformed_csv_names_its_line_and_the_line_reads_as_it_is(tmp_path: Pa
         read_table(path)  # read as Windows text: the row of three cells is the problem
     assert refused.value.line == 3 and refused.value.problem.startswith("3 cells where the")
     assert [line_text(path, n) for n in (3, 4, 9)] == ["C2,Paris, France", "C3,\ufffdNice", ""]
+
+
+def test_a_formula_without_its_value_is_an_error_at_its_cell_never_an_empty_cell(
+    tmp_path: Path,
+) -> None:
+    """Issue 30, item 19: a workbook written by a program that does not calculate holds a
+    formula but not its value; read as empty, its row was counted "unchanged". It is an error
+    at that cell, saying what to do; a formula whose value the file holds is read as that value,
+    and a text that starts with "=" is a text."""
+    path = tmp_path / "formulas.xlsx"
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["customerID", "city", "notes"])
+    sheet.append(["CU1", '=UPPER("akron")', None])  # written by openpyxl: no value saved
+    sheet.append(["CU2", "Lyon", None])
+    sheet.append(["CU3", None, "=1+1"])
+    book.save(path)
+    records = [
+        {"id": "c1", "customerID": "CU1", "city": "Akron"},
+        {"id": "c2", "customerID": "CU2", "city": "Paris"},
+        {"id": "c3", "customerID": "CU3", "city": "Nice", "notes": "keep"},
+    ]
+    with Cache(tmp_path / "cache.db", default_registry()) as cache:
+        cache.upsert("customers", records)
+        plan = plan_import(cache, "customers", path)
+    assert [(e.row_number, e.field, e.reason) for e in plan.errors] == [
+        (2, "city", 'the formula =UPPER("akron") without its value: the file does not hold '
+                    "it (open the file in a spreadsheet program and save it, then import it "
+                    "again)"),
+        (4, "notes", "the formula =1+1 without its value: the file does not hold it (open the "
+                     "file in a spreadsheet program and save it, then import it again)"),
+    ]  # fmt: skip
+    assert plan.unchanged == [] and [u.key_value for u in plan.updates] == ["CU2"]
+    table = read_table(path)
+    assert [r.formulas for r in table.rows] == [
+        (("city", '=UPPER("akron")'),),
+        (),
+        (("notes", "=1+1"),),
+    ]
+
+
+def test_a_formula_with_its_value_is_read_as_that_value(tmp_path: Path) -> None:
+    """A workbook a spreadsheet program saved holds each formula's value: that is what is read
+    (the file is written here as such a program writes it: the formula and its cached value)."""
+    path = tmp_path / "saved.xlsx"
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["customerID", "city"])
+    sheet.append(["CU1", '=CONCAT("Ly","on")'])
+    book.save(path)
+    with zipfile.ZipFile(path) as source:
+        parts = {i.filename: source.read(i.filename) for i in source.infolist()}
+    parts[SHEET] = parts[SHEET].replace(
+        b'<c r="B2"><f>CONCAT("Ly","on")</f><v /></c>',
+        b'<c r="B2" t="str"><f>CONCAT("Ly","on")</f><v>Lyon</v></c>',
+    )
+    with zipfile.ZipFile(path, "w") as out:
+        for name, data in parts.items():
+            out.writestr(name, data)
+    assert b"<v>Lyon</v>" in parts[SHEET]
+    rows = read_table(path).rows
+    assert [(r.cells, r.formulas) for r in rows] == [({"customerID": "CU1", "city": "Lyon"}, ())]

@@ -78,10 +78,15 @@ def test_records_are_named_by_their_business_key_when_cached(
     entries = pushed_changes(outbox.audit_rows())
     registry = default_registry()
     with Cache(tmp_path / "cache.sqlite", registry) as cache:
-        cache.upsert("customers", [BASE])
+        cache.upsert("customers", [{**BASE, "customerName": "Ann's Hardware"}])
         names = record_names(cache, registry, entries)
-    assert names == {("customers", "c1"): "CU1 · c1", ("customers", "c3"): "c3"}  # c3 is gone
+    assert names == {
+        ("customers", "c1"): "Ann's Hardware (CU1)",  # by name and code (issue 30)
+        ("customers", "c3"): "c3",  # gone from the cache: its id is all there is
+    }
     assert [e.record_id for e in filtered(entries, "cu1", names=names)] == ["c1"]
+    assert [e.record_id for e in filtered(entries, "hardware", names=names)] == ["c1"]
+    assert [e.record_id for e in filtered(entries, "c1", names=names)] == ["c1"]  # its id too
 
 
 def test_the_history_counts_each_outcome_apart(outbox: Outbox) -> None:

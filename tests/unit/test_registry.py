@@ -92,6 +92,21 @@ def test_every_resource_is_complete() -> None:
             assert res.parent_param in res.op("list").placeholders, res.slug
 
 
+def test_fixed_places_name_decimal_fields_of_their_model() -> None:
+    """`places` (issue 30, item 19: a price reads "14.90") names only decimal fields, money's
+    at two places, in every resource that shows them."""
+    registry = default_registry()
+    for res in registry:
+        fields = MODELS[res.model].model_fields
+        for name, places in res.places.items():
+            assert name in fields and "float" in str(fields[name].annotation), (res.slug, name)
+            assert places == 2, (res.slug, name)
+    money = {"price", "showPrice", "msrp", "basePrice"}
+    for res in registry:
+        declared = money & set(MODELS[res.model].model_fields)
+        assert set(res.places) == declared, res.slug
+
+
 def test_every_group_has_resources() -> None:
     registry = default_registry()
     assert all(registry.in_group(g) for g in registry.groups)
@@ -134,6 +149,7 @@ def test_overrides_correct_a_path_without_code(tmp_path: Path) -> None:
         ("[resources.nope.operations.list]\npath = '/x'\n", "unknown resources"),
         ("[resources.customers.operations.update]\nmethod = 'FETCH'\n", "bad method"),
         ("[resources.customers\n", "api-overrides.toml"),
+        ("[resources.products]\nplaces = { price = 'two' }\n", "places is a whole number"),
     ],
 )
 def test_broken_overrides_are_refused_clearly(tmp_path: Path, text: str, message: str) -> None:

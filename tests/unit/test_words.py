@@ -10,7 +10,7 @@ from app.api.registry import default_registry
 from app.cli import _gui_parser
 from app.commands.parser import headless_parser
 from app.wording.references import title_of as ui_title_of
-from app.wording.words import count, count_of, plural, rows_count, title_of
+from app.wording.words import count, count_of, name_and_code, plural, rows_count, title_of
 
 
 @pytest.mark.parametrize(
@@ -81,3 +81,12 @@ def test_a_tables_rows_are_all_its_rows_or_said_to_be_counted() -> None:
 )
 def test_records_are_counted_by_their_resources_title(title: str, one: str, two: str) -> None:
     assert count_of(1, title) == one and count_of(2, title) == two
+
+
+def test_a_record_reads_by_its_name_and_code() -> None:
+    """Issue 30: "Ann's Hardware (C10128)", never the internal id beside the code."""
+    assert name_and_code("Ann's Hardware", "C10128") == "Ann's Hardware (C10128)"
+    assert name_and_code(None, "C10128") == "C10128"
+    assert name_and_code("Ann's Hardware", "") == "Ann's Hardware"
+    assert name_and_code("WH01", "WH01") == "WH01"  # a resource named by its code
+    assert name_and_code(" ", None) == ""

@@ -8,7 +8,8 @@ comma is a decimal comma where the locale writes one. A text whose marks cannot 
 what to write instead — never read as 1250. `typed_number` reads the text typed into a number
 field (a grid cell, a form field) and answers a `Misread` instead of raising: `coerced`
 (app/sync/edit/values.py) refuses it at its cell or field with its reason. `write_number`
-writes a value back with the same marks, for an editor to start from.
+writes a value back with the same marks, for a cell to show and an editor to start from — a
+field with a fixed number of places (a price: the registry's `places`) with that many: "14.90".
 
 The window passes its locale's marks (`QLocale().decimalPoint()`, `groupSeparator()`); the
 `showdesk` commands and files keep the C marks.
@@ -16,6 +17,7 @@ The window passes its locale's marks (`QLocale().decimalPoint()`, `groupSeparato
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -73,13 +75,16 @@ def read_number(
     return int(number)
 
 
-def write_number(value: Any, marks: NumberMarks = C_MARKS) -> str:
+def write_number(value: Any, marks: NumberMarks = C_MARKS, places: int | None = None) -> str:
     """`value` as a person types it with `marks`, without thousands separators: 14.9 → "14,9"
-    with a decimal comma, 1250.0 → "1250"; anything else as text ("" for None)."""
+    with a decimal comma, 1250.0 → "1250"; with `places` (a price's 2), that many decimals:
+    14.9 → "14.90"; anything else as text ("" for None)."""
     if value is None:
         return ""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
+    if places is not None and math.isfinite(value):
+        return f"{value:.{places}f}".replace(".", marks.decimal)
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return str(int(value))
     return str(value).replace(".", marks.decimal)

@@ -3,7 +3,8 @@
 `read_table` gives the header and the non-empty rows (an XLSX export split across sheets is read as
 one table: every sheet whose header equals the first sheet's); cells are text, the way a CSV would
 hold them, with an export's formula guard removed; a row notes which of its workbook cells were
-numbers (`Row.numbers`: a text column a spreadsheet turned into numbers, import_checks.py). A CSV
+numbers (`Row.numbers`: a text column a spreadsheet turned into numbers, import_checks.py) and
+which held a formula but not its value (`Row.formulas`: the planner refuses the row there). A CSV
 is read strictly (`read_csv`): encoding and separator detected or given, and a malformed file an
 error naming its line. `parse_cell` turns a cell into the value it means for a field of a model
 (lists as `a;b;c` or JSON, objects as JSON); coercion and validation are the model's, in `importer`.
@@ -14,14 +15,16 @@ from __future__ import annotations
 import codecs
 import csv
 import json
+import re
 import zipfile
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time
+from itertools import zip_longest
 from pathlib import Path
-from typing import Any, get_args, get_origin
+from typing import IO, Any, get_args, get_origin
 from xml.etree.ElementTree import ParseError
 
 import openpyxl
@@ -54,6 +57,8 @@ class Row:
     cells: dict[str, str]  # column → cell text ("" when empty)
     sheet: str | None = None
     numbers: frozenset[str] = frozenset()  # columns whose workbook cell is a number (XLSX)
+    # (column, formula) of each workbook cell holding a formula but not its value (XLSX)
+    formulas: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,22 +103,88 @@ def open_table(
     if file_format(path) == "csv":
         return open_csv(path, delimiter=delimiter, encoding=encoding)
 
+    holds_formulas = _holds_formulas(path)
+
     def sheets() -> Iterator[tuple[str, Iterator[tuple[int, Sequence[Any]]]]]:
+        workbook = _workbook(path, values=True)
+        formulas = _workbook(path, values=False) if holds_formulas else None
         try:
-            workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
-        except _NOT_A_WORKBOOK as exc:
-            raise InvalidValue(
-                "file", f"{path.name} is not an Excel workbook (.xlsx) ({type(exc).__name__})"
-            ) from None
-        try:
-            for ws in workbook:
-                yield ws.title, _checked(path, enumerate(ws.iter_rows(values_only=True), 1))
+            for n, ws in enumerate(workbook):
+                rows = ws.iter_rows(values_only=True)
+                if formulas is not None:  # a formula whose value the file does not hold
+                    rows = map(_uncached, rows, formulas.worksheets[n].iter_rows(values_only=True))
+                yield ws.title, _checked(path, enumerate(rows, 1))
         except _DAMAGED as exc:
             raise _damaged(path, exc) from None
         finally:
             workbook.close()
+            if formulas is not None:
+                formulas.close()
 
     return _table_file(path, sheets)
+
+
+def _workbook(path: Path, *, values: bool) -> Any:
+    """The workbook read-only: each formula cell as the value its program saved (`values`;
+    None when it saved none), else as its formula."""
+    try:
+        return openpyxl.load_workbook(path, read_only=True, data_only=values)
+    except _NOT_A_WORKBOOK as exc:
+        raise InvalidValue(
+            "file", f"{path.name} is not an Excel workbook (.xlsx) ({type(exc).__name__})"
+        ) from None
+
+
+@dataclass(frozen=True)
+class Uncached:
+    """A workbook cell holding a formula but not its value: a file written by a program that
+    does not calculate (a script, a converter) and never opened and saved in a spreadsheet
+    program since. Read as empty it would leave the field unchanged without a word."""
+
+    formula: str
+
+
+_FORMULA_TAG = re.compile(rb"<(?:\w+:)?f[\s>/]")
+
+
+def _holds_formulas(path: Path) -> bool:
+    """Whether any sheet of the workbook holds a formula (its XML has an `<f>` element): only
+    then is the file read a second time for its formulas."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for name in archive.namelist():
+                if name.startswith("xl/worksheets/") and name.endswith(".xml"):
+                    with archive.open(name) as sheet:
+                        if _finds(sheet, _FORMULA_TAG):
+                            return True
+    except (zipfile.BadZipFile, OSError, zlib.error, KeyError):
+        return False  # reading the values says what is wrong with it
+    return False
+
+
+def _finds(stream: IO[bytes], pattern: re.Pattern[bytes]) -> bool:
+    tail = b""
+    while chunk := stream.read(_CHUNK):
+        if pattern.search(tail + chunk):
+            return True
+        tail = chunk[-16:]
+    return False
+
+
+def _uncached(values: Sequence[Any], formulas: Sequence[Any]) -> tuple[Any, ...]:
+    """A row's values, each cell that holds a formula but no value as `Uncached`."""
+    return tuple(
+        Uncached(_formula_text(f)) if v is None and _formula_text(f) else v
+        for v, f in zip_longest(values, formulas)
+    )
+
+
+def _formula_text(cell: Any) -> str:
+    """A cell's formula as its program writes it ("=A2*2"), or "" for a cell that holds none."""
+    if isinstance(cell, str):
+        return cell if cell.startswith("=") else ""
+    text = getattr(cell, "text", None)  # an array formula
+    return str(text) if text else ""
 
 
 def _checked(path: Path, rows: Iterator[tuple[int, Sequence[Any]]]) -> Iterator[tuple[int, Any]]:
@@ -285,9 +356,12 @@ def _table_file(path: Path, sheets: Sheets) -> TableFile:
                 cells = {
                     c: restore(_cell_text(v).strip()) for c, v in zip(header, raw, strict=False)
                 }
-                if any(cells.values()):
-                    numbers = frozenset(c for c, v in zip(header, raw, strict=False) if _number(v))
-                    yield Row(number, {c: cells.get(c, "") for c in header}, title or None, numbers)
+                pairs = list(zip(header, raw, strict=False))
+                formulas = tuple((c, v.formula) for c, v in pairs if isinstance(v, Uncached))
+                if any(cells.values()) or formulas:
+                    numbers = frozenset(c for c, v in pairs if _number(v))
+                    full = {c: cells.get(c, "") for c in header}
+                    yield Row(number, full, title or None, numbers, formulas)
 
     return TableFile(path, header, rows)
 
@@ -304,7 +378,7 @@ def _cell(value: Any) -> str:
 
 def _cell_text(value: Any) -> str:
     """A cell as text: XLSX numbers, booleans and dates the way a CSV would hold them."""
-    if value is None:
+    if value is None or isinstance(value, Uncached):
         return ""
     if isinstance(value, bool):
         return cell_text(value)

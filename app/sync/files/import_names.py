@@ -129,6 +129,7 @@ def mapped_rows(
         for r in rows():
             cells = {f: r.cells.get(c, "") for c, f in names.items() if f}
             numbers = frozenset(f for c in r.numbers if (f := names.get(c)))
-            yield Row(r.number, cells, r.sheet, numbers)
+            formulas = tuple((f, text) for c, text in r.formulas if (f := names.get(c)))
+            yield Row(r.number, cells, r.sheet, numbers, formulas)
 
     return fields, renamed

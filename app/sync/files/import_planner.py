@@ -3,7 +3,8 @@ cached record (by `id`, else by the key field, a file's duplicate keys refused),
 cells parsed (`a;b;c` lists, JSON objects, names of referenced records when a `NameResolver` is
 given), coerced and validated through the resource's model, then a create, an update of the
 changed fields only, unchanged, or an error of its row — with the values a spreadsheet damaged
-(app/sync/files/import_checks.py). Cross-row look-ups go through an `ImportIndex` (a temporary
+(app/sync/files/import_checks.py); a workbook cell holding a formula but not its value is an
+error at that cell, never an empty cell. Cross-row look-ups go through an `ImportIndex` (a temporary
 SQLite
 file), so a plan's memory does not grow with the file. The entry points are in
 app/sync/files/importer.py.
@@ -75,6 +76,9 @@ class RowPlanner:
     def _plan_row(
         self, row: Row, duplicates: dict[tuple[str, str], list[int]]
     ) -> PlannedChange | None:
+        for column, formula in row.formulas:
+            if column not in IGNORED_COLUMNS:
+                raise InvalidValue(column, uncached_formula(formula))
         cells = row.cells
         name = self._match_field(cells)
         seen = duplicates.get((name, cells.get(name, "")))
@@ -197,6 +201,14 @@ class RowPlanner:
                 where = f"{self.key}={read} (new)"
                 loss = TypeLoss(row.number, where, self.key, cached, read, LEADING_ZEROS, row.sheet)
                 self._warnings.append(loss)
+
+
+def uncached_formula(formula: str) -> str:
+    """Why a cell holding a formula but not its value is refused (never read as empty)."""
+    return (
+        f"the formula {formula} without its value: the file does not hold it (open the file "
+        "in a spreadsheet program and save it, then import it again)"
+    )
 
 
 def _operation(resource: Resource, single: str, bulk: str) -> str:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from app.api.registry import Registry
+from app.api.registry import Registry, Resource
 from app.store.changes import Change, is_local_id
-from app.wording.words import title_of
+from app.wording.words import name_and_code, singular, title_of
 
 # Which state of a record's changes the record row shows: what needs the user first.
 ATTENTION = ("conflict", "failed", "sending", "pending", "done", "discarded")
@@ -36,13 +36,30 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def record_text(change: Change, key_field: str | None) -> str:
-    """ "CU1 · c1": the business key when known, then the id ("new" before the server has it)."""
-    ident = "new" if is_local_id(change.effective_id) else change.effective_id
+def record_text(change: Change, resource: Resource | None) -> str:
+    """ "Ann's Hardware (C10128)": the record by its name and code as the show had them when the
+    change was made (a new record: as the change gives them); "new customer" for a record not
+    yet created on the show that has neither; the id only when nothing else names it
+    (`record_tip` gives it, for a tooltip)."""
+    values = {**change.payload, **{k: v for k, v in (change.base or {}).items() if v}}
     key = change.key_value
-    if key is None and key_field:
-        key = change.payload.get(key_field) or (change.base or {}).get(key_field)
-    return f"{key} · {ident}" if key not in (None, "") else ident
+    if key in (None, "") and resource is not None:
+        key = values.get(resource.key)
+    name = values.get(resource.label) if resource is not None else None
+    text = name_and_code(name, key)
+    if text:
+        return text
+    if is_local_id(change.effective_id):
+        return f"new {singular(resource.title).lower()}" if resource is not None else "new"
+    return change.effective_id
+
+
+def record_tip(change: Change) -> str:
+    """What the record's id is behind its name, for a tooltip: "id 2cuesj" ("not on the show
+    yet" before it is created there)."""
+    if is_local_id(change.effective_id):
+        return "not on the show yet"
+    return f"id {change.effective_id}"
 
 
 def diff_text(change: Change, separator: str = "; ") -> str:
@@ -100,9 +117,20 @@ class RecordChanges:
         errors = [c for c in self.changes if c.last_error]
         return max(errors, key=lambda c: (c.updated_at, c.seq)).last_error if errors else None
 
-    def key_text(self, key_field: str | None) -> str:
-        first = next((c for c in self.changes if c.key_value), self.changes[0])
-        return record_text(first, key_field)
+    def key_text(self, resource: Resource | None) -> str:
+        """The record by its name and code (its newest change's values first)."""
+        return record_text(self._merged(), resource)
+
+    def tip(self) -> str:
+        return record_tip(self.changes[-1])
+
+    def _merged(self) -> Change:
+        """The newest change, with the key the first change knew when it has none."""
+        newest = self.changes[-1]
+        if newest.key_value:
+            return newest
+        first = next((c for c in self.changes if c.key_value), None)
+        return newest if first is None else replace(newest, key_value=first.key_value)
 
     def summary(self) -> str:
         """The fields changed, net over the changes: "City: Paris → Nice; Price zone: 2 → 3"."""
@@ -140,16 +168,14 @@ def any_errors(records: Sequence[RecordChanges]) -> bool:
 
 def attention_lines(records: Sequence[RecordChanges], registry: Registry) -> list[str]:
     """One line per record whose changes need the user (refused or in conflict), for
-    `showdesk status`: "Customers C10003 · ebr3pq: failed after 1 attempt — priceZone: …"."""
+    `showdesk status`: "Customers Ann's Hardware (C10003): failed after 1 attempt — …"."""
     lines = []
     for record in records:
         if record.state not in ("failed", "conflict"):
             continue
         res = registry.resources.get(record.resource)
         tries = f"{record.attempts} attempt{'' if record.attempts == 1 else 's'}"
-        line = (
-            f"{res.title if res else record.resource} {record.key_text(res.key if res else None)}"
-        )
+        line = f"{res.title if res else record.resource} {record.key_text(res)}"
         line += f": {record.state} after {tries}"
         lines.append(f"{line} — {record.last_error}" if record.last_error else line)
     return lines

@@ -18,7 +18,7 @@ from app.api.registry import Registry
 from app.store.audit import AuditRow
 from app.store.cache import Cache
 from app.sync.reports.change_list import format_value
-from app.wording.words import title_of
+from app.wording.words import name_and_code, title_of
 
 Names = Mapping[str, str]  # resource slug → its title
 RecordNames = Mapping[tuple[str, str], str]  # (resource, record id) → "C10003 · ebr3pq"
@@ -61,8 +61,10 @@ class PushedChange:
         if not text:
             return True
         title = (titles or {}).get(self.resource, self.resource)
-        record = (names or {}).get((self.resource, self.record_id), self.record_id)
-        seen = " ".join((title, self.resource, record, self.op, self.what, self.result))
+        record = (names or {}).get((self.resource, self.record_id), "")
+        seen = " ".join(
+            (title, self.resource, record, self.record_id, self.op, self.what, self.result)
+        )
         return text.casefold() in seen.casefold()
 
 
@@ -131,8 +133,9 @@ def audit_rows_of(entries: Sequence[PushedChange]) -> list[AuditRow]:
 def record_names(
     cache: Cache, registry: Registry, entries: Sequence[PushedChange]
 ) -> dict[tuple[str, str], str]:
-    """ "C10003 · ebr3pq" per (resource, record id): the business key a person reads, from the
-    cache, before the id (the id alone for a record the cache no longer holds)."""
+    """ "Ann's Hardware (C10003)" per (resource, record id): the record by the name and code a
+    person reads, from the cache (the id alone for a record the cache no longer holds; the
+    view gives the id in a tooltip)."""
     wanted: dict[str, set[str]] = {}
     for entry in entries:
         wanted.setdefault(entry.resource, set()).add(entry.record_id)
@@ -141,6 +144,7 @@ def record_names(
         res = registry.resources.get(slug)
         found = cache.get_many(slug, sorted(ids)) if res is not None else {}
         for record_id in ids:
-            key = (found.get(record_id) or {}).get(res.key) if res is not None else None
-            names[(slug, record_id)] = f"{key} · {record_id}" if key else record_id
+            record = found.get(record_id) or {}
+            named = name_and_code(record.get(res.label), record.get(res.key)) if res else ""
+            names[(slug, record_id)] = named or record_id
     return names

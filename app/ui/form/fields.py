@@ -41,7 +41,6 @@ from app.wording.references import ReferenceNames, title_of
 TAKES: tuple[tuple[type[FieldInput], str], ...] = (
     (IntInput, "A whole number, or empty"),
     (FloatInput, "A number, or empty"),
-    (DateInput, "A date, YYYY-MM-DD, typed or picked with Calendar…"),
     (ReadOnlyInput, "Read-only here: changed through the record's own commands"),
     (TextInput, "Text"),
     (BoolInput, "Checked for yes, unchecked for no, partly checked when not set"),
@@ -56,6 +55,8 @@ def what_it_takes(editor: FieldInput, cache: Cache) -> str:
     """What `editor`'s field takes, in words: its kind, and the resource a reference names."""
     if isinstance(editor, TextInput) and editor.email:
         return "An e-mail address"
+    if isinstance(editor, DateInput):  # as the user's locale writes one
+        return f"A date, {editor.line.placeholderText()}, typed or picked with Calendar…"
     takes = next((text for kind, text in TAKES if isinstance(editor, kind)), "A value")
     target = editor.choices.target if isinstance(editor, ReferencePicker | MultiPicker) else None
     if target is not None and target in cache.registry:

@@ -23,8 +23,9 @@ from app.api.models import ShowRecord, parse_show_date
 from app.api.registry import Resource
 from app.store.cache import Cache
 from app.sync.edit.numbers import Misread, typed_number, write_number
-from app.ui.common.date_field import CalendarPopup, read_date
+from app.ui.common.date_field import CalendarPopup
 from app.ui.common.locale_numbers import locale_marks
+from app.ui.common.when import local_when, read_when, typed_pattern
 from app.ui.form.field_input import FieldInput
 from app.ui.form.pickers import MultiPicker, ReferencePicker, reference_choices
 from app.ui.form.sub_table import ColumnPick, SubTableInput
@@ -71,17 +72,24 @@ class NumberInput(TextInput):
 
     whole = False
 
-    def __init__(self, field: str, owner: QWidget | None = None) -> None:
+    def __init__(
+        self, field: str, owner: QWidget | None = None, *, places: int | None = None
+    ) -> None:
         super().__init__(field, owner=owner)
         self.marks = locale_marks()
+        self.places = places  # a price's 2: written "14.90", as the grid writes it
+        self._given: Any = None  # the value shown, as the record holds it
 
     def value(self) -> Any:
         typed = typed_number(self.text(), self.marks, whole=self.whole)
-        return self.text() if isinstance(typed, Misread) else typed  # `text_problem` says why
+        if isinstance(typed, Misread):
+            return self.text()  # `text_problem` says why
+        return self._given if typed == self._given else typed  # 20 shown "20.00" stays 20
 
     def set_value(self, value: Any) -> None:
+        self._given = value
         with QSignalBlocker(self.line):
-            self.line.setText(write_number(value, self.marks))
+            self.line.setText(write_number(value, self.marks, self.places))
 
     def text_problem(self) -> str | None:
         typed = typed_number(self.text(), self.marks, whole=self.whole)
@@ -99,29 +107,51 @@ class FloatInput(NumberInput):
 
 
 class DateInput(TextInput):
-    """A date (`YYYY-MM-DD`) or a zone-less date-time, as the API writes them: typed, or picked
-    in a calendar that opens on the typed date, else today (a picked day keeps a typed time)."""
+    """A date or a zone-less date-time, written as the grid writes it (app/ui/common/when.py:
+    the user's short format, or ISO where the locale is C) and read back into the API's ISO
+    text; typed in that format or in ISO form, or picked in a calendar that opens on the typed
+    date, else today (a picked day keeps a typed time). Left as shown, the value is the
+    record's own, to the second."""
 
     def __init__(self, field: str, owner: QWidget | None = None) -> None:
         super().__init__(field, owner=owner)
-        self.line.setPlaceholderText("YYYY-MM-DD")
+        self.line.setPlaceholderText(typed_pattern())
         self.calendar_button = QToolButton(self)
         self.calendar_button.setText("Calendar…")
         self.calendar_button.setToolTip("Pick the date in a calendar")
         self.calendar_button.clicked.connect(self.open_calendar)
         self.add(self.calendar_button)
         self.calendar: CalendarPopup | None = None
+        self._given: Any = None  # the value shown, as the record holds it
+        self._shown = ""
+
+    def value(self) -> Any:
+        text = self.text()
+        if text == self._shown:
+            return self._given
+        try:
+            return read_when(text)
+        except ValueError:
+            return text  # `text_problem` says why
+
+    def set_value(self, value: Any) -> None:
+        self._given = value
+        self._shown = "" if value in (None, "") else local_when(value).strip()
+        with QSignalBlocker(self.line):
+            self.line.setText(self._shown)
 
     def open_calendar(self) -> CalendarPopup:
         if self.calendar is None:
             self.calendar = CalendarPopup(self)
             self.calendar.picked.connect(self.on_calendar_picked)
-        self.calendar.open_on(read_date(self.text()[:10]), self.line)
+        self.calendar.open_on(self._typed_day(), self.line)
         return self.calendar
 
     def on_calendar_picked(self, day: QDate) -> None:
-        time = self.text()[10:] if read_date(self.text()[:10]) is not None else ""
-        self.line.setText(day.toString("yyyy-MM-dd") + time)
+        moment, picked = self._moment(), date(day.year(), day.month(), day.day())
+        if isinstance(moment, datetime):  # keep the time typed
+            picked = datetime.combine(picked, moment.time())
+        self.line.setText(local_when(picked))
         self.emit_edited()
 
     def set_read_only(self, read_only: bool) -> None:
@@ -129,11 +159,25 @@ class DateInput(TextInput):
         self.calendar_button.setEnabled(not read_only)
 
     def text_problem(self) -> str | None:
+        if self.text() == self._shown:
+            return None
         try:
-            parse_show_date(self.text())
+            read_when(self.text())
         except ValueError as exc:
             return str(exc)
         return None
+
+    def _typed_day(self) -> QDate | None:
+        moment = self._moment()
+        return None if moment is None else QDate(moment.year, moment.month, moment.day)
+
+    def _moment(self) -> date | datetime | None:
+        """The date (and time) the field holds now, or None (empty, or not a date)."""
+        try:
+            found = parse_show_date(self.value())
+        except ValueError:
+            return None
+        return found if isinstance(found, date) else None
 
 
 class BoolInput(FieldInput):
@@ -261,11 +305,12 @@ def input_for(
         return ChoiceInput(field, detail, owner)
     editors: dict[str, type[FieldInput]] = {
         "int": IntInput,
-        "float": FloatInput,
         "bool": BoolInput,
         "date": DateInput,
         "object": ReadOnlyInput,
     }
+    if kind == "float":
+        return FloatInput(field, owner, places=resource.places.get(field))
     if kind in editors:
         return editors[kind](field, owner=owner)
     return TextInput(field, email="email" in field.lower(), owner=owner)

@@ -34,11 +34,12 @@ from app.sync.edit.overlay import PendingOverlay
 from app.sync.edit.record_moves import ReadVersion, pending_moved, same_record
 from app.sync.edit.values import is_empty, same_in_form
 from app.ui.common.palette import Hue, background
+from app.ui.common.when import local_when
 from app.ui.form.banner import FormMessages
 from app.ui.form.field_input import FieldInput
 from app.ui.form.fields import FormFields
 from app.ui.form.layouts import CREATED_ELSEWHERE
-from app.wording.references import ReferenceNames, show_date, title_of
+from app.wording.references import ReferenceNames, title_of
 from app.wording.words import count
 
 Confirm = Callable[[str], bool]
@@ -87,6 +88,7 @@ class RecordForm(QWidget):
         self._tinted: set[str] = set()
         self._failed_fields: set[str] = set()  # fields showing the show's refusal
         self.title = QLabel(self)
+        self.note = QLabel(self)  # why no record, or this one, is shown (`show_note`)
         self.messages = FormMessages(self)
         self.fields = FormFields(self.model, resource, editor.cache, references, self)
         self.editors: dict[str, FieldInput] = self.fields.editors
@@ -114,6 +116,7 @@ class RecordForm(QWidget):
 
     def show_record(self, record_id: str | None) -> None:
         """Show this record as the user sees it (cache + pending changes); None: nothing."""
+        self.show_note("")
         self.record_id, self.is_new = record_id, False
         record = self.editor.current(self.resource.slug, record_id) if record_id else None
         self._load(record or {})
@@ -124,8 +127,15 @@ class RecordForm(QWidget):
         self._tint_teammates()
         self.record_shown.emit(record_id or "")
 
+    def show_note(self, text: str) -> None:
+        """A short line under the title saying why no record (or this one) is shown, e.g. "The
+        record shown before is not among the filtered rows." ("": none)."""
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
+
     def new_record(self) -> None:
         """Start a new record: empty fields, Save creates it."""
+        self.show_note("")
         self.record_id, self.is_new = None, True
         self._load({})
         self.record_shown.emit("")
@@ -343,7 +353,7 @@ class RecordForm(QWidget):
             when = record.get("modifiedDate")
             text = f"<b>{escape(str(name))}</b>"  # the record by its name and key (issue 30)
             text += f" · {escape(str(key))}" if key not in (None, "", name) else ""
-            text += f" · modified {escape(show_date(str(when)))}" if when else ""
+            text += f" · modified {escape(local_when(str(when)))}" if when else ""  # as the grid
         self.title.setText(text)
         self.title.setToolTip("" if self.record_id is None else f"id {self.record_id}")
 
@@ -389,9 +399,11 @@ class RecordForm(QWidget):
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
+        layout.addWidget(self.note)
         layout.addWidget(self.messages)
         layout.addWidget(self.fields, 1)
         layout.addLayout(buttons)
+        self.note.setWordWrap(True)
         self.messages.reload_requested.connect(self.on_banner_reload)
         self.fields.field_edited.connect(self.on_fields_field_edited)
         if self.resource.key in self.editors:

@@ -22,6 +22,7 @@ from app.sync.reports.change_list import (
     did_not_go_through,
     diff_text,
     group_by_record,
+    record_tip,
 )
 from app.ui.common.list_model import column_title
 from app.ui.common.palette import Hue, text
@@ -30,6 +31,7 @@ from app.wording.words import count
 Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("State", "Resource", "Record", "Operation", "Changes", "Attempts", "Last error")
 ERROR_COLUMN = COLUMNS.index("Last error")
+RECORD_COLUMN = COLUMNS.index("Record")
 TOP = 0  # the internal id of a record row; a change row holds its record's row + 1
 STATE_HUES = {
     "pending": Hue.PENDING,
@@ -128,6 +130,8 @@ class OutboxModel(QAbstractItemModel):
         if not index.isValid():
             return None
         values = self._values(index)
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == RECORD_COLUMN:
+            return self._record_tip(index)  # the internal id: only here
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return values[index.column()] if 0 <= index.column() < len(values) else ""
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
@@ -138,6 +142,11 @@ class OutboxModel(QAbstractItemModel):
             return changes[0].seq if len(changes) == 1 else None
         return None
 
+    def _record_tip(self, index: Index) -> str:
+        if index.internalId() == TOP:
+            return self._records[index.row()].tip()
+        return record_tip(self._records[index.internalId() - 1].changes[index.row()])
+
     def _values(self, index: Index) -> tuple[str, ...]:
         if index.internalId() == TOP:
             record = self._records[index.row()]
@@ -146,7 +155,7 @@ class OutboxModel(QAbstractItemModel):
             return (
                 record.state,
                 res.title if res else record.resource,
-                record.key_text(res.key if res else None),
+                record.key_text(res),
                 record.ops,
                 record.summary() if n == 1 else f"{record.summary()} ({count(n, 'change')})",
                 str(record.attempts),

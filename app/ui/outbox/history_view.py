@@ -49,6 +49,7 @@ from app.wording.references import show_date
 Start = Callable[[Coroutine[Any, Any, Any]], object]
 AskPath = Callable[[str], Path | None]
 COLUMNS = ("When", "Who", "Resource", "Record", "Operation", "What", "Result")
+RECORD_COLUMN = COLUMNS.index("Record")
 EVERY_RESULT = "Every result"
 OUTCOME_HUES = {"applied": Hue.OK, "failed": Hue.ERROR, "conflict": Hue.CONFLICT}
 
@@ -62,7 +63,7 @@ class HistoryModel(ListModel):
         super().__init__(parent)
         self._registry = registry
         self._who = who
-        self.names: dict[tuple[str, str], str] = {}  # (resource, id) → "C10003 · ebr3pq"
+        self.names: dict[tuple[str, str], str] = {}  # (resource, id) → "Ann's Hardware (C10003)"
 
     def entries(self) -> list[PushedChange]:
         return list(self._items)
@@ -71,6 +72,8 @@ class HistoryModel(ListModel):
         entry: PushedChange | None = self.item(index)
         if entry is None:
             return None
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == RECORD_COLUMN:
+            return f"id {entry.record_id}"  # the internal id: only here
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             res = self._registry.resources.get(entry.resource)
             cells = (

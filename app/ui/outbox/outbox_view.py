@@ -42,7 +42,7 @@ from app.api.registry import Registry
 from app.store.changes import Change
 from app.store.outbox import Outbox
 from app.sync.push.cost import PushCost, cost_text, push_cost
-from app.sync.reports.change_list import diff_text, format_value, record_text
+from app.sync.reports.change_list import diff_text, format_value, record_text, record_tip
 from app.ui.outbox.change_list_model import COLUMNS, ERROR_COLUMN, OutboxModel
 from app.ui.outbox.conflict_dialog import ConflictDialog
 from app.wording.references import ReferenceNames
@@ -51,7 +51,15 @@ from app.wording.words import count
 Selection = QItemSelectionModel.SelectionFlag
 Confirm = Callable[[str], bool]
 Resolver = Callable[[Change], bool]
-__all__ = ["COLUMNS", "OutboxModel", "OutboxView", "detail_text", "diff_text", "record_text"]
+__all__ = [
+    "COLUMNS",
+    "OutboxModel",
+    "OutboxView",
+    "detail_text",
+    "diff_text",
+    "record_text",
+    "record_tip",
+]
 
 
 def detail_text(change: Change) -> str:

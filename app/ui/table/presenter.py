@@ -5,7 +5,8 @@ a cell then says is decided here, from plain values, so it is tested without a w
 
 - text: a reference shows the referenced record's label (its key when that record is not
   cached), a date field `YYYY-MM-DD hh:mm:ss` (the table: the user's locale), an enumeration
-  its words, a nested object its readable part — what the table's filters also find
+  its words, a number with the locale's decimal mark (a price with its two places: "14.90"),
+  a nested object its readable part — what the table's filters also find
   (app/store/shown_text.py, decision 0032);
 - tooltips: why an edit was not queued, why the server refused the last push, the key(s) behind
   a reference or the id behind a nested object;
@@ -30,10 +31,12 @@ from app.api.shapes import MODELS
 from app.store.changes import Change
 from app.store.shown_text import date_fields as _date_fields
 from app.store.shown_text import enumerations
+from app.sync.edit.numbers import C_MARKS, NumberMarks, write_number
 from app.sync.edit.overlay import WHOLE_RECORD, PendingOverlay
 from app.wording.references import (
     ReferenceNames,
     ids_of,
+    is_number,
     readable,
     show_date,
     title_of,
@@ -64,9 +67,11 @@ class CellPresenter:
         resource: Resource,
         names: ReferenceNames,
         when: Callable[[str], str] = show_date,
+        marks: NumberMarks = C_MARKS,
     ) -> None:
         self.resource, self.names = resource, names
         self.when = when  # how a date reads: the table passes the user's locale (issue 14)
+        self.marks = marks  # how a number reads: the table passes the user's locale's marks
         self.dates = date_fields(resource)
         self.enumerations = enumerations(resource)
         self.pending = PendingOverlay()
@@ -155,6 +160,8 @@ class CellPresenter:
             return self.when(value)
         if isinstance(value, str) and value in self.enumerations.get(field, ()):
             return words_of(value)
+        if is_number(value):  # with the locale's decimal mark, a price with its places
+            return write_number(value, self.marks, self.resource.places.get(field))
         return readable(value)
 
     def problem(self, record_id: str, field: str) -> str | None:

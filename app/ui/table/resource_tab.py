@@ -46,6 +46,7 @@ from app.ui.table.after_paint import AfterFirstPaint
 from app.ui.table.cell_paint import CellDelegate
 from app.ui.table.column_filter import ColumnFilterBox
 from app.ui.table.delegates import ChoicesFor, RecordDelegate
+from app.ui.table.form_follows import FormFollower
 from app.ui.table.form_side import FormSide
 from app.ui.table.gestures import GridGestures
 from app.ui.table.header_menu import header_menu
@@ -166,14 +167,18 @@ class ResourceTab(QWidget):
         """Whatever resets the rows (a sort, a filter, a sync), the current record stays —
         selected only if it was (the keyboard's place in a table it was given is not a
         selection the status bar would count)."""
-        index = self.table.currentIndex()
-        selected = index.isValid() and self.table.selectionModel().isSelected(index)
-        self._kept = (self.current_record_id(), index.column(), selected)
+        if (current := self.current_record_id()) is not None or self._kept[0] is None:
+            index = self.table.currentIndex()
+            selected = index.isValid() and self.table.selectionModel().isSelected(index)
+            self._kept = (current, index.column(), selected)
 
     def on_model_reset(self) -> None:
+        """The current record is current again once its row is read (a first screen may not
+        hold it: the rest of the rows are waited for); left out of the rows, the form follows
+        (app/ui/table/form_follows.py)."""
         current, column, selected = self._kept
-        self._kept = (None, -1, False)
         if current is not None and (row := self._model.row_of(current)) >= 0:
+            self._kept = (None, -1, False)
             index = self._model.index(row, max(column, 0))
             if selected:
                 self.table.setCurrentIndex(index)
@@ -181,6 +186,19 @@ class ResourceTab(QWidget):
                 self.table.selectionModel().setCurrentIndex(
                     index, QItemSelectionModel.SelectionFlag.NoUpdate
                 )
+        elif current is None or self._model.complete:
+            self._kept = (None, -1, False)
+            if self._follower is not None:
+                self._follower.follow_later()
+
+    def on_model_rows_inserted(self, *_args: object) -> None:
+        """The rest of the rows after a first screen: the current record kept may be there."""
+        if self._kept[0] is not None:
+            self.on_model_reset()
+
+    def on_model_query_running(self, running: bool) -> None:
+        if not running:  # the whole list is read (it may have added no row)
+            self.on_model_rows_inserted()
 
     def current_record_id(self) -> str | None:
         index = self.table.currentIndex()
@@ -369,6 +387,8 @@ class ResourceTab(QWidget):
         self._model.pending_changed.connect(self.on_model_pending_changed)
         self._model.modelAboutToBeReset.connect(self.on_model_about_to_be_reset)
         self._model.modelReset.connect(self.on_model_reset)
+        self._model.rowsInserted.connect(self.on_model_rows_inserted)
+        self._model.query_running.connect(self.on_model_query_running)
         self._model.modelReset.connect(self.fit_new_columns)
         self._model.modelReset.connect(self.on_selection_changed)
         self._model.rowsInserted.connect(self.on_selection_changed)  # the rest of the rows, a
@@ -401,20 +421,17 @@ class ResourceTab(QWidget):
 
     form: RecordForm | None = None
     form_side: FormSide | None = None
+    _follower: FormFollower | None = None
 
     def attach_form(self, form: RecordForm) -> None:
-        """Put a record form beside the table (app/ui/table/form_side.py); it follows the
-        current row. The tab's "Hide form" button hides it on purpose, never a drag."""
+        """Put a record form beside the table (app/ui/table/form_side.py); it shows the record
+        the table has selected, or none (app/ui/table/form_follows.py). The tab's "Hide form"
+        button hides it on purpose, never a drag."""
         self.form = form
         self.form_side = FormSide(self.table, self._settings, self.resource.slug, self)
         self.form_side.hold(form)
         self.form_side.bind_toggle(self.form_toggle)
-        self.table.selectionModel().currentRowChanged.connect(self.on_table_current_row_changed)
-
-    def on_table_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        record_id = self._model.record_id(current.row()) if current.isValid() else None
-        if self.form is not None and record_id != self.form.record_id and record_id is not None:
-            self.form.show_record(record_id)
+        self._follower = FormFollower(self.table, self._model, form)
 
 
 def _order(descending: bool) -> Qt.SortOrder:

@@ -21,7 +21,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, cast
 
 from PySide6.QtCore import (
-    QLocale,
     QModelIndex,
     QModelRoleData,
     QModelRoleDataSpan,
@@ -36,7 +35,8 @@ from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.sync.edit.editor import can_edit
 from app.sync.edit.overlay import PendingFollower
-from app.ui.common.when import local_when
+from app.ui.common.locale_numbers import locale_marks
+from app.ui.common.when import date_writer, when_patterns
 from app.ui.table.cell_looks import ASKED_APART, DISPLAY, PAINTED, CellLook, CellLooks, answer
 from app.ui.table.delegates import FieldKind, field_kind
 from app.ui.table.presenter import CellPresenter, fields_of
@@ -85,11 +85,13 @@ class RecordTableModel(RecordRows):
         event loop runs (from the background, if `set_background` was called by then)."""
         super().__init__(cache, resource, parent=parent, owner=owner, first_screen=first_screen)
         self._names, self._outbox, self.edits = references, outbox, edits
-        self._look = CellPresenter(resource, references, when=local_when)  # the user's locale
-        # The filters find what the cells write: dates in the user's locale, enumerations'
-        # words (decision 0032).
-        locale, short = QLocale(), QLocale.FormatType.ShortFormat
-        cache.shown = shown(locale.dateFormat(short), locale.dateTimeFormat(short))
+        marks = locale_marks()
+        self._look = CellPresenter(  # dates and numbers in the user's locale
+            resource, references, when=date_writer(), marks=marks
+        )
+        # The filters find what the cells write: dates and decimals in the user's locale,
+        # enumerations' words (decision 0032).
+        cache.shown = shown(*when_patterns(), decimal=marks.decimal)
         self._looks = CellLooks(self._look)
         self.pending_count = 0
         self._kinds: dict[str, FieldKind | None] = {}

@@ -43,6 +43,7 @@ from app.profile.connect import connection_for, registry_for
 from app.profile.settings import Profile, ProfileStore, SecretStore, secrets
 from app.ui.common.dialog_work import DialogWork
 from app.ui.common.palette import Hue, text_style
+from app.ui.common.text_fit import fit_to_text
 from app.ui.window.team_settings import TeamSettings
 
 Tester = Callable[[Connection, Registry], Awaitable[ConnectionCheck]]
@@ -197,6 +198,7 @@ class ProfileDialog(QDialog):
     def _tested(self, result: ConnectionCheck) -> None:
         self._show_result(result.message, ok=result.ok)
         self.test_details.setPlainText("\n".join(result.details))
+        fit_to_text(self.test_details)  # as tall and wide as its lines (issue 30, point 6)
         self.test_details.setVisible(bool(result.details))
         self.test_button.setEnabled(True)
         self.test_finished.emit(result)
@@ -274,7 +276,6 @@ class ProfileDialog(QDialog):
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.test_details = QPlainTextEdit(self, readOnly=True)  # how each list answered
         self.test_details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.test_details.setMaximumHeight(self.fontMetrics().lineSpacing() * 7)
         self.test_details.hide()
         self.test_button = QPushButton("Test connection", self)
         self.save_button = QPushButton("Save", self, default=True)

@@ -35,7 +35,7 @@ from app.profile.settings import ProfileStore
 from app.store.changes import Change
 from app.sync.push.cost import cost_text, push_cost
 from app.sync.reports.push_review import needs_review, per_record
-from app.ui.outbox.outbox_view import diff_text, record_text
+from app.ui.outbox.outbox_view import diff_text, record_text, record_tip
 from app.wording.words import count
 
 if TYPE_CHECKING:
@@ -103,8 +103,8 @@ class PushReviewDialog(QDialog):
             first = record[0]
             res = registry.resources.get(first.resource)
             title = res.title if res is not None else first.resource
-            key = res.key if res is not None else None
-            item = QTreeWidgetItem([f"{title} · {record_text(first, key)}", ""])
+            item = QTreeWidgetItem([f"{title} · {record_text(first, res)}", ""])
+            item.setToolTip(0, record_tip(first))  # the internal id: only here
             for change in record:
                 for line in change_lines(change):
                     item.addChild(QTreeWidgetItem(["", line]))

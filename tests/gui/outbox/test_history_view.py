@@ -54,7 +54,7 @@ def test_pushed_changes_are_listed_with_when_who_what_and_result(
         assert window.undoable_edits is not None
         edited = list(session.cache.records("customers", limit=2))
         ids = [str(r["id"]) for r in edited]
-        keys = [f"{r['customerID']} · {r['id']}" for r in edited]  # what a person reads
+        keys = [f"{r['customerName']} ({r['customerID']})" for r in edited]  # what a person reads
         window.undoable_edits.edit_cells("customers", [(i, "city", "Oslo") for i in ids], "Edit")
         window.actions_["history"].trigger()
         view = window.tabs.currentWidget()

@@ -20,7 +20,14 @@ from app.store.changes import Change
 from app.store.outbox import NewChange, Outbox
 from app.ui.common.palette import Hue, background, text
 from app.ui.outbox.conflict_dialog import ConflictDialog, conflict_fields
-from app.ui.outbox.outbox_view import COLUMNS, OutboxModel, OutboxView, diff_text, record_text
+from app.ui.outbox.outbox_view import (
+    COLUMNS,
+    OutboxModel,
+    OutboxView,
+    diff_text,
+    record_text,
+    record_tip,
+)
 from app.wording.references import ReferenceNames
 from tests.gui.conftest import Opener, config, profile_for, until, wait_synced
 
@@ -109,8 +116,8 @@ def test_a_row_per_record_with_its_changes_attempts_and_reasons_inside(outbox: O
     error = "Customers update: HTTP 400: bad city"
     net = "City: Paris → Nice; Price zone: 2 → 3 (2 changes)"
     assert rows == [
-        ["failed", "Customers", "CU1 · c1", "update", net, "1", error],
-        ["pending", "Customers", "CU1 · c2", "update", "City: Paris → Rome", "0", ""],
+        ["failed", "Customers", "CU1", "update", net, "1", error],
+        ["pending", "Customers", "CU1", "update", "City: Paris → Rome", "0", ""],
     ]
     c1 = model.index(0, 0)
     inside = [[model.index(r, c, c1).data() for c in range(7)] for r in range(model.rowCount(c1))]
@@ -152,10 +159,18 @@ def test_creates_deletes_and_local_ids_read_plainly(outbox: Outbox) -> None:
         NewChange("customers", "create", payload={"customerID": "CU9", "city": "Lyon"})
     )
     create = get(outbox, seq)
-    assert record_text(create, "customerID") == "CU9 · new"
+    customers = REGISTRY["customers"]
+    assert record_text(create, customers) == "CU9"  # a record by its code, no internal id
+    assert record_tip(create) == "not on the show yet"
     assert diff_text(create) == "Customer ID: CU9; City: Lyon"
+    named = get(outbox, outbox.add(NewChange("customers", "create", payload={
+        "customerID": "CU8", "customerName": "Ann's Hardware"})))  # fmt: skip
+    assert record_text(named, customers) == "Ann's Hardware (CU8)"
+    blank = get(outbox, outbox.add(NewChange("customers", "create", payload={"city": "Oslo"})))
+    assert record_text(blank, customers) == "new customer"
     delete = get(outbox, outbox.add(NewChange("customers", "delete", record_id="c7")))
-    assert record_text(delete, "customerID") == "c7" and diff_text(delete) == ""
+    assert record_text(delete, customers) == "c7" and diff_text(delete) == ""  # nothing else
+    assert record_tip(delete) == "id c7"
 
 
 # ------------------------------------------------------------------------------------- view

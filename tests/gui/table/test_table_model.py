@@ -18,6 +18,7 @@ from app.store.cache import Cache
 from app.store.cached_rows import BLOCK
 from app.store.outbox import NewChange, Outbox
 from app.ui.common.palette import Hue, background_brush
+from app.ui.common.when import when_patterns
 from app.ui.table.table_model import RecordTableModel
 from app.wording.references import ReferenceNames
 from tests.unit.test_cached_rows import spy_reads
@@ -182,9 +183,7 @@ def test_roles_of_plain_cells(cache: Cache) -> None:
     assert cell(model, 3, "city", Role.TextAlignmentRole) is None
     assert cell(model, 3, "city", Role.UserRole) == "c00003"
     moment = QDateTime(QDate(2025, 5, 4), QTime(10, 3))  # issue 14: in the user's locale
-    assert cell(model, 3, "modifiedDate") == QLocale().toString(
-        moment, QLocale.FormatType.ShortFormat
-    )
+    assert cell(model, 3, "modifiedDate") == QLocale().toString(moment, when_patterns()[1])
     assert cell(model, 3, "email") is None
 
 
@@ -216,7 +215,7 @@ def test_nested_objects_show_their_readable_part_with_the_id_in_the_tooltip(cach
     assert cell(model, 1, "purchaseOrder") == "Rush"
     assert cell(model, 1, "allowances") == "Show deal, Freight"
     assert cell(model, 1, "customer", Role.EditRole) == {"id": "c00001", "name": "Customer 1"}
-    day = QLocale().toString(QDate(2025, 6, 1), QLocale.FormatType.ShortFormat)
+    day = QLocale().toString(QDate(2025, 6, 1), when_patterns()[0])
     assert cell(model, 1, "deliveryDate") == day  # issue 14: in the user's locale
     customers = make_model(cache, "customers")
     assert cell(customers, 0, "orderingGroups") == "Valley group"

@@ -83,3 +83,36 @@ def test_an_xlsx_import_warns_at_the_row_of_each_value_a_spreadsheet_damaged(
         f"line 2: customerID={key}: zipCode '{zip_code}' read as '2134' (a number where the show "
         "holds text; format this column as text in the workbook)",
     ]
+
+
+def test_a_formula_without_its_value_is_an_error_at_its_cell_not_an_unchanged_row(
+    opened: Opened, tmp_path: Path
+) -> None:
+    """Issue 30, item 19: an XLSX cell holding a formula but not its value (a workbook written
+    by a program that does not calculate) was read as empty and its row counted "unchanged".
+    The import dialog lists it as an error of that row, at that cell, with what to do."""
+    window, session = opened.window, opened.session
+    tab = window.open_resource("customers")
+    assert tab is not None and tab.importer is not None
+    record = session.cache.get("customers", tab.model.record_id(0))
+    assert record is not None
+    path = tmp_path / "customers.xlsx"
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["Customer ID", "City"])
+    sheet.append([record["customerID"], '=PROPER("akron")'])  # no value saved with it
+    book.save(path)
+
+    tab.importer.choose_file = lambda: path
+    window.actions_["import"].trigger()
+    dialog = tab.importer.dialog
+    assert dialog is not None and dialog.isVisible()
+    assert (
+        dialog.summary.text() == "Rows: 0 new · 0 changed · 0 unchanged · 1 with errors (left out)"
+    )
+    assert [dialog.errors.item(i).text() for i in range(dialog.errors.count())] == [
+        'Sheet row 2: city: the formula =PROPER("akron") without its value: the file does not '
+        "hold it (open the file in a spreadsheet program and save it, then import it again)"
+    ]
+    dialog.reject()

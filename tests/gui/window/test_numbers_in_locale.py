@@ -78,7 +78,7 @@ def test_a_decimal_comma_is_a_decimal_comma_in_the_grid_and_the_form(
     qtbot.waitUntil(lambda: form.record_id == rid)
     price = form.editors["price"]
     assert isinstance(price, FloatInput)
-    assert price.line.text() == "12,5"  # shown with the locale's decimal mark
+    assert price.line.text() == "12,50"  # the locale's decimal mark, a price's two places
     price.line.selectAll()
     group = "." if user_locale.groupSeparator() == "." else " "  # French: a space, typed plain
     qtbot.keyClicks(price.line, f"1{group}234,75")  # thousands grouped as the locale does
@@ -111,7 +111,7 @@ def test_a_decimal_comma_where_comma_groups_thousands_is_refused_at_the_cell(
     qtbot.waitUntil(lambda: form.record_id == rid)
     price = form.editors["price"]
     assert isinstance(price, FloatInput)
-    assert price.line.text() == "1250.5"
+    assert price.line.text() == "1250.50"
     price.line.selectAll()
     qtbot.keyClicks(price.line, "3,75")
     why = "'3,75' is ambiguous here: the decimal mark is '.' (write 3.75)"

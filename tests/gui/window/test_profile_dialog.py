@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import qasync
+from PySide6.QtWidgets import QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
 from app.api.check import ConnectionCheck
@@ -295,6 +296,48 @@ def test_test_connection_reports_each_list_of_the_show(
     assert (
         "Customers: answered: a bare array, no paging counters, 1 record on the first page" in shown
     )
+
+
+def lines_shown(box: QPlainTextEdit) -> float:
+    """How many lines of text `box`'s viewport has room for."""
+    room = box.viewport().height() - 2 * box.document().documentMargin()
+    return room / box.fontMetrics().lineSpacing()
+
+
+def test_the_test_details_are_sized_to_their_lines(
+    loop: qasync.QEventLoop, make: Callable[..., ProfileDialog], qtbot: QtBot
+) -> None:
+    """Issue 30, point 6: the details took three lines of height whatever they held — a line
+    under two empty ones, or 31 lines shown three at a time, each cut at the box's edge. Now
+    the box is as tall as its lines (up to a limit, then it scrolls) and as wide as its
+    longest line, on the real dialog against the simulator and with a one-line answer."""
+    from app.sim import SimConfig, SimServer, generate_show
+
+    config = SimConfig(throttle=False, missing=frozenset({"brokers"}))
+    with SimServer(generate_show("tiny"), config) as server:
+        dialog = make()
+        fill(dialog, sim_profile(server.base_url, server.auth_url, server.show_id), "demo-secret")
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        result = run_test(loop, dialog)
+    box = dialog.test_details
+    qtbot.waitUntil(lambda: box.isVisible() and box.horizontalScrollBar().maximum() == 0)
+    assert len(result.details) > 20  # a line per list: more than the box shows at once
+    assert box.verticalScrollBar().maximum() > 0 and 10 <= lines_shown(box) < 13
+    assert box.width() >= max(box.fontMetrics().horizontalAdvance(t) for t in result.details)
+
+    async def one_line(_connection: Any, _registry: Any) -> ConnectionCheck:
+        return ConnectionCheck(False, "unreachable", "Cannot reach it.", ("Customers: refused",))
+
+    dialog = make(tester=one_line)
+    fill(dialog, a_profile())
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    run_test(loop, dialog)
+    box = dialog.test_details
+    qtbot.waitUntil(box.isVisible)
+    assert box.verticalScrollBar().maximum() == 0 and box.horizontalScrollBar().maximum() == 0
+    assert 1 <= lines_shown(box) < 1.5  # one line's height, not three
 
 
 def sim_profile(base_url: str, auth_url: str, show_id: str) -> Profile:
