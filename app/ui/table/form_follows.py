@@ -54,8 +54,8 @@ class FormFollower(QObject):
         current = self._table.currentIndex()
         if current.isValid() and selection.rowIntersectsSelection(current.row(), QModelIndex()):
             return self._model.record_id(current.row())
-        rows = {i.row() for i in selection.selectedIndexes()} if selection.hasSelection() else set()
-        return self._model.record_id(rows.pop()) if len(rows) == 1 else None
+        row = _the_one_row(selection.selection())
+        return self._model.record_id(row) if row is not None else None
 
     def follow(self) -> None:
         """Show the selected record; with none, empty the form (or keep its unsaved edits)
@@ -114,3 +114,15 @@ class FormFollower(QObject):
     def _left_out(self) -> str:
         query = self._model.query
         return FILTERED_OUT if query.text or query.filters else LEFT_OUT
+
+
+def _the_one_row(selection: QItemSelection) -> int | None:
+    """The row a selection lies in when it lies in one row only (read by its ranges: a whole
+    grid selected is a few ranges, not a million indexes)."""
+    row: int | None = None
+    for i in range(selection.count()):
+        r = selection.at(i)
+        if r.top() != r.bottom() or (row is not None and r.top() != row):
+            return None
+        row = r.top()
+    return row
