@@ -30,7 +30,7 @@ import getpass
 import os
 import shutil
 import tempfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -210,7 +210,7 @@ async def _push_claim(
     part-way (Ctrl-C, a time limit, signing in refused), what the show answered is settled and
     the rest is given back to the team outbox at once."""
     later = deferred(claim.changes)
-    sendable = [c for c in claim.changes if c.id not in later]
+    sendable = by_turns([c for c in claim.changes if c.id not in later])
     created = await claims.team.ride_out(
         lambda: claims.created_ids(
             [(c.resource, c.record_key) for c in sendable if is_local_id(c.record_key)]
@@ -241,6 +241,27 @@ def _count(report: TeamPushReport, claims: Claims, results: list[Result], settle
     report.for_teammates += sum(
         1 for r in results if r.state != "pending" and r.change.member != claims.member
     )
+
+
+def by_turns(changes: list[TeamChange]) -> list[TeamChange]:
+    """The claim's records in turns of their members, each member's oldest first: a claim that
+    holds several members' changes sends the first of each member's, then the second of each…
+    — not every change of the member who handed over first before the others' (issue 29,
+    point 3). Each record's changes keep their order. A claim that creates a record keeps the
+    team outbox's order (a later change may name the new record)."""
+    if any(c.op == "create" or is_local_id(c.record_key) for c in changes):
+        return changes
+    chains: dict[tuple[str, str], list[TeamChange]] = defaultdict(list)
+    for change in sorted(changes, key=lambda c: c.id):
+        chains[(change.resource, change.record_key)].append(change)
+    turns: Counter[str] = Counter()
+    ordered = []
+    for chain in chains.values():  # by their first change
+        member = chain[0].member
+        ordered.append((turns[member], chain[0].id, chain))
+        turns[member] += 1
+    ordered.sort(key=lambda turn: turn[:2])
+    return [change for _, _, chain in ordered for change in chain]
 
 
 def deferred(changes: list[TeamChange]) -> set[int]:
