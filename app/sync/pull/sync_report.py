@@ -9,6 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+class SyncCancelled(Exception):
+    """Raised inside a resource's sync when the user cancelled; caught by `Puller.sync`."""
+
+
 @dataclass(frozen=True)
 class SyncProgress:
     """Published while a resource syncs: records received so far, the total when known; and
