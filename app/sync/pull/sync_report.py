@@ -38,6 +38,12 @@ class SyncProgress:
             parts.append(f"about {time_left(self.seconds_left)} left")
         return " · ".join(parts)
 
+    @property
+    def so_far(self) -> str:
+        """ "1,200 so far": the records of this resource received while its listing runs (what
+        the resource tree says of one the cache held none of, until its count is known)."""
+        return f"{self.done:,} so far"
+
 
 def time_left(seconds: float) -> str:
     """ "40 s", "2 min", "1 h 5 min": a round figure, as a person says it."""
