@@ -28,7 +28,7 @@ from app.api.registry import Registry, Resource
 from app.store.booth_list_times import BoothListTimes
 from app.store.cache import Cache
 from app.sync.pull.at_once import AtOnce, each
-from app.sync.pull.sync_report import Ending, ResourceSync
+from app.sync.pull.sync_report import Ending, ResourceSync, SyncCancelled
 
 # A booth list whose first this many booths asked all answer 404 is not offered by the
 # show (fewer booths: all of them); a 404 after one answered is a booth gone since.
@@ -157,7 +157,11 @@ class BoothLists:
         cancel: asyncio.Event | None,
         problems: dict[str, str],
     ) -> None:
-        """One parent's list; an incomplete one is noted in `problems` (raises `NotFound`)."""
+        """One parent's list; an incomplete one is noted in `problems` (raises `NotFound`).
+        Not asked once the sync is cancelled (raises `SyncCancelled`): a booth waiting for its
+        turn sends nothing after the cancel."""
+        if cancel is not None and cancel.is_set():
+            raise SyncCancelled(res.slug)
         try:
             await self.list_parent(res, key, result, cancel)
         except ListingIncomplete as exc:

@@ -24,7 +24,7 @@ import asyncio
 import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -75,7 +75,8 @@ class SweepProgress:
     """Where the sweep stands for one parent resource's lists (booths: products and vendors).
 
     `fresh` of `total` lists were listed within `max_age`; `oldest` the oldest listing of those
-    not fresh (None: some never were); `active` while lists are due."""
+    not fresh (None: some never were); `active` while lists are due and the sweep refreshes
+    them (not once it stopped: a cancelled sync stops it, `BoothSweep.stopped`)."""
 
     parent_title: str  # "booth"
     fresh: int
@@ -195,6 +196,12 @@ class BoothSweep:
     def publish(self) -> None:
         for progress in self.progress():
             self.on_progress(progress)
+
+    def stopped(self) -> None:
+        """The sweep was stopped (its task cancelled): each parent resource's lists are said to
+        be refreshed no more, however many are due."""
+        for progress in self.progress():
+            self.on_progress(replace(progress, active=False))
 
     # ---------------------------------------------------------------------------- helpers
 

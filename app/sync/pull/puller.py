@@ -52,7 +52,14 @@ from app.api.registry import Resource
 from app.store.cache import Cache
 from app.sync.pull.at_once import AtOnce, together
 from app.sync.pull.booth_lists import BoothLists
-from app.sync.pull.sync_report import Ending, ResourceSync, SyncPace, SyncProgress, SyncReport
+from app.sync.pull.sync_report import (
+    Ending,
+    ResourceSync,
+    SyncCancelled,
+    SyncPace,
+    SyncProgress,
+    SyncReport,
+)
 
 # What a sync reports is named here too, as it always was.
 __all__ = [
@@ -75,10 +82,6 @@ BULK_RECORDS = 5_000
 VERIFY_SHARE = 0.2
 SAMPLE = 5
 CHECKS_AT_ONCE = 8
-
-
-class SyncCancelled(Exception):
-    """Raised inside a resource's sync when the user cancelled; caught by `Puller.sync`."""
 
 
 def utc_now() -> datetime:

@@ -9,6 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+class SyncCancelled(Exception):
+    """Raised inside a resource's sync when the user cancelled; caught by `Puller.sync`."""
+
+
 @dataclass(frozen=True)
 class SyncProgress:
     """Published while a resource syncs: records received so far, the total when known; and
@@ -33,6 +37,12 @@ class SyncProgress:
         if self.seconds_left is not None:
             parts.append(f"about {time_left(self.seconds_left)} left")
         return " · ".join(parts)
+
+    @property
+    def so_far(self) -> str:
+        """ "1,200 so far": the records of this resource received while its listing runs (what
+        the resource tree says of one the cache held none of, until its count is known)."""
+        return f"{self.done:,} so far"
 
 
 def time_left(seconds: float) -> str:

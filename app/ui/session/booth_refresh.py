@@ -10,7 +10,9 @@ from the first sync that reaches the show until the session closes. Views hear t
 progress (`ShowSession.sweep_progress`).
 
 The sweep runs as a task of its own, not one of the window's `TaskRunner` tasks: it never ends
-while there is work, and "busy" means work the administrator is waiting for.
+while there is work, and "busy" means work the administrator is waiting for. It is work a sync
+started: Cancel sync stops it too (`stop_sweep`), until a sync completes again (issue 30, item
+17: it went on spending the budget after the cancel).
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ class BoothListRefresher(QObject):
         self.list_times = BoothListTimes(session.cache)
         self._refreshing: set[tuple[str, str]] = set()  # (booth-list slug, booth key) being listed
         self._sweep: asyncio.Task[None] | None = None
+        self._sweeper: BoothSweep | None = None  # the running sweep's, to say it stopped
         self._swept: set[str] = set()
         self._swept_timer = QTimer(self, singleShot=True, interval=SWEPT_MS)
         self._swept_timer.timeout.connect(self.on_swept_timer_timeout)
@@ -120,7 +123,7 @@ class BoothListRefresher(QObject):
     def start_sweep(self) -> None:
         """Start the background sweep (once; again after it stopped because the show could
         not be reached). It waits while a sync runs."""
-        if self._sweep is not None and not self._sweep.done():
+        if self.sweeping:
             return
         session = self.session
         sweep = BoothSweep(
@@ -130,7 +133,23 @@ class BoothListRefresher(QObject):
             on_refreshed=self._on_swept,
             paused=lambda: session.syncing,
         )
+        self._sweeper = sweep
         self._sweep = asyncio.ensure_future(self._run(sweep))
+
+    def stop_sweep(self) -> None:
+        """Stop the background sweep now (the sync that started it was cancelled): a list being
+        asked is dropped, and the status bar says no more that lists are being refreshed. The
+        next sync that completes starts it again."""
+        sweep, sweeper = self._sweep, self._sweeper
+        self._sweep = self._sweeper = None
+        if sweep is not None and not sweep.done():
+            sweep.cancel()
+            if sweeper is not None:
+                sweeper.stopped()
+
+    @property
+    def sweeping(self) -> bool:
+        return self._sweep is not None and not self._sweep.done()
 
     async def _run(self, sweep: BoothSweep) -> None:
         try:
@@ -151,7 +170,7 @@ class BoothListRefresher(QObject):
     async def aclose(self) -> None:
         """Stop the sweep (the session closes)."""
         self._swept_timer.stop()
-        if self._sweep is not None:
-            self._sweep.cancel()
-            await asyncio.gather(self._sweep, return_exceptions=True)
-            self._sweep = None
+        sweep, self._sweep, self._sweeper = self._sweep, None, None
+        if sweep is not None:
+            sweep.cancel()
+            await asyncio.gather(sweep, return_exceptions=True)

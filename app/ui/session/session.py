@@ -15,8 +15,8 @@ push's results (`push_finished`) bring only its outcome messages.
 
 Booth lists (a booth's products and vendors) are not re-listed by every sync (issue 17): a
 booth opened in the window refreshes its own (`refresh_lists`, asked by its panels) and a
-background sweep the rest, from the first sync that reaches the show (`lists`,
-app/ui/session/booth_refresh.py; `sweep_progress` feeds the status bar).
+background sweep the rest, from the first sync that reaches the show until a sync is cancelled
+(`lists`, app/ui/session/booth_refresh.py; `sweep_progress` feeds the status bar).
 """
 
 from __future__ import annotations
@@ -253,7 +253,7 @@ class ShowSession(QObject):
             self.problem.emit(f"Sync stopped: {exc.message}")
         finally:
             self._cancel_sync = None
-            if report.resources and self.online:
+            if report.resources and self.online and not report.cancelled:
                 self.lists.start_sweep()
             synced = [r.resource for r in report.resources]
             self.data_changed.emit(synced)
@@ -267,8 +267,12 @@ class ShowSession(QObject):
         self.lists.refresh(parent_slug, key, slugs)
 
     def cancel_sync(self) -> None:
+        """Stop the sync and everything syncs started: its resources stop at their next page
+        (what arrived is kept), its booth lists send nothing more, and the background refresh
+        of booth lists stops until a sync completes again."""
         if self._cancel_sync is not None:
             self._cancel_sync.set()
+            self.lists.stop_sweep()
 
     def request_push(self, seqs: Sequence[int] | None = None) -> None:
         """A push the user asked for (Ctrl+S, a form's Save): through the window's review when

@@ -2,8 +2,10 @@
 
 Built from the registry (data, not code): the groups in the registry's order, each group's
 resources, and under a resource the resources listed per its records (a booth's products).
-Each resource reads "Customers (300)" once its cached count is known. A resource this show does
-not offer (its list answered 404 at the last sync) is greyed, the reason in its tooltip.
+Each resource reads "Customers (300)" once its cached count is known; while a sync brings the
+first records of a resource the cache held none of, "Customers (1,200 so far)" — never "(0)"
+beside rows a table already shows. A resource this show does not offer (its list answered 404 at
+the last sync) is greyed, the reason in its tooltip.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class ResourceTree(QTreeView):
         self._registry = registry
         self._icons = icons
         self._items: dict[str, QStandardItem] = {}
+        self._counts: dict[str, int] = {}  # the cached counts shown
         self._model = QStandardItemModel(self)
         self._build()
         self.setModel(self._model)
@@ -73,7 +76,15 @@ class ResourceTree(QTreeView):
         for slug, count in counts.items():
             item = self._items.get(slug)
             if item is not None:
+                self._counts[slug] = count
                 item.setText(f"{self._registry[slug].title} ({count:,})")
+
+    def set_arriving(self, slug: str, so_far: str) -> None:
+        """A sync brings this resource's records: a resource shown with none says what arrived
+        `so_far` ("1,200 so far") until `set_counts` gives its count; one with a count keeps it."""
+        item = self._items.get(slug)
+        if item is not None and not self._counts.get(slug):
+            item.setText(f"{self._registry[slug].title} ({so_far})")
 
     def set_not_offered(self, reasons: Mapping[str, str]) -> None:
         """Grey the resources this show does not offer (slug → why); the others look normal."""

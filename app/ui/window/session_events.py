@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QMetaObject, QObject, QTimer
 
 from app.api.errors import AccessProblem, AuthFailed
-from app.sync.pull.puller import SyncReport
+from app.sync.pull.puller import SyncProgress, SyncReport
 from app.sync.push.pusher import PushReport
 from app.sync.reports.push_review import summarize
 from app.ui.session.session import ShowSession
@@ -51,6 +51,7 @@ class SessionEvents(QObject):
             (status.failures_requested, window.show_failures),
             (session.governor.changed, status.on_governor_changed),
             (session.sync_progress, status.on_sync_progress),
+            (session.sync_progress, self.on_sync_progress),
             (session.sweep_progress, status.on_sweep_progress),
             (session.sync_finished, self.on_sync_finished),
             (session.push_progress, status.on_push_progress),
@@ -123,6 +124,17 @@ class SessionEvents(QObject):
         elif report.not_offered:
             titles = ", ".join(self.session.registry[slug].title for slug, _ in report.not_offered)
             status.show_message(f"Not offered by this show (skipped, greyed): {titles}")
+
+    def on_sync_progress(self, progress: SyncProgress) -> None:
+        """The tree follows the sync: a resource's count as soon as its records are in the
+        cache (one count per resource and sync), what arrived so far while they arrive."""
+        tree = self.window.tree
+        if tree is None:
+            return
+        if progress.finished:
+            tree.set_counts({progress.resource: self.session.cache.count(progress.resource)})
+        elif progress.done:
+            tree.set_arriving(progress.resource, progress.so_far)
 
     def on_online_changed(self, online: bool) -> None:
         self.window.status.set_online(online, self.session.data_as_of())
