@@ -193,6 +193,8 @@ class _Checkpoints:
         try:
             while self._wanted.wait() and not self._closing.wait(CHECKPOINT_DELAY):
                 self._wanted.clear()
+                if self._closing.is_set():  # closed just before the clear, which took away
+                    break  # the wake-up `close` gave: waiting again would never end
                 try:
                     conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
                 except sqlite3.Error:
