@@ -16,7 +16,7 @@ from app.sim import SimServer, generate_show
 from app.store.changes import Change
 from app.ui.outbox.conflict_dialog import ConflictDialog
 from app.ui.table.resource_tab import ResourceTab
-from tests.gui.conftest import Opened, Opener, config, profile_for, wait_synced
+from tests.gui.conftest import Opened, Opener, config, profile_for, until, wait_synced
 from tests.gui.form.test_form_sim import customer_form, type_into
 from tests.gui.form.test_own_push import settled
 
@@ -35,12 +35,16 @@ def grid_text(tab: ResourceTab, record_id: str, field: str) -> str:
     return str(tab.model.data(index, Qt.ItemDataRole.DisplayRole))
 
 
-def reselect(tab: ResourceTab, record_id: str) -> None:
-    """Another row, then the record's row again (as a click would)."""
+def reselect(loop: qasync.QEventLoop, tab: ResourceTab, record_id: str) -> None:
+    """Another row, then the record's row again (as a click would), until the form beside the
+    table has followed (it may follow a selection on the event loop's next turn)."""
     other = 1 if tab.model.record_id(0) == record_id else 0
     tab.table.setCurrentIndex(tab.model.index(other, 0))
     row = next(r for r in range(tab.model.rowCount()) if tab.model.record_id(r) == record_id)
     tab.table.setCurrentIndex(tab.model.index(row, 0))
+    form = tab.form
+    assert form is not None
+    loop.run_until_complete(until(lambda: form.record_id == record_id))
 
 
 def saved_and_pushed(loop: qasync.QEventLoop, opened: Opened) -> tuple[ResourceTab, str]:
@@ -69,7 +73,7 @@ def test_a_save_pushed_at_once_shows_the_shows_answer_in_form_and_grid(
     assert (server.show.get("customers", record_id) or {})["phone"] == "+1 555 0142"
     assert form.editors["phone"].value() == "+1 555 0142"
     assert grid_text(tab, record_id, "phone") == "+1 555 0142"
-    reselect(tab, record_id)
+    reselect(loop, tab, record_id)
     assert form.record_id == record_id and form.editors["phone"].value() == "+1 555 0142"
     assert form.editors["customerName"].value() == "Cornerstone EDITED"  # still pending
 
