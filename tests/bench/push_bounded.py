@@ -104,6 +104,7 @@ def bounded_push(
             child = subprocess.Popen(
                 [sys.executable, "-c", PEAK_AT_EXIT, "push", *connection],
                 stdout=subprocess.DEVNULL, stderr=err, env=env,
+                preexec_fn=_ctrl_c_as_at_a_terminal,
             )  # fmt: skip
             # each poll: (seconds, changes settled, peak MB so far, CPU seconds so far)
             samples: list[tuple[float, int, float, float]] = []
@@ -256,3 +257,9 @@ def report(r: dict[str, Any], goal_mb: float) -> list[str]:
             f" min) at that rate"
         )
     return lines
+
+
+def _ctrl_c_as_at_a_terminal() -> None:
+    """In the child: SIGINT back to its default (a bench started in the background by a
+    non-interactive shell has it ignored, and the push would never see its Ctrl-C)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -18,6 +18,7 @@ import pytest
 from app.sim import SimConfig, SimServer, generate_show
 from app.sync.push.pusher import INTERRUPTED
 from tests.cli.conftest import SECRET, Cli
+from tests.terminal import ctrl_c_as_at_a_terminal
 
 EDITS = 30
 
@@ -59,6 +60,7 @@ def test_ctrl_c_mid_push_exits_130_and_keeps_the_outbox_consistent(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=ctrl_c_as_at_a_terminal,
     )
     while push.poll() is None and _states(outbox).get("done", 0) < 3:
         time.sleep(0.05)  # another process's file: there is no event to wait on

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.sim import SimServer
+from tests.terminal import ctrl_c_as_at_a_terminal
 
 SECRET_ENV = "SHOWDESK_CLIENT_SECRET"
 HUNG = 240.0  # seconds a member's command may take: under pytest-timeout's 300, so a hang fails
@@ -62,6 +63,7 @@ class TeamMember:
         return subprocess.Popen(
             self.argv(*args), env=self.env(), text=True,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            preexec_fn=ctrl_c_as_at_a_terminal,
         )  # fmt: skip
 
     def run(self, *args: str, timeout: float = HUNG) -> subprocess.CompletedProcess[str]:
