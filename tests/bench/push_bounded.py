@@ -28,6 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.terminal import ctrl_c_as_at_a_terminal
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # `python -m app` that writes its own peak resident memory (VmHWM, kB) to $BENCH_HWM on exit:
@@ -104,7 +106,7 @@ def bounded_push(
             child = subprocess.Popen(
                 [sys.executable, "-c", PEAK_AT_EXIT, "push", *connection],
                 stdout=subprocess.DEVNULL, stderr=err, env=env,
-                preexec_fn=_ctrl_c_as_at_a_terminal,
+                preexec_fn=ctrl_c_as_at_a_terminal,
             )  # fmt: skip
             # each poll: (seconds, changes settled, peak MB so far, CPU seconds so far)
             samples: list[tuple[float, int, float, float]] = []
@@ -257,9 +259,3 @@ def report(r: dict[str, Any], goal_mb: float) -> list[str]:
             f" min) at that rate"
         )
     return lines
-
-
-def _ctrl_c_as_at_a_terminal() -> None:
-    """In the child: SIGINT back to its default (a bench started in the background by a
-    non-interactive shell has it ignored, and the push would never see its Ctrl-C)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
