@@ -11,6 +11,7 @@ import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,6 +71,48 @@ def writes(server: SimServer) -> int:
     return server.stats.by_operation[PUT_CUSTOMER] + server.stats.by_operation[POST_CUSTOMER]
 
 
+def record_writes(
+    server: SimServer, monkeypatch: pytest.MonkeyPatch
+) -> list[tuple[float, str, dict[str, Any]]]:
+    """Every update the show stores, as (when, record id, the members' fields it holds): a
+    lost edit is then told by the writes that undid it."""
+    history: list[tuple[float, str, dict[str, Any]]] = []
+    replace = server.show.replace
+
+    def recorded(slug: str, record_id: str | int, fields: dict[str, Any]) -> dict[str, Any]:
+        history.append(
+            (time.monotonic(), str(record_id), {f: fields.get(f) for f in FIELDS.values()})
+        )
+        return replace(slug, record_id, fields)
+
+    monkeypatch.setattr(server.show, "replace", recorded)
+    return history
+
+
+CHANGES_OF = (
+    "SELECT id, member, pushed_by, state, attempts, settled, payload "
+    "FROM team_changes WHERE record_key = %s ORDER BY id"
+)
+
+
+def story(
+    url: str,
+    lost: list[Any],
+    history: list[tuple[float, str, dict[str, Any]]],
+    killed_at: float,
+) -> str:
+    """What happened to the lost edits' records: the show's writes (seconds from the kill) and
+    the team outbox's changes of them (who made, who pushed, when settled, attempts)."""
+    ids = sorted({key[0] for key in lost if isinstance(key, tuple)})
+    lines = [f"lost: {lost}"]
+    for record_id in ids:
+        lines += [f"  {at - killed_at:+.2f}s PUT {record_id} {held}"
+                  for at, rid, held in history if rid == record_id]  # fmt: skip
+        rows = query(url, CHANGES_OF, record_id)
+        lines += [f"  team change {row}" for row in rows]
+    return "\n".join(lines)
+
+
 def test_a_member_killed_mid_push_and_restarted_loses_and_repeats_nothing(
     server: SimServer,
     pg_server: ThrowawayPostgres,
@@ -95,6 +138,7 @@ def test_a_member_killed_mid_push_and_restarted_loses_and_repeats_nothing(
         queue(member, edits, creates)
     per_member = shared_n + own_n + creates_n
 
+    history = record_writes(server, monkeypatch)
     victim: TeamMember = team[1]  # slower than the others, so it is caught holding records
     pushes = [m.start("push", *(SLOW if m is victim else RATE)) for m in team]
     deadline = time.monotonic() + 120
@@ -107,6 +151,7 @@ def test_a_member_killed_mid_push_and_restarted_loses_and_repeats_nothing(
         assert time.monotonic() < deadline, "nothing was sent"
         time.sleep(0.02)
     assert held_by(url, victim.name), "the victim's batch ended before it could be killed"
+    killed_at = time.monotonic()
     pushes[1].send_signal(signal.SIGKILL)
     pushes[1].communicate()  # its pipes closed
     restarted = victim.start("push", *RATE)
@@ -114,13 +159,15 @@ def test_a_member_killed_mid_push_and_restarted_loses_and_repeats_nothing(
 
     assert [code for code, _, _ in results] == [0, 0, 0], results
     assert states(url) == {"applied": 3 * per_member}
-    lost = [key for key, value in expected.items() if customer(server, key[0])[key[1]] != value]
+    lost: list[Any] = [
+        key for key, value in expected.items() if customer(server, key[0])[key[1]] != value
+    ]
     keys = [f"K-{m.name}-{i}" for m in team for i in range(creates_n)]
     lost += [key for key in keys if not by_key(server, key)]
     duplicated = [key for key in keys if server.stats.creates[("customers", key)] != 1]
     tally.add("team", edits_pushed=3 * per_member, lost=len(lost), duplicated=len(duplicated),
               kills_survived=1)  # fmt: skip
-    assert lost == [] and duplicated == []
+    assert lost == [] and duplicated == [], story(url, lost, history, killed_at)
     assert server.stats.by_operation[POST_CUSTOMER] == 3 * creates_n
     records = shared_n + 3 * own_n
     # More PUTs than records only where a teammate relayed a shared record's change after its
