@@ -192,9 +192,16 @@ class ResourceTab(QWidget):
                 self._follower.follow_later()
 
     def on_model_rows_inserted(self, *_args: object) -> None:
-        """The rest of the rows after a first screen: the current record kept may be there."""
-        if self._kept[0] is not None:
-            self.on_model_reset()
+        """The rest of the rows after a first screen: the current record kept may be there —
+        unless the user chose another record meanwhile (a reset leaves none current): the
+        user's choice stands, the record kept gives way."""
+        if self._kept[0] is None:
+            return
+        chosen = self.current_record_id()
+        if chosen is not None and chosen != self._kept[0]:
+            self._kept = (None, -1, False)
+            return
+        self.on_model_reset()
 
     def on_model_query_running(self, running: bool) -> None:
         if not running:  # the whole list is read (it may have added no row)

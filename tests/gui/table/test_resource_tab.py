@@ -13,9 +13,11 @@ from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
 from app.store.cache import Cache
+from app.store.cached_rows import FIRST_SCREEN
 from app.store.shown_text import natural
 from app.ui.table.resource_tab import ResourceTab
 from app.ui.table.view_state import settings_key
+from tests.gui.window.test_row_counts import HeldQueries
 
 Flag = QItemSelectionModel.SelectionFlag
 # The offscreen platform notes "does not support propagateSizeHints()" when a window is shown.
@@ -229,3 +231,54 @@ def test_rows_have_one_height(open_tab: Any) -> None:
     rows = tab.table.verticalHeader()
     assert rows.sectionResizeMode(0).name == "Fixed"
     assert rows.sectionSize(0) == rows.sectionSize(40)
+
+
+def sort(tab: ResourceTab) -> None:
+    """Sorted by customer ID: the records added last sort after the first screen's."""
+    tab.header.setSortIndicator(tab.model.column_of("customerID"), Qt.SortOrder.AscendingOrder)
+
+
+def test_a_record_chosen_while_the_rows_come_again_stays_chosen(
+    open_tab: Any, cache: Cache, qtbot: QtBot
+) -> None:
+    """A sort (or a filter) keeps the current record — unless the user chose another one while
+    the rows were still coming: the click wins, it is not undone when the rest of the rows
+    arrive (it was, and the form then followed the record the user had left)."""
+    cache.upsert("customers", [{"id": f"m{n:03}", "customerID": f"M{n:03}", "city": "Madison"}
+                               for n in range(FIRST_SCREEN * 2)])  # fmt: skip
+    tab = open_tab()
+    held = HeldQueries()
+    tab.model.set_background(held)
+    far = tab.model.rowCount() - 1  # past the first screen
+    tab.table.setCurrentIndex(tab.model.index(far, 1))
+    kept = tab.current_record_id()
+
+    sort(tab)
+    held.let_one_go()  # the first screen: the kept record is not in it yet
+    assert not tab.model.complete and tab.model.row_of(str(kept)) < 0
+    qtbot.mouseClick(tab.table.viewport(), Qt.MouseButton.LeftButton,
+                     pos=tab.table.visualRect(tab.model.index(5, 1)).center())  # fmt: skip
+    chosen = tab.current_record_id()
+    assert chosen is not None and chosen != kept
+    held.let_all_go()  # the rest of the rows
+    assert tab.model.complete
+    assert tab.current_record_id() == chosen
+
+
+def test_the_current_record_comes_back_with_the_rest_of_the_rows(
+    open_tab: Any, cache: Cache
+) -> None:
+    """Nobody chose another record meanwhile: the one current before the sort is current again
+    once its row is read."""
+    cache.upsert("customers", [{"id": f"m{n:03}", "customerID": f"M{n:03}", "city": "Madison"}
+                               for n in range(FIRST_SCREEN * 2)])  # fmt: skip
+    tab = open_tab()
+    held = HeldQueries()
+    tab.model.set_background(held)
+    tab.table.setCurrentIndex(tab.model.index(tab.model.rowCount() - 1, 1))
+    kept = tab.current_record_id()
+    sort(tab)
+    held.let_one_go()
+    assert tab.current_record_id() != kept
+    held.let_all_go()
+    assert tab.current_record_id() == kept
