@@ -17,6 +17,7 @@ from typing import Any
 
 from app.api.registry import Registry, Resource
 from app.store.changes import Change, is_local_id
+from app.sync.edit.revert import BEFORE
 from app.wording.values import ValueWords
 from app.wording.words import name_and_code, singular, title_of
 
@@ -56,6 +57,18 @@ def record_tip(change: Change) -> str:
     return f"id {change.effective_id}"
 
 
+def field_changes(change: Change) -> list[tuple[str, Any, Any]]:
+    """(field, before, after) of each field the change sets: an edit's from its record; a special
+    change (a move) its body's against what it replaces on the show (`before`), only the fields
+    its body gives — a move to no given position names no position."""
+    body = change.payload.get("body")
+    if change.op in ("create", "update", "delete") or not isinstance(body, dict):
+        return change.diff()
+    replaced = change.payload.get(BEFORE)
+    before = replaced if isinstance(replaced, dict) else {}
+    return [(n, before.get(n), body[n]) for n in change.changed_fields if n in body]
+
+
 def diff_text(change: Change, separator: str = "; ", words: ValueWords | None = None) -> str:
     """ "City: Paris → Lyon; Price zone: 2 → 3": fields by their titles, values in `words` (a
     create lists its values, a delete nothing)."""
@@ -67,9 +80,9 @@ def diff_text(change: Change, separator: str = "; ", words: ValueWords | None = 
         return said.text(change.resource, name, value)
 
     if change.is_create:
-        parts = [f"{title_of(f)}: {text(f, after)}" for f, _, after in change.diff()]
+        parts = [f"{title_of(f)}: {text(f, after)}" for f, _, after in field_changes(change)]
     else:
-        parts = [f"{title_of(f)}: {text(f, a)} → {text(f, b)}" for f, a, b in change.diff()]
+        parts = [f"{title_of(f)}: {text(f, a)} → {text(f, b)}" for f, a, b in field_changes(change)]
     if not parts and change.params:
         parts = [f"{title_of(k)}: {text(k, v)}" for k, v in change.params.items()]
     return separator.join(parts)
@@ -138,7 +151,7 @@ class RecordChanges:
             return "deleted"
         fields: dict[str, tuple[Any, Any]] = {}
         for change in self.changes:
-            for name, before, after in change.diff():
+            for name, before, after in field_changes(change):
                 first = fields[name][0] if name in fields else before
                 fields[name] = (first, after)
         created = self.changes[0].is_create
