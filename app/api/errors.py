@@ -190,13 +190,24 @@ class NotFound(UserInputProblem):
 
 
 class InvalidValue(UserInputProblem):
-    """A value rejected locally, before anything was queued or sent."""
+    """A value rejected locally, before anything was queued or sent: `kind` names the problem
+    where the model knows it (pydantic's error type, "int_parsing"…) and `choices` an
+    enumeration's values, so app/wording/reasons.py can say it in words."""
 
-    def __init__(self, field: str, message: str, value: object = None) -> None:
+    def __init__(
+        self,
+        field: str,
+        message: str,
+        value: object = None,
+        *,
+        kind: str = "",
+        choices: tuple[str, ...] = (),
+    ) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
         self.reason = message
         self.value = value
+        self.kind, self.choices = kind, choices
 
 
 class UnreadableLine(InvalidValue):

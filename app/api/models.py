@@ -17,7 +17,7 @@ import operator
 import types
 from collections.abc import Collection, Mapping
 from datetime import date, datetime
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -183,11 +183,24 @@ def validate_record(model: type[ShowRecord], data: dict[str, Any]) -> ShowRecord
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "record"
-        raise InvalidValue(field, first["msg"], first.get("input")) from None
+        value, kind = first.get("input"), first["type"]
+        choices = _choices(model, str(first["loc"][0])) if first["loc"] else ()
+        raise InvalidValue(field, first["msg"], value, kind=kind, choices=choices) from None
     for name, value in (record.model_extra or {}).items():
         if not _finite(value):
-            raise InvalidValue(name, "Input should be a finite number", value)
+            raise InvalidValue(name, "Input should be a finite number", value, kind="finite_number")
     return record
+
+
+def _choices(model: type[ShowRecord], name: str) -> tuple[str, ...]:
+    """The values an enumeration field takes (`Literal["Points", "Discount"] | None`), else ()."""
+    declared = model.model_fields.get(name)
+    if declared is None:
+        return ()
+    for tp in (declared.annotation, *get_args(declared.annotation)):
+        if get_origin(tp) is Literal:
+            return tuple(str(a) for a in get_args(tp))
+    return ()
 
 
 def _finite(value: Any) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 
 from app.store.cache import Cache
 from app.store.shown_text import Shown
-from app.wording.words import title_of
+from app.wording.words import title_of, words_of
 
 __all__ = [
     "ReferenceNames",
@@ -111,12 +111,6 @@ def ids_of(value: Any) -> list[str]:
 def show_date(text: str) -> str:
     """`2025-01-20T04:50:03.61` → `2025-01-20 04:50:03` (date-only values stay as they are)."""
     return text.replace("T", " ", 1)[:19]
-
-
-def words_of(value: str) -> str:
-    """An enumeration's value as words: "EmailAndSms" → "Email and sms", "InPerson" → "In
-    person"."""
-    return title_of(value)
 
 
 def shown(

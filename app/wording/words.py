@@ -61,6 +61,12 @@ def title_of(field: str) -> str:
     return " ".join(_word(w, i == 0) for i, w in enumerate(words))
 
 
+def words_of(value: str) -> str:
+    """An enumeration's value as words: "EmailAndSms" → "Email and sms", "InPerson" → "In
+    person"."""
+    return title_of(value)
+
+
 def plural(word: str) -> str:
     """The plural of an English noun as the window uses them ("change" → "changes")."""
     lower = word.lower()

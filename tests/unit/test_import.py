@@ -90,16 +90,37 @@ def test_dry_run_plan(cache: Cache, tmp_path: Path) -> None:
     assert plan.updates[0].payload == customer(2, customerName="New Name")  # the full record
     errors = {e.row_number: (e.field, e.reason) for e in plan.errors}
     assert set(errors) == {5, 6, 7, 8, 9, 12}
-    assert errors[5][0] == "priceZone" and "integer" in errors[5][1]
+    assert errors[5] == ("priceZone", "'abc' is not a whole number")
     assert errors[6] == ("bogus", "unknown column: not a field of Customer")
     assert errors[7][0] == "customerID" and "rows 7, 8" in errors[7][1]
     assert errors[9][0] == "id" and "'nope'" in errors[9][1]
     assert plan.unknown_columns == ["bogus"]
     assert row_counts(plan) == {"creates": 1, "updates": 2, "unchanged": 1, "errors": 6}
-    assert next(iter_errors(plan)).startswith("row 5: priceZone:")
+    assert next(iter_errors(plan)) == "row 5: Price zone: 'abc' is not a whole number"
     assert plan.requests == 3
     assert plan.duration_at(300, 60) == pytest.approx(0.6)
     assert plan.duration_at(30, 60) == pytest.approx(6.0)
+
+
+def test_errors_read_in_words_by_field_title(cache: Cache, tmp_path: Path) -> None:
+    """Issue 30: "row 2: priceZone: Input should be a valid integer, unable to parse string as
+    an integer" reads "row 2: Price zone: 'abc' is not a whole number" — each kind of value."""
+    cache.upsert("products", [{"id": f"p{n}", "productID": f"P{n}"} for n in range(1, 5)])
+    columns = ["productID", "price", "isKit", "allowanceType", "unitQty"]
+    rows = [
+        ["P1", "cheap", "", "", ""],
+        ["P2", "", "maybe", "", ""],
+        ["P3", "", "", "Gold", ""],
+        ["P4", "", "", "", "2.5"],
+    ]
+    plan = plan_import(cache, "products", write_csv(tmp_path / "p.csv", rows, columns))
+    assert list(iter_errors(plan)) == [
+        "row 2: Price: 'cheap' is not a number",
+        "row 3: Is kit: 'maybe' is not yes or no",
+        "row 4: Allowance type: 'Gold' is not one of: Points, Discount",
+        "row 5: Unit qty: '2.5' is not a whole number",
+    ]
+    assert (plan.errors[0].field, plan.errors[0].field_title) == ("price", "Price")
 
 
 def test_apply_queues_in_one_transaction(cache: Cache, tmp_path: Path) -> None:
@@ -121,7 +142,7 @@ def test_errors_file_is_reimportable(cache: Cache, tmp_path: Path) -> None:
     with open(out, encoding="utf-8", newline="") as f:
         table = list(csv.DictReader(f))
     assert list(table[0]) == [*COLUMNS, "error"]
-    assert table[0]["priceZone"] == "abc" and table[0]["error"].startswith("priceZone: ")
+    assert table[0]["priceZone"] == "abc" and table[0]["error"].startswith("Price zone: ")
     table[0]["priceZone"] = "3"  # the user fixes one row ...
     table[1]["bogus"] = ""  # ... and another
     write_csv(out, [list(r.values()) for r in table], [*COLUMNS, "error"])

@@ -20,6 +20,8 @@ from app.sync.reports.push_history import (
     record_names,
     results,
 )
+from app.wording.references import ReferenceNames
+from app.wording.values import ValueWords
 
 BASE = {"id": "c1", "customerID": "CU1", "city": "Paris", "priceZone": 2}
 
@@ -55,6 +57,21 @@ def test_one_entry_per_pushed_change_newest_first_with_its_fields(outbox: Outbox
     assert entries[0].what == "deleted"
     assert (entries[1].outcome, entries[1].result) == ("failed", "failed: HTTP 400: bad city")
     assert results(entries) == ["applied", "failed"]
+
+
+def test_values_read_in_words_references_by_name_and_code(outbox: Outbox, tmp_path: Path) -> None:
+    """Issue 30: the history read "W2" and JSON for nested objects; now one core formatter
+    (`ValueWords`) reads a reference by name and code and a nested object by its label."""
+    groups = [{"id": "kqj19r", "orderingGroupName": "Summer"}]
+    settle(outbox, update("c1", warehouseID="W2", orderingGroups=groups), "applied")
+    (entry,) = pushed_changes(outbox.audit_rows())
+    with Cache(tmp_path / "cache.db", default_registry()) as cache:
+        cache.upsert("warehouses", [{"id": "w2", "warehouseID": "W2", "description": "South DC"}])
+        words = ValueWords(default_registry(), ReferenceNames(cache))
+        assert entry.what_in(words) == (
+            "Warehouse ID: — → South DC (W2); Ordering groups: — → Summer"
+        )
+    assert entry.what == "Warehouse ID: — → W2; Ordering groups: — → Summer"  # nothing cached
 
 
 def test_filter_by_text_and_result_and_export_what_is_shown(outbox: Outbox, tmp_path: Path) -> None:

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from app.wording.reasons import not_a_number, not_a_whole_number
+
 INT_LIMIT = 2_147_483_647  # the show's whole numbers are 32-bit
 SPACES = " \u00a0\u202f"  # a locale grouping with a space: any of them is typed for it
 MINUS = "\u2212"  # the minus sign some locales write
@@ -69,7 +71,7 @@ def read_number(
     if not whole:
         return number
     if not number.is_integer():
-        raise NotANumber(f"'{typed}' is not a whole number")
+        raise NotANumber(not_a_whole_number(typed))
     if abs(number) > INT_LIMIT:
         raise NotANumber(f"'{typed}' is too large")
     return int(number)
@@ -126,5 +128,5 @@ def _why_not(typed: str, marks: NumberMarks, whole: bool) -> str:
             hint = f" (write {typed.replace(other, marks.decimal)})"
         return f"'{typed}' is ambiguous here: the decimal mark is '{marks.decimal}'{hint}"
     if whole:
-        return f"'{typed}' is not a whole number"
-    return f"'{typed}' is not a number (such as 1{marks.group}250{marks.decimal}5)"
+        return not_a_whole_number(typed)
+    return f"{not_a_number(typed)} (such as 1{marks.group}250{marks.decimal}5)"

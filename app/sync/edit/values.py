@@ -19,6 +19,7 @@ from app.api.record_shape import like_given
 from app.api.registry import Resource
 from app.sync.change_rules import sendable_fields
 from app.sync.edit.numbers import Misread
+from app.wording.reasons import in_words
 
 
 def write_op(res: Resource, single: str) -> str | None:
@@ -101,7 +102,7 @@ def coerced(
             coerced = validate_record(model, trial).model_dump(mode="json")
         except InvalidValue as exc:
             rejected.append(
-                Rejected(edit, exc.reason if exc.field.startswith(edit.field) else str(exc))
+                Rejected(edit, in_words(exc) if exc.field.startswith(edit.field) else str(exc))
             )
             continue
         record[edit.field] = coerced.get(edit.field)

@@ -19,20 +19,30 @@ from app.api.registry import Resource
 from app.store.outbox import NewChange
 from app.sync.files.import_checks import TypeLoss
 from app.sync.files.import_file import Row
+from app.wording.words import title_of
 
 
 @dataclass(frozen=True)
 class RowError:
-    """Why one row of the file cannot be imported (`field` None: the row as a whole)."""
+    """Why one row of the file cannot be imported (`field` None: the row as a whole), in words:
+    the field by its title ("Price zone"; a column that is no field as the file heads it) and
+    a plain reason ("'abc' is not a whole number"); `field` stays the API's name (`--json`)."""
 
     row_number: int  # the row's line in its sheet (the header is row 1)
     field: str | None
     reason: str
     raw: dict[str, str]
     sheet: str | None = None
+    title: str | None = None  # the field as a person reads it (None: `title_of(field)`)
+
+    @property
+    def field_title(self) -> str:
+        if self.title is not None:
+            return self.title
+        return "" if self.field is None else title_of(self.field)
 
     def __str__(self) -> str:
-        return f"{self.field}: {self.reason}" if self.field else self.reason
+        return f"{self.field_title}: {self.reason}" if self.field else self.reason
 
 
 @dataclass(frozen=True)
@@ -148,7 +158,7 @@ def row_counts(plan: ImportPlan) -> Counter[str]:
 
 
 def iter_errors(plan: ImportPlan) -> Iterator[str]:
-    """Human-readable error lines: `row 7: priceZone: Input should be a valid integer`."""
+    """Error lines in words: `row 7: Price zone: 'abc' is not a whole number`."""
     for err in plan.errors:
         yield error_line(err)
 

@@ -27,6 +27,8 @@ from app.sync.files.import_file import Row, parse_cell
 from app.sync.files.import_index import ImportIndex, pairs
 from app.sync.files.import_names import NameResolver
 from app.sync.files.import_plan import ImportPlan, PlannedChange, RowError, RowOutcome
+from app.wording.reasons import in_words
+from app.wording.words import title_of
 
 IGNORED_COLUMNS = frozenset({"error", "modifiedDate"})  # the errors file's, the server's
 
@@ -58,11 +60,19 @@ class RowPlanner:
             try:
                 outcome = RowOutcome(row, self._plan_row(row, duplicates))
             except InvalidValue as exc:
-                error = RowError(row.number, exc.field or None, exc.reason, row.cells, row.sheet)
+                error = self._error(row, exc)
                 outcome = RowOutcome(row, error=error)
             if self._warnings:
                 outcome = replace(outcome, warnings=tuple(self._warnings))
             take(outcome)
+
+    def _error(self, row: Row, problem: InvalidValue) -> RowError:
+        """The row's error in words: the field by its title (a column that is no field as the
+        file heads it), the reason plainly."""
+        field = problem.field or None
+        name = (field or "").split(".")[0]
+        title = name if name in self.plan.unknown_columns else title_of(name) if field else None
+        return RowError(row.number, field, in_words(problem), row.cells, row.sheet, title)
 
     def _match_field(self, cells: dict[str, str]) -> str:
         return "id" if cells.get("id") else self.key
@@ -84,7 +94,9 @@ class RowPlanner:
         seen = duplicates.get((name, cells.get(name, "")))
         if seen:
             rows = ", ".join(map(str, seen))
-            raise InvalidValue(name, f"duplicate {name} '{cells[name]}' in the file (rows {rows})")
+            raise InvalidValue(
+                name, f"duplicate {title_of(name)} '{cells[name]}' in the file (rows {rows})"
+            )
         for column in self.plan.unknown_columns:
             if cells.get(column):
                 raise InvalidValue(column, f"unknown column: not a field of {self.model.__name__}")
@@ -103,11 +115,12 @@ class RowPlanner:
                 raise InvalidValue("id", f"no {self.plan.resource.title} with id '{value}'")
             return found
         if not value:
-            raise InvalidValue(self.key, f"the row has neither an id nor a {self.key}")
+            raise InvalidValue(self.key, f"the row has neither an ID nor a {title_of(self.key)}")
         matches = self._by_key(value)
         if len(matches) > 1:
             raise InvalidValue(
-                self.key, f"{len(matches)} records have {self.key} '{value}': add the id column"
+                self.key,
+                f"{len(matches)} records have {title_of(self.key)} '{value}': add the id column",
             )
         return matches[0] if matches else None
 

@@ -10,13 +10,15 @@ command can print the same lines. Qt-free.
 
 from __future__ import annotations
 
-import json
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from app.api.registry import Registry, Resource
 from app.store.changes import Change, is_local_id
+from app.sync.edit.revert import BEFORE
+from app.wording.values import ValueWords
 from app.wording.words import name_and_code, singular, title_of
 
 # Which state of a record's changes the record row shows: what needs the user first.
@@ -24,16 +26,9 @@ ATTENTION = ("conflict", "failed", "sending", "pending", "done", "discarded")
 
 
 def format_value(value: Any) -> str:
-    """A field value as a person reads it: empty for null, JSON for lists and objects."""
-    if value is None:
-        return "—"
-    if isinstance(value, str):
-        return value if value else '""'
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list | dict):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
+    """A field value as a person reads it, without its field: "—" for null, a nested object by
+    its label, never JSON (`ValueWords` also knows references and enumerations)."""
+    return ValueWords().text("", "", value)
 
 
 def record_text(change: Change, resource: Resource | None) -> str:
@@ -62,19 +57,34 @@ def record_tip(change: Change) -> str:
     return f"id {change.effective_id}"
 
 
-def diff_text(change: Change, separator: str = "; ") -> str:
-    """ "City: Paris → Lyon; Price zone: 2 → 3": fields by their titles (a create lists its
-    values, a delete nothing)."""
+def field_changes(change: Change) -> list[tuple[str, Any, Any]]:
+    """(field, before, after) of each field the change sets: an edit's from its record; a special
+    change (a move) its body's against what it replaces on the show (`before`), only the fields
+    its body gives — a move to no given position names no position."""
+    body = change.payload.get("body")
+    if change.op in ("create", "update", "delete") or not isinstance(body, dict):
+        return change.diff()
+    replaced = change.payload.get(BEFORE)
+    before = replaced if isinstance(replaced, dict) else {}
+    return [(n, before.get(n), body[n]) for n in change.changed_fields if n in body]
+
+
+def diff_text(change: Change, separator: str = "; ", words: ValueWords | None = None) -> str:
+    """ "City: Paris → Lyon; Price zone: 2 → 3": fields by their titles, values in `words` (a
+    create lists its values, a delete nothing)."""
     if change.op == "delete":
         return ""
+    said = words or ValueWords()
+
+    def text(name: str, value: Any) -> str:
+        return said.text(change.resource, name, value)
+
     if change.is_create:
-        parts = [f"{title_of(f)}: {format_value(after)}" for f, _, after in change.diff()]
+        parts = [f"{title_of(f)}: {text(f, after)}" for f, _, after in field_changes(change)]
     else:
-        parts = [
-            f"{title_of(f)}: {format_value(a)} → {format_value(b)}" for f, a, b in change.diff()
-        ]
+        parts = [f"{title_of(f)}: {text(f, a)} → {text(f, b)}" for f, a, b in field_changes(change)]
     if not parts and change.params:
-        parts = [f"{title_of(k)}: {format_value(v)}" for k, v in change.params.items()]
+        parts = [f"{title_of(k)}: {text(k, v)}" for k, v in change.params.items()]
     return separator.join(parts)
 
 
@@ -132,25 +142,27 @@ class RecordChanges:
         first = next((c for c in self.changes if c.key_value), None)
         return newest if first is None else replace(newest, key_value=first.key_value)
 
-    def summary(self) -> str:
+    def summary(self, words: ValueWords | None = None) -> str:
         """The fields changed, net over the changes: "City: Paris → Nice; Price zone: 2 → 3"."""
+        said = words or ValueWords()
         if len(self.changes) == 1:
-            return diff_text(self.changes[0])
+            return diff_text(self.changes[0], words=said)
         if any(c.op == "delete" for c in self.changes):
             return "deleted"
         fields: dict[str, tuple[Any, Any]] = {}
         for change in self.changes:
-            for name, before, after in change.diff():
+            for name, before, after in field_changes(change):
                 first = fields[name][0] if name in fields else before
                 fields[name] = (first, after)
         created = self.changes[0].is_create
+        text = functools.partial(said.text, self.resource)
         parts = [
-            f"{title_of(n)}: {format_value(b)}"
+            f"{title_of(n)}: {text(n, b)}"
             if created
-            else f"{title_of(n)}: {format_value(a)} → {format_value(b)}"
+            else f"{title_of(n)}: {text(n, a)} → {text(n, b)}"
             for n, (a, b) in fields.items()
         ]
-        return "; ".join(parts) or diff_text(self.changes[-1])
+        return "; ".join(parts) or diff_text(self.changes[-1], words=said)
 
 
 def group_by_record(changes: Iterable[Change]) -> list[RecordChanges]:

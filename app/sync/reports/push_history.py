@@ -11,13 +11,14 @@ outbox belongs to: every change in it was pushed through that connection. Qt-fre
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.api.registry import Registry
 from app.store.audit import AuditRow
 from app.store.cache import Cache
-from app.sync.reports.change_list import format_value
+from app.wording.values import ValueWords
 from app.wording.words import name_and_code, title_of
 
 Names = Mapping[str, str]  # resource slug → its title
@@ -44,10 +45,15 @@ class PushedChange:
     @property
     def what(self) -> str:
         """ "City: Paris → Lyon; Price zone: 2 → 3" (a delete: "deleted")."""
+        return self.what_in(ValueWords())
+
+    def what_in(self, words: ValueWords) -> str:
+        """`what`, values in `words` (enumerations in words, references by name and code)."""
         if self.op == "delete":
             return "deleted"
+        text = functools.partial(words.text, self.resource)
         parts = [
-            f"{title_of(r.field)}: {format_value(r.before)} → {format_value(r.after)}"
+            f"{title_of(r.field)}: {text(r.field, r.before)} → {text(r.field, r.after)}"
             for r in self.rows
             if r.field is not None
         ]

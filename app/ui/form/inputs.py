@@ -29,7 +29,7 @@ from app.ui.common.when import local_when, read_when, typed_pattern
 from app.ui.form.field_input import FieldInput
 from app.ui.form.pickers import MultiPicker, ReferencePicker, reference_choices
 from app.ui.form.sub_table import ColumnPick, SubTableInput
-from app.wording.references import ReferenceNames, readable
+from app.wording.references import ReferenceNames, readable, words_of
 
 INT_LIMIT = 2_147_483_647
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
@@ -204,14 +204,14 @@ class BoolInput(FieldInput):
 
 
 class ChoiceInput(FieldInput):
-    """One of an enumeration's values (the model's `Literal`), or "not set"."""
+    """One of an enumeration's values (the model's `Literal`) shown in words, or "not set"."""
 
     def __init__(self, field: str, choices: tuple[str, ...], owner: QWidget | None = None) -> None:
         super().__init__(field, owner)
         self.combo = QComboBox(self)
         self.combo.addItem("", None)
-        for choice in choices:
-            self.combo.addItem(choice, choice)
+        for choice in choices:  # in words ("Wait buyer"); the value itself is the item's data
+            self.combo.addItem(words_of(choice), choice)
         self.combo.activated.connect(self.emit_edited)
         self.add(self.combo, 1)
 

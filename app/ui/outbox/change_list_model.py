@@ -26,6 +26,7 @@ from app.sync.reports.change_list import (
 )
 from app.ui.common.list_model import column_title
 from app.ui.common.palette import Hue, text
+from app.wording.values import ValueWords
 from app.wording.words import count
 
 Index = QModelIndex | QPersistentModelIndex
@@ -48,10 +49,17 @@ class OutboxModel(QAbstractItemModel):
     the record's changes, each with its attempts and last reason. Signals: only the model's own.
     """
 
-    def __init__(self, outbox: Outbox, registry: Registry, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        outbox: Outbox,
+        registry: Registry,
+        parent: QWidget | None = None,
+        words: ValueWords | None = None,
+    ) -> None:
         super().__init__(parent)
         self._outbox = outbox
         self._registry = registry
+        self.words = words or ValueWords(registry)  # values: enumerations, references in words
         self._records: list[RecordChanges] = []
         self.scope: str | None = None  # one resource's changes, or None for all
         self.failures_only = False  # only what did not go through (a push summary's click)
@@ -152,12 +160,13 @@ class OutboxModel(QAbstractItemModel):
             record = self._records[index.row()]
             res = self._registry.resources.get(record.resource)
             n = len(record.changes)
+            summary = record.summary(self.words)
             return (
                 record.state,
                 res.title if res else record.resource,
                 record.key_text(res),
                 record.ops,
-                record.summary() if n == 1 else f"{record.summary()} ({count(n, 'change')})",
+                summary if n == 1 else f"{summary} ({count(n, 'change')})",
                 str(record.attempts),
                 record.last_error or "",
             )
@@ -167,7 +176,7 @@ class OutboxModel(QAbstractItemModel):
             "",
             f"#{change.seq}",
             change.op,
-            diff_text(change),
+            diff_text(change, words=self.words),
             str(change.attempts),
             change.last_error or "",
         )

@@ -44,7 +44,8 @@ from app.sync.reports.push_history import (
 from app.ui.common.list_model import Index, ListModel
 from app.ui.common.palette import Hue, text
 from app.ui.common.when_shown import RefreshWhenShown
-from app.wording.references import show_date
+from app.wording.references import ReferenceNames, show_date
+from app.wording.values import ValueWords
 
 Start = Callable[[Coroutine[Any, Any, Any]], object]
 AskPath = Callable[[str], Path | None]
@@ -64,6 +65,7 @@ class HistoryModel(ListModel):
         self._registry = registry
         self._who = who
         self.names: dict[tuple[str, str], str] = {}  # (resource, id) → "Ann's Hardware (C10003)"
+        self.words = ValueWords(registry)  # values in words (references named: `HistoryView`)
 
     def entries(self) -> list[PushedChange]:
         return list(self._items)
@@ -82,7 +84,7 @@ class HistoryModel(ListModel):
                 res.title if res else entry.resource,
                 self.names.get((entry.resource, entry.record_id), entry.record_id),
                 entry.op,
-                entry.what,
+                entry.what_in(self.words),
                 entry.result,
             )
             return cells[index.column()] if 0 <= index.column() < len(cells) else None
@@ -122,6 +124,8 @@ class HistoryView(QWidget):
         self.exporting: asyncio.Task[int] | None = None
         self.when_shown = RefreshWhenShown(self, self.refresh)  # pushes while not on screen
         self.model = HistoryModel(registry, who, self)
+        if cache is not None:
+            self.model.words = ValueWords(registry, ReferenceNames(cache))
         self.table = QTableView(self)
         self.filter_edit = QLineEdit(
             self, placeholderText="Filter: resource, record, field, value…"

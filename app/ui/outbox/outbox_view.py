@@ -42,11 +42,12 @@ from app.api.registry import Registry
 from app.store.changes import Change
 from app.store.outbox import Outbox
 from app.sync.push.cost import PushCost, cost_text, push_cost
-from app.sync.reports.change_list import diff_text, format_value, record_text, record_tip
+from app.sync.reports.change_list import diff_text, record_text, record_tip
 from app.ui.outbox.change_list_model import COLUMNS, ERROR_COLUMN, OutboxModel
 from app.ui.outbox.conflict_dialog import ConflictDialog
 from app.wording.references import ReferenceNames
-from app.wording.words import count
+from app.wording.values import ValueWords
+from app.wording.words import count, title_of
 
 Selection = QItemSelectionModel.SelectionFlag
 Confirm = Callable[[str], bool]
@@ -62,15 +63,17 @@ __all__ = [
 ]
 
 
-def detail_text(change: Change) -> str:
-    """Everything known about one change, for the detail pane."""
+def detail_text(change: Change, words: ValueWords | None = None) -> str:
+    """Everything known about one change, for the detail pane (values in `words`)."""
+    words = words or ValueWords()
     lines = [f"#{change.seq} {change.op} · {change.state} · {count(change.attempts, 'attempt')}"]
-    lines += [f"  {line}" for line in diff_text(change, "\n").splitlines()]
+    lines += [f"  {line}" for line in diff_text(change, "\n", words).splitlines()]
     if change.last_error:
         lines += ["", f"Error: {change.last_error}"]
     if change.state == "conflict" and change.theirs:
         lines += ["", "The server's record now:"]
-        lines += [f"  {k}: {format_value(v)}" for k, v in change.theirs.items()]
+        theirs = change.theirs.items()
+        lines += [f"  {title_of(k)}: {words.text(change.resource, k, v)}" for k, v in theirs]
     if change.response is not None:
         lines += ["", "Server answer:", json.dumps(change.response, indent=2, ensure_ascii=False)]
     return "\n".join(lines)
@@ -109,7 +112,7 @@ class OutboxView(QWidget):
         # cycle, freed by whichever thread's garbage collection finds it — not safe for QObjects.
         self._confirm = confirm
         self._resolver = resolver
-        self.model = OutboxModel(outbox, registry, self)
+        self.model = OutboxModel(outbox, registry, self, ValueWords(registry, names))
         self.table = QTreeView(self)
         self.detail = QPlainTextEdit(self, readOnly=True)
         self.scope_label = QLabel(self)
@@ -232,7 +235,7 @@ class OutboxView(QWidget):
     def on_selection_changed(self) -> None:
         chosen = self.selected()
         states = {c.state for c in chosen}
-        self.detail.setPlainText("\n\n".join(detail_text(c) for c in chosen))
+        self.detail.setPlainText("\n\n".join(detail_text(c, self.model.words) for c in chosen))
         self.buttons["Push all"].setEnabled(bool(self._outbox.pending_for_push()))
         self.buttons["Push selected"].setEnabled("pending" in states)
         self.buttons["Retry"].setEnabled("failed" in states)

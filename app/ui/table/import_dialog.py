@@ -8,7 +8,8 @@ its header, an example value and the field it goes to (by its title) — guessed
 reported at its row and that row is left out. Every change of mapping runs the importer's dry
 run again (`plan_table`: the same matching and coercion as `showdesk import`), listed row by
 row (app/sync/files/import_lines.py: "row 2 · CU00001: Customer name “A” → “B”", the values a
-spreadsheet most likely damaged — the command line's type-loss warnings — under their row)
+spreadsheet most likely damaged — the command line's type-loss warnings — under their row), and
+the rows left out per row and field in words ("3 · Price zone · 'abc' is not a whole number")
 before anything lands; Import hands the planned creates and changed cells to
 `UndoableEdits.edit_cells` — ONE undo step, nothing sent until the user pushes.
 
@@ -56,11 +57,12 @@ from app.wording.references import title_of
 from app.wording.words import count
 
 if TYPE_CHECKING:  # the importer loads openpyxl, slow to import: only when a file is opened
-    from app.sync.files.importer import ImportPlan
+    from app.sync.files.importer import ImportPlan, RowError
 
 Mapping_ = dict[str, str | None]  # column of the file → field (None: ignored)
 ChooseFile = Callable[[], Path | None]
 SHOWN_ERRORS = 500  # error lines listed in the dialog (the summary counts them all)
+ERROR_COLUMNS = ("Row", "Field", "Why it is left out")
 SHOWN_CHANGES = 2_000  # rows of the dry run listed (the summary counts them all)
 MAPPING_ROWS_SHOWN = 14  # file columns shown at once before the mapping scrolls
 
@@ -157,7 +159,7 @@ class ImportDialog(QDialog):
         self.summary = QLabel(self)
         self.changes = QListWidget(self)  # the dry run, row by row: what each row will change
         self.changes.setObjectName("import-changes")
-        self.errors = QListWidget(self)
+        self.errors = QTableWidget(0, len(ERROR_COLUMNS), self)  # row · field · why, per row
         self.import_button = QPushButton("Import", self)
         self._describe()
         self._fill_mapping()
@@ -184,9 +186,9 @@ class ImportDialog(QDialog):
     def check(self) -> ImportPlan | None:
         """The dry run with the current mapping: counts and row errors shown."""
         from app.sync.files.import_lines import rows_in_words
-        from app.sync.files.importer import iter_errors, plan_table
+        from app.sync.files.importer import plan_table
 
-        self.errors.clear()
+        self.errors.setRowCount(0)
         self.changes.clear()
         try:
             plan = plan_table(
@@ -206,7 +208,7 @@ class ImportDialog(QDialog):
         self.summary.setText(summary_text(plan))
         for line, warnings in islice(rows_in_words(plan), SHOWN_CHANGES):
             self._add_change(line, warnings)
-        self.errors.addItems(list(islice(iter_errors(plan), SHOWN_ERRORS)))
+        self._list_errors(list(islice(plan.errors, SHOWN_ERRORS)))
         self.import_button.setEnabled(bool(plan.creates or plan.updates))
         return plan
 
@@ -239,6 +241,20 @@ class ImportDialog(QDialog):
             under = QListWidgetItem(f"    {warning}", self.changes)
             under.setForeground(colour)
             under.setToolTip(warning)
+
+    def _list_errors(self, errors: list[RowError]) -> None:
+        """The rows left out, one line per row and field: the row, the field by its title (its
+        API name in the tooltip) and the reason in words."""
+        table = self.errors
+        table.setRowCount(len(errors))
+        for line, error in enumerate(errors):
+            row = f"{error.sheet} · {error.row_number}" if error.sheet else str(error.row_number)
+            cells = (row, error.field_title, error.reason)
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip((error.field or "") if column == 1 else text)
+                table.setItem(line, column, item)
+        table.resizeColumnsToContents()
 
     def _combo(self, row: int) -> QComboBox | None:
         widget = self.mapping_table.cellWidget(row, 2)
@@ -284,6 +300,15 @@ class ImportDialog(QDialog):
         self.changes.setAccessibleDescription("What each row will change, before it is queued")
         self.errors.setAccessibleDescription("The rows that will not be imported, and why")
 
+    def _lay_out_errors(self) -> None:
+        table = self.errors
+        table.setHorizontalHeaderLabels(list(ERROR_COLUMNS))
+        table.verticalHeader().hide()
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table.setTabKeyNavigation(False)
+        table.setWordWrap(False)
+        table.horizontalHeader().setStretchLastSection(True)
+
     def _lay_out(self) -> None:
         key = self.resource.key
         intro = QLabel(
@@ -294,6 +319,7 @@ class ImportDialog(QDialog):
         )
         intro.setWordWrap(True)
         self.names_box.toggled.connect(self.on_mapping_changed)
+        self._lay_out_errors()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)
         buttons.addButton(self.import_button, QDialogButtonBox.ButtonRole.AcceptRole)
         self.import_button.clicked.connect(self.on_import_button_clicked)

@@ -36,6 +36,8 @@ from app.store.changes import Change
 from app.sync.push.cost import cost_text, push_cost
 from app.sync.reports.push_review import needs_review, per_record
 from app.ui.outbox.outbox_view import diff_text, record_text, record_tip
+from app.wording.references import ReferenceNames
+from app.wording.values import ValueWords
 from app.wording.words import count
 
 if TYPE_CHECKING:
@@ -49,11 +51,11 @@ def suggested_threshold(size: int) -> int:
     return next((n for n in STEPS if n > size), size + 1)
 
 
-def change_lines(change: Change) -> list[str]:
-    """One line per field (before → after), or what the change does."""
+def change_lines(change: Change, words: ValueWords | None = None) -> list[str]:
+    """One line per field (before → after, values in `words`), or what the change does."""
     if change.op == "delete":
         return ["delete the record"]
-    text = diff_text(change, separator="\n")
+    text = diff_text(change, separator="\n", words=words)
     lines = text.splitlines() if text else [change.op]
     return [f"new · {line}" for line in lines] if change.is_create else lines
 
@@ -70,6 +72,7 @@ class PushReviewDialog(QDialog):
         registry: Registry,
         cost: str,
         parent: QWidget | None = None,
+        words: ValueWords | None = None,
     ) -> None:
         super().__init__(parent)
         n = len(changes)
@@ -81,7 +84,7 @@ class PushReviewDialog(QDialog):
         self.tree.setHeaderLabels(["Record", "Change (before → after)"])
         self.tree.setAccessibleName("Changes to push")
         self.tree.setAccessibleDescription("Per record, each field's value before → after")
-        self._fill(changes, registry)
+        self._fill(changes, registry, words or ValueWords(registry))
         self.dont_ask = QCheckBox("Don't ask again under", self)
         self.threshold = QSpinBox(self, minimum=1, maximum=1_000_000, suffix=" changes")
         self.threshold.setValue(suggested_threshold(n))
@@ -98,7 +101,7 @@ class PushReviewDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         self.resize(760, 520)
 
-    def _fill(self, changes: Sequence[Change], registry: Registry) -> None:
+    def _fill(self, changes: Sequence[Change], registry: Registry, words: ValueWords) -> None:
         for record in per_record(changes):
             first = record[0]
             res = registry.resources.get(first.resource)
@@ -106,7 +109,7 @@ class PushReviewDialog(QDialog):
             item = QTreeWidgetItem([f"{title} · {record_text(first, res)}", ""])
             item.setToolTip(0, record_tip(first))  # the internal id: only here
             for change in record:
-                for line in change_lines(change):
+                for line in change_lines(change, words):
                     item.addChild(QTreeWidgetItem(["", line]))
             self.tree.addTopLevelItem(item)
         self.tree.expandAll()
@@ -165,7 +168,8 @@ class PushGate(QObject):
         session = self.session
         push = push_cost(pending, session.registry)
         cost = cost_text(push, session.governor.state(), session.profile.interactive_reserve)
-        dialog = PushReviewDialog(pending, session.registry, cost, self._parent)
+        words = ValueWords(session.registry, ReferenceNames(session.cache))
+        dialog = PushReviewDialog(pending, session.registry, cost, self._parent, words)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.dialog = dialog

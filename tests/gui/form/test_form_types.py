@@ -86,6 +86,21 @@ def test_enumerations_are_combos_of_the_models_values(qtbot: QtBot, editor: Edit
     assert payload["registrationStatus"] == "Cancelled" and payload["attendanceType"] is None
 
 
+def test_a_choice_reads_in_words_and_keeps_its_value(qtbot: QtBot, editor: Editor) -> None:
+    """Issue 30: "InPerson", "EmailAndSms" on screen; now words, the value itself the data."""
+    form = make_form(qtbot, editor, "attendees", "at1")
+    kind, told = form.editors["attendanceType"], form.editors["arrivalNotificationBehavior"]
+    assert isinstance(kind, ChoiceInput) and isinstance(told, ChoiceInput)
+    assert [kind.combo.itemText(i) for i in range(kind.combo.count())] == [
+        "", "In person", "Virtual", "Hybrid",
+    ]  # fmt: skip
+    assert told.combo.itemText(told.combo.findData("EmailAndSms")) == "Email and sms"
+    kind.combo.setCurrentIndex(kind.combo.findText("In person"))
+    kind.combo.activated.emit(kind.combo.currentIndex())
+    assert kind.value() == "InPerson"
+    assert saved_payload(editor, form.save())["attendanceType"] == "InPerson"
+
+
 def test_a_bad_date_is_refused_inline_a_good_one_is_queued(qtbot: QtBot, editor: Editor) -> None:
     form = make_form(qtbot, editor, "delivery-ranges", "dr")
     start = form.editors["startDate"]

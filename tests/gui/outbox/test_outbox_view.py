@@ -91,6 +91,39 @@ def view(qtbot: QtBot, outbox: Outbox) -> OutboxView:
 # ------------------------------------------------------------------------------------ model
 
 
+def test_values_read_in_words_in_the_list_and_the_detail(
+    qtbot: QtBot, outbox: Outbox, tmp_path: Path
+) -> None:
+    """Issue 30: the outbox showed "W1", raw JSON (`[{"id": "kqj19r", …`) and "EmailAndSms";
+    now a reference by name and code, a nested object by its label, an enumeration in words."""
+    groups = [{"id": "kqj19r", "orderingGroupName": "Summer"}]
+    outbox.add(edit(warehouseID="W2", orderingGroups=groups))
+    outbox.add(
+        NewChange(
+            resource="attendees",
+            op="update",
+            record_id="at1",
+            payload={"id": "at1", "arrivalNotificationBehavior": "EmailAndSms"},
+            changed_fields=("arrivalNotificationBehavior",),
+            base={"id": "at1", "arrivalNotificationBehavior": "Sms"},
+        )
+    )
+    with Cache(tmp_path / "cache.db", REGISTRY) as cache:
+        cache.upsert("warehouses", [{"id": "w2", "warehouseID": "W2", "description": "South DC"}])
+        view = OutboxView(outbox, REGISTRY, names=ReferenceNames(cache))
+        qtbot.addWidget(view)
+        model, column = view.model, COLUMNS.index("Changes")
+        qtbot.waitUntil(lambda: model.rowCount() == 2)
+        texts = [model.index(r, column).data() for r in range(2)]
+        assert texts == [
+            "Warehouse ID: — → South DC (W2); Ordering groups: — → Summer",
+            "Arrival notification behavior: Sms → Email and sms",
+        ]
+        view.table.setCurrentIndex(model.index(0, 0))
+        qtbot.waitUntil(lambda: "South DC (W2)" in view.detail.toPlainText())
+        assert "kqj19r" not in view.detail.toPlainText()
+
+
 def test_the_model_passes_the_model_tester(qtmodeltester: ModelTester, outbox: Outbox) -> None:
     outbox.add(edit(city="Lyon", priceZone=3))
     failed(outbox)

@@ -13,9 +13,13 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.modeltest import ModelTester
 
 from app.sim import SimServer, generate_show
+from app.sync.reports.change_list import diff_text
 from app.ui.panels.hierarchy_view import HierarchyView
 from app.ui.panels.levels_dialog import Level, LevelsDialog
 from app.ui.session.session import ShowSession
+from app.wording.references import ReferenceNames
+from app.wording.values import ValueWords
+from app.wording.words import name_and_code
 from tests.gui.conftest import Opened, Opener, config, profile_for, until, wait_synced
 
 
@@ -95,6 +99,11 @@ def test_dragging_a_group_onto_another_parent_moves_it_on_the_show(
     [change] = opened.session.outbox.changes(resource="sales-rep-groups")
     assert change.op == "move" and change.payload["body"] == {"parentID": target}
     assert key in names(view, target)  # shown where it goes at once
+    words = ValueWords(opened.session.registry, ReferenceNames(opened.session.cache))
+    moved_from = name_and_code(group(server, old_parent)["name"], old_parent)
+    moved_to = name_and_code(new_parent["name"], target)
+    # issue 30: it read "Parent ID: X → Y; Position: — → —"
+    assert diff_text(change, words=words) == f"Parent ID: {moved_from} → {moved_to}"
 
     pushed(loop, opened.session, 1)
     moved = group(server, key)

@@ -49,6 +49,15 @@ def open_dialog(grid: Grid, path: Path) -> ImportDialog:
     return dialog
 
 
+def errors_listed(dialog: ImportDialog) -> list[list[str]]:
+    """The rows left out as the dialog lists them: row, field, why."""
+    table = dialog.errors
+    return [
+        [table.item(r, c).text() for c in range(table.columnCount())]
+        for r in range(table.rowCount())
+    ]
+
+
 @pytest.fixture
 def depots(grid: Grid) -> Grid:
     grid.editor.cache.upsert(
@@ -72,12 +81,32 @@ def test_headers_are_guessed_and_the_dry_run_reports_names_per_row(
     assert dialog.summary.text() == (
         "Rows: 1 new · 2 changed · 1 unchanged · 2 with errors (left out)"
     )
-    errors = [dialog.errors.item(i).text() for i in range(dialog.errors.count())]
-    assert errors == [
-        "row 3: warehouseID: 'Depot 2' is ambiguous: 2 warehouses (W2, W3)",
-        "row 4: warehouseID: no warehouses named or keyed 'Nowhere'",
+    assert errors_listed(dialog) == [
+        ["3", "Warehouse ID", "'Depot 2' is ambiguous: 2 warehouses (W2, W3)"],
+        ["4", "Warehouse ID", "no warehouses named or keyed 'Nowhere'"],
     ]
     assert depots.pending() == []  # a dry run queues nothing
+    dialog.reject()
+
+
+def test_rows_left_out_read_in_words_per_row_and_field(
+    depots: Grid, qtbot: QtBot, tmp_path: Path
+) -> None:
+    """Issue 30: "row 2: priceZone: Input should be a valid integer, unable to parse string as
+    an integer" — now the row, the field's title and a plain reason, each in its column."""
+    rows = [["CU00001", "", "", "abc", ""], ["CU00002", "", "", "1.5", ""]]
+    dialog = open_dialog(depots, write_csv(tmp_path / "in.csv", rows))
+    qtbot.waitUntil(lambda: dialog.errors.rowCount() == 2)
+    assert [dialog.errors.horizontalHeaderItem(c).text() for c in range(3)] == [
+        "Row",
+        "Field",
+        "Why it is left out",
+    ]
+    assert errors_listed(dialog) == [
+        ["2", "Price zone", "'abc' is not a whole number"],
+        ["3", "Price zone", "'1.5' is not a whole number"],
+    ]
+    assert dialog.errors.item(0, 1).toolTip() == "priceZone"  # the API's name, if asked
     dialog.reject()
 
 
