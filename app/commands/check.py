@@ -11,6 +11,7 @@ import asyncio
 from datetime import UTC, datetime
 
 from app.api.client import ShowClient
+from app.api.page_sizes import pages_json, pages_lines
 from app.api.suggestion import suggested_path, suggestion
 from app.api.survey import ListAnswer, survey
 from app.commands.workspace import OK, SOME_FAILED, Workspace
@@ -40,6 +41,10 @@ def cmd_check(args: argparse.Namespace, ws: Workspace) -> int:
             "not_offered": answer.not_offered, "how": answer.how, "found": answer.found,
             "problem": answer.problem, "line": answer.line(),
         })  # fmt: skip
+    sizes, listed = ws.page_sizes(), [r for r in ws.registry if r.can("list")]
+    ws.out.set(pages=pages_json(sizes, listed))  # issue 31, point 5: the page size in force
+    for line in pages_lines(sizes, listed):
+        ws.out.line(line)
     now = datetime.now(UTC)
     text = suggestion(ws.registry, answers, show_id=profile.show_id, now=now)
     if text is None:

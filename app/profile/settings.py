@@ -19,6 +19,7 @@ from typing import Any, Literal
 import platformdirs
 
 from app import APP_NAME, ORG_NAME
+from app.api.paging import DEFAULT_PAGE_SIZE
 
 KEYRING_SERVICE = "ShowDesk"
 SECRET_ENV = "SHOWDESK_CLIENT_SECRET"
@@ -62,6 +63,9 @@ class Profile:
     rate_limit: int = 300
     rate_window: float = 60.0
     interactive_reserve: float = 0.1
+    # Records asked for a page of every list (1 to paging.MAX_PAGE_SIZE); a show that sends fewer
+    # is asked what it sends, learned per list (app/api/page_sizes.py).
+    page_size: int = DEFAULT_PAGE_SIZE
     api_version: str = "v1"
     ca_bundle: str | None = None
     push_on_save: bool = False  # "Push a record when I save it" (the form's Save, then Push)

@@ -10,7 +10,14 @@ import argparse
 import sys
 from dataclasses import fields, replace
 
-from app.sim.config import ERROR_SHAPES, SHAPES, TOKEN_AUTHS, SimConfig
+from app.sim.config import (
+    ERROR_SHAPES,
+    MAX_RESULTS_PER_PAGE,
+    PAGE_OFFSETS,
+    SHAPES,
+    TOKEN_AUTHS,
+    SimConfig,
+)
 from app.sim.generator import SIZES, generate_show
 from app.sim.presets import config_for, describe
 from app.sim.server import SimServer
@@ -83,6 +90,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="the paging names the show understands, e.g. pageNumber,pageSize",
     )
     p.add_argument("--no-sort", action="store_true", help="answer 400 to any sort")
+    # issue 31: pages as large as the show grants
+    p.add_argument(
+        "--page-cap", type=int, default=MAX_RESULTS_PER_PAGE,
+        help=f"the most a page holds, whatever is asked (default {MAX_RESULTS_PER_PAGE})",
+    )  # fmt: skip
+    p.add_argument(
+        "--page-offsets", choices=PAGE_OFFSETS, default="granted",
+        help="a page number's first record counted by the size a page holds, or the size asked",
+    )  # fmt: skip
     p.add_argument("--token-lifetime", type=float, default=3600.0, help="seconds")
     p.add_argument("--rate", type=_rate, default=(300, 60.0), help="N/S, default 300/60")
     p.add_argument("--no-throttle", action="store_true", help="never answer the 403 rate limit")
@@ -141,6 +157,8 @@ def config_from(args: argparse.Namespace) -> SimConfig:
         page_size=args.page_size,
         page_params=args.page_params,  # issue 12: paging
         sortable=not args.no_sort,
+        page_cap=args.page_cap,  # issue 31: pages as large as the show grants
+        page_offsets=args.page_offsets,
         token_lifetime=args.token_lifetime,
         rate_limit=limit,
         rate_window=span,

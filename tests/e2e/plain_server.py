@@ -166,6 +166,7 @@ class PlainShow:
         self._numbers = itertools.count(17)  # ids of a shape with integer ids
         self.admitted: deque[float] = deque()  # times of the requests in the budget
         self.requests: Counter[tuple[str, str]] = Counter()
+        self.customer_lists: list[dict[str, str]] = []  # the query of each customers listing
         self.creates: Counter[tuple[str, Any]] = Counter()
         self.writes: Counter[tuple[str, Any]] = Counter()  # PUTs applied, per record
         self.deletes: Counter[tuple[str, Any]] = Counter()
@@ -290,6 +291,8 @@ class PlainShow:
 
     def listing(self, resource: str, query: dict[str, str], link: Link) -> Answer:
         with self.lock:
+            if resource == "customer":
+                self.customer_lists.append(dict(query))
             if resource == "customer" and self.churn_armed and later_page(self.shape, query):
                 self._churn()
             records = [dict(r) for r in self.data[resource].values()]

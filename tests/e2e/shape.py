@@ -5,7 +5,9 @@ point 7). Stdlib only, sharing no code with `app/`, like the server it configure
 point of the whole space, each dimension drawn on its own so that they compose:
 
 - paging: how lists are paged (`PAGING`), the page size when none is asked and the most a page
-  holds, what a page past the last answers, whether `sort` is honoured, ignored or refused;
+  holds, how a page number's first record is counted when more is asked than a page holds (by
+  the size it holds, or by the size asked, its page count too: `offsets`), what a page past the
+  last answers, whether `sort` is honoured, ignored or refused;
 - the envelope: a bare array or the list under `items`, `data`, `results` or the resource's own
   key (`customers`), and the name of the total it carries, if any;
 - churn: records deleted and created while a listing runs (once armed, on its second page);
@@ -63,6 +65,9 @@ class Shape:
     paging: str = "page"
     page_size: int = 25  # records a page holds when none is asked
     max_page: int = 100  # the most a page holds, whatever is asked
+    # Numbered paging asked more than `max_page`: page N starts at (N - 1) × the size a page
+    # holds ("granted"), or × the size asked ("asked"; its page count reckoned so too).
+    offsets: str = "granted"
     past_end: str = "empty"  # a page past the last: "empty", "404" or "400" (numbered paging)
     sort: str = "honoured"  # "honoured", "ignored" (insertion order) or "refused" (400)
     envelope: str = "items"
@@ -126,6 +131,7 @@ class Shape:
             ignored_field=rng.choice((None, None, "email")),
             lost_creates=tuple(k for k in NEW_KEYS if rng.random() < 0.25),
             latency_ms=rng.randint(0, latency_ms) if latency_ms else 0,
+            offsets=rng.choice(("granted", "asked")),  # (drawn last: earlier seeds keep theirs)
         )
 
     @property

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from app.api.check import ConnectionCheck, check_show
 from app.api.connection import Connection
+from app.api.paging import MAX_PAGE_SIZE, bounded_page_size
 from app.api.registry import Registry
 from app.profile.connect import connection_for, registry_for
 from app.profile.settings import Profile, ProfileStore, SecretStore, secrets
@@ -116,6 +117,7 @@ class ProfileDialog(QDialog):
             "rate_limit": self.rate_limit.value(),
             "rate_window": self.rate_span.value(),
             "interactive_reserve": self.reserve.value() / 100,
+            "page_size": self.page_size.value(),
             "ca_bundle": self.ca_bundle.text().strip() or None,
             "push_on_save": self.push_on_save.isChecked(),
             "review_push_over": self.review_push_over.value(),
@@ -262,6 +264,9 @@ class ProfileDialog(QDialog):
         self.rate_limit = QSpinBox(self, minimum=1, maximum=100_000, suffix=" requests")
         self.rate_span = QDoubleSpinBox(self, minimum=0.5, maximum=3600.0, suffix=" s")
         self.reserve = QSpinBox(self, minimum=0, maximum=90, suffix=" %")
+        self.page_size = QSpinBox(self, minimum=1, maximum=MAX_PAGE_SIZE, suffix=" records")
+        self.page_size.setGroupSeparatorShown(True)
+        self.page_size.setToolTip("A show that sends fewer is asked what it sends")
         self.credential_style = QComboBox(self)
         self.credential_style.addItems(list(STYLES))
         self.push_on_save = QCheckBox("Push a record when I save it", self)
@@ -296,6 +301,7 @@ class ProfileDialog(QDialog):
         self.rate_limit.setValue(p.rate_limit)
         self.rate_span.setValue(p.rate_window)
         self.reserve.setValue(round(p.interactive_reserve * 100))
+        self.page_size.setValue(bounded_page_size(p.page_size))
         self.credential_style.setCurrentIndex(list(STYLES.values()).index(p.credential_style))
         self.push_on_save.setChecked(p.push_on_save)
         self.review_push_over.setValue(p.review_push_over)
@@ -319,6 +325,7 @@ class ProfileDialog(QDialog):
         form.addRow("", self.secret_note)
         form.addRow("Pacing", self._row(self.rate_limit, QLabel("per", self), self.rate_span))
         form.addRow("Interactive reserve", self.reserve)
+        form.addRow("Page size", self.page_size)
         form.addRow("Credentials", self.credential_style)
         self._describe_settings()
         form.addRow("Saving", self.push_on_save)
@@ -337,6 +344,7 @@ class ProfileDialog(QDialog):
             (self.rate_limit, "Requests per span", "How many requests the show allows per span"),
             (self.rate_span, "Span", "The span of the show's rate limit, in seconds"),
             (self.reserve, "", "The share of the rate kept for what you do while a sync runs"),
+            (self.page_size, "", "Records asked for in one page of a list"),
             (self.credential_style, "Credentials", "How the client id and secret are sent"),
         ):
             if name:
