@@ -138,17 +138,39 @@ def open_team(
     *,
     connect: Callable[[], psycopg.Connection[Any]] | None = None,
 ) -> Team:
-    """Open the team database for this show: schema upgraded, show checked, member registered."""
-    conn = (connect or database.connect)()
-    try:
-        schema.upgrade(conn)
-        _claim_show(conn, base_url, show_id)
-        team = Team(database, conn)
-        team.touch()
-    except BaseException:
-        conn.close()
-        raise
-    return team
+    """Open the team database for this show: schema upgraded, show checked, member registered.
+
+    A database that cannot be reached is TeamUnreachable at once. One that answered and went
+    away while the team was being opened (a restart begun just then) is ridden out as under a
+    running command: opened again every RECONNECT_EVERY seconds for up to RIDE_OUT seconds
+    (the upgrade, the show's claim and the heartbeat are each safe to run twice)."""
+    deadline: float | None = None
+    while True:
+        conn: psycopg.Connection[Any] | None = None
+        try:
+            conn = (connect or database.connect)()
+            schema.upgrade(conn)
+            _claim_show(conn, base_url, show_id)
+            team = Team(database, conn)
+            team.touch()
+            return team
+        except (psycopg.OperationalError, TeamUnreachable) as exc:
+            lost = conn is not None and bool(conn.closed or conn.broken)
+            if conn is not None:
+                conn.close()
+            if not lost and (deadline is None or not isinstance(exc, TeamUnreachable)):
+                raise  # never reached, or an error that is not the connection lost
+            deadline = deadline or time.monotonic() + RIDE_OUT
+            if time.monotonic() >= deadline:
+                raise TeamUnreachable(
+                    f"The team database cannot be reached: it went away while the team was "
+                    f"being opened and was not back within {RIDE_OUT:g} s ({first_line(exc)})"
+                ) from None
+            time.sleep(RECONNECT_EVERY)
+        except BaseException:
+            if conn is not None:
+                conn.close()
+            raise
 
 
 async def ride_out(

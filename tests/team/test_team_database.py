@@ -102,3 +102,25 @@ def test_an_unreachable_database_is_an_error_within_seconds() -> None:
     with pytest.raises(TeamError, match="cannot be reached"):
         database.connect()
     assert psycopg  # the driver is what team mode uses
+
+
+def test_a_team_database_going_away_while_the_team_opens_is_ridden_out(team_url: str) -> None:
+    """A restart that begins while a command opens its team (the connection answered, then was
+    ended under the schema upgrade) is waited for and the team opened again — the soak's push
+    ended "unexpected error (AdminShutdown)" there."""
+    database = TeamDatabase(team_url, member="alice")
+    opened: list[psycopg.Connection[object]] = []
+
+    def connect() -> psycopg.Connection[object]:
+        conn = database.connect()
+        if not opened:  # the first connection is ended by the server, as a restart does
+            with psycopg.connect(team_url, autocommit=True) as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", (conn.info.backend_pid,))
+        opened.append(conn)
+        return conn
+
+    with open_team(database, *SHOW, connect=connect) as team:
+        assert schema.version(team.conn) == schema.LATEST
+        assert [m.name for m in team.members()] == ["alice"]
+    assert len(opened) == 2
+    assert opened[0].closed
