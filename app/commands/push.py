@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from app.api.client import ShowClient
 from app.commands.output import Output, Progress
 from app.commands.push_lines import change_line, outcome_lines
-from app.commands.workspace import OK, SOME_FAILED, USAGE, Workspace
+from app.commands.workspace import INTERRUPTED, OK, SOME_FAILED, USAGE, Workspace
 from app.store.changes import Change, State
 from app.store.outbox import Outbox
 from app.store.outbox_slices import last_seq, pending_marks
@@ -235,8 +235,16 @@ def _team_push(args: argparse.Namespace, ws: Workspace) -> int:
         return USAGE
     except KeyboardInterrupt:  # the claim under way gave its unsettled changes back
         progress.done()
-        report = TeamPushReport(stopped="interrupted", left=remaining(team, args.resource))
-        report.mine = follow(team.conn, team.member, ws.outbox, ws.cache)
+        try:
+            report = TeamPushReport(stopped="interrupted", left=remaining(team, args.resource))
+            report.mine = follow(team.conn, team.member, ws.outbox, ws.cache)
+        except (psycopg.Error, TeamError):  # and the database is away: nothing to count with
+            out.error(
+                "interrupted while the team database was not answering: your changes stay in "
+                "your outbox and the team's; push again.",
+                INTERRUPTED,
+            )
+            return INTERRUPTED
     progress.done()
     return _team_said(ws, report)
 
