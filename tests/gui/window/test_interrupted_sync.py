@@ -14,6 +14,7 @@ from app.sim import SimServer, generate_show
 from app.sync.pull.not_up_to_date import CAUGHT_UP
 from app.ui.session.session import ShowSession
 from app.ui.window.status_bar import ShowStatusBar
+from app.wording.words import listed
 from tests.gui.conftest import Opener, config, profile_for, until
 
 
@@ -55,11 +56,15 @@ def test_a_sync_the_show_walked_out_of_says_so_and_resumes(
     behind = [res for res in registry if res.slug not in done]
     assert behind and session.online is False
 
-    words = said(status)
-    assert "Sync incomplete" in words and "the show stopped answering" in words
-    assert all(res.title in words for res in behind)  # which ones, by their titles
-    assert "the sync resumes when the show answers again" in words
-    assert "synced" not in words.lower()
+    # said at once, and kept in the bar: how many, which ones by their titles, why, what next
+    label = status.not_up_to_date
+    assert label.isVisible()
+    assert label.text() == f"Sync incomplete: {len(behind)} resources not up to date"
+    assert "Sync incomplete — the show stopped answering (" in label.toolTip()
+    assert f"Not up to date: {listed([res.title for res in behind])}." in label.toolTip()
+    assert label.toolTip().endswith("the sync resumes when the show answers again.")
+    assert status.currentMessage() == label.toolTip()
+    assert "synced" not in said(status).lower()
 
     # the show answers again (the reconnect timer's next look): the sync picks up what it had
     # not finished, and asks nothing of what it had
@@ -71,8 +76,8 @@ def test_a_sync_the_show_walked_out_of_says_so_and_resumes(
         asked_again = [slug for slug in done
                        if again.stats.by_operation[_list_of(session, slug)]]  # fmt: skip
         assert asked_again == []
-        words = said(status)
-        assert "incomplete" not in words and CAUGHT_UP in words  # said once it is true no more
+        assert not label.isVisible() and status.currentMessage() == CAUGHT_UP  # true no more
+        assert "incomplete" not in said(status)
 
 
 def _list_of(session: ShowSession, slug: str) -> tuple[str, str]:
