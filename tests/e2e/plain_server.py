@@ -24,8 +24,9 @@ server for every shape of tests/e2e/shape.py (`PlainShow(shape=...)`). Its plain
 
 The test reads `requests` (per (method, path)), `creates` (per (resource, key)), `writes` (PUTs
 and V2 updates applied, per (resource, id)), `deletes`, `bulks` (V2 bulk requests applied), the
-tokens' counters (`signin`), and changes data server-side with `change`, `add` and `delete`; `churn_armed` lets the shape's churn happen on the
-next listing's second page (`churned` then holds what it deleted and created).
+tokens' counters (`signin`), and changes data server-side with `change`, `add` and `delete`;
+`churn_armed` lets the shape's churn happen on the next listing's second page (`churned` then
+holds what it deleted and created).
 """
 
 from __future__ import annotations
