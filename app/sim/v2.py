@@ -51,12 +51,16 @@ def upsert_customers(call: Call, items: list[Any]) -> dict[str, Any]:
     ok: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
     seen: set[str] = set()
+    # Every key looked up before anything changes: one index for the batch, however long.
+    keys = {i.get("customerID") for i in items if isinstance(i, dict)}
+    matches = {k: call.show.find("customers", "customerID", k) for k in keys if isinstance(k, str)}
     for item in items:
         cid = item.get("customerID") if isinstance(item, dict) else None
-        problems, stored = _customer_problems(call, item, seen), None
+        problems, stored = _customer_problems(item, seen, matches), None
         if not problems:
             assert isinstance(item, dict)
-            stored, problems = _store_customer(call, item)
+            found = matches[item["customerID"]]
+            stored, problems = _store_customer(call, item, found[0] if found else None)
         if problems or stored is None:
             failed.append({"customerID": cid, "messages": problems})
         else:
@@ -64,7 +68,7 @@ def upsert_customers(call: Call, items: list[Any]) -> dict[str, Any]:
     return {"successful": ok, "failed": failed}
 
 
-def _customer_problems(call: Call, item: Any, seen: set[str]) -> list[str]:
+def _customer_problems(item: Any, seen: set[str], matches: dict[str, list[Record]]) -> list[str]:
     """What keeps an element from being applied before its fields are read."""
     if not isinstance(item, dict):
         return ["the element is not an object"]
@@ -75,14 +79,15 @@ def _customer_problems(call: Call, item: Any, seen: set[str]) -> list[str]:
         return [f"customerID: {cid} comes more than once in the batch"]
     seen.add(cid)
     problems = [f"{k}: must not be sent" for k in ("id", "modifiedDate") if k in item]
-    if len(call.show.find("customers", "customerID", cid)) > 1:
+    if len(matches[cid]) > 1:
         problems.append(f"customerID: {cid} names more than one customer")
     return problems + group_problems(item.get("orderingGroups"))
 
 
-def _store_customer(call: Call, item: dict[str, Any]) -> tuple[Record | None, list[str]]:
+def _store_customer(
+    call: Call, item: dict[str, Any], current: Record | None
+) -> tuple[Record | None, list[str]]:
     show = call.show
-    current = show.find_one("customers", "customerID", item["customerID"])
     body = dict(item)
     groups = v1_groups(
         item.get("orderingGroups") or [],
@@ -95,7 +100,7 @@ def _store_customer(call: Call, item: dict[str, Any]) -> tuple[Record | None, li
         return None, problems
     data["orderingGroups"] = groups
     if current is not None:
-        return show.replace("customers", current["id"], data), []
+        return rewritten(show, "customers", current, data), []
     call.count_create(item["customerID"])
     return show.add("customers", data), []
 
@@ -134,10 +139,25 @@ def _store_vendor(call: Call, item: Any) -> tuple[Record | None, list[str]]:
     if data is None:
         return None, problems
     if current is not None:
-        return show.replace("vendors", current["id"], {**data, "vendorID": vid}), []
+        return rewritten(show, "vendors", current, {**data, "vendorID": vid}), []
     data["vendorID"] = _new_vendor_id(show)
     call.count_create(data["vendorID"])
     return show.add("vendors", data), []
+
+
+def rewritten(show: Show, slug: str, record: Record, fields: dict[str, Any]) -> Record:
+    """`record` replaced by `fields` in place (a whole upsert, its id kept), stamped; only the
+    indexes of the fields it had or has are dropped, so a batch keeps its key's index."""
+    names = (set(record) | set(fields)) - {"id", show_key(slug)}
+    kept_id = record["id"]
+    record.clear()
+    record["id"] = kept_id
+    record.update((k, v) for k, v in fields.items() if k not in ("id", "modifiedDate"))
+    return show.touch(slug, record, names)
+
+
+def show_key(slug: str) -> str:
+    return "customerID" if slug == "customers" else "vendorID"
 
 
 def _new_vendor_id(show: Show) -> str:

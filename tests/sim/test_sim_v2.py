@@ -238,3 +238,14 @@ def test_showdesk_sim_flags_set_the_v2_switches() -> None:
     default = config_from(build_parser().parse_args([]))
     assert default.v2 and default.v2_batch_cap == 1000 and default.v2_too_large_status == 413
     assert generate_show("tiny").count("customers") > 0
+
+
+def test_a_batch_is_seen_by_sorted_v1_lists_at_once(
+    sim_server: SimServer, sim_client: httpx.Client, v2: httpx.Client
+) -> None:
+    before = sim_client.get("/Customer", params={"sort": "customerName:asc"}).json()
+    last = before[-1]
+    v2.post("/customers/bulk", json=[{**as_v2(last), "customerName": "AAA first now"}])
+    after = sim_client.get("/Customer", params={"sort": "customerName:asc"}).json()
+    assert (after[0]["id"], after[0]["customerName"]) == (last["id"], "AAA first now")
+    assert len(after) == len(before)
