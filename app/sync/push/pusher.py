@@ -59,6 +59,7 @@ from app.sync.push.write_answers import Lost, find_lost, judged_update
 __all__ = ["INTERRUPTED", "SLICE_RECORDS", "PushProgress", "PushReport", "Pusher"]
 
 SLICE_RECORDS = 1000  # records whose changes a push holds at once (see `Pusher._slice_size`)
+V2_SLICE_RECORDS = 5000  # the same with V2's bulk upserts offered (app/sync/push/v2_push.py)
 
 INTERRUPTED = "the push was interrupted before the show answered; sent again by the next push"
 
@@ -278,6 +279,8 @@ class Pusher:
         """Records per slice: one budget span's worth, and never more than `SLICE_RECORDS`
         (a slice's chains and their tasks are held at once: at a generous rate limit the
         whole push was one slice, ~12 KB per change)."""
+        if self._v2.offered:  # a bulk upsert takes up to thousands of records a request
+            return V2_SLICE_RECORDS
         return max(1, min(self.client.connection.rate_limit, SLICE_RECORDS))
 
     def _chains(

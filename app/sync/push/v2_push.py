@@ -280,8 +280,10 @@ class V2Push:
         record_id = self.server_id(head[-1])
         outcomes = self._outcomes()
         outcomes.answered(head, {**body, "id": id_ if id_ is not None else record_id}, None)
-        outcomes.stale.add((res.slug, None))  # its modifiedDate: listed again after the push
-        self._verifier().note(res, head, record_id)
+        if any(c.base for c in head):  # the check after the push lists it (and caches it)
+            self._verifier().note(res, head, record_id)
+        else:  # its modifiedDate: listed again after the push
+            outcomes.stale.add((res.slug, None))
 
     def _fail(self, head: list[Change], messages: list[str]) -> None:
         """The show's messages, as a V1 refusal is kept: the text, and per field the messages
