@@ -77,3 +77,66 @@ def _is_bulk_answer(answer: object) -> bool:
         and isinstance(answer.get("successful"), list)
         and isinstance(answer.get("failed"), list)
     )
+
+
+def proven_key(slug: str, name: str) -> str:
+    """The Learned key saying a field's V1 <-> V2 mapping was proven on the show (point 4)."""
+    return f"v2.{slug}.{name}"
+
+
+def nested_groups(flat: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """V1's flat ordering groups (one element per group and sub-group) in V2's nested form."""
+    groups: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
+    for element in flat:
+        key = (element.get("orderingGroupID"), element.get("orderingGroupName"))
+        groups.setdefault(key, []).append({
+            "orderingGroupID": element.get("orderingSubGroupID"),
+            "orderingGroupName": element.get("orderingSubGroupName"),
+            "customers": element.get("customers") or [],
+        })  # fmt: skip
+    return [{"orderingGroupID": g, "orderingGroupName": n, "orderingSubGroups": subs}
+            for (g, n), subs in groups.items()]  # fmt: skip
+
+
+def _pairs(flat: Any) -> list[tuple[Any, ...]]:
+    keys = ("orderingGroupID", "orderingGroupName", "orderingSubGroupID", "orderingSubGroupName")
+    items = flat if isinstance(flat, list) else []
+    return sorted(
+        (*(e.get(k) for k in keys), tuple(sorted(e.get("customers") or [])))
+        for e in items
+        if isinstance(e, dict)
+    )
+
+
+async def prove_ordering_groups(client: ShowClient) -> str:
+    """`showdesk check --v2`: the same values of one customer with ordering groups upserted in
+    V2's nested form, read back through V1 and compared; proven, pushes send such customers
+    through V2 (Learned). A record the round trip changed is put back as it was (V1 PUT)."""
+    if not client.connection.v2_base_url:
+        return "V2 ordering groups: no V2 base URL, nothing proven"
+    sample = None
+    async for page in client.list("customers", page_size=100, interactive=True):
+        sample = next((r for r in page if r.get("orderingGroups")), None)
+        if sample is not None:
+            break
+    if sample is None:
+        return "V2 ordering groups: no customer holds any, nothing to prove"
+    before = await client.get("customers", str(sample["id"]))
+    body = {k: v for k, v in before.items() if k not in ("id", "modifiedDate")}
+    body["orderingGroups"] = nested_groups(before.get("orderingGroups") or [])
+    try:
+        answer = await client.post_v2("/customers/bulk", [body], interactive=True)
+    except ShowDeskError as exc:
+        return f"V2 ordering groups: not proven ({exc.message})"
+    after = await client.get("customers", str(sample["id"]))
+    same = _pairs(after.get("orderingGroups")) == _pairs(before.get("orderingGroups"))
+    same = same and all(after.get(k) == v for k, v in before.items()
+                        if k not in ("id", "modifiedDate", "orderingGroups"))  # fmt: skip
+    ok = _is_bulk_answer(answer) and not answer["failed"] and same
+    if not same:  # put back what the round trip changed
+        await client.update("customers", str(sample["id"]), before)
+    client.learned.set(proven_key("customers", "orderingGroups"), bool(ok))
+    who = sample.get("customerID")
+    if ok:
+        return f"V2 ordering groups: proven on customer {who} (pushes send them through V2)"
+    return f"V2 ordering groups: not proven on customer {who} (such customers go through V1)"

@@ -97,3 +97,13 @@ def test_showdesk_check_takes_the_v2_base_url_from_the_flag_or_the_environment(
     assert "v2" not in valid("check", json.loads(plain.stdout))
     wrong = _check(server, tmp_path, "--v2-base-url", "ftp://x")
     assert wrong.returncode == 2 and "--v2-base-url takes an http(s) URL" in wrong.stderr
+
+
+def test_showdesk_check_v2_proves_the_ordering_groups(server: SimServer, tmp_path: Path) -> None:
+    before = _records(server)
+    done = _check(server, tmp_path, "--v2-base-url", server.v2_base_url, "--v2")
+    assert "V2 ordering groups: proven on customer " in done.stdout, done.stderr
+    after = _records(server)
+    undated = [{k: v for k, v in r.items() if k != "modifiedDate"} for r in after["customers"]]
+    assert undated == [{k: v for k, v in r.items() if k != "modifiedDate"}
+                       for r in before["customers"]]  # fmt: skip

@@ -15,6 +15,7 @@ import pytest_asyncio
 
 from app.api.client import ShowClient
 from app.api.learned import Learned
+from app.api.v2 import prove_ordering_groups
 from app.sim import SimConfig, SimServer, generate_show
 from app.sim.show import Show
 from app.store.changes import NewChange
@@ -167,3 +168,22 @@ async def test_without_a_v2_base_url_nothing_goes_to_v2(
     assert (report.done, report.failed) == (5, 0)
     assert server.stats.by_operation[PUT] == 5
     assert not any(path.startswith("/v2") for _, path in server.stats.by_operation)
+
+
+@pytest.mark.asyncio
+async def test_check_v2_proves_ordering_groups_then_they_go_through_v2(
+    server: SimServer, client: ShowClient, editor: Editor
+) -> None:
+    first = server.show.records("customers")[0]
+    groups = [dict(g) for g in first["orderingGroups"]]
+    line = await prove_ordering_groups(client)
+    assert line.startswith("V2 ordering groups: proven on customer ")
+    held = server.show.get("customers", first["id"])
+    assert held is not None and held["orderingGroups"] == groups  # the round trip changed none
+    records = server.show.records("customers")[:4]
+    await _edit_cities(client, editor, records)
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert (report.done, report.failed) == (4, 0) and report.notes == []
+    assert server.stats.by_operation[PUT] == 0
+    held = server.show.get("customers", first["id"])
+    assert held is not None and held["orderingGroups"] == groups

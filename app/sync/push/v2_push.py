@@ -43,6 +43,7 @@ from app.api.errors import (
 )
 from app.api.learned import Learned
 from app.api.registry import Resource
+from app.api.v2 import nested_groups, proven_key
 from app.store.cache import Cache
 from app.store.changes import Change, is_local_id
 from app.store.outbox import Outbox
@@ -64,10 +65,6 @@ NOT_LANDED = (
     "sent again by the next push"
 )
 _SIZE_WORDS = ("too large", "too many", "too long", "size", "limit", "maximum")
-
-
-def proven_key(slug: str, name: str) -> str:
-    return f"v2.{slug}.{name}"
 
 
 class BatchSize:
@@ -271,6 +268,8 @@ class V2Push:
         body = record_body(res, merged_body(self._current(res, head), values), cleared)
         for name in ("id", "modifiedDate"):
             body.pop(name, None)
+        if isinstance(body.get("orderingGroups"), list):  # V2 nests them (proven to go here)
+            body["orderingGroups"] = nested_groups(body["orderingGroups"])
         return body
 
     def _current(self, res: Resource, head: Sequence[Change]) -> dict[str, Any]:
