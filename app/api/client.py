@@ -284,6 +284,18 @@ class ShowClient:
         ]
         return merged_answer(op.result, results)
 
+    async def post_v2(self, path: str, body: Any, *, interactive: bool = False) -> Any:
+        """POST `body` to `path` under the profile's V2 base URL (issue 31's bulk upserts); the
+        answer's JSON. Paced and signed in as V1; a POST is never sent again by itself."""
+        base = self.connection.v2_base_url
+        if not base:
+            raise InvalidValue("v2_base_url", "this profile names no V2 base URL")
+        what = f"V2 {path} (POST {path})"
+        check_sendable(body, what)
+        interactive = interactive or _FOR_A_PERSON.get()
+        req = Request("POST", base.rstrip("/") + path, what, (), body, interactive, f"POST {path}")
+        return await self._exchange.send_and_read(req, _json_of(what))
+
     # -------------------------------------------------------------------------------- internals
 
     def _on_show(self, link: str, asked: str, what: str) -> str:

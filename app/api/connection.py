@@ -40,6 +40,8 @@ class Connection:
     # The page size lists are asked for (the profile's; None: each list's registry `page_size`);
     # a show that sends fewer is asked what it sends (app/api/page_sizes.py).
     page_size: int | None = None
+    # The show's V2 base URL (issue 31: bulk upserts); None: V1 only, nothing is asked of V2.
+    v2_base_url: str | None = None
 
     def __post_init__(self) -> None:
         if self.credential_style not in ("body", "basic"):

@@ -25,7 +25,7 @@ from app.profile.connect import (
     open_team_for,
     registry_for,
 )
-from app.profile.settings import SECRET_ENV, Profile, ProfileStore, secrets
+from app.profile.settings import SECRET_ENV, V2_BASE_URL_ENV, Profile, ProfileStore, secrets
 from app.store.cache import Cache
 
 if TYPE_CHECKING:
@@ -98,6 +98,12 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
         "default, 1,000 unless set); a show that sends fewer is asked what it sends",
     )
     group.add_argument(
+        "--v2-base-url",
+        metavar="URL",
+        help=f"the show's V2 base URL (or ${V2_BASE_URL_ENV}; the profile's by default), for "
+        "its bulk upserts of customers and vendors",
+    )
+    group.add_argument(
         "--team",
         metavar="URL",
         help=f"work in the team whose PostgreSQL database is URL (or ${TEAM_URL_ENV}); "
@@ -131,6 +137,11 @@ def resolve_profile(args: argparse.Namespace) -> Profile:
         if not 1 <= args.page_size <= MAX_PAGE_SIZE:
             raise UsageError(f"--page-size takes 1 to {MAX_PAGE_SIZE:,} (not {args.page_size})")
         profile = replace(profile, page_size=args.page_size)
+    v2_base_url = args.v2_base_url or os.environ.get(V2_BASE_URL_ENV)
+    if v2_base_url:
+        if not v2_base_url.startswith(("https://", "http://")):
+            raise UsageError(f"--v2-base-url takes an http(s) URL (not {v2_base_url!r})")
+        profile = replace(profile, v2_base_url=v2_base_url)
     team_url = args.team or os.environ.get(TEAM_URL_ENV)
     member = args.member or os.environ.get(TEAM_MEMBER_ENV)
     if team_url:

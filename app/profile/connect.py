@@ -39,6 +39,7 @@ def connection_for(profile: Profile, secret: str) -> Connection:
         ca_bundle=profile.ca_bundle,
         state_dir=profile.data_dir,
         page_size=bounded_page_size(profile.page_size),
+        v2_base_url=profile.v2_base_url or None,
     )
 
 

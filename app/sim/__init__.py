@@ -1,4 +1,5 @@
-"""The show simulator: an ASGI app serving the whole V1 API from an in-memory, generated show.
+"""The show simulator: an ASGI app serving the whole V1 API from an in-memory, generated show,
+and V2's bulk upserts of customers and vendors beside it (app/sim/v2.py, `server.v2_base_url`).
 
     from app.sim import SimConfig, SimServer, generate_show
 

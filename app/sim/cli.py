@@ -11,6 +11,7 @@ import sys
 from dataclasses import fields, replace
 
 from app.sim.config import (
+    BULK_LOSSES,
     ERROR_SHAPES,
     MAX_RESULTS_PER_PAGE,
     PAGE_OFFSETS,
@@ -63,7 +64,7 @@ def _page_params(text: str) -> tuple[str, str]:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="showdesk sim",
-        description="Serve a simulated TradeShow API V1 show on loopback.",
+        description="Serve a simulated TradeShow API show (V1, and V2 bulk upserts) on loopback.",
         epilog="presets (--preset NAME):\n" + describe(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -145,6 +146,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--count-rejected", action="store_true", help="rejected requests count in the budget too"
     )
+    # issue 31: V2 bulk upserts
+    p.add_argument("--no-v2", action="store_true", help="offer no V2: every V2 path answers 404")
+    p.add_argument(
+        "--v2-batch-cap", type=int, default=1000,
+        help="the most elements a V2 bulk request may hold, never announced (default 1000)",
+    )  # fmt: skip
+    p.add_argument(
+        "--v2-too-large-status", type=int, default=413,
+        help="the status of a V2 bulk request over the cap (default 413)",
+    )  # fmt: skip
+    p.add_argument(
+        "--bulk-lost-rate", type=_share, default=0.0,
+        help="share of V2 bulk answers lost after the batch was applied",
+    )  # fmt: skip
+    p.add_argument(
+        "--bulk-lost-as", choices=BULK_LOSSES, default="drop",
+        help="a lost bulk answer: the connection dropped halfway, or a 502",
+    )  # fmt: skip
     return p
 
 
@@ -185,6 +204,12 @@ def config_from(args: argparse.Namespace) -> SimConfig:
         retry_after=args.retry_after,
         deny_writes=frozenset(args.deny_writes),
         count_rejected=args.count_rejected,
+        # issue 31: V2 bulk upserts
+        v2=not args.no_v2,
+        v2_batch_cap=args.v2_batch_cap,
+        v2_too_large_status=args.v2_too_large_status,
+        bulk_lost_rate=args.bulk_lost_rate,
+        bulk_lost_as=args.bulk_lost_as,
     )
 
 
@@ -229,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  auth URL   {server.auth_url}")
     print(f"  show ID    {server.show_id}")
     print(f"  secret     {server.client_secret}")
+    if server.config.v2:  # after the lines scripts read first (issue 31)
+        print(f"  V2 base    {server.v2_base_url}")
     print("Ctrl+C stops it.", flush=True)
     try:
         server.run()

@@ -26,12 +26,14 @@ PAGE_PARAMS: tuple[tuple[str, str], ...] = (
 )
 OFFSET_PARAMS = frozenset({"offset", "skip"})
 MAX_RESULTS_PER_PAGE = 1000
+BulkLoss = Literal["drop", "502"]  # issue 31: how a bulk answer is lost after the batch applied
+BULK_LOSSES: tuple[str, ...] = ("drop", "502")
 # issue 31: how a page number's first record is counted when more is asked than a page holds —
 # by the size the page holds ("granted"), or by the size asked ("asked": page 2 of 5,000 asked
 # starts at record 5,000 though page 1 held 1,000, and the page count is reckoned so too).
 PAGE_OFFSETS: tuple[str, ...] = ("granted", "asked")
 RATES = ("error_rate", "drop_rate", "malformed_rate", "slow_rate", "html_rate", "storm_rate",
-         "expire_rate")  # fmt: skip
+         "expire_rate", "bulk_lost_rate")  # fmt: skip
 
 
 @dataclass
@@ -116,6 +118,18 @@ class SimConfig:
     deny_writes: frozenset[str] = frozenset()
     deny_gets: frozenset[str] = frozenset()
     count_rejected: bool = False
+    # issue 31: V2 bulk upserts (app/sim/v2.py) under `{root}/v2`. `v2` False: every V2 path
+    # answers 404. `v2_batch_cap`: the most elements a bulk request may hold (unannounced); a
+    # longer one answers `v2_too_large_status`. An answer lost after the batch was applied:
+    # `bulk_lost_next` (the next N bulk answers, counted down) or `bulk_lost_rate` (a share,
+    # drawn from `fault_seed`), lost as `bulk_lost_as` ("drop": the connection closed halfway
+    # through the answer; "502": a gateway's 502 instead of it).
+    v2: bool = True
+    v2_batch_cap: int = 1000
+    v2_too_large_status: int = 413
+    bulk_lost_next: int = 0
+    bulk_lost_rate: float = 0.0
+    bulk_lost_as: BulkLoss = "drop"
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
@@ -134,6 +148,10 @@ class SimConfig:
             raise ValueError("page_cap must be 1 or more")
         if self.page_offsets not in PAGE_OFFSETS:
             raise ValueError(f"page_offsets must be one of {', '.join(PAGE_OFFSETS)}")
+        if self.v2_batch_cap < 1:
+            raise ValueError("v2_batch_cap must be 1 or more")
+        if self.bulk_lost_as not in BULK_LOSSES:
+            raise ValueError(f"bulk_lost_as must be one of {', '.join(BULK_LOSSES)}")
         for name in RATES:
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1")
@@ -168,6 +186,7 @@ class SimStats:
     denied: int = 0
     arrivals: list[float] = field(default_factory=list)
     refused_at: list[float] = field(default_factory=list)  # arrivals answered a throttling 403
+    bulk_lost: int = 0  # issue 31: bulk answers lost after their batch was applied
 
     def most_in_any_span(self, span: float) -> int:
         """The most API requests (accepted or not) that arrived within any `span` seconds."""

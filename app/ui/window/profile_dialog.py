@@ -54,6 +54,7 @@ ABOUT = {  # what a field holds, for a screen reader (the others say it in their
     "base_url": "The address of the show's API, https://…",
     "auth_url": "The address where ShowDesk signs in to the show, https://…",
     "show_id": "The show's id on the platform",
+    "v2_base_url": "The address of the show's V2 API, for its bulk upserts; empty for V1 only",
 }
 
 
@@ -119,6 +120,7 @@ class ProfileDialog(QDialog):
             "interactive_reserve": self.reserve.value() / 100,
             "page_size": self.page_size.value(),
             "ca_bundle": self.ca_bundle.text().strip() or None,
+            "v2_base_url": self.v2_base_url.text().strip() or None,
             "push_on_save": self.push_on_save.isChecked(),
             "review_push_over": self.review_push_over.value(),
             **self.team.values(),  # team mode (issue 15): no URL, a solo profile
@@ -237,6 +239,8 @@ class ProfileDialog(QDialog):
             return None if text else "The show ID is required (it is also the client ID)"
         if name == "client_secret":
             return "Enter the client secret" if not text and self._original is None else None
+        if name == "v2_base_url" and text:
+            return url_problem(text)
         if name == "ca_bundle" and text and not Path(text).is_file():
             return "No such file"
         return None
@@ -252,6 +256,7 @@ class ProfileDialog(QDialog):
         self.name, self.base_url, self.auth_url, self.show_id = (QLineEdit(self) for _ in "1234")
         self.client_secret = QLineEdit(self, echoMode=QLineEdit.EchoMode.Password)
         self.ca_bundle = QLineEdit(self, placeholderText="System certificates")
+        self.v2_base_url = QLineEdit(self, placeholderText="None: V1 only")
         self.fields: dict[str, QLineEdit] = {
             "name": self.name,
             "base_url": self.base_url,
@@ -259,6 +264,7 @@ class ProfileDialog(QDialog):
             "show_id": self.show_id,
             "client_secret": self.client_secret,
             "ca_bundle": self.ca_bundle,
+            "v2_base_url": self.v2_base_url,
         }
         self.errors = {name: self._error_label() for name in self.fields}
         self.rate_limit = QSpinBox(self, minimum=1, maximum=100_000, suffix=" requests")
@@ -298,6 +304,7 @@ class ProfileDialog(QDialog):
         for name in ("name", "base_url", "auth_url", "show_id"):
             self.fields[name].setText(getattr(p, name))
         self.ca_bundle.setText(p.ca_bundle or "")
+        self.v2_base_url.setText(p.v2_base_url or "")
         self.rate_limit.setValue(p.rate_limit)
         self.rate_span.setValue(p.rate_window)
         self.reserve.setValue(round(p.interactive_reserve * 100))
@@ -316,7 +323,9 @@ class ProfileDialog(QDialog):
 
     def _lay_out(self) -> None:
         form = QFormLayout()
-        captions = ("Name", "Base URL", "Auth URL", "Show ID", "Client secret", "CA bundle")
+        captions = (
+            "Name", "Base URL", "Auth URL", "Show ID", "Client secret", "CA bundle", "V2 base URL"
+        )  # fmt: skip
         for caption, (name, editor) in zip(captions, self.fields.items(), strict=True):
             form.addRow(caption, self._with_error(name, editor))
             editor.setAccessibleName(caption)  # its label names the box it is in, not it

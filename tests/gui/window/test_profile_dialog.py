@@ -408,3 +408,22 @@ def test_the_page_size_is_a_profile_setting_with_a_ceiling(
     assert saved is not None and saved.page_size == 5000
     assert make(saved).page_size.value() == 5000
     assert make(replace(saved, page_size=50_000)).profile().page_size == 10_000
+
+
+def test_the_v2_base_url_is_a_profile_setting(
+    qtbot: QtBot, make: Callable[..., ProfileDialog], store: ProfileStore
+) -> None:
+    """Issue 31, point 1: a profile may name its show's V2 base URL; empty is V1 only, and
+    anything else must be an http(s) URL before the profile can be saved."""
+    dialog = make()
+    fill(dialog, a_profile("Spring show", "SPRING-1"))
+    assert dialog.v2_base_url.text() == "" and dialog.profile().v2_base_url is None
+    dialog.v2_base_url.setText("tsapi.perenso.net/v2")
+    dialog.save_button.click()
+    assert store.get("Spring show") is None
+    dialog.v2_base_url.setText("https://tsapi.perenso.net/v2")
+    with qtbot.waitSignal(dialog.saved, timeout=1000):
+        dialog.save_button.click()
+    saved = store.get("Spring show")
+    assert saved is not None and saved.v2_base_url == "https://tsapi.perenso.net/v2"
+    assert make(saved).v2_base_url.text() == "https://tsapi.perenso.net/v2"
