@@ -21,6 +21,11 @@ The show leads (issue 28): a next link or token in an answer is followed (`PageC
 `follow` for a URL; a 404, or a 400 naming the page, on a page after the first is the end of the
 list. The last page of a listing that cannot have shifted is marked `stable`.
 
+Pages as large as the show grants (issue 31, point 5): a listing asks the size `PageSizes` says
+(the profile's page size, or the smaller size the show was found to send on this list), goes on
+at the size the show sends (`PageCursor`), and a listing that ended whole teaches `PageSizes`
+what the show sent.
+
 Pages asked ahead (issue 28, point 6): with `pages_at_once` above 1, a page/offset listing whose
 total the show gave asks its next pages while one is read (app/api/pages_ahead.py); the cursor
 still takes them in order and alone decides, and a listing whose last page was read while another
@@ -38,6 +43,7 @@ from typing import Any
 
 from app.api.errors import BadRequest, ListingIncomplete, NotFound, UnexpectedResponse
 from app.api.learned import Learned
+from app.api.page_sizes import PageSizes
 from app.api.pages_ahead import PagesAhead
 from app.api.paging import PageCursor, PagingSpec, alternatives, record_key, unwrap
 from app.api.registry import Resource
@@ -93,8 +99,10 @@ class PageWalk:
         prove_end: bool = False,
         follow: Follow | None = None,
         pages_at_once: int = 1,
+        requested: int | None = None,
     ) -> None:
         self.res = res
+        self.sizes = PageSizes(learned, requested)  # the profile's page size, what was learned
         self.pages_at_once = pages_at_once  # of a listing with a known total (PagesAhead)
         self.follow = follow
         self.prove_end = prove_end
@@ -119,8 +127,7 @@ class PageWalk:
     async def pages(self) -> AsyncGenerator[Page, None]:
         memory = self._remembered()
         spec = self.configured.using(memory.get("convention", {}))
-        if self.page_size is not None:
-            spec = replace(spec, page_size=self.page_size)
+        spec = replace(spec, page_size=self.page_size or self.sizes.asked(self.res))
         delivered: set[str] = set()
         trust = bool(memory.get("verified")) and not self.prove_end
         first = self._cursor(spec, delivered, trust=trust)
@@ -132,6 +139,7 @@ class PageWalk:
             if not first.complete:
                 raise ListingIncomplete(first.problem or _why(first), total=first.total,
                                         arrived=first.count)  # fmt: skip
+            self._sized(first)
             return
         ignored = bool(memory.get("ignores_paging"))
         if first.complete and (not first.unsure or ignored):
@@ -139,6 +147,7 @@ class PageWalk:
                 self._remember(spec, verified=True)
             elif ignored and first.total is None:  # no count from the show to go by
                 yield await self._one_answer(spec, first)
+            self._sized(first)
             return
         if known and first.proved_paging and not first.complete:
             # Names that paged this list before, and paged it now: the list changed while it
@@ -151,6 +160,7 @@ class PageWalk:
                 async for page in walked:
                     yield page
             if again.complete and not again.unsure:
+                self._sized(again)
                 return
             raise ListingIncomplete(
                 f"{_why(again)}: the list kept changing while it was read; nothing was removed "
@@ -168,11 +178,13 @@ class PageWalk:
             except BadRequest:
                 continue  # the show refuses these names outright
             if trial.complete and not trial.unsure:
+                self._sized(trial)
                 yield self._learned_page(alt, trial)
                 return
         if first.complete:  # one page, repeated under every convention: all, or its first
             self._remember(spec, verified=True, ignores_paging=True)
             yield await self._one_answer(spec, first)
+            self._sized(first)
             return
         tried = ", ".join(s.label for s in [spec, *alternatives(spec)])
         raise ListingIncomplete(
@@ -184,8 +196,14 @@ class PageWalk:
 
     def _cursor(self, spec: PagingSpec, delivered: set[str], *, trust: bool) -> PageCursor:
         return PageCursor(
-            spec, self.what, title=self.res.title, delivered=delivered, trust_short=trust
-        )
+            spec, self.what, title=self.res.title, delivered=delivered, trust_short=trust,
+            known_grant=0 if self.prove_end else self.sizes.known_grant(self.res.slug),
+        )  # fmt: skip
+
+    def _sized(self, cursor: PageCursor) -> None:
+        """A listing that ended (whole, or all a show that ignores paging would send): what it
+        showed of the show's pages is remembered (`PageSizes`)."""
+        self.sizes.learn(self.res.slug, cursor)
 
     async def _follow(
         self, cursor: PageCursor, *, known: bool = False

@@ -21,6 +21,16 @@ on proves nothing either: a record created at the end and one deleted early keep
 every record between slides (issue 28, found by the server-shape property). A complete listing
 that is not stable proves nothing about the records it lacks: the caller asks the show for them
 (decision 0026).
+
+Pages as large as the show grants (issue 31, point 5; decision 0035): a list is asked for large
+pages, and a show may send fewer than asked. It may also count a page number's offset with the
+size asked rather than the size it sent, and say its page count or "no more" by the size asked
+too. So after a first page shorter than asked that the listing goes on from, every later page is
+asked with the size the show granted (the first page's count): page 2 starts where page 1 ended
+under either reading. A first page shorter than asked is the end only where a total says so, or
+where the show is known to have sent a page as large on this list (`known_grant`); otherwise,
+whatever its page count or "no more" says, one page more is asked at the granted size — empty,
+the list was that short; new records, the show grants no more than that (`granted`).
 """
 
 from __future__ import annotations
@@ -39,7 +49,8 @@ _NEXT_KEYS = ("next", "nextPage", "nextLink", "nextPageUrl", "nextUrl")
 _TOTAL_KEYS = ("totalCount", "total", "totalRecords", "totalItems", "count")
 _LINK_HOLDERS = ("links", "_links", *_NESTED_COUNTERS)  # where an envelope may nest its next
 STYLES = ("page", "offset", "link")
-MAX_PAGE_SIZE = 10_000
+DEFAULT_PAGE_SIZE = 1_000  # asked of every list unless a profile asks another size
+MAX_PAGE_SIZE = 10_000  # the most a list is ever asked for in one page
 
 
 @dataclass(frozen=True)
@@ -56,7 +67,7 @@ class PagingSpec:
     offset_param: str = "offset"
     size_param: str = "resultsPerPage"
     first_page: int = 1
-    page_size: int = 500
+    page_size: int = DEFAULT_PAGE_SIZE
     items_key: str | None = None
     total_key: str | None = None
     cursor_param: str | None = None
@@ -94,6 +105,14 @@ class PagingSpec:
     def query(self, index: int) -> list[tuple[str, str]]:
         size = (self.size_param, str(self.page_size))
         return [size] if self.style == "link" else [(self.names[0], str(index)), size]
+
+
+def bounded_page_size(value: object) -> int:
+    """A page size as stored in a profile, within 1 and `MAX_PAGE_SIZE` (not a whole number:
+    the default)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return DEFAULT_PAGE_SIZE
+    return min(max(value, 1), MAX_PAGE_SIZE)
 
 
 # The conventions tried, in order, when a list's pages do not add up (issue 12).
@@ -370,6 +389,12 @@ class PageCursor:
     `next_url` (to ask as it is) or `query()` (the token sent back) follows it; `stable` says the
     ended listing cannot have shifted under deletions (a link or token walk whose links do not
     merely count records or pages).
+    A first page shorter than asked that the listing goes on from sets the size of every later
+    page to its count (`spec.page_size`; `asked` keeps the size first asked); `granted` is that
+    count once a later page brought records: the most this show sends a page of this list.
+    `known_grant`: the largest page the show is known to have sent on this list (learned; 0 where
+    the caller deletes what the listing lacks), so a first page no larger is believed as it is.
+    `largest`: the largest page of this listing.
     """
 
     def __init__(
@@ -380,8 +405,15 @@ class PageCursor:
         title: str | None = None,
         delivered: set[str] | None = None,
         trust_short: bool = True,
+        known_grant: int = 0,
     ) -> None:
         self.spec = spec
+        self.asked = spec.page_size  # the size first asked (`spec` then holds the one asked next)
+        self.known_grant = known_grant
+        self.largest = 0  # records in the largest page of this listing
+        self.granted: int | None = None  # a first page short of `asked`, then more records
+        self._rebased = False  # later pages are asked with the first page's count
+        self._doubt = False  # the page just taken: short of asked, perhaps cut short by the show
         self.what = what
         self.title = title or what
         self.index = spec.first_page if spec.style == "page" else 0  # offsets count from 0
@@ -449,12 +481,21 @@ class PageCursor:
         self.total = info.total if info.total is not None else self.total
         self.pages += 1
         self.proved_paging = self.proved_paging or (self.pages > 1 and not repeat)
+        n = len(records)
+        self.largest = max(self.largest, n)
+        first_short = self.pages == 1 and 0 < n < self.spec.page_size
+        self._doubt = first_short and n > self.known_grant
+        if self.pages == 2 and self._rebased and n and not repeat:
+            self.granted = self.spec.page_size  # the first page was all the show sends at once
         found = ("url", link, "Link") if link else next_of(envelope)
         if found is not None or self.following:
             self._follow(found, repeat)
         else:
-            self._decide(len(records), repeat, info)
-        self.index += 1 if self.spec.style == "page" else len(records)
+            self._decide(n, repeat, info)
+        if first_short and not self.done:  # page 2 starts where page 1 ended, however counted
+            self.spec, self._rebased = replace(self.spec, page_size=n), True
+        self._doubt = False
+        self.index += 1 if self.spec.style == "page" else n
         return fresh
 
     def _follow(self, found: tuple[str, str, str] | None, repeat: bool) -> None:
@@ -505,17 +546,25 @@ class PageCursor:
                 self._end(False, self._short_of_total())
         elif info.has_more is not None:
             if not info.has_more:
-                self._end(True)
+                self._end_unless_doubted()
             elif n == 0:
                 self._end(False, f"{self.title}: the show says more follow, none arrived")
         elif info.total_pages is not None:
             if self.pages >= info.total_pages:
-                self._end(True)
+                self._end_unless_doubted()
             elif n == 0:
                 self._end(False, f"{self.title}: the show says {info.total_pages} pages, "
                                  f"{self.pages - 1} arrived")  # fmt: skip
         else:
             self._bare(n)
+
+    def _end_unless_doubted(self) -> None:
+        """The counters say this was the last page: the end, unless it is a first page short of
+        the size asked that the show may have cut short — its "no more" or page count may be
+        reckoned by the size asked (a total says more: `_decide`). Then one page more is asked,
+        at the size it sent."""
+        if not self._doubt:
+            self._end(True)
 
     def _repeated(self) -> None:
         """A page of records this listing already had: the server ignores these paging names."""
@@ -536,7 +585,9 @@ class PageCursor:
             return
         if self.pages == 1 and n > self.spec.page_size:
             self._over_delivered = True  # it ignores our size: ask once more to see
-        self.capped = self.capped or self._last_short
+        # (a short first page followed by more at its own size is the show's largest page)
+        self.capped = self.capped or (self._last_short and not (self._rebased and self.pages == 2))
         self._last_short = n < self.spec.page_size
-        if self._last_short and self.trust_short and not (self._over_delivered or self.capped):
+        trusted = self.trust_short and not self._doubt
+        if self._last_short and trusted and not (self._over_delivered or self.capped):
             self._end(True)

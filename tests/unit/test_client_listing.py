@@ -32,8 +32,12 @@ def paged(shape: str = "array", cap: int | None = None, data: list[dict[str, Any
     return route
 
 
-async def pages_of(route: Any, **options: Any) -> tuple[list[list[dict[str, Any]]], Any]:
-    client, api, _, _ = make_client(route)
+async def pages_of(
+    route: Any, *, asking: int | None = None, **options: Any
+) -> tuple[list[list[dict[str, Any]]], Any]:
+    """The pages of the customers list; `asking`: the profile's page size (None: the
+    registry's, 1,000)."""
+    client, api, _, _ = make_client(route, page_size=asking)
     async with client:
         # Pages without records only carry news about the listing (a notice, `uncertain`).
         result = [page async for page in client.list("customers", **options) if page]
@@ -42,7 +46,7 @@ async def pages_of(route: Any, **options: Any) -> tuple[list[list[dict[str, Any]
 
 @pytest.mark.asyncio
 async def test_bare_array_pages_until_a_short_one() -> None:
-    pages, api = await pages_of(paged("array"))
+    pages, api = await pages_of(paged("array"), asking=500)
     assert [len(p) for p in pages] == [500, 500, 200]
     assert [api.query(i)["page"] for i in range(3)] == ["1", "2", "3"]
     assert {api.query(i)["resultsPerPage"] for i in range(3)} == {"500"}
@@ -51,7 +55,7 @@ async def test_bare_array_pages_until_a_short_one() -> None:
 
 @pytest.mark.asyncio
 async def test_an_exact_multiple_ends_on_the_empty_page() -> None:
-    pages, api = await pages_of(paged("array", data=records(1000)))
+    pages, api = await pages_of(paged("array", data=records(1000)), asking=500)
     assert [len(p) for p in pages] == [500, 500] and len(api.requests) == 3
 
 
@@ -86,8 +90,8 @@ async def test_a_server_that_ignores_paging_yields_each_record_once() -> None:
     once more in the other order: the same records are all it has (issue 28), marked `single`
     — what the cache holds beyond them is asked for one by one before it is deleted. The
     profile remembers: the next listing takes three requests (issue 12)."""
-    everything = records(700)
-    client, api, _, _ = make_client(lambda request: json_response(everything))
+    everything = records(700)  # more than the 500 asked
+    client, api, _, _ = make_client(lambda request: json_response(everything), page_size=500)
     async with client:
         first = [page async for page in client.list("customers")]
         assert [len(p) for p in first] == [700, 0] and len(api.requests) == 9
@@ -156,7 +160,7 @@ async def test_extra_filters_go_to_the_query_string() -> None:
         "customerid": "C1",
         "sort": "orderLineID:asc",
         "page": "1",
-        "resultsPerPage": "500",
+        "resultsPerPage": "1000",  # the registry's page size (a profile sets its own)
     }
 
 
