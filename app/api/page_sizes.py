@@ -14,8 +14,9 @@ is asked that — and a show may send fewer: the listing then goes on at the siz
   then): it sends at least so many at once, so a shorter first page is not one it cut short.
 
 Only a listing that ended teaches anything (whole, or all a show that ignores paging would send;
-not one found incomplete); one asked a size of its caller's (`ShowClient.list(page_size=…)`) asks
-what the caller says, and teaches what the show sent.
+not one found incomplete, nor one that may have grown while it was read: `PageCursor.came_in`);
+one asked a size of its caller's (`ShowClient.list(page_size=…)`) asks what the caller says, and
+teaches what the show sent.
 """
 
 from __future__ import annotations
@@ -94,7 +95,11 @@ class PageSizes:
         return grant.largest if grant is not None else 0
 
     def learn(self, slug: str, cursor: PageCursor) -> None:
-        """Remember what a whole listing showed of the pages the show grants."""
+        """Remember what a whole listing showed of the pages the show grants; one whose second
+        page brought only records that changed while it was read (`came_in`) shows nothing: a
+        cap and a list that grew look alike there."""
+        if cursor.came_in:
+            return
         old = self.grant(slug)
         if cursor.granted is not None:
             new = Grant(cursor.asked, cursor.granted, capped=True)

@@ -15,7 +15,11 @@ short page may have sent everything or only its own first page: it is asked once
 other order — the same records then are everything it has (a page marked `single`: what it
 lacks is asked for record by record before anything leaves the cache), other ones prove it holds
 more than it sends (`ListingIncomplete`); where it cannot be asked so, the listing ends with a
-page marked `uncertain`, and the caller must not report it whole.
+page marked `uncertain`, and the caller must not report it whole. A second answer that holds
+every record of the first and more, the more all changed since the first was read (`modifiedDate`
+no older than its newest: teammates pushing while a push's check lists `modifiedAfter`), is the
+list changing while it was read, not a show holding more than it sends: what came in is handed
+out too (decision 0035, amended).
 
 The show leads (issue 28): a next link or token in an answer is followed (`PageCursor`), through
 `follow` for a URL; a 404, or a 400 naming the page, on a page after the first is the end of the
@@ -45,7 +49,7 @@ from app.api.errors import BadRequest, ListingIncomplete, NotFound, UnexpectedRe
 from app.api.learned import Learned
 from app.api.page_sizes import PageSizes
 from app.api.pages_ahead import PagesAhead
-from app.api.paging import PageCursor, PagingSpec, alternatives, record_key, unwrap
+from app.api.paging import PageCursor, PagingSpec, alternatives, changed_since, record_key, unwrap
 from app.api.registry import Resource
 
 log = logging.getLogger(__name__)
@@ -146,7 +150,7 @@ class PageWalk:
             if first.proved_paging and not first.capped and (ignored or not memory.get("verified")):
                 self._remember(spec, verified=True)
             elif ignored and first.total is None:  # no count from the show to go by
-                yield await self._one_answer(spec, first)
+                yield await self._one_answer(spec, first, delivered)
             self._sized(first)
             return
         if known and first.proved_paging and not first.complete:
@@ -183,7 +187,7 @@ class PageWalk:
                 return
         if first.complete:  # one page, repeated under every convention: all, or its first
             self._remember(spec, verified=True, ignores_paging=True)
-            yield await self._one_answer(spec, first)
+            yield await self._one_answer(spec, first, delivered)
             self._sized(first)
             return
         tried = ", ".join(s.label for s in [spec, *alternatives(spec)])
@@ -252,9 +256,10 @@ class PageWalk:
                                      "which this listing cannot follow")  # fmt: skip
         return await self.follow(url)
 
-    async def _one_answer(self, spec: PagingSpec, first: PageCursor) -> Page:
+    async def _one_answer(self, spec: PagingSpec, first: PageCursor, delivered: set[str]) -> Page:
         """A show that sent one answer to every page: asked once more in the other order, the
-        same records are all it has (`single`); others mean it holds more than it sends."""
+        same records are all it has (`single`), and so are they with records that came in
+        meanwhile (handed out: `_came_in_meanwhile`); others mean it holds more than it sends."""
         reverse = _reversed(self.sort)
         if reverse is None or self.res.listed_per_booth:  # (a booth's list deletes nothing so)
             return _uncertain(first)
@@ -265,7 +270,8 @@ class PageWalk:
             return _uncertain(first)
         data = answer.data if isinstance(answer, Listed) else answer
         records, _ = unwrap(data, self.what, spec.items_key)
-        if {record_key(r) for r in records} != first.keys:
+        came_in = _came_in_meanwhile(first, records)
+        if came_in is None:
             raise ListingIncomplete(
                 f"{self.res.title}: the show sends {first.count} records in one answer whatever "
                 "page is asked, and other ones in the other order: it holds more than it sends; "
@@ -274,7 +280,10 @@ class PageWalk:
                 total=first.total,
                 arrived=first.count,
             )
-        page = Page()
+        if came_in:
+            log.info("%s: %d records came into the list while it was read", self.res.title,
+                     len(came_in))  # fmt: skip
+        page = Page(r for r in came_in if record_key(r) not in delivered)
         page.total, page.single = first.total, True
         return page
 
@@ -317,6 +326,22 @@ class PageWalk:
     def _remember(self, spec: PagingSpec, **facts: bool) -> None:
         value = {"configured": self.configured.convention(), "convention": spec.convention()}
         self.learned.set(self._key, {**value, **facts})
+
+
+def _came_in_meanwhile(
+    first: PageCursor, again: list[dict[str, Any]]
+) -> list[dict[str, Any]] | None:
+    """The records of a second read of a one-answer list beyond the first read's, where they are
+    all it differs by and each changed no earlier than the newest record of the first read —
+    the list changed while it was read (teammates' edits entering a `modifiedAfter` listing);
+    None where the reads differ otherwise (a record of the first missing, an older one new):
+    the show holds more than it sends. A show that caps its answer sends as many records in
+    either order, so its second read never holds all of the first and more."""
+    keys = {record_key(r) for r in again}
+    more = [r for r in again if record_key(r) not in first.keys]
+    if not first.keys <= keys or (more and not changed_since(more, first.newest)):
+        return None
+    return more
 
 
 def _uncertain(cursor: PageCursor) -> Page:

@@ -239,3 +239,95 @@ async def test_a_link_header_is_followed_on_the_show_and_refused_off_it() -> Non
 
     with pytest.raises(UnexpectedResponse, match="another host"):
         await pages_of(elsewhere)
+
+
+class Changing:
+    """A `modifiedAfter` listing of customers while teammates push: the records changed since
+    the date asked (each with its `modifiedDate`), in `customerID` order; `when` (the request's
+    number, 1-based, and its query) says before which request a teammate's edit lands — a record
+    changed then comes into the list. `paging`: the show follows `page`/`resultsPerPage`;
+    without, it sends the whole list whatever page is asked."""
+
+    def __init__(
+        self, when: Any, *, paging: bool, cap: int | None = None, coming: int = 50
+    ) -> None:
+        self.changed = {i: "2026-03-02T10:00:00" for i in range(0, 100, 3)}  # 34 records
+        self.when, self.paging, self.cap, self.asked = when, paging, cap, 0
+        self.coming = coming  # the record a teammate changes (50: between two listed ones)
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.asked += 1
+        params = request.url.params
+        if self.when(self.asked, params):
+            self.changed[self.coming] = "2026-03-02T10:00:07"
+        ids = sorted(self.changed, reverse=params.get("sort", "").endswith(":desc"))
+        if self.paging and "page" in params:
+            size = int(params["resultsPerPage"])
+            ids = ids[(int(params["page"]) - 1) * size : int(params["page"]) * size]
+        ids = ids[: self.cap] if self.cap else ids
+        body = [{"id": f"r{i}", "customerID": f"C{i:03d}", "modifiedDate": self.changed[i]}
+                for i in ids]  # fmt: skip
+        return json_response(body)
+
+
+async def listed_changing(show: Changing) -> tuple[list[Any], Any]:
+    client, api, _, _ = make_client(show)
+    async with client:
+        pages = [page async for page in client.list("customers", modified_after="2026-03-01")]
+        asked_next = client.page_size("customers")
+    return pages, (api, asked_next)
+
+
+@pytest.mark.asyncio
+async def test_a_one_answer_listing_takes_in_a_record_changed_while_it_was_read() -> None:
+    """A show that sends its whole `modifiedAfter` list whatever page is asked, read once more
+    in the other order to prove it: a teammate's edit between the two reads brings a record
+    into the list. The second read holds every record of the first and that one, changed after
+    all of them: the list changed while it was read, not a show holding more than it sends
+    (a push's check said "pushed changes not checked"). The record is handed out too."""
+    show = Changing(lambda _, params: params.get("sort", "").endswith(":desc"), paging=False)
+    pages, (api, _) = await listed_changing(show)
+    ids = [r["id"] for page in pages for r in page]
+    assert sorted(ids) == sorted(f"r{i}" for i in show.changed) and len(ids) == len(set(ids))
+    assert pages[-1].single and "r50" in [r["id"] for r in pages[-1]]
+    assert api.requests[-1].url.params["sort"] == "customerID:desc"
+
+
+@pytest.mark.asyncio
+async def test_a_capped_answer_is_still_found_out_while_the_list_changes() -> None:
+    """The same, from a show that sends its first 20 records whatever is asked: the other
+    order sends 20 others, not all of the first and more — it holds more than it sends, edit
+    in between or not."""
+    show = Changing(lambda _, params: params.get("sort", "").endswith(":desc"), paging=False,
+                    cap=20)  # fmt: skip
+    with pytest.raises(ListingIncomplete, match="holds more than it sends"):
+        await listed_changing(show)
+
+
+@pytest.mark.asyncio
+async def test_a_page_pushed_on_by_a_record_that_came_in_is_the_lists_tail() -> None:
+    """A show that pages: its first page (34 of the 1,000 asked) is proved whole by asking
+    page 2 at 34; a teammate's edit before that brings a record in ahead of the last one, which
+    page 2 then holds again. That is the list changing while it was read — the last record
+    pushed on, nothing skipped — not a show that ignores paging (no other paging names tried)
+    nor one that grants only 34 a page (the next listing still asks 1,000)."""
+    show = Changing(lambda n, _: n == 2, paging=True)
+    pages, (api, asked_next) = await listed_changing(show)
+    ids = [r["id"] for page in pages for r in page]
+    assert len(ids) == len(set(ids)) == 34 and "r99" in ids
+    assert [dict(r.url.params)["page"] for r in api.requests] == ["1", "2", "3"]
+    assert asked_next == 1_000
+
+
+@pytest.mark.asyncio
+async def test_a_record_that_came_in_after_the_first_page_proves_no_cap() -> None:
+    """The same, the record changed sorting after every listed one: page 2 (asked at 34) holds
+    it, new, changed after everything page 1 held. A show that sends at most 34 a page would
+    look the same, so nothing is learned from this listing: the next asks 1,000 again (it
+    learned a cap of 34, and a team's checks went on in pages of 34)."""
+    show = Changing(lambda n, _: n == 2, paging=True, coming=200)
+    pages, (api, asked_next) = await listed_changing(show)
+    ids = [r["id"] for page in pages for r in page]
+    assert len(ids) == len(set(ids)) == 35 and "r200" in ids
+    assert [dict(r.url.params)["page"] for r in api.requests] == ["1", "2", "3"]
+    assert asked_next == 1_000
