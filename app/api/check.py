@@ -40,6 +40,7 @@ from app.api.network import transport_detail
 from app.api.pacing import BackoffSchedule, CubicAllowance
 from app.api.registry import Registry, Resource
 from app.api.survey import ListAnswer, survey
+from app.api.v2 import probe_v2
 
 Reason = Literal[
     "ok", "unreachable", "wrong-secret", "forbidden", "rate-limited", "server-error", "unexpected"
@@ -88,8 +89,14 @@ async def check_connection(
             answers = await survey(client, registry) if lists else None
         except ShowDeskError as exc:
             return _failed(*_request_failure(exc, conn), conn)
+        v2 = await probe_v2(client)  # None without a V2 base URL; never raises for an answer
+    extra = (v2.line(),) if v2 is not None else ()
     if answers is not None:
-        return _surveyed(conn, answers)
+        found = _surveyed(conn, answers)
+        return dataclasses.replace(found, details=extra + found.details)
+    if extra:
+        return ConnectionCheck(True, "ok", f"Signed in to show {conn.show_id}: the API answers.",
+                               extra)  # fmt: skip
     return ConnectionCheck(True, "ok", f"Signed in to show {conn.show_id}: the API answers.")
 
 

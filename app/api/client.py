@@ -43,6 +43,7 @@ from app.api.exchange import Exchange, Request, RetryPolicy
 from app.api.governor import RateGovernor, RequestBudget
 from app.api.learned import Learned
 from app.api.models import MODELS
+from app.api.page_sizes import PageSizes
 from app.api.page_walk import Listed, Page, PageWalk
 from app.api.paging import PageCursor
 from app.api.registry import Operation, Registry, Resource
@@ -155,10 +156,13 @@ class ShowClient:
         """Yield the collection page by page (raw dicts), each record once.
 
         Paged as the registry's `[paging]` says (or as the profile learned), sorted by the key
-        field unless `sort` says otherwise; `page_size` None is the registry's. Raises
+        field unless `sort` says otherwise; `page_size` None is the size in force (`page_size`
+        below: the profile's, or the smaller one this show was found to send). Raises
         `ListingIncomplete` when the pages cannot be proved to be the whole collection.
         `prove_end`: the caller deletes what the listing lacks, so a short last page of a bare
-        array is confirmed with one more request even where the profile learned to trust it.
+        array is confirmed with one more request even where the profile learned to trust it, and
+        so is a first page shorter than asked unless a total says it is all (the show may have
+        cut it short: app/api/paging.py).
         `pages_at_once`: pages asked ahead while one is read, where the show's total allows
         (app/api/pages_ahead.py; 1: none).
         """
@@ -183,10 +187,16 @@ class ShowClient:
         listing = PageWalk(
             res, self.learned, fetch, _what(res, op, path), query=query, sort=sort,
             page_size=page_size, prove_end=prove_end, follow=follow, pages_at_once=pages_at_once,
+            requested=self.connection.page_size,
         )  # fmt: skip
         async with aclosing(listing.pages()) as pages:  # closed however the caller stops
             async for page in pages:
                 yield page
+
+    def page_size(self, resource: ResourceRef) -> int:
+        """The page size the next listing of `resource` asks for (app/api/page_sizes.py)."""
+        sizes = PageSizes(self.learned, self.connection.page_size)
+        return sizes.asked(self._resource(resource))
 
     async def list_all(
         self, resource: ResourceRef, **options: Any
@@ -273,6 +283,18 @@ class ShowClient:
             for payload in payloads(res, op, body)
         ]
         return merged_answer(op.result, results)
+
+    async def post_v2(self, path: str, body: Any, *, interactive: bool = False) -> Any:
+        """POST `body` to `path` under the profile's V2 base URL (issue 31's bulk upserts); the
+        answer's JSON. Paced and signed in as V1; a POST is never sent again by itself."""
+        base = self.connection.v2_base_url
+        if not base:
+            raise InvalidValue("v2_base_url", "this profile names no V2 base URL")
+        what = f"V2 {path} (POST {path})"
+        check_sendable(body, what)
+        interactive = interactive or _FOR_A_PERSON.get()
+        req = Request("POST", base.rstrip("/") + path, what, (), body, interactive, f"POST {path}")
+        return await self._exchange.send_and_read(req, _json_of(what))
 
     # -------------------------------------------------------------------------------- internals
 

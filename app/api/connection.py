@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from app.api.errors import InvalidValue
+from app.api.paging import MAX_PAGE_SIZE
 
 CredentialStyle = Literal["body", "basic"]
 Secret = str | Callable[[], str]
@@ -36,6 +37,11 @@ class Connection:
     # The profile's data folder: what is learned about the API and the profile's shared request
     # history live there (None: remembered by this process only).
     state_dir: Path | None = None
+    # The page size lists are asked for (the profile's; None: each list's registry `page_size`);
+    # a show that sends fewer is asked what it sends (app/api/page_sizes.py).
+    page_size: int | None = None
+    # The show's V2 base URL (issue 31: bulk upserts); None: V1 only, nothing is asked of V2.
+    v2_base_url: str | None = None
 
     def __post_init__(self) -> None:
         if self.credential_style not in ("body", "basic"):
@@ -48,6 +54,8 @@ class Connection:
             raise InvalidValue("interactive_reserve", "must be a share between 0 and 1")
         if self.timeout <= 0:
             raise InvalidValue("timeout", "must be positive")
+        if self.page_size is not None and not 1 <= self.page_size <= MAX_PAGE_SIZE:
+            raise InvalidValue("page_size", f"must be between 1 and {MAX_PAGE_SIZE:,}")
 
     def client_secret(self) -> str:
         """The secret's current value (resolved each time it is needed, never cached here)."""

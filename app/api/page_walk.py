@@ -15,11 +15,20 @@ short page may have sent everything or only its own first page: it is asked once
 other order — the same records then are everything it has (a page marked `single`: what it
 lacks is asked for record by record before anything leaves the cache), other ones prove it holds
 more than it sends (`ListingIncomplete`); where it cannot be asked so, the listing ends with a
-page marked `uncertain`, and the caller must not report it whole.
+page marked `uncertain`, and the caller must not report it whole. A second answer that holds
+every record of the first and more, the more all changed since the first was read (`modifiedDate`
+no older than its newest: teammates pushing while a push's check lists `modifiedAfter`), is the
+list changing while it was read, not a show holding more than it sends: what came in is handed
+out too (decision 0035, amended).
 
 The show leads (issue 28): a next link or token in an answer is followed (`PageCursor`), through
 `follow` for a URL; a 404, or a 400 naming the page, on a page after the first is the end of the
 list. The last page of a listing that cannot have shifted is marked `stable`.
+
+Pages as large as the show grants (issue 31, point 5): a listing asks the size `PageSizes` says
+(the profile's page size, or the smaller size the show was found to send on this list), goes on
+at the size the show sends (`PageCursor`), and a listing that ended whole teaches `PageSizes`
+what the show sent.
 
 Pages asked ahead (issue 28, point 6): with `pages_at_once` above 1, a page/offset listing whose
 total the show gave asks its next pages while one is read (app/api/pages_ahead.py); the cursor
@@ -38,8 +47,9 @@ from typing import Any
 
 from app.api.errors import BadRequest, ListingIncomplete, NotFound, UnexpectedResponse
 from app.api.learned import Learned
+from app.api.page_sizes import PageSizes
 from app.api.pages_ahead import PagesAhead
-from app.api.paging import PageCursor, PagingSpec, alternatives, record_key, unwrap
+from app.api.paging import PageCursor, PagingSpec, alternatives, changed_since, record_key, unwrap
 from app.api.registry import Resource
 
 log = logging.getLogger(__name__)
@@ -93,8 +103,10 @@ class PageWalk:
         prove_end: bool = False,
         follow: Follow | None = None,
         pages_at_once: int = 1,
+        requested: int | None = None,
     ) -> None:
         self.res = res
+        self.sizes = PageSizes(learned, requested)  # the profile's page size, what was learned
         self.pages_at_once = pages_at_once  # of a listing with a known total (PagesAhead)
         self.follow = follow
         self.prove_end = prove_end
@@ -119,8 +131,7 @@ class PageWalk:
     async def pages(self) -> AsyncGenerator[Page, None]:
         memory = self._remembered()
         spec = self.configured.using(memory.get("convention", {}))
-        if self.page_size is not None:
-            spec = replace(spec, page_size=self.page_size)
+        spec = replace(spec, page_size=self.page_size or self.sizes.asked(self.res))
         delivered: set[str] = set()
         trust = bool(memory.get("verified")) and not self.prove_end
         first = self._cursor(spec, delivered, trust=trust)
@@ -132,13 +143,15 @@ class PageWalk:
             if not first.complete:
                 raise ListingIncomplete(first.problem or _why(first), total=first.total,
                                         arrived=first.count)  # fmt: skip
+            self._sized(first)
             return
         ignored = bool(memory.get("ignores_paging"))
         if first.complete and (not first.unsure or ignored):
             if first.proved_paging and not first.capped and (ignored or not memory.get("verified")):
                 self._remember(spec, verified=True)
             elif ignored and first.total is None:  # no count from the show to go by
-                yield await self._one_answer(spec, first)
+                yield await self._one_answer(spec, first, delivered)
+            self._sized(first)
             return
         if known and first.proved_paging and not first.complete:
             # Names that paged this list before, and paged it now: the list changed while it
@@ -151,6 +164,7 @@ class PageWalk:
                 async for page in walked:
                     yield page
             if again.complete and not again.unsure:
+                self._sized(again)
                 return
             raise ListingIncomplete(
                 f"{_why(again)}: the list kept changing while it was read; nothing was removed "
@@ -168,11 +182,13 @@ class PageWalk:
             except BadRequest:
                 continue  # the show refuses these names outright
             if trial.complete and not trial.unsure:
+                self._sized(trial)
                 yield self._learned_page(alt, trial)
                 return
         if first.complete:  # one page, repeated under every convention: all, or its first
             self._remember(spec, verified=True, ignores_paging=True)
-            yield await self._one_answer(spec, first)
+            yield await self._one_answer(spec, first, delivered)
+            self._sized(first)
             return
         tried = ", ".join(s.label for s in [spec, *alternatives(spec)])
         raise ListingIncomplete(
@@ -184,8 +200,14 @@ class PageWalk:
 
     def _cursor(self, spec: PagingSpec, delivered: set[str], *, trust: bool) -> PageCursor:
         return PageCursor(
-            spec, self.what, title=self.res.title, delivered=delivered, trust_short=trust
-        )
+            spec, self.what, title=self.res.title, delivered=delivered, trust_short=trust,
+            known_grant=0 if self.prove_end else self.sizes.known_grant(self.res.slug),
+        )  # fmt: skip
+
+    def _sized(self, cursor: PageCursor) -> None:
+        """A listing that ended (whole, or all a show that ignores paging would send): what it
+        showed of the show's pages is remembered (`PageSizes`)."""
+        self.sizes.learn(self.res.slug, cursor)
 
     async def _follow(
         self, cursor: PageCursor, *, known: bool = False
@@ -234,9 +256,10 @@ class PageWalk:
                                      "which this listing cannot follow")  # fmt: skip
         return await self.follow(url)
 
-    async def _one_answer(self, spec: PagingSpec, first: PageCursor) -> Page:
+    async def _one_answer(self, spec: PagingSpec, first: PageCursor, delivered: set[str]) -> Page:
         """A show that sent one answer to every page: asked once more in the other order, the
-        same records are all it has (`single`); others mean it holds more than it sends."""
+        same records are all it has (`single`), and so are they with records that came in
+        meanwhile (handed out: `_came_in_meanwhile`); others mean it holds more than it sends."""
         reverse = _reversed(self.sort)
         if reverse is None or self.res.listed_per_booth:  # (a booth's list deletes nothing so)
             return _uncertain(first)
@@ -247,7 +270,8 @@ class PageWalk:
             return _uncertain(first)
         data = answer.data if isinstance(answer, Listed) else answer
         records, _ = unwrap(data, self.what, spec.items_key)
-        if {record_key(r) for r in records} != first.keys:
+        came_in = _came_in_meanwhile(first, records)
+        if came_in is None:
             raise ListingIncomplete(
                 f"{self.res.title}: the show sends {first.count} records in one answer whatever "
                 "page is asked, and other ones in the other order: it holds more than it sends; "
@@ -256,7 +280,10 @@ class PageWalk:
                 total=first.total,
                 arrived=first.count,
             )
-        page = Page()
+        if came_in:
+            log.info("%s: %d records came into the list while it was read", self.res.title,
+                     len(came_in))  # fmt: skip
+        page = Page(r for r in came_in if record_key(r) not in delivered)
         page.total, page.single = first.total, True
         return page
 
@@ -299,6 +326,22 @@ class PageWalk:
     def _remember(self, spec: PagingSpec, **facts: bool) -> None:
         value = {"configured": self.configured.convention(), "convention": spec.convention()}
         self.learned.set(self._key, {**value, **facts})
+
+
+def _came_in_meanwhile(
+    first: PageCursor, again: list[dict[str, Any]]
+) -> list[dict[str, Any]] | None:
+    """The records of a second read of a one-answer list beyond the first read's, where they are
+    all it differs by and each changed no earlier than the newest record of the first read —
+    the list changed while it was read (teammates' edits entering a `modifiedAfter` listing);
+    None where the reads differ otherwise (a record of the first missing, an older one new):
+    the show holds more than it sends. A show that caps its answer sends as many records in
+    either order, so its second read never holds all of the first and more."""
+    keys = {record_key(r) for r in again}
+    more = [r for r in again if record_key(r) not in first.keys]
+    if not first.keys <= keys or (more and not changed_since(more, first.newest)):
+        return None
+    return more
 
 
 def _uncertain(cursor: PageCursor) -> Page:

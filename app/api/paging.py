@@ -21,6 +21,25 @@ on proves nothing either: a record created at the end and one deleted early keep
 every record between slides (issue 28, found by the server-shape property). A complete listing
 that is not stable proves nothing about the records it lacks: the caller asks the show for them
 (decision 0026).
+
+Pages as large as the show grants (issue 31, point 5; decision 0035): a list is asked for large
+pages, and a show may send fewer than asked. It may also count a page number's offset with the
+size asked rather than the size it sent, and say its page count or "no more" by the size asked
+too. So after a first page shorter than asked that the listing goes on from, every later page is
+asked with the size the show granted (the first page's count): page 2 starts where page 1 ended
+under either reading. A first page shorter than asked is the end only where a total says so, or
+where the show is known to have sent a page as large on this list (`known_grant`); otherwise,
+whatever its page count or "no more" says, one page more is asked at the granted size — empty,
+the list was that short; new records, the show grants no more than that (`granted`).
+
+A list that changes while it is read (decision 0035, amended): records that come into it before
+a page's place after that page was read push the records there onto the next page, so a later
+page may hold only records this listing had — not the first page again, as from a show that
+ignores the page number, nor the page before it again: the list `moved`. Such a page is read as
+the list's tail, not as a repeat; nothing was skipped (records only moved on), and it proves no
+cap. `newest` is the latest `modifiedDate` a listing held (`modified_at`): what came in after
+the listing began is no older. So a second page whose new records all changed no earlier than
+the first page's newest (`came_in`) proves no cap either: the list may have grown meanwhile.
 """
 
 from __future__ import annotations
@@ -28,10 +47,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from datetime import date, datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from app.api.errors import RegistryError, UnexpectedResponse
+from app.api.record_shape import parse_show_date
 
 LIST_KEYS = ("items", "data", "results", "records")
 _NESTED_COUNTERS = ("pagination", "paging", "meta", "pageInfo")
@@ -39,7 +60,8 @@ _NEXT_KEYS = ("next", "nextPage", "nextLink", "nextPageUrl", "nextUrl")
 _TOTAL_KEYS = ("totalCount", "total", "totalRecords", "totalItems", "count")
 _LINK_HOLDERS = ("links", "_links", *_NESTED_COUNTERS)  # where an envelope may nest its next
 STYLES = ("page", "offset", "link")
-MAX_PAGE_SIZE = 10_000
+DEFAULT_PAGE_SIZE = 1_000  # asked of every list unless a profile asks another size
+MAX_PAGE_SIZE = 10_000  # the most a list is ever asked for in one page
 
 
 @dataclass(frozen=True)
@@ -56,7 +78,7 @@ class PagingSpec:
     offset_param: str = "offset"
     size_param: str = "resultsPerPage"
     first_page: int = 1
-    page_size: int = 500
+    page_size: int = DEFAULT_PAGE_SIZE
     items_key: str | None = None
     total_key: str | None = None
     cursor_param: str | None = None
@@ -94,6 +116,14 @@ class PagingSpec:
     def query(self, index: int) -> list[tuple[str, str]]:
         size = (self.size_param, str(self.page_size))
         return [size] if self.style == "link" else [(self.names[0], str(index)), size]
+
+
+def bounded_page_size(value: object) -> int:
+    """A page size as stored in a profile, within 1 and `MAX_PAGE_SIZE` (not a whole number:
+    the default)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return DEFAULT_PAGE_SIZE
+    return min(max(value, 1), MAX_PAGE_SIZE)
 
 
 # The conventions tried, in order, when a list's pages do not add up (issue 12).
@@ -355,6 +385,27 @@ def record_key(record: Mapping[str, Any]) -> str:
     return "body:" + json.dumps(record, sort_keys=True, default=str)
 
 
+def modified_at(record: Mapping[str, Any]) -> datetime | None:
+    """When the show says the record was last changed (`modifiedDate`; a date alone is its
+    midnight), None where it does not say or says it in no form a date is read from."""
+    try:
+        value = parse_show_date(record.get("modifiedDate"))
+    except ValueError:
+        return None
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=None)
+    return datetime(value.year, value.month, value.day) if isinstance(value, date) else None
+
+
+def changed_since(records: list[dict[str, Any]], since: datetime | None) -> bool:
+    """Whether `records` are some and every one changed no earlier than `since` (by
+    `modified_at`): what came into a list after records changed at `since` were read."""
+    if since is None or not records:
+        return False
+    changed = [modified_at(r) for r in records]
+    return all(when is not None and when >= since for when in changed)
+
+
 class PageCursor:
     """One listing in progress under one paging convention.
 
@@ -370,6 +421,17 @@ class PageCursor:
     `next_url` (to ask as it is) or `query()` (the token sent back) follows it; `stable` says the
     ended listing cannot have shifted under deletions (a link or token walk whose links do not
     merely count records or pages).
+    A first page shorter than asked that the listing goes on from sets the size of every later
+    page to its count (`spec.page_size`; `asked` keeps the size first asked); `granted` is that
+    count once a later page brought records: the most this show sends a page of this list.
+    `known_grant`: the largest page the show is known to have sent on this list (learned; 0 where
+    the caller deletes what the listing lacks), so a first page no larger is believed as it is.
+    `largest`: the largest page of this listing.
+    `moved`: a later page held only records this listing had, neither the first page nor the
+    page before it again: the list changed while it was read (read as its tail, see above);
+    `newest`: the latest `modifiedDate` among the records this listing received; `came_in`: the
+    records new on page 2 after a short first page all changed no earlier than page 1's newest
+    (`changed_since`) — records that came in while the list was read, or a cap: no `granted`.
     """
 
     def __init__(
@@ -380,8 +442,20 @@ class PageCursor:
         title: str | None = None,
         delivered: set[str] | None = None,
         trust_short: bool = True,
+        known_grant: int = 0,
     ) -> None:
         self.spec = spec
+        self.asked = spec.page_size  # the size first asked (`spec` then holds the one asked next)
+        self.known_grant = known_grant
+        self.largest = 0  # records in the largest page of this listing
+        self.moved = False  # a later page's records were pushed on by records that came in
+        self.came_in = False  # page 2's new records all changed since page 1: cap or growth?
+        self.newest: datetime | None = None  # the latest `modifiedDate` received
+        self._first_page: frozenset[str] = frozenset()  # the first page's records, by key
+        self._previous: frozenset[str] = frozenset()  # the page before, by key
+        self.granted: int | None = None  # a first page short of `asked`, then more records
+        self._rebased = False  # later pages are asked with the first page's count
+        self._doubt = False  # the page just taken: short of asked, perhaps cut short by the show
         self.what = what
         self.title = title or what
         self.index = spec.first_page if spec.style == "page" else 0  # offsets count from 0
@@ -438,24 +512,59 @@ class PageCursor:
         records, envelope = unwrap(data, self.what, self.spec.items_key)
         self._answered = (self.next_url, self._token, self.query())  # the request answered
         keys = [record_key(r) for r in records]
+        found = ("url", link, "Link") if link else next_of(envelope)
         repeat = bool(records) and all(k in self._seen for k in keys)
+        if repeat and found is None and not self.following:
+            repeat = not self._moved_on(frozenset(keys))
+        since = self.newest  # the latest change among the records had before this page
+        new = [r for r, k in zip(records, keys, strict=True) if k not in self._seen]
         fresh = []
         for record, key in zip(records, keys, strict=True):
             if key not in self._delivered:
                 self._delivered.add(key)
                 fresh.append(record)
         self._seen.update(keys)
+        self._note_pages(frozenset(keys), records)
         info = PageInfo.of(envelope, self.spec.total_key) if envelope is not None else PageInfo()
         self.total = info.total if info.total is not None else self.total
         self.pages += 1
         self.proved_paging = self.proved_paging or (self.pages > 1 and not repeat)
-        found = ("url", link, "Link") if link else next_of(envelope)
+        n = len(records)
+        self.largest = max(self.largest, n)
+        first_short = self.pages == 1 and 0 < n < self.spec.page_size
+        self._doubt = first_short and n > self.known_grant
+        if self.pages == 2 and self._rebased and n and not repeat and not self.moved:
+            if changed_since(new, since):  # the list grew while it was read: no cap proved
+                self.came_in = True
+            else:
+                self.granted = self.spec.page_size  # page 1 was all the show sends at once
         if found is not None or self.following:
             self._follow(found, repeat)
         else:
-            self._decide(len(records), repeat, info)
-        self.index += 1 if self.spec.style == "page" else len(records)
+            self._decide(n, repeat, info)
+        if first_short and not self.done:  # page 2 starts where page 1 ended, however counted
+            self.spec, self._rebased = replace(self.spec, page_size=n), True
+        self._doubt = False
+        self.index += 1 if self.spec.style == "page" else n
         return fresh
+
+    def _moved_on(self, page: frozenset[str]) -> bool:
+        """A page of records this listing had that is neither the first page again (a show that
+        ignores the page number) nor the page before it again (one that repeats its last page):
+        records that came into the list before its place pushed them on. Once a listing: a
+        second such page is read as a repeat."""
+        if self.moved or page in (self._first_page, self._previous):
+            return False
+        self.moved = True
+        return True
+
+    def _note_pages(self, page: frozenset[str], records: list[dict[str, Any]]) -> None:
+        """The page just taken, for the next one's `_moved_on`, and its latest `modifiedDate`."""
+        self._first_page = self._first_page or page
+        self._previous = page
+        dates = [d for d in map(modified_at, records) if d is not None]
+        if dates:
+            self.newest = max([*dates, self.newest] if self.newest else dates)
 
     def _follow(self, found: tuple[str, str, str] | None, repeat: bool) -> None:
         """The show leads: ask the next page it named; end, complete and stable, where it names
@@ -505,17 +614,25 @@ class PageCursor:
                 self._end(False, self._short_of_total())
         elif info.has_more is not None:
             if not info.has_more:
-                self._end(True)
+                self._end_unless_doubted()
             elif n == 0:
                 self._end(False, f"{self.title}: the show says more follow, none arrived")
         elif info.total_pages is not None:
             if self.pages >= info.total_pages:
-                self._end(True)
+                self._end_unless_doubted()
             elif n == 0:
                 self._end(False, f"{self.title}: the show says {info.total_pages} pages, "
                                  f"{self.pages - 1} arrived")  # fmt: skip
         else:
             self._bare(n)
+
+    def _end_unless_doubted(self) -> None:
+        """The counters say this was the last page: the end, unless it is a first page short of
+        the size asked that the show may have cut short — its "no more" or page count may be
+        reckoned by the size asked (a total says more: `_decide`). Then one page more is asked,
+        at the size it sent."""
+        if not self._doubt:
+            self._end(True)
 
     def _repeated(self) -> None:
         """A page of records this listing already had: the server ignores these paging names."""
@@ -536,7 +653,9 @@ class PageCursor:
             return
         if self.pages == 1 and n > self.spec.page_size:
             self._over_delivered = True  # it ignores our size: ask once more to see
-        self.capped = self.capped or self._last_short
+        # (a short first page followed by more at its own size is the show's largest page)
+        self.capped = self.capped or (self._last_short and not (self._rebased and self.pages == 2))
         self._last_short = n < self.spec.page_size
-        if self._last_short and self.trust_short and not (self._over_delivered or self.capped):
+        trusted = self.trust_short and not self._doubt
+        if self._last_short and trusted and not (self._over_delivered or self.capped):
             self._end(True)

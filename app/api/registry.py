@@ -98,6 +98,9 @@ class Resource:
     paging: PagingSpec = field(default_factory=PagingSpec)
     # Decimal fields written with a fixed number of places (money: `price = 2` reads "14.90").
     places: Mapping[str, int] = field(default_factory=dict)
+    # The page size this list's own `[resources.SLUG.paging]` table sets: asked whatever the
+    # profile's page size (None: the profile's, app/api/page_sizes.py).
+    own_page_size: int | None = None
 
     def op(self, name: str) -> Operation:
         try:
@@ -175,6 +178,7 @@ def _operation(slug: str, name: str, raw: Mapping[str, Any]) -> Operation:
 def _resource(slug: str, raw: Mapping[str, Any], paging: PagingSpec) -> Resource:
     try:
         ops = {n: _operation(slug, n, o) for n, o in raw["operations"].items()}
+        own = parse_paging(raw.get("paging", {}), f"resource {slug}", paging)
         return Resource(
             slug=slug,
             title=str(raw["title"]),
@@ -187,8 +191,9 @@ def _resource(slug: str, raw: Mapping[str, Any], paging: PagingSpec) -> Resource
             parent_param=raw.get("parent_param"),
             parent_field=raw.get("parent_field"),
             references=dict(raw.get("references", {})),
-            paging=parse_paging(raw.get("paging", {}), f"resource {slug}", paging),
+            paging=own,
             places=dict(raw.get("places", {})),
+            own_page_size=own.page_size if "page_size" in raw.get("paging", {}) else None,
         )
     except KeyError as exc:
         raise RegistryError(f"resource {slug}: missing {exc.args[0]}") from None

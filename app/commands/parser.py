@@ -65,9 +65,15 @@ def headless_parser(json_errors: bool = False) -> argparse.ArgumentParser:
         default=Path("-"),
         help="a .csv or .json file; - (the default) for standard output, as CSV",
     )
-    sub.add_parser(
+    p = sub.add_parser(
         "check",
         help="ask every list once, report how each answered, suggest overrides for 404s",
+    )
+    p.add_argument(
+        "--v2",
+        action="store_true",
+        help="prove V2's ordering groups on this show: one customer's same values upserted "
+        "through V2, read back through V1 and compared (put back if the round trip changed it)",
     )
     for name in ("sync", "push", "export", "import"):  # the commands that take a SLUG
         sub.choices[name].lists_resources = True

@@ -68,6 +68,10 @@ def _said(ws: Workspace, report: PushReport, sent: ChangeNumbers) -> int:
         f"{report.done} applied, {report.failed} failed, {report.conflicts} in conflict"
         + (found if report.found_on_server else "")
     )
+    for note in report.notes:  # e.g. records sent through V1 for an unproven V2 field
+        out.line(note)
+    if report.notes:
+        out.set(notes=report.notes)
     for error in report.errors:
         out.warn(error)
     if report.unreachable is not None:  # every change not sent stays pending, said once

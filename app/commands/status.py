@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from app.api.page_sizes import pages_json, pages_lines
 from app.commands.workspace import OK, Workspace
 from app.store.sync_state import SyncState
 from app.sync.reports.change_list import attention_lines, group_by_record
@@ -32,6 +33,10 @@ def cmd_status(args: argparse.Namespace, ws: Workspace) -> int:
         line = f"  {slug:24} {info['count']:>8}  last sync {info['last_sync'] or 'never'}"
         if info["not_offered"]:
             line += f"  not offered by this show ({info['not_offered']})"
+        out.line(line)
+    sizes, listed = ws.page_sizes(), [r for r in ws.registry if r.can("list")]
+    out.set(pages=pages_json(sizes, listed))  # issue 31, point 5: the page size in force
+    for line in pages_lines(sizes, listed):
         out.line(line)
     out.line("Outbox: " + ", ".join(f"{v} {k}" for k, v in outbox.items()))
     records = group_by_record(ws.outbox.changes(("failed", "conflict")))

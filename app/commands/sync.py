@@ -4,7 +4,11 @@ member holding the sync pulls, the others' caches catch up from the team databas
 Booth lists (a booth's products and vendors, issue 17) are listed for every booth by a full
 sync and, by an incremental one, only for the booths new or changed (or never listed):
 the output says how many, and that the others are refreshed when a record is opened in the
-window and by its background sweep (or by `sync --full`)."""
+window and by its background sweep (or by `sync --full`).
+
+A sync the show stops answering in the middle of ends the command with the window's words
+(app/sync/pull/not_up_to_date.py): incomplete, which resources are not up to date, that the next
+sync picks them up; exit 2, as every connection error."""
 
 from __future__ import annotations
 
@@ -13,8 +17,10 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from app.api.errors import EnvironmentProblem, ServerProblem, StoreUnavailable
 from app.commands.output import Output, Progress
 from app.commands.workspace import OK, SOME_FAILED, Workspace
+from app.sync.pull.not_up_to_date import NotUpToDate
 from app.sync.pull.puller import Puller, ResourceSync, SyncProgress, SyncReport
 from app.wording.words import count
 
@@ -29,7 +35,15 @@ def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
     async def pull(cancel: asyncio.Event | None = None) -> SyncReport:
         async with ws.client() as client:
             puller = Puller(client, ws.cache, on_progress=_on_sync(progress))
-            report = await puller.sync(args.resource or None, full=args.full, cancel=cancel)
+            try:
+                report = await puller.sync(args.resource or None, full=args.full, cancel=cancel)
+            except StoreUnavailable:
+                raise
+            except (EnvironmentProblem, ServerProblem) as exc:  # the show stopped answering
+                progress.done()
+                left = NotUpToDate(ws.registry, resumes=False)
+                left.after(puller.report, full=args.full)
+                raise EnvironmentProblem(left.text or exc.message) from exc
         progress.done()
         return report
 

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.api.learned import Learned
+from app.api.page_sizes import PageSizes
+from app.api.paging import MAX_PAGE_SIZE, bounded_page_size
 from app.api.registry import Registry
 from app.commands.output import Output
 from app.profile.connect import (
@@ -22,7 +25,7 @@ from app.profile.connect import (
     open_team_for,
     registry_for,
 )
-from app.profile.settings import SECRET_ENV, Profile, ProfileStore, secrets
+from app.profile.settings import SECRET_ENV, V2_BASE_URL_ENV, Profile, ProfileStore, secrets
 from app.store.cache import Cache
 
 if TYPE_CHECKING:
@@ -59,6 +62,11 @@ class Workspace:
             self.opened_outbox = Outbox(self.outbox_path)
         return self.opened_outbox
 
+    def page_sizes(self) -> PageSizes:
+        """The page size each list is asked for, as the profile asks and the show was found to
+        grant (`status`, `check`; nothing is asked of the show)."""
+        return PageSizes(Learned(self.profile.data_dir), bounded_page_size(self.profile.page_size))
+
     def client(self) -> ShowClient:
         secret = os.environ.get(SECRET_ENV) or secrets.get(self.profile)
         if not secret and secrets.failure:
@@ -82,6 +90,19 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--show-id", help="the show ID (instead of a profile)")
     group.add_argument("--cache", type=Path, help="use this cache file (outbox beside it)")
     group.add_argument("--rate", help="pacing as REQUESTS/SECONDS, e.g. 300/60")
+    group.add_argument(
+        "--page-size",
+        type=int,
+        metavar="N",
+        help=f"records asked for a page of a list (1 to {MAX_PAGE_SIZE:,}; the profile's by "
+        "default, 1,000 unless set); a show that sends fewer is asked what it sends",
+    )
+    group.add_argument(
+        "--v2-base-url",
+        metavar="URL",
+        help=f"the show's V2 base URL (or ${V2_BASE_URL_ENV}; the profile's by default), for "
+        "its bulk upserts of customers and vendors",
+    )
     group.add_argument(
         "--team",
         metavar="URL",
@@ -112,6 +133,15 @@ def resolve_profile(args: argparse.Namespace) -> Profile:
         profile = found
     if args.rate:
         profile = replace(profile, **_rate(args.rate))
+    if args.page_size is not None:
+        if not 1 <= args.page_size <= MAX_PAGE_SIZE:
+            raise UsageError(f"--page-size takes 1 to {MAX_PAGE_SIZE:,} (not {args.page_size})")
+        profile = replace(profile, page_size=args.page_size)
+    v2_base_url = args.v2_base_url or os.environ.get(V2_BASE_URL_ENV)
+    if v2_base_url:
+        if not v2_base_url.startswith(("https://", "http://")):
+            raise UsageError(f"--v2-base-url takes an http(s) URL (not {v2_base_url!r})")
+        profile = replace(profile, v2_base_url=v2_base_url)
     team_url = args.team or os.environ.get(TEAM_URL_ENV)
     member = args.member or os.environ.get(TEAM_MEMBER_ENV)
     if team_url:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from app.api.paging import bounded_page_size
 from app.api.registry import Registry, load_registry
 from app.profile.settings import Profile
 
@@ -37,6 +38,8 @@ def connection_for(profile: Profile, secret: str) -> Connection:
         interactive_reserve=profile.interactive_reserve,
         ca_bundle=profile.ca_bundle,
         state_dir=profile.data_dir,
+        page_size=bounded_page_size(profile.page_size),
+        v2_base_url=profile.v2_base_url or None,
     )
 
 

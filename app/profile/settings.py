@@ -19,9 +19,11 @@ from typing import Any, Literal
 import platformdirs
 
 from app import APP_NAME, ORG_NAME
+from app.api.paging import DEFAULT_PAGE_SIZE
 
 KEYRING_SERVICE = "ShowDesk"
 SECRET_ENV = "SHOWDESK_CLIENT_SECRET"
+V2_BASE_URL_ENV = "SHOWDESK_V2_BASE_URL"  # the V2 base URL when the profile names none
 CredentialStyle = Literal["body", "basic"]
 
 
@@ -62,6 +64,11 @@ class Profile:
     rate_limit: int = 300
     rate_window: float = 60.0
     interactive_reserve: float = 0.1
+    # Records asked for a page of every list (1 to paging.MAX_PAGE_SIZE); a show that sends fewer
+    # is asked what it sends, learned per list (app/api/page_sizes.py).
+    page_size: int = DEFAULT_PAGE_SIZE
+    # The show's V2 base URL (issue 31: bulk upserts of customers and vendors); None: V1 only.
+    v2_base_url: str | None = None
     api_version: str = "v1"
     ca_bundle: str | None = None
     push_on_save: bool = False  # "Push a record when I save it" (the form's Save, then Push)

@@ -1,4 +1,7 @@
-"""The show simulator: an ASGI app serving the whole V1 API from an in-memory, generated show.
+"""The show simulator: the whole V1 API, and V2's bulk upserts, from a generated show.
+
+An ASGI app serving V1 from an in-memory show, and V2's bulk upserts of customers and vendors
+beside it (app/sim/v2.py, `server.v2_base_url`).
 
     from app.sim import SimConfig, SimServer, generate_show
 

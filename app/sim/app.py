@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
 import string
 import time
@@ -43,6 +44,7 @@ from app.sim.faults import (
 from app.sim.faults import throttled as throttled_response
 from app.sim.show import Show
 from app.sim.tokens import TokenIssuer, make_token_endpoint
+from app.sim.v2 import BULK_SLUGS, V2_PREFIX, bulk_reply, parsed, v1_call
 
 API_PREFIX = "/api/v1"
 _WRITES = frozenset({"create", "update", "delete"})  # what `deny_writes` refuses
@@ -62,6 +64,19 @@ class SimState:
         self.issuer = TokenIssuer(self.config, self.clock)
         self.limiter = RateLimiter(self.config, self.clock)
         self.dice = FaultDice(self.config)
+        self.bulk_dice = random.Random(self.config.fault_seed)  # its own: V1's faults unmoved
+
+    def lost_bulk_answer(self, response: Response) -> Response:
+        """A bulk answer lost after its batch was applied, when a knob says so (issue 31)."""
+        cfg = self.config
+        if response.status_code != 200 or not isinstance(response, JSONResponse):
+            return response
+        if cfg.bulk_lost_next > 0:
+            cfg.bulk_lost_next -= 1
+        elif not (cfg.bulk_lost_rate > 0 and self.bulk_dice.random() < cfg.bulk_lost_rate):
+            return response
+        self.stats.bulk_lost += 1
+        return DroppedResponse(response) if cfg.bulk_lost_as == "drop" else server_error(502, False)
 
     def start_storm(self, seconds: float) -> None:
         self.stats.storms += 1
@@ -239,6 +254,38 @@ def api_routes(show: Show, registry: Registry, state: SimState) -> list[BaseRout
     return routes
 
 
+class BulkEndpoint(Dispatcher):
+    """A V2 bulk upsert (app/sim/v2.py) behind the same gate as V1; 404 while `v2` is off."""
+
+    def __init__(self, show: Show, registry: Registry, state: SimState, slug: str) -> None:
+        super().__init__(show, registry, state, [])
+        self.slug = slug
+
+    async def __call__(self, request: Request) -> Response:
+        if not self.state.config.v2:
+            return _json_error(404, "Not Found")
+        return self.state.lost_bulk_answer(await super().__call__(request))
+
+    async def _handle(self, request: Request) -> Reply:
+        cfg, stats = self.state.config, self.state.stats
+        call = v1_call(self.show, self.registry, self.slug, cfg, stats)
+        try:
+            call.body = parsed(await request.body())
+            with self.show.lock:
+                return bulk_reply(call)
+        except SimError as exc:
+            return exc.reply(cfg)
+
+
+def v2_routes(show: Show, registry: Registry, state: SimState) -> list[BaseRoute]:
+    """`POST /v2/customers/bulk` and `POST /v2/vendors/bulk` (case-insensitive)."""
+    return [
+        _Route(f"{V2_PREFIX}/{slug}/bulk", BulkEndpoint(show, registry, state, slug).__call__,
+               ["POST"])
+        for slug in BULK_SLUGS
+    ]  # fmt: skip
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     return _json_error(exc.status_code, exc.detail, exc.headers)
@@ -249,5 +296,6 @@ def create_app(show: Show, state: SimState, registry: Registry | None = None) ->
     registry = registry or default_registry()
     token = make_token_endpoint(state.issuer, state.stats)
     routes = [_Route(TOKEN_PATH, token, ["POST"]), *api_routes(show, registry, state)]
+    routes += v2_routes(show, registry, state)
     handlers = {404: _http_error, 405: _http_error}
     return Starlette(routes=routes, exception_handlers=handlers)

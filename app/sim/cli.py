@@ -10,7 +10,15 @@ import argparse
 import sys
 from dataclasses import fields, replace
 
-from app.sim.config import ERROR_SHAPES, SHAPES, TOKEN_AUTHS, SimConfig
+from app.sim.config import (
+    BULK_LOSSES,
+    ERROR_SHAPES,
+    MAX_RESULTS_PER_PAGE,
+    PAGE_OFFSETS,
+    SHAPES,
+    TOKEN_AUTHS,
+    SimConfig,
+)
 from app.sim.generator import SIZES, generate_show
 from app.sim.presets import config_for, describe
 from app.sim.server import SimServer
@@ -56,7 +64,7 @@ def _page_params(text: str) -> tuple[str, str]:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="showdesk sim",
-        description="Serve a simulated TradeShow API V1 show on loopback.",
+        description="Serve a simulated TradeShow API show (V1, and V2 bulk upserts) on loopback.",
         epilog="presets (--preset NAME):\n" + describe(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -83,6 +91,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="the paging names the show understands, e.g. pageNumber,pageSize",
     )
     p.add_argument("--no-sort", action="store_true", help="answer 400 to any sort")
+    # issue 31: pages as large as the show grants
+    p.add_argument(
+        "--page-cap", type=int, default=MAX_RESULTS_PER_PAGE,
+        help=f"the most a page holds, whatever is asked (default {MAX_RESULTS_PER_PAGE})",
+    )  # fmt: skip
+    p.add_argument(
+        "--page-offsets", choices=PAGE_OFFSETS, default="granted",
+        help="a page number's first record counted by the size a page holds, or the size asked",
+    )  # fmt: skip
     p.add_argument("--token-lifetime", type=float, default=3600.0, help="seconds")
     p.add_argument("--rate", type=_rate, default=(300, 60.0), help="N/S, default 300/60")
     p.add_argument("--no-throttle", action="store_true", help="never answer the 403 rate limit")
@@ -129,6 +146,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--count-rejected", action="store_true", help="rejected requests count in the budget too"
     )
+    # issue 31: V2 bulk upserts
+    p.add_argument("--no-v2", action="store_true", help="offer no V2: every V2 path answers 404")
+    p.add_argument(
+        "--v2-batch-cap", type=int, default=1000,
+        help="the most elements a V2 bulk request may hold, never announced (default 1000)",
+    )  # fmt: skip
+    p.add_argument(
+        "--v2-too-large-status", type=int, default=413,
+        help="the status of a V2 bulk request over the cap (default 413)",
+    )  # fmt: skip
+    p.add_argument(
+        "--bulk-lost-rate", type=_share, default=0.0,
+        help="share of V2 bulk answers lost after the batch was applied",
+    )  # fmt: skip
+    p.add_argument(
+        "--bulk-lost-as", choices=BULK_LOSSES, default="drop",
+        help="a lost bulk answer: the connection dropped halfway, or a 502",
+    )  # fmt: skip
     return p
 
 
@@ -141,6 +176,8 @@ def config_from(args: argparse.Namespace) -> SimConfig:
         page_size=args.page_size,
         page_params=args.page_params,  # issue 12: paging
         sortable=not args.no_sort,
+        page_cap=args.page_cap,  # issue 31: pages as large as the show grants
+        page_offsets=args.page_offsets,
         token_lifetime=args.token_lifetime,
         rate_limit=limit,
         rate_window=span,
@@ -167,6 +204,12 @@ def config_from(args: argparse.Namespace) -> SimConfig:
         retry_after=args.retry_after,
         deny_writes=frozenset(args.deny_writes),
         count_rejected=args.count_rejected,
+        # issue 31: V2 bulk upserts
+        v2=not args.no_v2,
+        v2_batch_cap=args.v2_batch_cap,
+        v2_too_large_status=args.v2_too_large_status,
+        bulk_lost_rate=args.bulk_lost_rate,
+        bulk_lost_as=args.bulk_lost_as,
     )
 
 
@@ -211,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  auth URL   {server.auth_url}")
     print(f"  show ID    {server.show_id}")
     print(f"  secret     {server.client_secret}")
+    if server.config.v2:  # after the lines scripts read first (issue 31)
+        print(f"  V2 base    {server.v2_base_url}")
     print("Ctrl+C stops it.", flush=True)
     try:
         server.run()

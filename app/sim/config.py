@@ -26,8 +26,14 @@ PAGE_PARAMS: tuple[tuple[str, str], ...] = (
 )
 OFFSET_PARAMS = frozenset({"offset", "skip"})
 MAX_RESULTS_PER_PAGE = 1000
+BulkLoss = Literal["drop", "502"]  # issue 31: how a bulk answer is lost after the batch applied
+BULK_LOSSES: tuple[str, ...] = ("drop", "502")
+# issue 31: how a page number's first record is counted when more is asked than a page holds —
+# by the size the page holds ("granted"), or by the size asked ("asked": page 2 of 5,000 asked
+# starts at record 5,000 though page 1 held 1,000, and the page count is reckoned so too).
+PAGE_OFFSETS: tuple[str, ...] = ("granted", "asked")
 RATES = ("error_rate", "drop_rate", "malformed_rate", "slow_rate", "html_rate", "storm_rate",
-         "expire_rate")  # fmt: skip
+         "expire_rate", "bulk_lost_rate")  # fmt: skip
 
 
 @dataclass
@@ -39,7 +45,9 @@ class SimConfig:
     client does not ask for one (None: all). `page_params`: the paging names the show
     understands (others are ignored: the first `page_size` records are served, as a server that
     does not know them would; names nobody guesses make a show no client can page).
-    `sortable`: False answers 400 to any `sort`.
+    `sortable`: False answers 400 to any `sort`. `page_cap`: the most a page holds, whatever
+    is asked (silently: fewer than asked come); `page_offsets`: how a page number's first record
+    is counted above it (`PAGE_OFFSETS`).
     `rate_limit` requests per `rate_window` seconds per client unless `throttle` is off.
     Faults: `error_rate` (share of 5xx answers, HTML pages when `html_errors`), `drop_rate`
     (connection closed mid-response, after the change was made), `malformed_rate` (broken JSON),
@@ -90,6 +98,8 @@ class SimConfig:
     # issue 12: paging
     page_params: tuple[str, str] = ("page", "resultsPerPage")
     sortable: bool = True
+    page_cap: int = MAX_RESULTS_PER_PAGE  # issue 31: pages as large as the show grants
+    page_offsets: str = "granted"
     # issue 12: conformance. `strict`: lists without `modifiedAfter`, get-by-id and write answers
     # carry no `modifiedDate`, and a create/update body with `null` for a typed (non-text)
     # field, a value of the wrong type, or an `id` (top level or in a nested element) is a 400
@@ -108,6 +118,18 @@ class SimConfig:
     deny_writes: frozenset[str] = frozenset()
     deny_gets: frozenset[str] = frozenset()
     count_rejected: bool = False
+    # issue 31: V2 bulk upserts (app/sim/v2.py) under `{root}/v2`. `v2` False: every V2 path
+    # answers 404. `v2_batch_cap`: the most elements a bulk request may hold (unannounced); a
+    # longer one answers `v2_too_large_status`. An answer lost after the batch was applied:
+    # `bulk_lost_next` (the next N bulk answers, counted down) or `bulk_lost_rate` (a share,
+    # drawn from `fault_seed`), lost as `bulk_lost_as` ("drop": the connection closed halfway
+    # through the answer; "502": a gateway's 502 instead of it).
+    v2: bool = True
+    v2_batch_cap: int = 1000
+    v2_too_large_status: int = 413
+    bulk_lost_next: int = 0
+    bulk_lost_rate: float = 0.0
+    bulk_lost_as: BulkLoss = "drop"
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
@@ -122,6 +144,14 @@ class SimConfig:
         names = tuple(self.page_params)
         if len(names) != 2 or not all(names) or names[0] == names[1]:
             raise ValueError("page_params must be two different names, e.g. pageNumber,pageSize")
+        if self.page_cap < 1:
+            raise ValueError("page_cap must be 1 or more")
+        if self.page_offsets not in PAGE_OFFSETS:
+            raise ValueError(f"page_offsets must be one of {', '.join(PAGE_OFFSETS)}")
+        if self.v2_batch_cap < 1:
+            raise ValueError("v2_batch_cap must be 1 or more")
+        if self.bulk_lost_as not in BULK_LOSSES:
+            raise ValueError(f"bulk_lost_as must be one of {', '.join(BULK_LOSSES)}")
         for name in RATES:
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1")
@@ -156,6 +186,7 @@ class SimStats:
     denied: int = 0
     arrivals: list[float] = field(default_factory=list)
     refused_at: list[float] = field(default_factory=list)  # arrivals answered a throttling 403
+    bulk_lost: int = 0  # issue 31: bulk answers lost after their batch was applied
 
     def most_in_any_span(self, span: float) -> int:
         """The most API requests (accepted or not) that arrived within any `span` seconds."""

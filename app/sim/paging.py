@@ -3,6 +3,8 @@
 Paging follows `config.page_params` (the names this show understands; with `offset`/`skip` the
 first counts records from 0); any other paging names are ignored, as a server that does not know
 them would: the first `page_size` records are served. `config.sortable` False refuses `sort`.
+A page holds at most `config.page_cap` records, whatever is asked; a page number's first record
+is counted by the size a page holds, or by the size asked (`config.page_offsets`, issue 31).
 
 `list_reply(call, records)` is the one place every list goes through, so a booth's products,
 the delivery dates of a product and the customers all page and sort alike.
@@ -16,7 +18,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from app.sim.calls import Call, Reply, bad_request
-from app.sim.config import MAX_RESULTS_PER_PAGE, OFFSET_PARAMS
+from app.sim.config import OFFSET_PARAMS
 from app.sim.show import Record
 
 # Order-line filters (API.md, lower-case names): query name → (field path, comparison).
@@ -136,19 +138,20 @@ def _positive(call: Call, name: str, default: int | None, least: int = 1) -> int
     return value
 
 
-def _page_bounds(call: Call, total: int) -> tuple[int, int | None, int]:
-    """The first record served, how many (None: all from there), and the page number."""
+def _page_bounds(call: Call, total: int) -> tuple[int, int | None, int, int | None]:
+    """The first record served, how many (None: all from there), the page number, and the
+    size the page count is reckoned by."""
     first, size = call.config.page_params
-    per_page = _positive(call, size, call.config.page_size)
-    if per_page is not None:
-        per_page = min(per_page, MAX_RESULTS_PER_PAGE)
+    asked = _positive(call, size, call.config.page_size)
+    per_page = None if asked is None else min(asked, call.config.page_cap)
+    step = asked if call.config.page_offsets == "asked" else per_page
     if first in OFFSET_PARAMS:
         start = _positive(call, first, 0, least=0) or 0
-        return start, per_page, 1 + start // per_page if per_page else 1
+        return start, per_page, 1 + start // step if step else 1, step
     page = _positive(call, first, 1) or 1
-    if per_page is None:
-        return 0, None, 1  # no page size: everything, whatever the page
-    return (page - 1) * per_page, per_page, page
+    if per_page is None or step is None:
+        return 0, None, 1, None  # no page size: everything, whatever the page
+    return (page - 1) * step, per_page, page, step
 
 
 def list_reply(call: Call, records: Iterable[Record], *, whole: str | None = None) -> Reply:
@@ -166,10 +169,10 @@ def list_reply(call: Call, records: Iterable[Record], *, whole: str | None = Non
     else:
         selected = _sorted(selected, parts)
     total = len(selected)
-    start, per_page, page = _page_bounds(call, total)
+    start, per_page, page, step = _page_bounds(call, total)
     items = selected[start:] if per_page is None else selected[start : start + per_page]
     per_page = per_page or max(total, 1)
-    pages = max(1, math.ceil(total / per_page))
+    pages = max(1, math.ceil(total / (step or per_page)))
     shape = call.config.shape
     if shape == "array":
         return Reply(items)

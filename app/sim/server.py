@@ -28,6 +28,7 @@ from app.sim.config import SimConfig, SimStats
 from app.sim.faults import silence_drops
 from app.sim.generator import generate_show
 from app.sim.show import Show
+from app.sim.v2 import V2_PREFIX
 
 STARTUP_TIMEOUT = 10.0
 
@@ -100,6 +101,11 @@ class SimServer:
     @property
     def base_url(self) -> str:
         return self.root_url + API_PREFIX
+
+    @property
+    def v2_base_url(self) -> str:
+        """The V2 base (issue 31): `POST {v2_base_url}/customers/bulk`, `/vendors/bulk`."""
+        return self.root_url + V2_PREFIX
 
     @property
     def auth_url(self) -> str:

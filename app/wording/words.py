@@ -9,6 +9,7 @@ words the window shows.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # Abbreviations the API (and the trade) writes in capitals: kept upper-case in a title.
 ACRONYMS = frozenset(
@@ -107,6 +108,13 @@ def count_of(n: int, title: str) -> str:
 def count(n: int, word: str, many: str | None = None) -> str:
     """`count(1, "change")` → "1 change", `count(2_000, "row")` → "2,000 rows"."""
     return f"{n:,} {word if n == 1 else (many or plural(word))}"
+
+
+def listed(items: Sequence[str]) -> str:
+    """ "Customers", "Customers and Orders", "Customers, Booths and Orders"."""
+    if len(items) < 2:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def rows_count(total: int | None, so_far: int) -> str:

@@ -5,9 +5,11 @@
 reaches, in the shape's envelope (`Shape.list_key`, a total under `Shape.total_key`), with the
 next page named where the paging names it (a `Link` header, a `next` URL, a `nextPageToken`).
 Numbered paging reads the names the shape understands and honours the size asked up to
-`max_page`; a page past the last is empty, or 404 `{"detail": "Invalid page."}`, or 400 naming
-the page. Key cursors (`link-header`, `next-url`, `cursor`) name the last record's place in the
-order, so records deleted behind them shift nothing; `next-offset` names an offset, so they do.
+`max_page`; page N starts at (N - 1) × the size a page holds, or × the size asked
+(`Shape.offsets`, which reckons the page count by it too); a page past the last is empty, or
+404 `{"detail": "Invalid page."}`, or 400 naming the page. Key cursors (`link-header`,
+`next-url`, `cursor`) name the last record's place in the order, so records deleted behind them
+shift nothing; `next-offset` names an offset, so they do.
 """
 
 from __future__ import annotations
@@ -97,17 +99,23 @@ def _envelope(
     return body
 
 
+def _asked(shape: Shape, query: dict[str, str]) -> int:
+    return max(_whole(query, NAMES[shape.paging][1], shape.page_size), 1)
+
+
 def _size(shape: Shape, query: dict[str, str]) -> int:
-    return min(_whole(query, NAMES[shape.paging][1], shape.page_size), shape.max_page)
+    return min(_asked(shape, query), shape.max_page)
 
 
 def _numbered(
     shape: Shape, records: list[Record], query: dict[str, str]
 ) -> tuple[list[Record], dict[str, Any]]:
     page, size = _whole(query, NAMES[shape.paging][0], 1), _size(shape, query)
-    items = records[(page - 1) * size : page * size]
+    step = _asked(shape, query) if shape.offsets == "asked" else size
+    start = (page - 1) * step
+    items = records[start : start + size] if start >= 0 else []
     _past_end(shape, page > 1 and not items)
-    return items, {"page": page, "totalPages": max(1, -(-len(records) // size))}
+    return items, {"page": page, "totalPages": max(1, -(-len(records) // step))}
 
 
 def _offset(

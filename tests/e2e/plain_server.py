@@ -15,15 +15,18 @@ server for every shape of tests/e2e/shape.py (`PlainShow(shape=...)`). Its plain
   answering `{"items": [...], "page": n, "totalPages": m}` (tests/e2e/plain_paging.py);
   `sort=field:asc|desc`; `modifiedAfter` (then, and only then, each record carries
   `modifiedDate`, zone-less with fractional seconds, most recently modified first);
+- V2 bulk upserts under `/v2` (`server.v2_url`): `POST /customers/bulk`, `/vendors/bulk`, in
+  its own reading (tests/e2e/plain_v2.py); the vendors they write are not listed by V1;
 - ids are short opaque strings; POST answers 201 `{"id", "message"}`, PUT the stored record
   (a full replace), DELETE `{"id", "message"}` (tests/e2e/plain_writes.py); 400 `{"message"}` for
   a `null` or wrongly typed field, or an `id` in a body (top level or in an `orderingGroups`
   element).
 
 The test reads `requests` (per (method, path)), `creates` (per (resource, key)), `writes` (PUTs
-applied, per (resource, id)), `deletes`, the tokens' counters (`signin`), and changes data
-server-side with `change`, `add` and `delete`; `churn_armed` lets the shape's churn happen on the
-next listing's second page (`churned` then holds what it deleted and created).
+and V2 updates applied, per (resource, id)), `deletes`, `bulks` (V2 bulk requests applied), the
+tokens' counters (`signin`), and changes data server-side with `change`, `add` and `delete`;
+`churn_armed` lets the shape's churn happen on the next listing's second page (`churned` then
+holds what it deleted and created).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
+from tests.e2e import plain_v2 as v2
 from tests.e2e import plain_writes as writes
 from tests.e2e.plain_answers import Answer, slow_down
 from tests.e2e.plain_booths import PATHS as BOOTH_PATHS
@@ -77,6 +81,7 @@ CUSTOMER: dict[str, str] = {
 GROUP_TEXT = ["orderingGroupID", "orderingGroupName", "orderingSubGroupID", "orderingSubGroupName"]
 GROUP: dict[str, str] = {**dict.fromkeys(GROUP_TEXT, STR), "customers": STRS}
 WAREHOUSE = dict.fromkeys(["warehouseID", "description", "city", "state"], STR)
+VENDOR = dict.fromkeys(["vendorID", "name", "email", "phone", "brokerID"], STR)  # issue 31
 # resource path (lower case) → (key field, declared field types)
 RESOURCES: dict[str, tuple[str, dict[str, str]]] = {
     "customer": ("customerID", CUSTOMER),
@@ -84,6 +89,8 @@ RESOURCES: dict[str, tuple[str, dict[str, str]]] = {
     "brand": ("brandID", dict.fromkeys(["brandID", "name"], STR)),
     "booth": ("boothID", dict.fromkeys(["boothID", "name", "hall"], STR)),
 }
+# Vendors are written through V2 only: V1's `/Vendor` still answers 404 (plain_booths.py).
+V2_ONLY: dict[str, tuple[str, dict[str, str]]] = {"vendor": ("vendorID", VENDOR)}
 # A shape with integer ids: the warehouse's key and the customer's reference to it are integers.
 INT_RESOURCES = {
     **RESOURCES,
@@ -157,18 +164,20 @@ class PlainShow:
         self.shape = shape or Shape()
         self.rate_limit, self.rate_span = rate
         self.rng = random.Random(seed)
-        self.types = INT_RESOURCES if self.shape.ids == "integer" else RESOURCES
+        self.types = {**(INT_RESOURCES if self.shape.ids == "integer" else RESOURCES), **V2_ONLY}
         self.signin = SignIn(self.shape, self.rng)
-        self.data: dict[str, dict[Any, dict[str, Any]]] = {name: {} for name in RESOURCES}
+        self.data: dict[str, dict[Any, dict[str, Any]]] = {n: {} for n in [*RESOURCES, *V2_ONLY]}
         self.modified: dict[tuple[str, Any], datetime] = {}
         self.placed: dict[tuple[str, Any], int] = {}  # insertion order: the unsorted order
         self._places = itertools.count()
         self._numbers = itertools.count(17)  # ids of a shape with integer ids
         self.admitted: deque[float] = deque()  # times of the requests in the budget
         self.requests: Counter[tuple[str, str]] = Counter()
+        self.customer_lists: list[dict[str, str]] = []  # the query of each customers listing
         self.creates: Counter[tuple[str, Any]] = Counter()
         self.writes: Counter[tuple[str, Any]] = Counter()  # PUTs applied, per record
         self.deletes: Counter[tuple[str, Any]] = Counter()
+        self.bulks = 0  # V2 bulk requests applied (issue 31)
         self.throttled = 0
         order = random.Random(self.shape.seed or 0)  # which requests the shape refuses
         self.refuse_at = set(order.sample(range(2, 45), self.shape.refusals))
@@ -290,6 +299,8 @@ class PlainShow:
 
     def listing(self, resource: str, query: dict[str, str], link: Link) -> Answer:
         with self.lock:
+            if resource == "customer":
+                self.customer_lists.append(dict(query))
             if resource == "customer" and self.churn_armed and later_page(self.shape, query):
                 self._churn()
             records = [dict(r) for r in self.data[resource].values()]
@@ -343,6 +354,47 @@ class PlainShow:
             self.writes[(resource, record_id)] += 1
             return writes.updated(self.shape, dict(self.data[resource][record_id]))
 
+    def bulk(self, resource: str, body: Any) -> Answer:
+        """A V2 bulk upsert (tests/e2e/plain_v2.py): each element applied or failed alone."""
+        refused = v2.refusal(self.shape, body)
+        if refused is not None:
+            return refused
+        ok, failed = [], []
+        with self.lock:
+            for element in body:
+                try:
+                    ok.append(self._upsert(resource, element))
+                except (BadRequest, v2.Refused) as exc:
+                    failed.append(v2.failure(self.shape, resource, element, str(exc)))
+            self.bulks += 1
+            lost = self.bulks in self.shape.v2_lost
+        return writes.LOST if lost else v2.results(self.shape, ok, failed)
+
+    def _upsert(self, resource: str, element: Any) -> dict[str, Any]:
+        key, types = self.types[resource]
+        fields = check_body(types, v2.as_v1(resource, element))
+        sent = fields.get(key)
+        if resource == "customer" and sent in (None, ""):
+            raise BadRequest(f"{key} is required")
+        found = [r for r in self.data[resource].values() if sent is not None and r[key] == sent]
+        unknown = not found and sent is not None and resource == "vendor"
+        if unknown and self.shape.v2_unknown_vendor == "fails":
+            raise BadRequest(f"no vendor {sent}")
+        if not found:
+            fields.setdefault(key, f"PV{len(self.data[resource]) + 1}-{self._new_id()}")
+            new = self.add(resource, fields)
+            self.creates[(resource, fields[key])] += 1
+            return {"id": new, key: fields[key]}
+        current = found[0]
+        kept = current if self.shape.v2_omitted == "kept" else {key: current[key]}
+        stored = {**kept, **fields, "id": current["id"]}
+        for group in stored.get("orderingGroups", ()):
+            group["id"] = self._new_id()
+        self.data[resource][current["id"]] = stored
+        self.modified[(resource, current["id"])] = datetime.now(UTC)
+        self.writes[(resource, current["id"])] += 1
+        return {"id": current["id"], key: stored[key]}
+
 
 def _date(text: str) -> datetime:
     try:
@@ -392,6 +444,10 @@ class Handler(BaseHTTPRequestHandler):
         if not show.admit():
             self._answer(slow_down(show.shape))  # plain: a 403 with an empty body
             return
+        v2_base = show.shape.v2_path.lower()
+        if show.shape.v2 and url.path.lower().startswith(v2_base + "/"):
+            self._answer(self._v2(unquote(url.path)[len(v2_base) :], raw))
+            return
         path = unquote(url.path)[len(API_PREFIX) :] if url.path.startswith(API_PREFIX) else ""
         with show.lock:
             show.requests[(self.command, path)] += 1
@@ -405,6 +461,24 @@ class Handler(BaseHTTPRequestHandler):
             self._answer(exc.answer)
         except ValueError:
             self._answer(Answer(400, {"message": "the body is not valid JSON"}))
+
+    def _v2(self, path: str, raw: bytes) -> Answer:
+        """A V2 request (issue 31): the two bulk upserts, POST only."""
+        show = self.server.show
+        with show.lock:
+            show.requests[(self.command, show.shape.v2_path + path)] += 1
+        resource = v2.PATHS.get(path.lower())
+        if resource is None:
+            return Answer(
+                404, {"message": "No HTTP resource was found that matches the request URI."}
+            )
+        if self.command != "POST":
+            return Answer(405, {"message": f"{self.command} is not allowed here"})
+        try:
+            body = json.loads(raw) if raw.strip() else None
+        except ValueError:
+            return Answer(400, {"message": "the body is not valid JSON"})
+        return show.bulk(resource, body)
 
     def _link(self, path: str, query: dict[str, str]) -> Link:
         """The URL of this list with other paging names (the rest of the query kept)."""
@@ -472,7 +546,12 @@ class PlainServer(ThreadingHTTPServer):
         self.show = show or PlainShow()
         self._thread: threading.Thread | None = None
         root = f"http://127.0.0.1:{self.server_address[1]}"  # bound: the free port is known
-        self.base_url, self.auth_url = root + API_PREFIX, root + TOKEN_PATH
+        self.root, self.base_url, self.auth_url = root, root + API_PREFIX, root + TOKEN_PATH
+
+    @property
+    def v2_url(self) -> str:
+        """The V2 base the show's shape serves (issue 31), offered or not."""
+        return self.root + self.show.shape.v2_path
 
     def start(self) -> PlainServer:
         self._thread = threading.Thread(

@@ -5,7 +5,9 @@ point 7). Stdlib only, sharing no code with `app/`, like the server it configure
 point of the whole space, each dimension drawn on its own so that they compose:
 
 - paging: how lists are paged (`PAGING`), the page size when none is asked and the most a page
-  holds, what a page past the last answers, whether `sort` is honoured, ignored or refused;
+  holds, how a page number's first record is counted when more is asked than a page holds (by
+  the size it holds, or by the size asked, its page count too: `offsets`), what a page past the
+  last answers, whether `sort` is honoured, ignored or refused;
 - the envelope: a bare array or the list under `items`, `data`, `results` or the resource's own
   key (`customers`), and the name of the total it carries, if any;
 - churn: records deleted and created while a listing runs (once armed, on its second page);
@@ -20,7 +22,11 @@ point of the whole space, each dimension drawn on its own so that they compose:
   a result wrapper), what an update answers (the stored record, a wrapper), PUTs refused with a
   200 `{"isSuccess": false}`, a field the show keeps at its old value, creates applied then
   answered 502;
-- latency: each answer waits up to `latency_ms`.
+- latency: each answer waits up to `latency_ms`;
+- V2 bulk upserts (issue 31, tests/e2e/plain_v2.py): offered or not, under which base path, the
+  unannounced batch cap and the status over it, `failed[].messages` a list or a string, results
+  in the order sent or reversed, a left-out field blanked or kept, an unknown `vendorID` refused
+  or created, which bulk requests are applied and then answered 502.
 
 A shape prints as one line (`describe`) and is replayed from its seed: `SHOWDESK_SHAPE_SEED=1234`
 (`seeds`).
@@ -63,6 +69,9 @@ class Shape:
     paging: str = "page"
     page_size: int = 25  # records a page holds when none is asked
     max_page: int = 100  # the most a page holds, whatever is asked
+    # Numbered paging asked more than `max_page`: page N starts at (N - 1) × the size a page
+    # holds ("granted"), or × the size asked ("asked"; its page count reckoned so too).
+    offsets: str = "granted"
     past_end: str = "empty"  # a page past the last: "empty", "404" or "400" (numbered paging)
     sort: str = "honoured"  # "honoured", "ignored" (insertion order) or "refused" (400)
     envelope: str = "items"
@@ -84,6 +93,16 @@ class Shape:
     ignored_field: str | None = None  # a field a PUT keeps at its stored value
     lost_creates: tuple[str, ...] = ()  # keys whose create is applied, then answered 502
     latency_ms: int = 0
+    # issue 31: V2 bulk upserts (tests/e2e/plain_v2.py)
+    v2: bool = True
+    v2_path: str = "/v2"  # the V2 base's path on the server's root
+    v2_cap: int = 100  # the most elements a bulk request may hold (never said)
+    v2_too_large: int = 413
+    v2_messages: str = "list"  # a customer's failed[].messages: "list" or "string"
+    v2_order: str = "input"  # results "input" (as sent) or "reversed"
+    v2_omitted: str = "blanked"  # a field left out of an element: "blanked" or "kept"
+    v2_unknown_vendor: str = "fails"  # an unknown vendorID: "fails" or "creates"
+    v2_lost: tuple[int, ...] = ()  # bulk requests (1 = the first) applied, then answered 502
 
     @classmethod
     def draw(cls, seed: int, *, latency_ms: int = 5) -> Shape:
@@ -126,6 +145,8 @@ class Shape:
             ignored_field=rng.choice((None, None, "email")),
             lost_creates=tuple(k for k in NEW_KEYS if rng.random() < 0.25),
             latency_ms=rng.randint(0, latency_ms) if latency_ms else 0,
+            offsets=rng.choice(("granted", "asked")),  # (drawn last: earlier seeds keep theirs)
+            **_v2_drawn(rng),  # (after them: earlier seeds keep theirs)
         )
 
     @property
@@ -143,6 +164,21 @@ class Shape:
         said = [f"{name}={getattr(self, name)!r}" for name in differ if name != "seed"]
         replay = f"  (replay: {SEED_ENV}={self.seed})" if self.seed is not None else ""
         return f"Shape({', '.join(said) or 'plain'}){replay}"
+
+
+def _v2_drawn(rng: random.Random) -> dict[str, object]:
+    """The V2 dimensions of a drawn shape (issue 31)."""
+    return {
+        "v2": rng.random() < 0.8,
+        "v2_path": rng.choice(("/v2", "/tradeshow/v2", "/api/v2")),
+        "v2_cap": rng.choice((25, 100, 500, 2000)),
+        "v2_too_large": rng.choice((413, 400, 422)),
+        "v2_messages": rng.choice(("list", "string")),
+        "v2_order": rng.choice(("input", "reversed")),
+        "v2_omitted": rng.choice(("blanked", "kept")),
+        "v2_unknown_vendor": rng.choice(("fails", "creates")),
+        "v2_lost": tuple(n for n in (1, 2, 3) if rng.random() < 0.2),
+    }
 
 
 def seeds(count: int, first: int = 1) -> list[int]:

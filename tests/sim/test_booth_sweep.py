@@ -84,8 +84,11 @@ async def test_sweep_keeps_to_its_share_and_resumes_after_a_restart(tmp_path: Pa
                 assert sweep.requests == booth_list_requests(server) == 20  # its share, no more
                 assert waits == [pytest.approx(SPAN, abs=1.0)]  # then it waits for its budget
                 last = heard[-1]
-                assert (last.fresh, last.total, last.active) == (2 + 20, 2 * len(booths), True)
-                assert last.text(datetime.now()).startswith("Refreshing booth lists: 22 of 120")
+                # One of its 20 requests proves a page, not a list: a booth's 16 products came in
+                # one page shorter than asked and larger than any the show sent on booth-products
+                # before (booth 0's 14), so page 2 is asked (decision 0035: a list that grew).
+                assert (last.fresh, last.total, last.active) == (2 + 20 - 1, 2 * len(booths), True)
+                assert last.text(datetime.now()).startswith("Refreshing booth lists: 21 of 120")
 
             # a restart: the cache file reopened, a new sweep, a minute later
             clock.advance(SPAN + 1)
@@ -95,9 +98,11 @@ async def test_sweep_keeps_to_its_share_and_resumes_after_a_restart(tmp_path: Pa
                                     sleep=sleeps.pass_time)  # fmt: skip
                 while await sweep.step():
                     pass
-                # every list asked exactly once across the restart: it resumed where it stopped
-                assert booth_list_requests(server) == 2 * len(booths) - 2
-                assert len(waits) == 1 + 4  # 98 more at 20 a minute: four more spans waited
+                # every list asked exactly once across the restart: it resumed where it stopped;
+                # beside them, three page proofs of lists that grew past any page the show sent
+                # on their resource before (booth-products twice, booth-vendors once: 0035)
+                assert booth_list_requests(server) == 2 * len(booths) - 2 + 3
+                assert len(waits) == 1 + 5  # 101 more at 20 a minute: five more spans waited
                 assert all(not p.active for p in sweep.progress())
                 booth_products_equal(cache, server)
                 booth_vendors_equal(cache, server)

@@ -119,7 +119,7 @@ async def test_a_learned_convention_is_asked_first_by_the_next_process(tmp_path:
     assert len(set(ids(rows))) == len(set(ids(again))) == 400
     assert first == 3  # 50 of 400, the same 50 again, then pageNumber/pageSize: all 400
     assert [dict(q) for q in sent.queries] == [
-        {"sort": "customerID:asc", "pageNumber": "1", "pageSize": "500"}
+        {"sort": "customerID:asc", "pageNumber": "1", "pageSize": "1000"}
     ]
     learned = Learned(tmp_path).get("paging.customers")
     assert learned["convention"]["page_param"] == "pageNumber"

@@ -70,10 +70,17 @@ class FakeApi:
 
 
 def make_client(
-    route: Route, *, registry: Registry | None = None, rng: random.Random | None = None
+    route: Route,
+    *,
+    registry: Registry | None = None,
+    rng: random.Random | None = None,
+    page_size: int | None = None,
 ) -> tuple[ShowClient, FakeApi, FakeTime, list[GovernorState]]:
+    """A client of `route`; `page_size`: the profile's (None: the registry's)."""
     api, time = FakeApi(route), FakeTime()
-    conn = Connection(base_url=BASE, auth_url=AUTH, show_id="SHOW-1", secret=SECRET)
+    conn = Connection(
+        base_url=BASE, auth_url=AUTH, show_id="SHOW-1", secret=SECRET, page_size=page_size
+    )
     rng = rng or random.Random(4)
     governor = RateGovernor(clock=time.clock, sleep=time.sleep, rng=rng)
     states: list[GovernorState] = []

@@ -32,8 +32,12 @@ def paged(shape: str = "array", cap: int | None = None, data: list[dict[str, Any
     return route
 
 
-async def pages_of(route: Any, **options: Any) -> tuple[list[list[dict[str, Any]]], Any]:
-    client, api, _, _ = make_client(route)
+async def pages_of(
+    route: Any, *, asking: int | None = None, **options: Any
+) -> tuple[list[list[dict[str, Any]]], Any]:
+    """The pages of the customers list; `asking`: the profile's page size (None: the
+    registry's, 1,000)."""
+    client, api, _, _ = make_client(route, page_size=asking)
     async with client:
         # Pages without records only carry news about the listing (a notice, `uncertain`).
         result = [page async for page in client.list("customers", **options) if page]
@@ -42,7 +46,7 @@ async def pages_of(route: Any, **options: Any) -> tuple[list[list[dict[str, Any]
 
 @pytest.mark.asyncio
 async def test_bare_array_pages_until_a_short_one() -> None:
-    pages, api = await pages_of(paged("array"))
+    pages, api = await pages_of(paged("array"), asking=500)
     assert [len(p) for p in pages] == [500, 500, 200]
     assert [api.query(i)["page"] for i in range(3)] == ["1", "2", "3"]
     assert {api.query(i)["resultsPerPage"] for i in range(3)} == {"500"}
@@ -51,7 +55,7 @@ async def test_bare_array_pages_until_a_short_one() -> None:
 
 @pytest.mark.asyncio
 async def test_an_exact_multiple_ends_on_the_empty_page() -> None:
-    pages, api = await pages_of(paged("array", data=records(1000)))
+    pages, api = await pages_of(paged("array", data=records(1000)), asking=500)
     assert [len(p) for p in pages] == [500, 500] and len(api.requests) == 3
 
 
@@ -86,8 +90,8 @@ async def test_a_server_that_ignores_paging_yields_each_record_once() -> None:
     once more in the other order: the same records are all it has (issue 28), marked `single`
     — what the cache holds beyond them is asked for one by one before it is deleted. The
     profile remembers: the next listing takes three requests (issue 12)."""
-    everything = records(700)
-    client, api, _, _ = make_client(lambda request: json_response(everything))
+    everything = records(700)  # more than the 500 asked
+    client, api, _, _ = make_client(lambda request: json_response(everything), page_size=500)
     async with client:
         first = [page async for page in client.list("customers")]
         assert [len(p) for p in first] == [700, 0] and len(api.requests) == 9
@@ -156,7 +160,7 @@ async def test_extra_filters_go_to_the_query_string() -> None:
         "customerid": "C1",
         "sort": "orderLineID:asc",
         "page": "1",
-        "resultsPerPage": "500",
+        "resultsPerPage": "1000",  # the registry's page size (a profile sets its own)
     }
 
 
@@ -235,3 +239,95 @@ async def test_a_link_header_is_followed_on_the_show_and_refused_off_it() -> Non
 
     with pytest.raises(UnexpectedResponse, match="another host"):
         await pages_of(elsewhere)
+
+
+class Changing:
+    """A `modifiedAfter` listing of customers while teammates push: the records changed since
+    the date asked (each with its `modifiedDate`), in `customerID` order; `when` (the request's
+    number, 1-based, and its query) says before which request a teammate's edit lands — a record
+    changed then comes into the list. `paging`: the show follows `page`/`resultsPerPage`;
+    without, it sends the whole list whatever page is asked."""
+
+    def __init__(
+        self, when: Any, *, paging: bool, cap: int | None = None, coming: int = 50
+    ) -> None:
+        self.changed = {i: "2026-03-02T10:00:00" for i in range(0, 100, 3)}  # 34 records
+        self.when, self.paging, self.cap, self.asked = when, paging, cap, 0
+        self.coming = coming  # the record a teammate changes (50: between two listed ones)
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.asked += 1
+        params = request.url.params
+        if self.when(self.asked, params):
+            self.changed[self.coming] = "2026-03-02T10:00:07"
+        ids = sorted(self.changed, reverse=params.get("sort", "").endswith(":desc"))
+        if self.paging and "page" in params:
+            size = int(params["resultsPerPage"])
+            ids = ids[(int(params["page"]) - 1) * size : int(params["page"]) * size]
+        ids = ids[: self.cap] if self.cap else ids
+        body = [{"id": f"r{i}", "customerID": f"C{i:03d}", "modifiedDate": self.changed[i]}
+                for i in ids]  # fmt: skip
+        return json_response(body)
+
+
+async def listed_changing(show: Changing) -> tuple[list[Any], Any]:
+    client, api, _, _ = make_client(show)
+    async with client:
+        pages = [page async for page in client.list("customers", modified_after="2026-03-01")]
+        asked_next = client.page_size("customers")
+    return pages, (api, asked_next)
+
+
+@pytest.mark.asyncio
+async def test_a_one_answer_listing_takes_in_a_record_changed_while_it_was_read() -> None:
+    """A show that sends its whole `modifiedAfter` list whatever page is asked, read once more
+    in the other order to prove it: a teammate's edit between the two reads brings a record
+    into the list. The second read holds every record of the first and that one, changed after
+    all of them: the list changed while it was read, not a show holding more than it sends
+    (a push's check said "pushed changes not checked"). The record is handed out too."""
+    show = Changing(lambda _, params: params.get("sort", "").endswith(":desc"), paging=False)
+    pages, (api, _) = await listed_changing(show)
+    ids = [r["id"] for page in pages for r in page]
+    assert sorted(ids) == sorted(f"r{i}" for i in show.changed) and len(ids) == len(set(ids))
+    assert pages[-1].single and "r50" in [r["id"] for r in pages[-1]]
+    assert api.requests[-1].url.params["sort"] == "customerID:desc"
+
+
+@pytest.mark.asyncio
+async def test_a_capped_answer_is_still_found_out_while_the_list_changes() -> None:
+    """The same, from a show that sends its first 20 records whatever is asked: the other
+    order sends 20 others, not all of the first and more — it holds more than it sends, edit
+    in between or not."""
+    show = Changing(lambda _, params: params.get("sort", "").endswith(":desc"), paging=False,
+                    cap=20)  # fmt: skip
+    with pytest.raises(ListingIncomplete, match="holds more than it sends"):
+        await listed_changing(show)
+
+
+@pytest.mark.asyncio
+async def test_a_page_pushed_on_by_a_record_that_came_in_is_the_lists_tail() -> None:
+    """A show that pages: its first page (34 of the 1,000 asked) is proved whole by asking
+    page 2 at 34; a teammate's edit before that brings a record in ahead of the last one, which
+    page 2 then holds again. That is the list changing while it was read — the last record
+    pushed on, nothing skipped — not a show that ignores paging (no other paging names tried)
+    nor one that grants only 34 a page (the next listing still asks 1,000)."""
+    show = Changing(lambda n, _: n == 2, paging=True)
+    pages, (api, asked_next) = await listed_changing(show)
+    ids = [r["id"] for page in pages for r in page]
+    assert len(ids) == len(set(ids)) == 34 and "r99" in ids
+    assert [dict(r.url.params)["page"] for r in api.requests] == ["1", "2", "3"]
+    assert asked_next == 1_000
+
+
+@pytest.mark.asyncio
+async def test_a_record_that_came_in_after_the_first_page_proves_no_cap() -> None:
+    """The same, the record changed sorting after every listed one: page 2 (asked at 34) holds
+    it, new, changed after everything page 1 held. A show that sends at most 34 a page would
+    look the same, so nothing is learned from this listing: the next asks 1,000 again (it
+    learned a cap of 34, and a team's checks went on in pages of 34)."""
+    show = Changing(lambda n, _: n == 2, paging=True, coming=200)
+    pages, (api, asked_next) = await listed_changing(show)
+    ids = [r["id"] for page in pages for r in page]
+    assert len(ids) == len(set(ids)) == 35 and "r200" in ids
+    assert [dict(r.url.params)["page"] for r in api.requests] == ["1", "2", "3"]
+    assert asked_next == 1_000

@@ -37,17 +37,36 @@ def test_full_pages_then_a_short_one_end_a_trusted_bare_listing() -> None:
 
 
 def test_an_untrusted_short_page_is_checked_with_one_more() -> None:
+    """The page after a short first one is asked at the first page's size (issue 31, point 5):
+    it starts where page 1 ended however the show counts its offset."""
     c = cursor(trust=False)
     feed(c, rows(0, 4))
-    assert not c.done and c.query() == [("page", "2"), ("resultsPerPage", "10")]
+    assert not c.done and c.query() == [("page", "2"), ("resultsPerPage", "4")]
     feed(c, [])
     assert c.complete and c.proved_paging and not c.capped
+    assert c.granted is None  # an empty page 2: the list held 4, nothing learned of the show
 
 
 def test_a_server_serving_fewer_than_asked_is_followed_to_an_empty_page() -> None:
+    """4 of 10 asked, then more: the show grants 4, and every later page is asked so."""
     c = cursor(trust=False)
-    assert feed(c, rows(0, 4), rows(4, 4), rows(8, 2), []) == [4, 4, 2, 0]
-    assert c.complete and c.capped and c.count == 10
+    pages = [rows(0, 4), rows(4, 4), rows(8, 2), []]
+    queries = []
+    for page in pages:
+        queries.append(c.query())
+        c.take(page)
+    assert c.complete and c.count == 10 and c.granted == 4 and c.asked == 10
+    assert [q[1] for q in queries] == [("resultsPerPage", "10")] + [("resultsPerPage", "4")] * 3
+    assert [q[0] for q in queries] == [("page", str(n)) for n in (1, 2, 3, 4)]
+    assert not c.capped  # its short first page is explained: the show's largest page
+
+
+def test_pages_shorter_than_the_granted_size_then_more_prove_nothing() -> None:
+    """A short page followed by more, after the size was set from the first page: short
+    pages do not end this list (`capped`), an empty one does."""
+    c = cursor(trust=False)
+    assert feed(c, rows(0, 4), rows(4, 3), rows(7, 4), rows(11, 1), []) == [4, 3, 4, 1, 0]
+    assert c.complete and c.capped and c.granted == 4
 
 
 def test_a_total_that_is_reached_ends_the_listing() -> None:
@@ -305,3 +324,128 @@ def test_a_page_past_the_end_is_the_end_and_a_total_read_alike_twice_proves_no_s
 def test_an_unknown_shape_says_what_was_seen() -> None:
     with pytest.raises(Exception, match="got an object with keys status, payload"):
         cursor().take({"status": "ok", "payload": {"rows": 3}})
+
+
+# ------------------------------------------- issue 31, point 5: pages as large as the show grants
+
+
+def show_page(
+    data: list[dict[str, Any]], query: list[tuple[str, str]], *, cap: int, reading: str,
+    counters: str,
+) -> Any:  # fmt: skip
+    """One answer of a show that sends at most `cap` records a page, counting a page number's
+    first record by the size it sends ("granted") or by the size asked ("asked", its page count
+    and "more" reckoned so too); `counters`: "bare", "total", "has_more" or "pages"."""
+    q = dict(query)
+    asked = int(q.get("resultsPerPage", q.get("limit", "0")))
+    size = min(asked, cap)
+    step = asked if reading == "asked" else size
+    if "offset" in q:
+        start, page = int(q["offset"]), 1 + int(q["offset"]) // step
+    else:
+        page = int(q["page"])
+        start = (page - 1) * step
+    items = data[start : start + size]
+    if counters == "bare":
+        return items
+    if counters == "total":
+        return {"items": items, "total": len(data)}
+    if counters == "has_more":
+        return {"items": items, "hasMore": page * step < len(data)}
+    return {"items": items, "totalPages": max(1, -(-len(data) // step))}
+
+
+def walk(c: PageCursor, answer: Any) -> list[list[tuple[str, str]]]:
+    """The cursor led to its end by `answer(query)`; the queries it asked."""
+    asked = []
+    while not c.done:
+        assert len(asked) < 100, "the listing does not end"
+        asked.append(c.query())
+        c.take(answer(asked[-1]))
+    return asked
+
+
+@pytest.mark.parametrize("trust", [True, False], ids=["trusted", "untrusted"])
+@pytest.mark.parametrize("style", ["page", "offset"])
+@pytest.mark.parametrize("counters", ["bare", "total", "has_more", "pages"])
+@pytest.mark.parametrize("reading", ["granted", "asked"])
+@pytest.mark.parametrize("records", [0, 37, 100, 101, 250, 1000])
+def test_a_show_granting_fewer_than_asked_is_listed_whole_under_either_reading(
+    reading: str, counters: str, style: str, trust: bool, records: int
+) -> None:
+    """1,000 asked of a show that sends 100: every record exactly once, the listing whole, and
+    after a short first page every page asked at the size the show sent (so page 2 starts where
+    page 1 ended however the show counts it); the size granted is proved once a later page
+    brought more."""
+    data = rows(0, records)
+    names = {"style": "offset", "offset_param": "offset", "size_param": "limit"}
+    c = cursor(1000, trust=trust, **(names if style == "offset" else {}))
+    asked = walk(c, lambda q: show_page(data, q, cap=100, reading=reading, counters=counters))
+    assert c.complete and not c.unsure and c.keys == {f"id:r{i}" for i in range(records)}
+    sizes = [int(dict(q)[c.spec.size_param]) for q in asked]
+    assert sizes[0] == 1000 and set(sizes[1:]) <= {min(100, records)}
+    assert c.granted == (100 if records > 100 else None)
+    assert c.asked == 1000 and c.largest == min(records, 100)
+
+
+@pytest.mark.parametrize("counters", ["has_more", "pages"])
+def test_a_short_first_page_that_says_it_was_the_last_is_checked_once(counters: str) -> None:
+    """A page count or "no more" may be reckoned by the size asked: on a first page shorter
+    than asked, neither ends the listing alone — one page more, at the size sent, does."""
+    data = rows(0, 250)
+    c = cursor(1000)
+    c.take(show_page(data, c.query(), cap=100, reading="asked", counters=counters))
+    assert not c.done and c.query() == [("page", "2"), ("resultsPerPage", "100")]
+    lonely = cursor(1000)  # the same words from a list of 60: one empty page more
+    asked = walk(lonely, lambda q: show_page(rows(0, 60), q, cap=100, reading="asked",
+                                             counters=counters))  # fmt: skip
+    assert lonely.complete and len(asked) == 2 and lonely.granted is None
+
+
+def test_a_total_ends_a_short_first_page_at_once() -> None:
+    c = cursor(1000)
+    c.take({"items": rows(0, 60), "total": 60})
+    assert c.done and c.complete and c.pages == 1
+
+
+@pytest.mark.parametrize("counters", ["bare", "has_more", "pages"])
+def test_a_first_page_shorter_than_the_show_is_known_to_send_is_believed(counters: str) -> None:
+    """The show sent pages of 500 on this list before (`known_grant`): a first page of 60 is
+    not one it cut short — a trusted listing ends on it, as before pages were large."""
+    c = PageCursor(PagingSpec(page_size=1000), "Customers list", trust_short=True,
+                   known_grant=500)  # fmt: skip
+    c.take(show_page(rows(0, 60), c.query(), cap=500, reading="asked", counters=counters))
+    assert c.done and c.complete and c.granted is None
+    same = PageCursor(
+        PagingSpec(page_size=1000), "Customers list", trust_short=True, known_grant=60
+    )  # the same 60 as the last time: as large as it sent
+    same.take(show_page(rows(0, 60), same.query(), cap=500, reading="asked", counters=counters))
+    assert same.done and same.complete
+    grown = PageCursor(
+        PagingSpec(page_size=1000), "Customers list", trust_short=True, known_grant=59
+    )  # larger than any page it sent: perhaps cut short
+    grown.take(show_page(rows(0, 60), grown.query(), cap=500, reading="asked", counters=counters))
+    assert not grown.done and grown.query()[1] == ("resultsPerPage", "60")
+
+
+def test_an_untrusted_short_page_the_show_is_known_to_exceed_is_still_checked() -> None:
+    """(A full sync deletes what a listing lacks: a bare short page is confirmed, as before.)"""
+    c = PageCursor(PagingSpec(page_size=1000), "Customers list", trust_short=False,
+                   known_grant=500)  # fmt: skip
+    c.take(rows(0, 60))
+    assert not c.done and c.query() == [("page", "2"), ("resultsPerPage", "60")]
+
+
+def test_a_walk_the_show_leads_sends_the_size_it_was_granted_with_its_token() -> None:
+    c = cursor(1000, style="link", cursor_param="after")
+    c.take({"items": rows(0, 100), "nextPageToken": "t1"})
+    assert c.query() == [("resultsPerPage", "100"), ("after", "t1")]
+    c.take({"items": rows(100, 30)})
+    assert c.complete and c.granted == 100
+
+
+def test_a_show_ignoring_paging_is_not_taken_for_one_granting_its_own_size() -> None:
+    """The same short page again: the repeat rules decide (complete but unsure), no grant."""
+    c = cursor(1000, trust=False)
+    feed(c, rows(0, 100), rows(0, 100))
+    assert c.complete and c.unsure and c.granted is None

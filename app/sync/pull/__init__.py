@@ -7,4 +7,6 @@
   budget, decision 0014).
 - `at_once` (`AtOnce`: resources, booths and pages a sync keeps in flight; `together`, `each`:
   tasks run at once, the first failure stopping the rest, decision 0028).
+- `not_up_to_date` (`NotUpToDate`: the resources syncs that stopped short left, kept until a
+  sync brings them up to date, and the words the window and `showdesk sync` say of them).
 """

@@ -12,7 +12,9 @@ Operations that answer per record of another resource and have no list of their 
 sync (delivery dates *by product*) are not pulled: one request per product would spend the whole
 rate budget on them, so the window asks for them on demand.
 A resource's sync state advances only when that resource completed, so an interrupted or
-cancelled sync keeps what it stored and resumes correctly.
+cancelled sync keeps what it stored and resumes correctly. A sync stopped by an error (the show
+stopped answering) raises it, and `Puller.report` keeps what it did before (`stopped` says why,
+`not_up_to_date` which resources it left: app/sync/pull/not_up_to_date.py, issue 30, item 17).
 
 A sync keeps the budget busy (issue 28, decision 0028): several resources list at once (a booth
 list after every booth, a resource under another after that one's list first answered), several
@@ -115,6 +117,9 @@ class Puller:
         self._offered: set[str] = set()
         self.clock = time.monotonic
         self._pace = SyncPace(0, self.clock())  # the whole sync's (`sync`): n of N, time left
+        # The last sync's report; after `sync` raised, what it did before it stopped (empty
+        # until a sync ended).
+        self.report = SyncReport()
         self.booth_lists = BoothLists(self)
         # What the sweep (app/sync/pull/booth_sweep.py) asks of the Puller, as before the split:
         self.list_times = self.booth_lists.list_times  # when each booth list was last listed
@@ -141,6 +146,9 @@ class Puller:
 
         A resource this show does not offer (its list answered 404), and any listed per its
         records, is marked so and skipped (report.not_offered); the others go on.
+
+        The first error stops them all and is raised; `self.report` then says what the sync
+        did before it stopped, and why it stopped (`SyncReport.stopped`).
         """
         order = self.pull_order(slugs)
         self._pace = SyncPace(len(order), self.clock())
@@ -170,8 +178,13 @@ class Puller:
                 self._heard[res.slug].set()
                 self._pace.finished.add(res.slug)
 
-        await together(one(res) for res in order)
-        return _report(order, ended)
+        try:
+            await together(one(res) for res in order)
+        except ShowDeskError as exc:
+            self.report = _report(order, ended, stopped=exc.message)
+            raise
+        self.report = _report(order, ended)
+        return self.report
 
     async def _sync_one(
         self, res: Resource, full: bool, cancel: asyncio.Event | None
@@ -420,9 +433,12 @@ class Puller:
                                       pace.seconds_left(self.clock())))  # fmt: skip
 
 
-def _report(order: Sequence[Resource], ended: dict[str, ResourceSync | str]) -> SyncReport:
-    """What the sync says, resource by resource in pull order (not in the order they ended)."""
-    report = SyncReport()
+def _report(
+    order: Sequence[Resource], ended: dict[str, ResourceSync | str], stopped: str | None = None
+) -> SyncReport:
+    """What the sync says, resource by resource in pull order (not in the order they ended);
+    `stopped`: why it stopped short (then a resource that did not end was not cancelled)."""
+    report = SyncReport(asked=[res.slug for res in order], stopped=stopped)
     for res in order:
         outcome = ended.get(res.slug)
         if isinstance(outcome, ResourceSync):
@@ -431,7 +447,7 @@ def _report(order: Sequence[Resource], ended: dict[str, ResourceSync | str]) -> 
                 report.failed.append((res.slug, outcome.failure))
         elif outcome is not None:
             report.not_offered.append((res.slug, outcome))
-        else:
+        elif stopped is None:
             report.cancelled = True  # cancelled while it ran, or before it started
     return report
 

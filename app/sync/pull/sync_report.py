@@ -7,6 +7,7 @@ Shared by the Puller (app/sync/pull/puller.py) and the booth lists it lists per 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 
 class SyncCancelled(Exception):
@@ -113,6 +114,11 @@ class ResourceSync:
     requests: int = 0  # pages received (at least one per list asked): the sweep's budget
 
 
+# Why a sync did not bring every resource it was asked up to date: it stopped at an error (the
+# show stopped answering), the user cancelled it, or a listing failed (puller.py `sync_resource`).
+Shortfall = Literal["stopped", "cancelled", "failed"]
+
+
 @dataclass
 class SyncReport:
     resources: list[ResourceSync] = field(default_factory=list)
@@ -120,6 +126,31 @@ class SyncReport:
     # issue 12: resources skipped because this show does not offer them: (slug, why).
     not_offered: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (slug, message)
+    # issue 30, item 17: the resources the sync was asked, in pull order, and the error it
+    # stopped at before it was through them all (its message; None: it did not stop so).
+    asked: list[str] = field(default_factory=list)
+    stopped: str | None = None
+
+    @property
+    def up_to_date(self) -> list[str]:
+        """The resources this sync brought up to date: completed, or found not offered."""
+        done = {r.resource for r in self.resources if r.failure is None}
+        done |= {slug for slug, _why in self.not_offered}
+        return [slug for slug in self.asked if slug in done]
+
+    @property
+    def not_up_to_date(self) -> list[str]:
+        """The resources asked that this sync did not bring up to date (stopped, cancelled or
+        failed before they completed): the next sync picks them up."""
+        done = set(self.up_to_date)
+        return [slug for slug in self.asked if slug not in done]
+
+    @property
+    def shortfall(self) -> Shortfall | None:
+        """Why it did not bring every resource asked up to date (None: it did)."""
+        if not self.not_up_to_date:
+            return None
+        return "stopped" if self.stopped else "cancelled" if self.cancelled else "failed"
 
     @property
     def notices(self) -> list[str]:

@@ -42,6 +42,7 @@ class PushReport:
     # changes the push wrote itself: the fields of a change the show took where it refused
     # others (app/sync/push/write_answers.py), applied as changes of their own
     parts: list[int] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the push says besides (issue 31)
 
     @property
     def clean(self) -> bool:

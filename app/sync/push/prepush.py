@@ -277,7 +277,7 @@ class ServerCheck:
         listed = self._listed.get(res.slug)
         if not res.can("get") or self._gets_no_help(res.slug) or listed is None:
             return False
-        if len(ids) <= listed.pages_next(res.paging.page_size):
+        if len(ids) <= listed.pages_next(self.client.page_size(res)):
             return True
         spare = len(ids) <= GETS_SHARE * self.client.connection.rate_limit
         return spare and LISTED_PER_GET * len(ids) < listed.records + listed.sent

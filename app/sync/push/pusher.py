@@ -43,6 +43,7 @@ from app.sync.push.outcomes import PushOutcomes, PushProgress, PushReport
 from app.sync.push.prepush import ServerCheck
 from app.sync.push.refresh import refresh_after_push
 from app.sync.push.slices import PushRecords
+from app.sync.push.v2_push import V2Push
 from app.sync.push.verdicts import (
     answer_lost,
     explain,
@@ -58,6 +59,7 @@ from app.sync.push.write_answers import Lost, find_lost, judged_update
 __all__ = ["INTERRUPTED", "SLICE_RECORDS", "PushProgress", "PushReport", "Pusher"]
 
 SLICE_RECORDS = 1000  # records whose changes a push holds at once (see `Pusher._slice_size`)
+V2_SLICE_RECORDS = 5000  # the same with V2's bulk upserts offered (app/sync/push/v2_push.py)
 
 INTERRUPTED = "the push was interrupted before the show answered; sent again by the next push"
 
@@ -91,6 +93,7 @@ class Pusher:
         self._verifier = self._new_verifier()
         self.clock: Callable[[], float] = time.monotonic  # when the check is due again
         self._check = self._new_check()
+        self._v2 = self._new_v2()
 
     async def push(
         self,
@@ -110,6 +113,7 @@ class Pusher:
         self._only = set(seqs) if seqs is not None else None
         self._recover(wanted, retry_failed)
         self._check = self._new_check()
+        self._v2 = self._new_v2()
         records = PushRecords()  # the records listed up front, by number only, out of memory
         try:
             with walking(self.cache, self.outbox):  # each page is read once: no 64 MiB caches
@@ -120,7 +124,18 @@ class Pusher:
         finally:
             records.close()
             self._verifier.close()
+            self.report.notes = self._v2.notes()
         return self.report
+
+    def _new_v2(self) -> V2Push:
+        """Customer updates through V2's bulk upsert (only with a V2 base URL: app/sync/push/
+        v2_push.py)."""
+
+        async def alone(head: list[Change]) -> bool:
+            return await self._send(head)
+
+        return V2Push(self.client, self.cache, self.outbox, lambda: self._outcomes,
+                      lambda: self._verifier, alone, self)  # fmt: skip
 
     async def _push(self, records: PushRecords, wanted: set[str] | None) -> None:
         self._outcomes.total = records.changes
@@ -264,6 +279,8 @@ class Pusher:
         """Records per slice: one budget span's worth, and never more than `SLICE_RECORDS`
         (a slice's chains and their tasks are held at once: at a generous rate limit the
         whole push was one slice, ~12 KB per change)."""
+        if self._v2.offered:  # a bulk upsert takes up to thousands of records a request
+            return V2_SLICE_RECORDS
         return max(1, min(self.client.connection.rate_limit, SLICE_RECORDS))
 
     def _chains(
@@ -299,8 +316,12 @@ class Pusher:
         while chains and self.report.unreachable is None:
             alone: list[tuple[list[Change], list[Change]]] = []  # (head, chain)
             groups: dict[BatchKey, list[tuple[list[Change], list[Change]]]] = defaultdict(list)
+            upserts: dict[str, list[tuple[list[Change], list[Change]]]] = defaultdict(list)
             for chain in chains:
                 head, key = chain_head(self.registry, chain)
+                if key is None and self._v2.takes(self.registry[chain[0].resource], head):
+                    upserts[chain[0].resource].append((head, chain))
+                    continue
                 (groups[key] if key is not None else alone).append((head, chain))
 
             async def one(head: list[Change]) -> list[bool]:
@@ -311,11 +332,16 @@ class Pusher:
                 self.outbox.mark_sending([c.seq for head, _ in alone for c in head])
             sends = [one(head) for head, _ in alone]
             sends += [bulk.send(key, [head for head, _ in pairs]) for key, pairs in groups.items()]
+            sends += [
+                self._v2.send(self.registry[slug], [head for head, _ in pairs], gate)
+                for slug, pairs in upserts.items()
+            ]
             try:
                 results = [ok for answer in await asyncio.gather(*sends) for ok in answer]
             finally:
                 self._outcomes.flush()
             pairs = alone + [pair for pairs in groups.values() for pair in pairs]
+            pairs += [pair for pairs in upserts.values() for pair in pairs]
             # a record's later changes wait behind a failed one (still pending)
             chains = [
                 chain[len(head) :]

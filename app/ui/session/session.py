@@ -5,6 +5,11 @@ qasync loop, publishes progress and results as signals, and knows whether the sh
 a show that cannot be reached opens offline on its cache (still editable: edits queue in the
 outbox), and a timer keeps trying until the server answers again.
 
+A sync that stops short leaves resources not up to date (`not_up_to_date`, kept across syncs
+until a sync brings them up to date, and its words: app/sync/pull/not_up_to_date.py); after the
+show stopped answering in the middle of one, the session syncs those — and only those — again
+when the show answers again (issue 30, item 17).
+
 It also owns the show's `Editor` (app/sync/edit/editor.py), the one way edits enter the outbox, and
 is
 the one place views learn that the outbox changed: whatever writes it through the UI (an edit,
@@ -42,6 +47,7 @@ from app.profile.settings import Profile
 from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.sync.edit.editor import Editor
+from app.sync.pull.not_up_to_date import NotUpToDate
 from app.sync.pull.puller import Puller, SyncReport
 from app.sync.push.pusher import Pusher, PushReport
 from app.ui.session.booth_refresh import BoothListRefresher
@@ -116,6 +122,8 @@ class ShowSession(QObject):
         # push_review.py `PushGate`); None: straight to `push`.
         self.push_requester: Callable[[list[int] | None], bool] | None = None
         self._cancel_sync: asyncio.Event | None = None
+        # What the syncs so far left not brought up to date; resumed when the show answers again
+        self.not_up_to_date = NotUpToDate(registry, resumes=True)
         self._pushing = asyncio.Lock()
         self._progress = ProgressBridge(self)
         self._progress.progress.connect(self.sync_progress)
@@ -192,6 +200,7 @@ class ShowSession(QObject):
             self.online_changed.emit(online)
         if online and was is False:
             self.reconnected.emit()
+            self._resume_sync()
 
     # --------------------------------------------------------------------------- network
 
@@ -248,11 +257,15 @@ class ShowSession(QObject):
                 self.problem.emit(f"Sync of {slug} failed, cached records kept: {message}")
         except StoreUnavailable as exc:  # this machine, not the show: still online
             self.problem.emit(f"Sync stopped: {exc.message}. What was stored before is kept.")
-        except (EnvironmentProblem, ServerProblem) as exc:
+        except (EnvironmentProblem, ServerProblem) as exc:  # the show stopped answering
+            report = puller.report  # what the pull did before it stopped
+            if not report.asked:  # it had not started (a team's turn): all it was to ask is left
+                asked = [res.slug for res in puller.pull_order(slugs)]
+                report = SyncReport(asked=asked, stopped=exc.message)
             self._set_online(False)
-            self.problem.emit(f"Sync stopped: {exc.message}")
         finally:
             self._cancel_sync = None
+            self.not_up_to_date.after(report, full=full)
             if report.resources and self.online and not report.cancelled:
                 self.lists.start_sweep()
             synced = [r.resource for r in report.resources]
@@ -260,6 +273,13 @@ class ShowSession(QObject):
             self.outbox_written(synced or None)
             self.sync_finished.emit(report)
         return report
+
+    def _resume_sync(self) -> None:
+        """The show answers again after walking out of a sync: sync what that sync left (full
+        if it was), nothing it had brought up to date. Not while another sync runs."""
+        left = self.not_up_to_date.to_resume
+        if left and not self.syncing:
+            self.sync(left, full=self.not_up_to_date.full)
 
     def refresh_lists(self, parent_slug: str, key: str, slugs: Iterable[str]) -> None:
         """A record opened in the window: list its booth lists `slugs` again (a booth's

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from app.api.check import ConnectionCheck, check_show
 from app.api.connection import Connection
+from app.api.paging import MAX_PAGE_SIZE, bounded_page_size
 from app.api.registry import Registry
 from app.profile.connect import connection_for, registry_for
 from app.profile.settings import Profile, ProfileStore, SecretStore, secrets
@@ -53,6 +54,7 @@ ABOUT = {  # what a field holds, for a screen reader (the others say it in their
     "base_url": "The address of the show's API, https://…",
     "auth_url": "The address where ShowDesk signs in to the show, https://…",
     "show_id": "The show's id on the platform",
+    "v2_base_url": "The address of the show's V2 API, for its bulk upserts; empty for V1 only",
 }
 
 
@@ -116,7 +118,9 @@ class ProfileDialog(QDialog):
             "rate_limit": self.rate_limit.value(),
             "rate_window": self.rate_span.value(),
             "interactive_reserve": self.reserve.value() / 100,
+            "page_size": self.page_size.value(),
             "ca_bundle": self.ca_bundle.text().strip() or None,
+            "v2_base_url": self.v2_base_url.text().strip() or None,
             "push_on_save": self.push_on_save.isChecked(),
             "review_push_over": self.review_push_over.value(),
             **self.team.values(),  # team mode (issue 15): no URL, a solo profile
@@ -235,6 +239,8 @@ class ProfileDialog(QDialog):
             return None if text else "The show ID is required (it is also the client ID)"
         if name == "client_secret":
             return "Enter the client secret" if not text and self._original is None else None
+        if name == "v2_base_url" and text:
+            return url_problem(text)
         if name == "ca_bundle" and text and not Path(text).is_file():
             return "No such file"
         return None
@@ -250,6 +256,7 @@ class ProfileDialog(QDialog):
         self.name, self.base_url, self.auth_url, self.show_id = (QLineEdit(self) for _ in "1234")
         self.client_secret = QLineEdit(self, echoMode=QLineEdit.EchoMode.Password)
         self.ca_bundle = QLineEdit(self, placeholderText="System certificates")
+        self.v2_base_url = QLineEdit(self, placeholderText="None: V1 only")
         self.fields: dict[str, QLineEdit] = {
             "name": self.name,
             "base_url": self.base_url,
@@ -257,11 +264,15 @@ class ProfileDialog(QDialog):
             "show_id": self.show_id,
             "client_secret": self.client_secret,
             "ca_bundle": self.ca_bundle,
+            "v2_base_url": self.v2_base_url,
         }
         self.errors = {name: self._error_label() for name in self.fields}
         self.rate_limit = QSpinBox(self, minimum=1, maximum=100_000, suffix=" requests")
         self.rate_span = QDoubleSpinBox(self, minimum=0.5, maximum=3600.0, suffix=" s")
         self.reserve = QSpinBox(self, minimum=0, maximum=90, suffix=" %")
+        self.page_size = QSpinBox(self, minimum=1, maximum=MAX_PAGE_SIZE, suffix=" records")
+        self.page_size.setGroupSeparatorShown(True)
+        self.page_size.setToolTip("A show that sends fewer is asked what it sends")
         self.credential_style = QComboBox(self)
         self.credential_style.addItems(list(STYLES))
         self.push_on_save = QCheckBox("Push a record when I save it", self)
@@ -293,9 +304,11 @@ class ProfileDialog(QDialog):
         for name in ("name", "base_url", "auth_url", "show_id"):
             self.fields[name].setText(getattr(p, name))
         self.ca_bundle.setText(p.ca_bundle or "")
+        self.v2_base_url.setText(p.v2_base_url or "")
         self.rate_limit.setValue(p.rate_limit)
         self.rate_span.setValue(p.rate_window)
         self.reserve.setValue(round(p.interactive_reserve * 100))
+        self.page_size.setValue(bounded_page_size(p.page_size))
         self.credential_style.setCurrentIndex(list(STYLES.values()).index(p.credential_style))
         self.push_on_save.setChecked(p.push_on_save)
         self.review_push_over.setValue(p.review_push_over)
@@ -310,7 +323,9 @@ class ProfileDialog(QDialog):
 
     def _lay_out(self) -> None:
         form = QFormLayout()
-        captions = ("Name", "Base URL", "Auth URL", "Show ID", "Client secret", "CA bundle")
+        captions = (
+            "Name", "Base URL", "Auth URL", "Show ID", "Client secret", "CA bundle", "V2 base URL"
+        )  # fmt: skip
         for caption, (name, editor) in zip(captions, self.fields.items(), strict=True):
             form.addRow(caption, self._with_error(name, editor))
             editor.setAccessibleName(caption)  # its label names the box it is in, not it
@@ -319,6 +334,7 @@ class ProfileDialog(QDialog):
         form.addRow("", self.secret_note)
         form.addRow("Pacing", self._row(self.rate_limit, QLabel("per", self), self.rate_span))
         form.addRow("Interactive reserve", self.reserve)
+        form.addRow("Page size", self.page_size)
         form.addRow("Credentials", self.credential_style)
         self._describe_settings()
         form.addRow("Saving", self.push_on_save)
@@ -337,6 +353,7 @@ class ProfileDialog(QDialog):
             (self.rate_limit, "Requests per span", "How many requests the show allows per span"),
             (self.rate_span, "Span", "The span of the show's rate limit, in seconds"),
             (self.reserve, "", "The share of the rate kept for what you do while a sync runs"),
+            (self.page_size, "", "Records asked for in one page of a list"),
             (self.credential_style, "Credentials", "How the client id and secret are sent"),
         ):
             if name:

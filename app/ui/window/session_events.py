@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QMetaObject, QObject, QTimer
 
 from app.api.errors import AccessProblem, AuthFailed
+from app.sync.pull.not_up_to_date import CAUGHT_UP
 from app.sync.pull.puller import SyncProgress, SyncReport
 from app.sync.push.pusher import PushReport
 from app.sync.reports.push_review import summarize
@@ -67,6 +68,8 @@ class SessionEvents(QObject):
         profile = session.profile
         status.set_profile(profile.name, profile.show_id, push_on_save=profile.push_on_save)
         status.set_online(bool(session.online), session.data_as_of())
+        left = session.not_up_to_date  # this show's (nothing yet): never another show's
+        status.set_not_up_to_date(left.summary, left.text)
 
     def on_access_refused(self, exc: AccessProblem) -> None:
         """The show refused the credentials: its reason first, what to do, and it stays until
@@ -117,10 +120,20 @@ class SessionEvents(QObject):
     # --------------------------------------------------------------------- what it tells
 
     def on_sync_finished(self, report: SyncReport) -> None:
+        """The sync is over: what it (and the syncs before) left not up to date stays in the
+        bar until a sync brings it up to date; a sync the show walked out of, or the user
+        cancelled, says it all at once (a failed listing said its own message already)."""
         status = self.window.status
         status.sync_finished()
-        if report.cancelled:
+        left = self.session.not_up_to_date
+        said_left = bool(status.not_up_to_date.text())
+        status.set_not_up_to_date(left.summary, left.text)
+        if report.shortfall in ("stopped", "cancelled"):
+            status.show_message(left.text)
+        elif report.cancelled:  # a team's sync cancelled before this member's pull asked any
             status.show_message("Sync cancelled: what was fetched is kept.")
+        elif said_left and not left.slugs:  # what the bar said is true no more
+            status.show_message(CAUGHT_UP)
         elif report.not_offered:
             titles = ", ".join(self.session.registry[slug].title for slug, _ in report.not_offered)
             status.show_message(f"Not offered by this show (skipped, greyed): {titles}")

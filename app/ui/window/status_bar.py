@@ -1,6 +1,6 @@
-"""The window's status bar: which show, online or not, sync progress, rate budget, pending edits,
-and the background refresh of booth lists ("Refreshing booth lists: 340 of 2,000, oldest from
-3 h ago", issue 17).
+"""The window's status bar: which show, online or not, sync progress, what syncs left not up to
+date, rate budget, pending edits, and the background refresh of booth lists ("Refreshing booth
+lists: 340 of 2,000, oldest from 3 h ago", issue 17).
 
 Everything it shows arrives through slots fed by the session (plain values: `GovernorState`,
 the Puller's progress, the outbox's counts), so it holds no reference to the core. While the
@@ -125,6 +125,10 @@ class ShowStatusBar(QStatusBar):
         self.sync_label = ElidingLabel(self)
         self.sync_bar = QProgressBar(self, textVisible=False)
         self.cancel_sync = QPushButton("Cancel", self, flat=True)
+        # "Sync incomplete: 24 resources not up to date", which ones and why in its tooltip
+        self.not_up_to_date = ElidingLabel(self)
+        self.not_up_to_date.setObjectName("not-up-to-date")
+        self.not_up_to_date.setStyleSheet(text_style(Hue.WARNING))
         self.push_label = ElidingLabel(self)
         self.push_bar = QProgressBar(self, textVisible=False)
         self.budget = ElidingLabel(self)
@@ -149,6 +153,7 @@ class ShowStatusBar(QStatusBar):
     def _lay_out(self) -> None:
         self.addWidget(self.selection, 1)
         permanent: list[QWidget] = [self.sync_label, self.sync_bar, self.cancel_sync]
+        permanent += [self.not_up_to_date]
         permanent += [self.push_label, self.push_bar, self.push_summary, self.pause]
         permanent += [*self.outbox_buttons.values(), self.sweep, self.budget, self.pacing]
         permanent += [self.team, self.team_facts, self.push_on_save, self.connection]
@@ -158,7 +163,7 @@ class ShowStatusBar(QStatusBar):
         hidden = (self.sync_label, self.sync_bar, self.cancel_sync, self.pause, self.budget)
         others: tuple[QWidget, ...] = (self.pacing, self.push_summary, self.team, self.team_facts)
         others += (self.sweep,)
-        others += (self.push_on_save,)
+        others += (self.push_on_save, self.not_up_to_date)
         for widget in (*hidden, *others):
             widget.hide()
         self.push_label.hide()
@@ -275,6 +280,15 @@ class ShowStatusBar(QStatusBar):
         for widget in (self.sync_label, self.sync_bar, self.cancel_sync):
             widget.hide()
         self.sync_bar.setRange(0, 1)  # stop the busy animation
+
+    def set_not_up_to_date(self, summary: str, whole: str) -> None:
+        """What the syncs left not brought up to date: `summary` stays in the bar ("Sync
+        incomplete: 24 resources not up to date"), the `whole` of it (which ones, why, what
+        brings them up to date) on hovering; "" hides it (everything is up to date)."""
+        self.not_up_to_date.setText(summary)
+        self.not_up_to_date.setToolTip(whole)
+        self.not_up_to_date.setAccessibleDescription(whole)
+        self.not_up_to_date.setVisible(bool(summary))
 
     def on_push_progress(self, progress: PushProgressLike) -> None:
         """Each settled change of a push: "Pushing… 12 of 340" and a bar."""

@@ -391,3 +391,39 @@ def test_test_connection_answers_before_the_windows_loop_exists(
     assert results[0].ok, results[0]
     assert dialog.test_result.text() == results[0].message
     assert dialog.test_button.isEnabled()
+
+
+def test_the_page_size_is_a_profile_setting_with_a_ceiling(
+    qtbot: QtBot, make: Callable[..., ProfileDialog], store: ProfileStore
+) -> None:
+    """Issue 31, point 5: lists ask for pages of 1,000 unless the profile says otherwise, at
+    most 10,000; a stored size beyond the ceiling is shown (and saved) at the ceiling."""
+    dialog = make()
+    fill(dialog, a_profile("Spring show", "SPRING-1"))
+    assert dialog.page_size.value() == 1000 and dialog.page_size.maximum() == 10_000
+    dialog.page_size.setValue(5000)
+    with qtbot.waitSignal(dialog.saved, timeout=1000):
+        dialog.save_button.click()
+    saved = store.get("Spring show")
+    assert saved is not None and saved.page_size == 5000
+    assert make(saved).page_size.value() == 5000
+    assert make(replace(saved, page_size=50_000)).profile().page_size == 10_000
+
+
+def test_the_v2_base_url_is_a_profile_setting(
+    qtbot: QtBot, make: Callable[..., ProfileDialog], store: ProfileStore
+) -> None:
+    """Issue 31, point 1: a profile may name its show's V2 base URL; empty is V1 only, and
+    anything else must be an http(s) URL before the profile can be saved."""
+    dialog = make()
+    fill(dialog, a_profile("Spring show", "SPRING-1"))
+    assert dialog.v2_base_url.text() == "" and dialog.profile().v2_base_url is None
+    dialog.v2_base_url.setText("tsapi.perenso.net/v2")
+    dialog.save_button.click()
+    assert store.get("Spring show") is None
+    dialog.v2_base_url.setText("https://tsapi.perenso.net/v2")
+    with qtbot.waitSignal(dialog.saved, timeout=1000):
+        dialog.save_button.click()
+    saved = store.get("Spring show")
+    assert saved is not None and saved.v2_base_url == "https://tsapi.perenso.net/v2"
+    assert make(saved).v2_base_url.text() == "https://tsapi.perenso.net/v2"

@@ -1,0 +1,312 @@
+"""Customer updates through V2's bulk upsert (issue 31, points 2 and 4), when the profile names
+a V2 base URL; without one nothing here is used and every change goes through V1 as before.
+
+- What goes: a record's head of plain updates whose record's V2 form is V1's. The V2 customer
+  nests its ordering groups where V1 is flat: until `showdesk check --v2` proved the mapping on
+  the show, a customer whose change or cached value holds ordering groups goes through V1, and
+  the push says how many did (`notes`). Creates go through V1 (a V2 upsert of a `customerID`
+  the show already has would update it: a create must never overwrite, point 3).
+- The body of each element: the freshest known record (the pre-push listing refreshed the cache)
+  with the user's fields over it, checked like a PUT body, so the upsert never blanks a field.
+- The batch size is learned per show (`Learned`, `bulk.<slug>.batch`): 100 at first, doubled
+  while answers come whole within `QUICK` seconds, up to three quarters of the smallest size
+  the show refused; halved when the show refuses a batch as too large (nothing applied: the
+  same elements go again in halves) or when its answer is lost.
+- Each element of `successful` settles its record's changes (the cache takes the body sent,
+  the records listed again after the push through `modifiedAfter`, the check after the push
+  watches the fields as for a PUT); each of `failed` fails them with the show's messages, as a
+  V1 refusal reads. An element the answer does not name, and every element of a batch whose
+  answer was lost (a timeout, a 5xx, a dropped connection after sending), is read back through
+  V1 (GET) and judged as a PUT's echo: never sent blindly again. A read-back that finds none of
+  the fields landed leaves the change pending for the next push, with the reason.
+- A show whose V2 answers 404 for the path does not offer it: this push's remaining records of
+  that resource go through V1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from app.api.bodies import record_body
+from app.api.client import ShowClient
+from app.api.errors import (
+    AuthFailed,
+    BadRequest,
+    NotFound,
+    ServerProblem,
+    ShowDeskError,
+    TransportError,
+    UnexpectedResponse,
+)
+from app.api.learned import Learned
+from app.api.registry import Resource
+from app.api.v2 import nested_groups, proven_key
+from app.store.cache import Cache
+from app.store.changes import Change, is_local_id
+from app.store.outbox import Outbox
+from app.sync.push.bulk_push import Settling
+from app.sync.push.outcomes import PushOutcomes
+from app.sync.push.verdicts import merged_body, refusal, same_on_show, user_values
+from app.sync.push.verify import Verifier
+from app.sync.push.write_answers import judged_update
+
+# The bulk upserts pushes use: a resource's path under the V2 base URL and its key field.
+PATHS = {"customers": ("/customers/bulk", "customerID")}
+# Fields whose V2 form differs from V1's: a record that involves one goes through V1 until the
+# mapping is proven on the show (`showdesk check --v2`, Learned `v2.<slug>.<field>` True).
+UNPROVEN = {"customers": ("orderingGroups",)}
+FIRST_BATCH, MOST_BATCH = 100, 5000
+QUICK = 10.0  # seconds: an answer within it lets the batch grow
+NOT_LANDED = (
+    "the show's answer to a bulk upsert was lost and the record holds none of it: "
+    "sent again by the next push"
+)
+_SIZE_WORDS = ("too large", "too many", "too long", "size", "limit", "maximum")
+
+
+class BatchSize:
+    """The elements per bulk upsert of one resource, learned per show."""
+
+    def __init__(self, learned: Learned, slug: str) -> None:
+        self.learned, self.key = learned, f"bulk.{slug}"
+        known = learned.get(self.key) or {}
+        self.size = int(known.get("batch", FIRST_BATCH))
+        self.refused: int | None = known.get("refused")
+
+    def grow(self) -> None:
+        ceiling = self.refused * 3 // 4 if self.refused else MOST_BATCH
+        self._keep(max(self.size, min(self.size * 2, ceiling, MOST_BATCH)))
+
+    def shrink(self, refused: int | None = None) -> None:
+        if refused is not None:
+            self.refused = min(refused, self.refused or refused)
+        self._keep(max(1, min(self.size, refused or self.size) // 2))
+
+    def _keep(self, size: int) -> None:
+        if size != self.size or self.learned.get(self.key) is None:
+            self.size = size
+            self.learned.set(self.key, {"batch": size, "refused": self.refused})
+
+
+class V2Push:
+    """Sends heads of customer updates through V2's bulk upsert for one push."""
+
+    def __init__(
+        self,
+        client: ShowClient,
+        cache: Cache,
+        outbox: Outbox,
+        outcomes: Callable[[], PushOutcomes],
+        verifier: Callable[[], Verifier],
+        send_alone: Callable[[list[Change]], Awaitable[bool]],
+        settling: Settling,
+    ) -> None:
+        self.client, self.cache, self.outbox = client, cache, outbox
+        self._outcomes, self._verifier = outcomes, verifier
+        self.send_alone, self.settling = send_alone, settling
+        self.server_id = settling.server_id
+        self.offered = set(PATHS) if client.connection.v2_base_url else set()
+        self.through_v1: dict[str, int] = {}  # records sent through V1 for an unproven field
+        self.requests = 0
+        self.not_landed = 0  # changes a lost answer left unapplied: pending for the next push
+
+    def takes(self, res: Resource, head: Sequence[Change]) -> bool:
+        """Whether this head of one record's changes goes through the bulk upsert."""
+        if res.slug not in self.offered or not all(c.op == "update" for c in head):
+            return False
+        if any("body" in c.payload for c in head) or is_local_id(self.server_id(head[-1])):
+            return False
+        record = self._current(res, head)
+        values = user_values(list(head))
+        unproven = [
+            name
+            for name in UNPROVEN.get(res.slug, ())
+            if not self.client.learned.get(proven_key(res.slug, name))
+            and (name in values or record.get(name))
+        ]
+        if unproven:
+            self.through_v1[res.slug] = self.through_v1.get(res.slug, 0) + 1
+        return not unproven
+
+    def notes(self) -> list[str]:
+        return [
+            f"{count} {slug} record(s) went through V1: their {', '.join(UNPROVEN[slug])} "
+            "V2 form is not proven on this show (`showdesk check --v2` proves it)"
+            for slug, count in sorted(self.through_v1.items())
+        ] + ([f"{self.not_landed} change(s) stay pending: {NOT_LANDED}"] if self.not_landed else [])
+
+    async def send(
+        self, res: Resource, heads: list[list[Change]], gate: asyncio.Semaphore
+    ) -> list[bool]:
+        """Send `heads` (each one record's updates) in batches; True per head applied."""
+        self.outbox.mark_sending([c.seq for head in heads for c in head])
+        sizes = BatchSize(self.client.learned, res.slug)
+        unfit = self._unfit(res, heads)  # a body the client cannot build fails as on V1
+        results: dict[int, bool] = dict.fromkeys(unfit, False)
+        todo = [i for i in range(len(heads)) if i not in unfit]
+        while todo:
+            if res.slug not in self.offered:  # the show said it does not offer the path
+                for i in todo:
+                    async with gate:
+                        results[i] = await self.send_alone(heads[i])
+                break
+            batch, todo = todo[: sizes.size], todo[sizes.size :]
+            again = await self._batch(res, [heads[i] for i in batch], sizes, gate)
+            if again is None:  # refused as too large: nothing applied, the same ones again
+                todo = batch + todo
+                continue
+            results.update(zip(batch, again, strict=True))
+        return [results[i] for i in range(len(heads))]
+
+    async def _batch(
+        self, res: Resource, heads: list[list[Change]], sizes: BatchSize, gate: asyncio.Semaphore
+    ) -> list[bool] | None:
+        path, key = PATHS[res.slug]
+        bodies = [self._body(res, head) for head in heads]
+        started = time.monotonic()
+        async with gate:
+            try:
+                self.requests += 1
+                answer = await self.client.post_v2(path, bodies)
+            except NotFound:  # not offered: these and the rest go through V1
+                self.offered.discard(res.slug)
+                return None
+            except ShowDeskError as exc:
+                return await self._refused(res, heads, sizes, exc)
+        if not isinstance(answer, dict):
+            return await self._read_back(res, heads, lost=True)
+        ok = {str(e.get(key)): e for e in answer.get("successful") or [] if isinstance(e, dict)}
+        failed = {str(e.get(key)): e for e in answer.get("failed") or [] if isinstance(e, dict)}
+        results: list[bool] = []
+        unnamed: list[int] = []  # positions of the heads the answer does not name
+        for head, body in zip(heads, bodies, strict=True):
+            name = str(body.get(key))
+            if name in failed and name not in ok:
+                self._fail(head, _messages(failed[name]))
+                results.append(False)
+            elif name in ok:
+                self._applied(res, head, body, ok[name].get("id"))
+                results.append(True)
+            else:
+                unnamed.append(len(results))
+                results.append(False)
+        if unnamed:
+            found = await self._read_back(res, [heads[i] for i in unnamed], lost=False)
+            for i, judged in zip(unnamed, found, strict=True):
+                results[i] = judged
+        elif time.monotonic() - started < QUICK:
+            sizes.grow()
+        return results
+
+    async def _refused(
+        self, res: Resource, heads: list[list[Change]], sizes: BatchSize, exc: ShowDeskError
+    ) -> list[bool] | None:
+        seqs = [c.seq for head in heads for c in head]
+        if _too_large(exc) and len(heads) > 1:
+            sizes.shrink(refused=len(heads))
+            return None
+        if isinstance(exc, TransportError) and not exc.outcome_unknown:
+            self.settling.unreachable(exc.message, seqs)  # not the changes' fault: pending
+            return [False] * len(heads)
+        if isinstance(exc, AuthFailed):
+            self.settling.signin_failed(exc, seqs)
+            return [False] * len(heads)
+        if isinstance(exc, TransportError | ServerProblem):  # it may have landed: read back
+            sizes.shrink()
+            return await self._read_back(res, heads, lost=True)
+        for head in heads:  # the whole batch refused for a reason of the batch's
+            self._fail(head, [exc.message])
+        return [False] * len(heads)
+
+    async def _read_back(
+        self, res: Resource, heads: list[list[Change]], *, lost: bool
+    ) -> list[bool]:
+        """Each record read back through V1 and judged as a PUT's echo."""
+        results = []
+        for head in heads:
+            record_id = self.server_id(head[-1])
+            try:
+                found: Any = await self.client.get(res, record_id)
+            except ShowDeskError:
+                found = None  # judged_update reads it again and says what it saw
+            values = user_values(head)
+            if (
+                lost
+                and isinstance(found, dict)
+                and values
+                and all(not same_on_show(found.get(k), v) for k, v in values.items())
+            ):  # none of it landed: the next push sends it, knowing it is not there
+                self.outbox.note_unreachable([c.seq for c in head], NOT_LANDED)
+                self.not_landed += len(head)
+                results.append(False)
+                continue
+            judged = await judged_update(
+                self.client, self.cache, self.outbox, self._outcomes(), self._verifier(),
+                res, head, record_id, found,
+            )  # fmt: skip
+            results.append(judged)
+        return results
+
+    def _unfit(self, res: Resource, heads: list[list[Change]]) -> set[int]:
+        """The heads whose body cannot be built (failed here, with the reason, as on V1)."""
+        unfit = set()
+        for i, head in enumerate(heads):
+            try:
+                self._body(res, head)
+            except ShowDeskError as exc:
+                unfit.add(i)
+                for change in head:
+                    self.settling.fail(change, self.settling.explain(exc, change), refusal(exc))
+        return unfit
+
+    def _body(self, res: Resource, head: list[Change]) -> dict[str, Any]:
+        values = user_values(head)
+        cleared = [f for f, v in values.items() if v is None]
+        body = record_body(res, merged_body(self._current(res, head), values), cleared)
+        for name in ("id", "modifiedDate"):
+            body.pop(name, None)
+        if isinstance(body.get("orderingGroups"), list):  # V2 nests them (proven to go here)
+            body["orderingGroups"] = nested_groups(body["orderingGroups"])
+        return body
+
+    def _current(self, res: Resource, head: Sequence[Change]) -> dict[str, Any]:
+        return self.cache.get(res.slug, self.server_id(head[-1])) or dict(head[-1].payload)
+
+    def _applied(self, res: Resource, head: list[Change], body: dict[str, Any], id_: Any) -> None:
+        record_id = self.server_id(head[-1])
+        outcomes = self._outcomes()
+        outcomes.answered(head, {**body, "id": id_ if id_ is not None else record_id}, None)
+        if any(c.base for c in head):  # the check after the push lists it (and caches it)
+            self._verifier().note(res, head, record_id)
+        else:  # its modifiedDate: listed again after the push
+            outcomes.stale.add((res.slug, None))
+
+    def _fail(self, head: list[Change], messages: list[str]) -> None:
+        """The show's messages, as a V1 refusal is kept: the text, and per field the messages
+        that name it ("email: ..."), for the cell."""
+        names = {name for c in head for name in c.payload}
+        fields: dict[str, list[str]] = {}
+        for message in messages:
+            name = message.split(":", 1)[0].strip()
+            if ":" in message and name in names:
+                fields.setdefault(name, []).append(message.split(":", 1)[1].strip())
+        for change in head:
+            self.settling.fail(change, "; ".join(messages), {"fields": fields, "refused": True})
+
+
+def _messages(element: dict[str, Any]) -> list[str]:
+    said = element.get("messages")
+    if isinstance(said, list) and said:
+        return [str(m) for m in said]
+    return [str(element.get("message") or "refused by the show (no reason given)")]
+
+
+def _too_large(exc: ShowDeskError) -> bool:
+    """A refusal of the batch as too large: HTTP 413, or a 400 whose words say size."""
+    if isinstance(exc, UnexpectedResponse) and "HTTP 413" in exc.message:
+        return True
+    text = exc.message.lower()
+    return isinstance(exc, BadRequest) and any(w in text for w in _SIZE_WORDS)

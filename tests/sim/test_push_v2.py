@@ -1,0 +1,189 @@
+"""Customer updates through V2's bulk upsert (issue 31, points 2 and 4) against the simulator over
+real sockets, on real SQLite caches: batches whose elements settle each on its own, a refused
+field failing only its record, an answer lost after applying read back (never sent again), a
+batch too large halved and the size learned, ordering groups through V1 until proven; without a
+V2 base URL nothing goes to V2."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from app.api.client import ShowClient
+from app.api.learned import Learned
+from app.api.v2 import prove_ordering_groups
+from app.sim import SimConfig, SimServer, generate_show
+from app.sim.show import Show
+from app.store.changes import NewChange
+from app.sync.edit.editor import Editor, FieldEdit
+from app.sync.pull.puller import Puller
+from app.sync.push.pusher import Pusher
+from tests.sim.test_bulk_push import editor
+from tests.sim.test_client_helpers import REGISTRY, connection
+
+__all__ = ["editor"]  # the fixture, re-exported for pytest
+
+BULK = ("POST", "/v2/customers/bulk")
+PUT = ("PUT", "/Customer/{id}")
+
+
+@pytest.fixture
+def show() -> Show:
+    show = generate_show(40, seed=31)
+    for customer in show.records("customers")[2:]:  # the first two keep their ordering groups
+        customer["orderingGroups"] = []
+    return show
+
+
+@pytest.fixture
+def server(show: Show) -> Iterator[SimServer]:
+    with SimServer(show, SimConfig(throttle=False)) as running:
+        yield running
+
+
+def _client(server: SimServer, home: Path, v2: bool = True) -> ShowClient:
+    extra: dict[str, Any] = {"v2_base_url": server.v2_base_url} if v2 else {}
+    return ShowClient(connection(server, state_dir=home, **extra), REGISTRY)
+
+
+@pytest_asyncio.fixture
+async def client(server: SimServer, tmp_path: Path) -> AsyncIterator[ShowClient]:
+    async with _client(server, tmp_path) as running:
+        yield running
+
+
+def _plain(server: SimServer) -> list[dict[str, Any]]:
+    return server.show.records("customers")[2:]
+
+
+async def _edit_cities(client: ShowClient, editor: Editor, records: list[dict[str, Any]]) -> None:
+    await Puller(client, editor.cache).sync(["customers"], full=True)
+    staged = editor.stage(
+        "customers", [FieldEdit(r["id"], "city", f"Town {r['id']}") for r in records]
+    )
+    assert len(staged.seqs) == len(records) and not staged.rejected
+
+
+@pytest.mark.asyncio
+async def test_updates_go_in_one_bulk_request_each_applied_once_and_no_field_blanked(
+    server: SimServer, client: ShowClient, editor: Editor
+) -> None:
+    records = _plain(server)
+    names = {r["id"]: r["customerName"] for r in records}
+    await _edit_cities(client, editor, records)
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert (report.done, report.failed, report.conflicts) == (38, 0, 0)
+    assert server.stats.by_operation[BULK] == 1 and server.stats.by_operation[PUT] == 0
+    for record in records:
+        held = server.show.get("customers", record["id"])
+        assert held is not None and held["city"] == f"Town {record['id']}"
+        assert held["customerName"] == names[record["id"]]  # the merged body: nothing blanked
+    assert editor.outbox.changes(("pending", "sending", "failed")) == []
+    assert report.notes == []
+
+
+@pytest.mark.asyncio
+async def test_a_refused_field_fails_its_record_with_the_shows_message_the_rest_applied(
+    server: SimServer, client: ShowClient, editor: Editor
+) -> None:
+    records = _plain(server)[:5]
+    await _edit_cities(client, editor, records[:4])
+    # The Editor refuses to clear a key (issue 14): the change comes as another client could
+    # have queued it, and the show refuses it (as tests/sim/test_push_fixes.py does on V1).
+    bad = records[4]["id"]
+    blank = {**(editor.current("customers", bad) or {}), "customerID": None}
+    change = NewChange("customers", "update", bad, blank, changed_fields=("customerID",),
+                       base=editor.cache.get("customers", bad))  # fmt: skip
+    seq = editor.outbox.add(change)
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert (report.done, report.failed) == (4, 1)
+    failed = editor.outbox.changes(("failed",))
+    assert [c.seq for c in failed] == [seq]
+    assert failed[0].last_error == "customerID: is required"
+    assert failed[0].response["fields"] == {"customerID": ["is required"]}
+    held = server.show.get("customers", bad)
+    assert held is not None and held["customerID"] == records[4]["customerID"]
+    assert server.stats.by_operation[PUT] == 0 and server.stats.by_operation[BULK] == 1
+
+
+@pytest.mark.asyncio
+async def test_an_answer_lost_after_applying_is_read_back_never_sent_again(
+    server: SimServer, client: ShowClient, editor: Editor
+) -> None:
+    records = _plain(server)[:10]
+    await _edit_cities(client, editor, records)
+    server.config.bulk_lost_next = 1
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert server.stats.bulk_lost == 1
+    assert (report.done, report.failed) == (10, 0)
+    assert server.stats.by_operation[BULK] == 1  # read back through V1, not sent again
+    assert server.stats.by_operation[PUT] == 0
+    assert editor.outbox.changes(("pending", "sending", "failed")) == []
+
+
+@pytest.mark.asyncio
+async def test_a_batch_too_large_is_halved_and_the_size_learned(
+    server: SimServer, client: ShowClient, editor: Editor, tmp_path: Path
+) -> None:
+    server.config.v2_batch_cap = 8
+    records = _plain(server)
+    await _edit_cities(client, editor, records)
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert (report.done, report.failed) == (38, 0)
+    for record in records:
+        held = server.show.get("customers", record["id"])
+        assert held is not None and held["city"] == f"Town {record['id']}"
+    learned = Learned(tmp_path).get("bulk.customers")
+    assert learned["batch"] <= 8 and learned["refused"] > 8
+    assert server.stats.by_operation[PUT] == 0
+
+
+@pytest.mark.asyncio
+async def test_ordering_groups_go_through_v1_until_proven_and_the_push_says_so(
+    server: SimServer, client: ShowClient, editor: Editor
+) -> None:
+    records = server.show.records("customers")[:4]  # two with ordering groups, two without
+    await _edit_cities(client, editor, records)
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert (report.done, report.failed) == (4, 0)
+    assert server.stats.by_operation[PUT] == 2 and server.stats.by_operation[BULK] == 1
+    assert report.notes == [
+        "2 customers record(s) went through V1: their orderingGroups V2 form is not proven on "
+        "this show (`showdesk check --v2` proves it)"
+    ]
+
+
+@pytest.mark.asyncio
+async def test_without_a_v2_base_url_nothing_goes_to_v2(
+    server: SimServer, editor: Editor, tmp_path: Path
+) -> None:
+    async with _client(server, tmp_path, v2=False) as client:
+        records = _plain(server)[:5]
+        await _edit_cities(client, editor, records)
+        report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert (report.done, report.failed) == (5, 0)
+    assert server.stats.by_operation[PUT] == 5
+    assert not any(path.startswith("/v2") for _, path in server.stats.by_operation)
+
+
+@pytest.mark.asyncio
+async def test_check_v2_proves_ordering_groups_then_they_go_through_v2(
+    server: SimServer, client: ShowClient, editor: Editor
+) -> None:
+    first = server.show.records("customers")[0]
+    groups = [dict(g) for g in first["orderingGroups"]]
+    line = await prove_ordering_groups(client)
+    assert line.startswith("V2 ordering groups: proven on customer ")
+    held = server.show.get("customers", first["id"])
+    assert held is not None and held["orderingGroups"] == groups  # the round trip changed none
+    records = server.show.records("customers")[:4]
+    await _edit_cities(client, editor, records)
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert (report.done, report.failed) == (4, 0) and report.notes == []
+    assert server.stats.by_operation[PUT] == 0
+    held = server.show.get("customers", first["id"])
+    assert held is not None and held["orderingGroups"] == groups
