@@ -187,3 +187,75 @@ async def test_check_v2_proves_ordering_groups_then_they_go_through_v2(
     assert server.stats.by_operation[PUT] == 0
     held = server.show.get("customers", first["id"])
     assert held is not None and held["orderingGroups"] == groups
+
+
+LIST = ("GET", "/Customer")
+POST = ("POST", "/Customer")
+
+
+def _keyed(server: SimServer, key: str) -> list[dict[str, Any]]:
+    return [r for r in server.show.records("customers") if r.get("customerID") == key]
+
+
+@pytest.mark.asyncio
+async def test_creates_go_by_upsert_and_a_key_only_on_the_show_is_a_conflict_never_overwritten(
+    server: SimServer, client: ShowClient, editor: Editor
+) -> None:
+    records = _plain(server)[:3]
+    await _edit_cities(client, editor, records)  # the cache synced, then the show moves on
+    theirs = server.show.add("customers", {"customerID": "SHOWONLY", "city": "Theirs"})
+    taken, _ = editor.create("customers", {"customerID": "SHOWONLY", "city": "Mine"})
+    fresh, _ = editor.create("customers", {"customerID": "NEW-1", "city": "Newtown"})
+    for i in range(2, 12):
+        editor.create("customers", {"customerID": f"NEW-{i}", "city": "Newtown"})
+    lists = server.stats.by_operation[LIST]
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert (report.done, report.failed, report.conflicts) == (14, 0, 1)
+    assert server.stats.by_operation[BULK] == 1 and server.stats.by_operation[POST] == 0
+    held = _keyed(server, "SHOWONLY")
+    assert len(held) == 1 and held[0]["city"] == "Theirs"  # never overwritten
+    conflict = editor.outbox.changes(("conflict",))
+    assert [c.seq for c in conflict] == [taken]
+    assert conflict[0].theirs is not None and str(conflict[0].theirs["id"]) == str(theirs["id"])
+    made = _keyed(server, "NEW-1")
+    assert len(made) == 1 and made[0]["city"] == "Newtown"
+    done = editor.outbox.changes_by_seq([fresh])[0]
+    assert done.state == "done" and done.server_id == str(made[0]["id"])
+    # the keys looked up in the check's listing, not a request per create
+    assert server.stats.by_operation[LIST] - lists <= 4
+    assert server.stats.by_operation[("GET", "/Customer/{id}")] == 0
+
+
+@pytest.mark.asyncio
+async def test_a_create_whose_answer_is_lost_is_looked_up_by_its_key_never_created_twice(
+    server: SimServer, client: ShowClient, editor: Editor
+) -> None:
+    await Puller(client, editor.cache).sync(["customers"], full=True)
+    seqs = [editor.create("customers", {"customerID": f"LOST-{i}", "city": "X"})[0]
+            for i in range(3)]  # fmt: skip
+    server.config.bulk_lost_next = 1
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert server.stats.bulk_lost == 1 and server.stats.by_operation[BULK] == 1
+    assert (report.done, report.failed) == (3, 0)
+    for i, seq in enumerate(seqs):
+        made = _keyed(server, f"LOST-{i}")
+        assert len(made) == 1  # created once, found by its key
+        assert editor.outbox.changes_by_seq([seq])[0].server_id == str(made[0]["id"])
+    assert server.stats.by_operation[POST] == 0
+
+
+@pytest.mark.asyncio
+async def test_a_lost_create_not_found_stays_pending_and_the_next_push_sends_it_once(
+    server: SimServer, client: ShowClient, editor: Editor
+) -> None:
+    await Puller(client, editor.cache).sync(["customers"], full=True)
+    seq, _ = editor.create("customers", {"customerID": "NOTYET", "city": "X"})
+    server.config.v2_too_large_status = 502  # answered 502 whole, nothing applied
+    server.config.v2_batch_cap = 0
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert report.done == 0 and _keyed(server, "NOTYET") == []
+    change = editor.outbox.changes_by_seq([seq])[0]
+    assert change.state == "pending" and change.attempts == 1
+    server.config.v2_batch_cap = 1000
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert report.done == 1 and len(_keyed(server, "NOTYET")) == 1

@@ -215,6 +215,7 @@ class Pusher:
             self,
             unknown=self._unknown,
             clock=lambda: self.clock(),
+            upserted=lambda change: self._v2.creates_by_upsert(change),
         )
 
     # What the pre-push check (app/sync/push/prepush.py `Outcomes`) calls.
