@@ -15,7 +15,7 @@ import pytest_asyncio
 
 from app.api.client import ShowClient
 from app.api.learned import Learned
-from app.api.v2 import prove_ordering_groups
+from app.api.v2 import prove_ordering_groups, prove_vendor_fields
 from app.sim import SimConfig, SimServer, generate_show
 from app.sim.show import Show
 from app.store.changes import NewChange
@@ -259,3 +259,73 @@ async def test_a_lost_create_not_found_stays_pending_and_the_next_push_sends_it_
     server.config.v2_batch_cap = 1000
     report = await Pusher(client, editor.cache, editor.outbox).push()
     assert report.done == 1 and len(_keyed(server, "NOTYET")) == 1
+
+
+VENDORS_BULK = ("POST", "/v2/vendors/bulk")
+VENDOR_PUT = ("PUT", "/Vendor/{id}")
+
+
+async def _edit_vendor_names(client: ShowClient, editor: Editor, count: int) -> list[str]:
+    await Puller(client, editor.cache).sync(["vendors"], full=True)
+    ids = [str(v["id"]) for v in list(editor.cache.records("vendors"))[:count]]
+    staged = editor.stage("vendors", [FieldEdit(i, "name", f"Vendor {i}") for i in ids])
+    assert len(staged.seqs) == count and not staged.rejected
+    return ids
+
+
+@pytest.mark.asyncio
+async def test_vendor_updates_go_through_v1_until_their_v2_names_are_proven(
+    server: SimServer, client: ShowClient, editor: Editor
+) -> None:
+    await _edit_vendor_names(client, editor, 3)
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert (report.done, report.failed) == (3, 0)
+    assert (
+        server.stats.by_operation[VENDOR_PUT] == 3 and server.stats.by_operation[VENDORS_BULK] == 0
+    )
+    assert "3 vendors record(s) went through V1" in report.notes[0]
+
+
+@pytest.mark.asyncio
+async def test_vendor_updates_by_upsert_merged_settled_per_element_with_the_shows_message(
+    server: SimServer, client: ShowClient, editor: Editor
+) -> None:
+    assert (await prove_vendor_fields(client)).startswith("V2 vendor fields: proven on vendor")
+    ids = await _edit_vendor_names(client, editor, 4)
+    before = {i: dict(server.show.get("vendors", i) or {}) for i in ids}
+    bad = str(server.show.records("vendors")[5]["id"])  # a field the show refuses (V2's type)
+    current = editor.cache.get("vendors", bad) or {}
+    refused = {**current, "allottedUserCount": "lots"}
+    change = NewChange("vendors", "update", bad, refused, changed_fields=("allottedUserCount",),
+                       base=current)  # fmt: skip
+    seq = editor.outbox.add(change)
+    sent = server.stats.by_operation[VENDORS_BULK]
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert (report.done, report.failed) == (4, 1)
+    assert server.stats.by_operation[VENDORS_BULK] - sent == 1
+    assert server.stats.by_operation[VENDOR_PUT] == 0
+    for i in ids:
+        held = server.show.get("vendors", i) or {}
+        assert held["name"] == f"Vendor {i}"
+        assert (held["email"], held["brokerID"]) == (before[i]["email"], before[i]["brokerID"])
+    failed = editor.outbox.changes(("failed",))
+    assert [c.seq for c in failed] == [seq]
+    assert failed[0].last_error == "allottedUserCount must be an integer"
+
+
+@pytest.mark.asyncio
+async def test_a_vendor_batch_whose_answer_is_lost_is_read_back_and_a_create_stays_on_v1(
+    server: SimServer, client: ShowClient, editor: Editor
+) -> None:
+    await prove_vendor_fields(client)
+    ids = await _edit_vendor_names(client, editor, 3)
+    editor.create("vendors", {"vendorID": "V-NEW", "name": "New vendor"})
+    sent = server.stats.by_operation[VENDORS_BULK]
+    server.config.bulk_lost_next = 1
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert server.stats.bulk_lost == 1 and server.stats.by_operation[VENDORS_BULK] - sent == 1
+    assert (report.done, report.failed) == (4, 0)
+    assert server.stats.by_operation[("POST", "/Vendor")] == 1  # the create, under its own key
+    assert [v["vendorID"] for v in server.show.records("vendors")].count("V-NEW") == 1
+    assert all((server.show.get("vendors", i) or {})["name"] == f"Vendor {i}" for i in ids)
+    assert editor.outbox.changes(("pending", "sending", "failed")) == []

@@ -1,10 +1,14 @@
-"""Customer updates through V2's bulk upsert (issue 31, points 2 and 4), when the profile names
-a V2 base URL; without one nothing here is used and every change goes through V1 as before.
+"""Customer and vendor writes through V2's bulk upserts (issue 31, points 2 to 4), when the
+profile names a V2 base URL; without one nothing here is used and every change goes through V1.
 
 - What goes: a record's head of plain updates whose record's V2 form is V1's, and a customer's
   create (with its `customerID`). The V2 customer nests its ordering groups where V1 is flat:
   until `showdesk check --v2` proved the mapping on the show, a customer whose change or cached
   value holds ordering groups goes through V1, and the push says how many did (`notes`).
+- Vendors (`vendors/bulk`): a record's head of updates, in V2's names (app/api/v2.py
+  `v2_vendor`), once `showdesk check --v2` proved them on the show; a vendor's create stays on
+  V1: V2 creates a vendor only under an id of its own choosing (a null `vendorID`), so the
+  user's key would be lost and an answer lost could not be looked up by it.
 - A create can never overwrite (point 3): an upsert of a `customerID` the show already has
   would update that record, so before it is sent its key is looked up on the show by the
   pre-push check's one listing (app/sync/push/prepush.py `upserted`): found there or in the
@@ -50,7 +54,7 @@ from app.api.errors import (
 )
 from app.api.learned import Learned
 from app.api.registry import Resource
-from app.api.v2 import nested_groups, proven_key
+from app.api.v2 import VENDOR_MAPPED, nested_groups, proven_key, v2_vendor
 from app.store.cache import Cache
 from app.store.changes import Change, is_local_id
 from app.store.outbox import Outbox
@@ -61,11 +65,11 @@ from app.sync.push.verify import Verifier
 from app.sync.push.write_answers import judged_update
 
 # The bulk upserts pushes use: a resource's path under the V2 base URL and its key field.
-PATHS = {"customers": ("/customers/bulk", "customerID")}
+PATHS = {"customers": ("/customers/bulk", "customerID"), "vendors": ("/vendors/bulk", "vendorID")}
 CREATES = ("customers",)  # whose creates go through the upsert, after a look-up of their key
 # Fields whose V2 form differs from V1's: a record that involves one goes through V1 until the
 # mapping is proven on the show (`showdesk check --v2`, Learned `v2.<slug>.<field>` True).
-UNPROVEN = {"customers": ("orderingGroups",)}
+UNPROVEN = {"customers": ("orderingGroups",), "vendors": VENDOR_MAPPED}
 FIRST_BATCH, MOST_BATCH = 100, 5000
 QUICK = 10.0  # seconds: an answer within it lets the batch grow
 NOT_LANDED = (
@@ -145,6 +149,9 @@ class V2Push:
 
     def _unproven(self, res: Resource, head: Sequence[Change]) -> list[str]:
         record, values = self._current(res, head), _values(head)
+        cleared = "brokerID" in values and values["brokerID"] is None
+        if res.slug == "vendors" and cleared and (record.get("brokers") or [])[1:]:
+            return ["brokerID"]  # V2 would make the next of its brokers the first
         return [
             name
             for name in UNPROVEN.get(res.slug, ())
@@ -191,7 +198,7 @@ class V2Push:
         async with gate:
             try:
                 self.requests += 1
-                answer = await self.client.post_v2(path, bodies)
+                answer = await self.client.post_v2(path, [self._wire(res, b) for b in bodies])
             except NotFound:  # not offered: these and the rest go through V1
                 self.offered.discard(res.slug)
                 return None
@@ -324,8 +331,14 @@ class V2Push:
             body = record_body(res, merged_body(self._current(res, head), values), cleared)
         for name in ("id", "modifiedDate"):
             body.pop(name, None)
-        if isinstance(body.get("orderingGroups"), list):  # V2 nests them (proven to go here)
-            body["orderingGroups"] = nested_groups(body["orderingGroups"])
+        return body
+
+    def _wire(self, res: Resource, body: dict[str, Any]) -> dict[str, Any]:
+        """The V1 body as V2's element (its form proven on the show to go here)."""
+        if res.slug == "vendors":
+            return v2_vendor(body)
+        if isinstance(body.get("orderingGroups"), list):  # V2 nests them
+            return {**body, "orderingGroups": nested_groups(body["orderingGroups"])}
         return body
 
     def _current(self, res: Resource, head: Sequence[Change]) -> dict[str, Any]:
