@@ -329,3 +329,21 @@ async def test_a_vendor_batch_whose_answer_is_lost_is_read_back_and_a_create_sta
     assert [v["vendorID"] for v in server.show.records("vendors")].count("V-NEW") == 1
     assert all((server.show.get("vendors", i) or {})["name"] == f"Vendor {i}" for i in ids)
     assert editor.outbox.changes(("pending", "sending", "failed")) == []
+
+
+@pytest.mark.asyncio
+async def test_the_check_after_the_push_is_the_only_listing_after_it(
+    server: SimServer, client: ShowClient, editor: Editor
+) -> None:
+    """The check after the push lists what changed into the cache at its last look: the listing
+    of what the upserts changed is not asked again (bench: 11 requests fewer at 10,000)."""
+    records = _plain(server)[:6]
+    await _edit_cities(client, editor, records)
+    editor.create("customers", {"customerID": "AFTER-1", "city": "Listed"})
+    before = server.stats.by_operation[LIST]
+    report = await Pusher(client, editor.cache, editor.outbox).push()
+    assert (report.done, report.failed) == (7, 0)
+    assert server.stats.by_operation[LIST] - before == 3  # the check before, the two looks after
+    made = _keyed(server, "AFTER-1")[0]
+    cached = editor.cache.get("customers", str(made["id"]))
+    assert cached is not None and cached["modifiedDate"] == made["modifiedDate"]
