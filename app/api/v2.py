@@ -98,6 +98,22 @@ def nested_groups(flat: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for (g, n), subs in groups.items()]  # fmt: skip
 
 
+# V1's invented vendor fields whose V2 names differ (decision 0036's reading, proven on the show by
+# `prove_vendor_fields` before a push relies on it); `brokerID` is V2's first of `brokers`.
+VENDOR_NAMES = {"name": "vendorName", "email": "emailAddress"}
+VENDOR_MAPPED = ("name", "email", "brokerID")
+
+
+def v2_vendor(v1: dict[str, Any]) -> dict[str, Any]:
+    """A V1 vendor record as V2's element: renamed fields, `brokerID` first of `brokers` (the
+    others a V2 record holds kept after it), every other field as it is."""
+    element = {VENDOR_NAMES.get(k, k): v for k, v in v1.items() if k != "brokerID"}
+    first = v1.get("brokerID")
+    others = [b for b in (v1.get("brokers") or [])[1:] if b != first]
+    element["brokers"] = ([first] if first else []) + others
+    return element
+
+
 def _pairs(flat: Any) -> list[tuple[Any, ...]]:
     keys = ("orderingGroupID", "orderingGroupName", "orderingSubGroupID", "orderingSubGroupName")
     items = flat if isinstance(flat, list) else []
@@ -140,3 +156,34 @@ async def prove_ordering_groups(client: ShowClient) -> str:
     if ok:
         return f"V2 ordering groups: proven on customer {who} (pushes send them through V2)"
     return f"V2 ordering groups: not proven on customer {who} (such customers go through V1)"
+
+
+async def prove_vendor_fields(client: ShowClient) -> str:
+    """`showdesk check --v2`: one vendor's same values upserted in V2's form (`v2_vendor`), read
+    back through V1 and compared field by field; proven, pushes send vendors through V2. A
+    record the round trip changed is put back as it was (V1 PUT)."""
+    if not client.connection.v2_base_url:
+        return "V2 vendor fields: no V2 base URL, nothing proven"
+    sample = None
+    async for page in client.list("vendors", page_size=100, interactive=True):
+        sample = next((r for r in page if r.get("vendorID") and r.get("name")), None)
+        break
+    if sample is None:
+        return "V2 vendor fields: no vendor to prove them on"
+    before = await client.get("vendors", str(sample["id"]))
+    body = v2_vendor({k: v for k, v in before.items() if k not in ("id", "modifiedDate")})
+    try:
+        answer = await client.post_v2("/vendors/bulk", [body], interactive=True)
+    except ShowDeskError as exc:
+        return f"V2 vendor fields: not proven ({exc.message})"
+    after = await client.get("vendors", str(sample["id"]))
+    same = all(after.get(k) == v for k, v in before.items() if k not in ("id", "modifiedDate"))
+    ok = _is_bulk_answer(answer) and not answer["failed"] and same
+    if not same:  # put back what the round trip changed
+        await client.update("vendors", str(sample["id"]), before)
+    for name in VENDOR_MAPPED:
+        client.learned.set(proven_key("vendors", name), bool(ok))
+    who = sample.get("vendorID")
+    if ok:
+        return f"V2 vendor fields: proven on vendor {who} (pushes send vendors through V2)"
+    return f"V2 vendor fields: not proven on vendor {who} (vendors go through V1)"

@@ -14,7 +14,7 @@ from app.api.client import ShowClient
 from app.api.page_sizes import pages_json, pages_lines
 from app.api.suggestion import suggested_path, suggestion
 from app.api.survey import ListAnswer, survey
-from app.api.v2 import V2Offer, probe_v2, prove_ordering_groups
+from app.api.v2 import V2Offer, probe_v2, prove_ordering_groups, prove_vendor_fields
 from app.commands.workspace import OK, SOME_FAILED, Workspace
 from app.profile.settings import write_atomically
 
@@ -27,6 +27,8 @@ def cmd_check(args: argparse.Namespace, ws: Workspace) -> int:
             found = await survey(client, ws.registry), await probe_v2(client)
             if args.v2 and found[1] is not None and found[1].offered:
                 ws.out.line(await prove_ordering_groups(client))  # point 4: a round trip
+                if "vendors" in found[1].offered:
+                    ws.out.line(await prove_vendor_fields(client))
             return found
 
     answers, v2 = asyncio.run(work())

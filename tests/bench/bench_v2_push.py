@@ -33,6 +33,7 @@ from app.sync.push.pusher import Pusher  # noqa: E402
 
 REGISTRY = default_registry()
 EDITS = 10_000
+GOAL_REQUESTS, GOAL_SECONDS = 25, 30.0  # issue 31's "done when"
 LIMIT, SPAN = 300, 60.0
 
 
@@ -67,9 +68,11 @@ async def main(folder: Path) -> None:
     floor = math.ceil(EDITS / LIMIT) * SPAN - SPAN  # the last window need not be waited out
     print(f"{EDITS:,} customer edits at {LIMIT}/{SPAN:g} s, the simulator's batch cap 1,000:")
     print(
-        f"  with bulk upserts: {requests:,} requests ({batches} bulk upserts, "
-        f"{requests - batches} listings: the check before the push and the two looks after it), "
-        f"{took:.1f} s; "
+        f"  with bulk upserts: {requests:,} requests (goal <= {GOAL_REQUESTS}: "
+        f"{'met' if requests <= GOAL_REQUESTS else 'NOT met'}; {batches} bulk upserts, "
+        f"{requests - batches} listing pages: the check before the push and the two looks "
+        f"after it), {took:.1f} s (goal <= {GOAL_SECONDS:g} s: "
+        f"{'met' if took <= GOAL_SECONDS else 'NOT met'}); "
         f"{report.done:,} applied, {report.failed} failed, {applied:,} held on the show"
     )
     print(

@@ -376,6 +376,9 @@ class PlainShow:
         sent = fields.get(key)
         if resource == "customer" and sent in (None, ""):
             raise BadRequest(f"{key} is required")
+        bad = self.shape.v2_refused
+        if bad is not None and fields.get(bad[0]) == bad[1]:
+            raise BadRequest(f"{bad[0]}: {bad[1]} is not a value this show takes")
         found = [r for r in self.data[resource].values() if sent is not None and r[key] == sent]
         unknown = not found and sent is not None and resource == "vendor"
         if unknown and self.shape.v2_unknown_vendor == "fails":

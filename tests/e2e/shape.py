@@ -103,6 +103,7 @@ class Shape:
     v2_omitted: str = "blanked"  # a field left out of an element: "blanked" or "kept"
     v2_unknown_vendor: str = "fails"  # an unknown vendorID: "fails" or "creates"
     v2_lost: tuple[int, ...] = ()  # bulk requests (1 = the first) applied, then answered 502
+    v2_refused: tuple[str, str] | None = None  # (field, value) an element is failed for holding
 
     @classmethod
     def draw(cls, seed: int, *, latency_ms: int = 5) -> Shape:

@@ -11,7 +11,10 @@ the cache holds what is older) brings the server's versions of the edited record
   it) is done;
 - a create that may already have reached the server (it was sent before: its outcome is unknown)
   is looked up there by its key field and, when found, settled without sending it again; one with
-  no key to look up is never resent blindly: it fails with an explanation.
+  no key to look up is never resent blindly: it fails with an explanation;
+- a create the push sends through a V2 upsert (`upserted`; an upsert of a key the show has
+  updates that record) is looked up by its key in the same listing, and in the cache for what
+  is older: found, it is a conflict with the show's record as theirs, never sent (issue 31).
 
 A push running longer than one budget span checks again before sending the rest (`again`). The
 listing's `modifiedAfter` is a date, so late in a long push it holds every record the push sent
@@ -96,6 +99,15 @@ class _Listed:
         return (self.records + self.sent) // max(size, 1) + 1
 
 
+def _refused(change: Change) -> bool:
+    return isinstance(change.response, dict) and bool(change.response.get("refused"))
+
+
+def _fresh(change: Change) -> bool:
+    """A create that never reached the show: never sent, or refused by it."""
+    return change.attempts == 0 or _refused(change)
+
+
 def _chains_of(slug: str, slices: Slices) -> Iterator[list[Change]]:
     for part in slices():
         yield from (chain for chain in part if chain and chain[0].resource == slug)
@@ -122,6 +134,7 @@ class ServerCheck:
         *,
         unknown: set[int],
         clock: Callable[[], float],
+        upserted: Callable[[Change], bool] = lambda change: False,
     ) -> None:
         self.client = client
         self.cache = cache
@@ -129,6 +142,7 @@ class ServerCheck:
         self.outcomes = outcomes
         self.unknown = unknown
         self.clock = clock
+        self.upserted = upserted  # creates sent through an upsert: their key must be free
         self.checked_at = 0.0
         self._listed: dict[str, _Listed] = {}  # by resource: its last listing
         self._no_get: set[str] = set()  # resources whose single GET missed a listed record
@@ -199,7 +213,7 @@ class ServerCheck:
         chains: dict[str, list[Change]] = defaultdict(list)
         for change in checked:
             if creates(change):
-                self._judge_create(change, by_key)
+                self._judge_create(res, change, by_key)
             else:
                 chains[change.effective_id].append(change)
         for record_id, chain in chains.items():
@@ -363,10 +377,15 @@ class ServerCheck:
         held = set(cached or ()).difference(SERVER_OWNED)  # a GET may leave out modifiedDate
         return held <= answer.keys() and fields <= answer.keys()
 
+    def _upserted_fresh(self, change: Change) -> bool:
+        """A create that never reached the show, sent through an upsert by this push."""
+        return _fresh(change) and change.seq not in self.unknown and self.upserted(change)
+
     def _needs_server_view(self, change: Change) -> bool:
         if creates(change):  # it was sent before: did it arrive? (not if the server refused it)
-            refused = isinstance(change.response, dict) and change.response.get("refused")
-            return change.attempts > 0 and (change.seq in self.unknown or not refused)
+            if self._upserted_fresh(change):  # through an upsert: is its key free?
+                return True
+            return change.attempts > 0 and (change.seq in self.unknown or not _refused(change))
         return change.op in ("update", "delete", "bulk-update") and bool(change.base)
 
     def _since(self, res: Resource, changes: Sequence[Change]) -> date | None:
@@ -377,18 +396,32 @@ class ServerCheck:
         if state is None or state.last_completed is None:
             return None
         dates = [state.last_completed]
-        dates += [d for c in changes if creates(c) and (d := as_datetime(c.created_at))]
+        dates += [
+            d for c in changes if creates(c) and c.attempts and (d := as_datetime(c.created_at))
+        ]
         return min(dates).date() - timedelta(days=1)
 
-    def _judge_create(self, change: Change, by_key: dict[str, dict[str, Any]]) -> None:
-        """A create sent before (outcome unknown): found by its key, or never resent blindly."""
-        found = by_key.get(str(change.key_value)) if change.key_value else None
+    def _judge_create(
+        self, res: Resource, change: Change, by_key: dict[str, dict[str, Any]]
+    ) -> None:
+        """A create sent before (outcome unknown): found by its key, or never resent blindly.
+        One never sent that goes through an upsert: its key found on the show (this listing,
+        the cache for what is older) is a conflict, the show's record theirs."""
+        key = str(change.key_value) if change.key_value else None
+        found = by_key.get(key) if key else None
+        if key and self._upserted_fresh(change):
+            theirs = found or next(iter(self.cache.find_by_key(res.slug, key)), None)
+            if theirs is not None:
+                self.outbox.mark_conflict(change.seq, theirs)
+                self.outbox.audit(change, "conflict")
+                self.outcomes.counted("conflicts")
+            return
         if found is not None:
             self.outbox.mark_sending([change.seq])
             self.outcomes.applied(change, {"id": found["id"], "message": "found on the server"})
             self.outbox.mark_done(change.seq, found, server_id=str(found["id"]))
             self.outcomes.counted("found_on_server")
-        elif not change.key_value:
+        elif not key:
             self.outbox.mark_sending([change.seq])
             self.outcomes.fail(change, UNKNOWN_OUTCOME, None)
 

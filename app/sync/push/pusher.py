@@ -166,9 +166,11 @@ class Pusher:
         self._verifier.pause = min(max(time.monotonic() - started, 0.5), 5.0)
         await self._verifier.verify()
         self.report.errors += self._verifier.errors
-        self.report.errors += await refresh_after_push(
-            self.client, self.cache, self._outcomes.stale
-        )
+        listed = self._verifier.listed_last  # its last look was that listing: not asked twice
+        stale = {
+            (slug, p) for slug, p in self._outcomes.stale if p is not None or slug not in listed
+        }
+        self.report.errors += await refresh_after_push(self.client, self.cache, stale)
 
     @property
     def report(self) -> PushReport:
@@ -215,6 +217,7 @@ class Pusher:
             self,
             unknown=self._unknown,
             clock=lambda: self.clock(),
+            upserted=lambda change: self._v2.creates_by_upsert(change),
         )
 
     # What the pre-push check (app/sync/push/prepush.py `Outcomes`) calls.

@@ -1,11 +1,21 @@
-"""Customer updates through V2's bulk upsert (issue 31, points 2 and 4), when the profile names
-a V2 base URL; without one nothing here is used and every change goes through V1 as before.
+"""Customer and vendor writes through V2's bulk upserts (issue 31, points 2 to 4), when the
+profile names a V2 base URL; without one nothing here is used and every change goes through V1.
 
-- What goes: a record's head of plain updates whose record's V2 form is V1's. The V2 customer
-  nests its ordering groups where V1 is flat: until `showdesk check --v2` proved the mapping on
-  the show, a customer whose change or cached value holds ordering groups goes through V1, and
-  the push says how many did (`notes`). Creates go through V1 (a V2 upsert of a `customerID`
-  the show already has would update it: a create must never overwrite, point 3).
+- What goes: a record's head of plain updates whose record's V2 form is V1's, and a customer's
+  create (with its `customerID`). The V2 customer nests its ordering groups where V1 is flat:
+  until `showdesk check --v2` proved the mapping on the show, a customer whose change or cached
+  value holds ordering groups goes through V1, and the push says how many did (`notes`).
+- Vendors (`vendors/bulk`): a record's head of updates, in V2's names (app/api/v2.py
+  `v2_vendor`), once `showdesk check --v2` proved them on the show; a vendor's create stays on
+  V1: V2 creates a vendor only under an id of its own choosing (a null `vendorID`), so the
+  user's key would be lost and an answer lost could not be looked up by it.
+- A create can never overwrite (point 3): an upsert of a `customerID` the show already has
+  would update that record, so before it is sent its key is looked up on the show by the
+  pre-push check's one listing (app/sync/push/prepush.py `upserted`): found there or in the
+  cache, it is a conflict with the show's record as theirs, never sent. A create whose answer
+  was lost, or that the answer does not name, is looked up by its key in ONE `modifiedAfter`
+  listing per batch before anything is said: found, it is done with the show's record; not
+  found, it stays pending (the next push's check looks it up again): never created twice.
 - The body of each element: the freshest known record (the pre-push listing refreshed the cache)
   with the user's fields over it, checked like a PUT body, so the upsert never blanks a field.
 - The batch size is learned per show (`Learned`, `bulk.<slug>.batch`): 100 at first, doubled
@@ -28,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.api.bodies import record_body
@@ -43,7 +54,7 @@ from app.api.errors import (
 )
 from app.api.learned import Learned
 from app.api.registry import Resource
-from app.api.v2 import nested_groups, proven_key
+from app.api.v2 import VENDOR_MAPPED, nested_groups, proven_key, v2_vendor
 from app.store.cache import Cache
 from app.store.changes import Change, is_local_id
 from app.store.outbox import Outbox
@@ -54,10 +65,11 @@ from app.sync.push.verify import Verifier
 from app.sync.push.write_answers import judged_update
 
 # The bulk upserts pushes use: a resource's path under the V2 base URL and its key field.
-PATHS = {"customers": ("/customers/bulk", "customerID")}
+PATHS = {"customers": ("/customers/bulk", "customerID"), "vendors": ("/vendors/bulk", "vendorID")}
+CREATES = ("customers",)  # whose creates go through the upsert, after a look-up of their key
 # Fields whose V2 form differs from V1's: a record that involves one goes through V1 until the
 # mapping is proven on the show (`showdesk check --v2`, Learned `v2.<slug>.<field>` True).
-UNPROVEN = {"customers": ("orderingGroups",)}
+UNPROVEN = {"customers": ("orderingGroups",), "vendors": VENDOR_MAPPED}
 FIRST_BATCH, MOST_BATCH = 100, 5000
 QUICK = 10.0  # seconds: an answer within it lets the batch grow
 NOT_LANDED = (
@@ -115,21 +127,37 @@ class V2Push:
 
     def takes(self, res: Resource, head: Sequence[Change]) -> bool:
         """Whether this head of one record's changes goes through the bulk upsert."""
-        if res.slug not in self.offered or not all(c.op == "update" for c in head):
+        if not self._fits(res, head):
             return False
-        if any("body" in c.payload for c in head) or is_local_id(self.server_id(head[-1])):
+        unproven = self._unproven(res, head)
+        if unproven:
+            self.through_v1[res.slug] = self.through_v1.get(res.slug, 0) + 1
+        return not unproven
+
+    def creates_by_upsert(self, change: Change) -> bool:
+        """A create this push sends through the upsert: its key is looked up on the show first
+        (the pre-push check), found there it is a conflict."""
+        res = self.client.registry[change.resource]
+        return self._fits(res, [change]) and not self._unproven(res, [change])
+
+    def _fits(self, res: Resource, head: Sequence[Change]) -> bool:
+        if res.slug not in self.offered or any("body" in c.payload for c in head):
             return False
-        record = self._current(res, head)
-        values = user_values(list(head))
-        unproven = [
+        if len(head) == 1 and head[0].op == "create":
+            return res.slug in CREATES and bool(head[0].key_value)
+        return all(c.op == "update" for c in head) and not is_local_id(self.server_id(head[-1]))
+
+    def _unproven(self, res: Resource, head: Sequence[Change]) -> list[str]:
+        record, values = self._current(res, head), _values(head)
+        cleared = "brokerID" in values and values["brokerID"] is None
+        if res.slug == "vendors" and cleared and (record.get("brokers") or [])[1:]:
+            return ["brokerID"]  # V2 would make the next of its brokers the first
+        return [
             name
             for name in UNPROVEN.get(res.slug, ())
             if not self.client.learned.get(proven_key(res.slug, name))
             and (name in values or record.get(name))
         ]
-        if unproven:
-            self.through_v1[res.slug] = self.through_v1.get(res.slug, 0) + 1
-        return not unproven
 
     def notes(self) -> list[str]:
         return [
@@ -170,7 +198,7 @@ class V2Push:
         async with gate:
             try:
                 self.requests += 1
-                answer = await self.client.post_v2(path, bodies)
+                answer = await self.client.post_v2(path, [self._wire(res, b) for b in bodies])
             except NotFound:  # not offered: these and the rest go through V1
                 self.offered.discard(res.slug)
                 return None
@@ -187,7 +215,7 @@ class V2Push:
             if name in failed and name not in ok:
                 self._fail(head, _messages(failed[name]))
                 results.append(False)
-            elif name in ok:
+            elif name in ok and (ok[name].get("id") is not None or not _is_create(head)):
                 self._applied(res, head, body, ok[name].get("id"))
                 results.append(True)
             else:
@@ -224,31 +252,63 @@ class V2Push:
     async def _read_back(
         self, res: Resource, heads: list[list[Change]], *, lost: bool
     ) -> list[bool]:
-        """Each record read back through V1 and judged as a PUT's echo."""
+        """Each record read back through V1: an update by its GET, judged as a PUT's echo; a
+        create by its key, in one listing for the batch's creates (`_look_up`)."""
+        made = [i for i, head in enumerate(heads) if _is_create(head)]
+        results = dict(zip(made, await self._look_up(res, [heads[i] for i in made]), strict=True))
+        for i, head in enumerate(heads):
+            if i not in results:
+                results[i] = await self._read_update(res, head, lost=lost)
+        return [results[i] for i in range(len(heads))]
+
+    async def _read_update(self, res: Resource, head: list[Change], *, lost: bool) -> bool:
+        record_id = self.server_id(head[-1])
+        try:
+            found: Any = await self.client.get(res, record_id)
+        except ShowDeskError:
+            found = None  # judged_update reads it again and says what it saw
+        values = user_values(head)
+        if (
+            lost
+            and isinstance(found, dict)
+            and values
+            and all(not same_on_show(found.get(k), v) for k, v in values.items())
+        ):  # none of it landed: the next push sends it, knowing it is not there
+            self._not_landed(head)
+            return False
+        return await judged_update(
+            self.client, self.cache, self.outbox, self._outcomes(), self._verifier(),
+            res, head, record_id, found,
+        )  # fmt: skip
+
+    async def _look_up(self, res: Resource, heads: list[list[Change]]) -> list[bool]:
+        """Creates whose answer was lost (or unnamed) found by their key in ONE listing of what
+        changed since yesterday: found, done with the show's record; else pending (never sent
+        twice by this push; the next one's check looks the key up again)."""
+        if not heads:
+            return []
+        keys = {str(head[0].key_value) for head in heads}
+        found: dict[str, dict[str, Any]] = {}
+        since = datetime.now(UTC).date() - timedelta(days=1)
+        try:
+            async for page in self.client.list(res, modified_after=since):
+                found.update((str(r.get(res.key)), r) for r in page if str(r.get(res.key)) in keys)
+        except ShowDeskError:
+            found = {}  # not looked up: nothing is said, the next push's check looks again
         results = []
         for head in heads:
-            record_id = self.server_id(head[-1])
-            try:
-                found: Any = await self.client.get(res, record_id)
-            except ShowDeskError:
-                found = None  # judged_update reads it again and says what it saw
-            values = user_values(head)
-            if (
-                lost
-                and isinstance(found, dict)
-                and values
-                and all(not same_on_show(found.get(k), v) for k, v in values.items())
-            ):  # none of it landed: the next push sends it, knowing it is not there
-                self.outbox.note_unreachable([c.seq for c in head], NOT_LANDED)
-                self.not_landed += len(head)
+            record = found.get(str(head[0].key_value))
+            if record is not None and record.get("id") is not None:
+                self._outcomes().answered(head, record, str(record["id"]))
+                results.append(True)
+            else:
+                self._not_landed(head)
                 results.append(False)
-                continue
-            judged = await judged_update(
-                self.client, self.cache, self.outbox, self._outcomes(), self._verifier(),
-                res, head, record_id, found,
-            )  # fmt: skip
-            results.append(judged)
         return results
+
+    def _not_landed(self, head: list[Change]) -> None:
+        self.outbox.note_unreachable([c.seq for c in head], NOT_LANDED)
+        self.not_landed += len(head)
 
     def _unfit(self, res: Resource, heads: list[list[Change]]) -> set[int]:
         """The heads whose body cannot be built (failed here, with the reason, as on V1)."""
@@ -263,21 +323,36 @@ class V2Push:
         return unfit
 
     def _body(self, res: Resource, head: list[Change]) -> dict[str, Any]:
-        values = user_values(head)
-        cleared = [f for f, v in values.items() if v is None]
-        body = record_body(res, merged_body(self._current(res, head), values), cleared)
+        if _is_create(head):
+            body = record_body(res, dict(head[0].payload))
+        else:
+            values = user_values(head)
+            cleared = [f for f, v in values.items() if v is None]
+            body = record_body(res, merged_body(self._current(res, head), values), cleared)
         for name in ("id", "modifiedDate"):
             body.pop(name, None)
-        if isinstance(body.get("orderingGroups"), list):  # V2 nests them (proven to go here)
-            body["orderingGroups"] = nested_groups(body["orderingGroups"])
+        return body
+
+    def _wire(self, res: Resource, body: dict[str, Any]) -> dict[str, Any]:
+        """The V1 body as V2's element (its form proven on the show to go here)."""
+        if res.slug == "vendors":
+            return v2_vendor(body)
+        if isinstance(body.get("orderingGroups"), list):  # V2 nests them
+            return {**body, "orderingGroups": nested_groups(body["orderingGroups"])}
         return body
 
     def _current(self, res: Resource, head: Sequence[Change]) -> dict[str, Any]:
+        if _is_create(head):
+            return dict(head[0].payload)
         return self.cache.get(res.slug, self.server_id(head[-1])) or dict(head[-1].payload)
 
     def _applied(self, res: Resource, head: list[Change], body: dict[str, Any], id_: Any) -> None:
         record_id = self.server_id(head[-1])
         outcomes = self._outcomes()
+        if _is_create(head):  # the show gave its id; its own fields: listed after the push
+            outcomes.answered(head, {**body, "id": id_}, str(id_))
+            outcomes.stale.add((res.slug, None))
+            return
         outcomes.answered(head, {**body, "id": id_ if id_ is not None else record_id}, None)
         if any(c.base for c in head):  # the check after the push lists it (and caches it)
             self._verifier().note(res, head, record_id)
@@ -295,6 +370,15 @@ class V2Push:
                 fields.setdefault(name, []).append(message.split(":", 1)[1].strip())
         for change in head:
             self.settling.fail(change, "; ".join(messages), {"fields": fields, "refused": True})
+
+
+def _is_create(head: Sequence[Change]) -> bool:
+    return len(head) == 1 and head[0].op == "create"
+
+
+def _values(head: Sequence[Change]) -> dict[str, Any]:
+    """The values the user sets: a create's whole record, an update head's changed fields."""
+    return dict(head[0].payload) if _is_create(head) else user_values(head)
 
 
 def _messages(element: dict[str, Any]) -> list[str]:

@@ -73,6 +73,9 @@ class Verifier:
         self._on_lost = on_lost
         self._pushed = PushedUpdates(client.registry)  # out of memory: a push may be large
         self.errors: list[str] = []
+        # resources whose whole `modifiedAfter` listing the last look took into the cache, with
+        # nothing sent after it: the listing after the push (refresh.py) would be the same one
+        self.listed_last: set[str] = set()
         self.pause = 0.5  # seconds between two looks (the Pusher sets it from its sending time)
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
@@ -107,6 +110,8 @@ class Verifier:
             if round_no:  # at random, so two writers checking alike do not resend in step
                 await self.sleep(self.pause * random.uniform(0.5, 1.5))
             lost, busy = await self._look(since)
+            if lost:
+                self.listed_last = set()  # sent again after it: not the last word
             if round_no == MAX_RESENDS:
                 self._give_up(lost)
                 return
@@ -122,11 +127,13 @@ class Verifier:
         someone else changed one of the records after our PUT (to look at once more)."""
         lost: list[tuple[Pushed, list[str]]] = []
         busy = False
+        self.listed_last = set()
         for slug in self._pushed.slugs():
             res = self.client.registry[slug]
             try:
                 async for page in self.client.list(res, modified_after=since):
                     busy = self._look_at(slug, page, lost) or busy
+                self.listed_last.add(slug)
             except ShowDeskError as exc:
                 self.errors.append(f"{res.title}: pushed changes not checked: {exc.message}")
         return lost, busy
