@@ -3,7 +3,8 @@
 `ReferenceNames` turns a reference (`warehouseID = "W1"`) into the label of the record it names
 ("North DC"), looked up by business key in the cache and remembered per target resource until
 `refresh()`. `readable()` picks the readable part of a nested object (`customer{id,name}` → the
-name) and `ids_of()` its id, for tooltips; `title_of()` makes a column title of a field name;
+name) and `ids_of()` its id, for tooltips; `title_of()` makes a title of a field name, and
+`column_title()` a table column's (a reference, shown by name, without its " ID");
 `words_of()` an enumeration's value ("EmailAndSms" → "Email and sms"). A table's filters and
 sorts find what these write (`shown()`, app/store/shown_text.py, decision 0032).
 """
@@ -13,12 +14,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from app.api.registry import Resource
 from app.store.cache import Cache
 from app.store.shown_text import Shown
-from app.wording.words import title_of, words_of
+from app.wording.words import name_title, title_of, words_of
 
 __all__ = [
     "ReferenceNames",
+    "column_title",
     "ids_of",
     "is_number",
     "object_id",
@@ -40,6 +43,12 @@ READABLE_KEYS = (
     "label",
     "title",
 )
+
+
+def column_title(resource: Resource, field: str) -> str:
+    """A table column's title: a reference's cells show the referenced record's name, so its
+    column is titled for that ("Warehouse", not "Warehouse ID"); any other field's, its title."""
+    return name_title(field) if field in resource.references else title_of(field)
 
 
 class ReferenceNames:

@@ -62,6 +62,19 @@ def title_of(field: str) -> str:
     return " ".join(_word(w, i == 0) for i, w in enumerate(words))
 
 
+def name_title(field: str) -> str:
+    """The title of a reference column whose cells show the referenced record's name: titled for
+    what it shows, its trailing " ID" dropped ("warehouseID" → "Warehouse", "parentID" →
+    "Parent"; run together, "productid" → "Product"). The code stays in the cell's tooltip."""
+    title = title_of(field)
+    for suffix in (" ID", " Id"):
+        if title.endswith(suffix) and len(title) > len(suffix):
+            return title[: -len(suffix)]
+    if field.endswith("id") and field[:-2].isalpha():  # "customerid": no word break to find
+        return title_of(field[:-2])
+    return title
+
+
 def words_of(value: str) -> str:
     """An enumeration's value as words: "EmailAndSms" → "Email and sms", "InPerson" → "In
     person"."""

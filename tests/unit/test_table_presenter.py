@@ -109,8 +109,10 @@ def test_refused_values_and_failed_changes_explain_themselves(cache: Cache, outb
 
 def test_headers_mark_filtered_columns_and_fields_keep_their_order(cache: Cache) -> None:
     filters = {"city": "spring"}
-    assert CellPresenter.header("city", filters) == "City ▾"
-    assert CellPresenter.header("warehouseID", filters) == "Warehouse ID"
+    look = presenter(cache)
+    assert look.header("city", filters) == "City ▾"
+    assert look.header("warehouseID", filters) == "Warehouse"  # names shown (issue 30, item 6)
+    assert look.header("customerID", filters) == "Customer ID"  # the record's own code
     assert CellPresenter.header_tooltip("city", filters) == "city — filtered: contains “spring”"
     assert CellPresenter.header_tooltip("email", filters) == "email"
     fields = fields_of(["zzUnknown", "id", "customerName"], REGISTRY["customers"])

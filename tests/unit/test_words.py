@@ -10,7 +10,15 @@ from app.api.registry import default_registry
 from app.cli import _gui_parser
 from app.commands.parser import headless_parser
 from app.wording.references import title_of as ui_title_of
-from app.wording.words import count, count_of, name_and_code, plural, rows_count, title_of
+from app.wording.words import (
+    count,
+    count_of,
+    name_and_code,
+    name_title,
+    plural,
+    rows_count,
+    title_of,
+)
 
 
 @pytest.mark.parametrize(
@@ -33,6 +41,22 @@ from app.wording.words import count, count_of, name_and_code, plural, rows_count
 def test_field_titles_read_as_words_with_acronyms_upper_case(field: str, title: str) -> None:
     assert title_of(field) == title
     assert ui_title_of(field) == title  # the window's titles are the same words
+
+
+@pytest.mark.parametrize(
+    ("field", "title"),
+    [
+        ("warehouseID", "Warehouse"),
+        ("productID", "Product"),
+        ("customerClassID", "Customer class"),
+        ("productid", "Product"),
+        ("salesReps", "Sales reps"),
+        ("brand", "Brand"),
+        ("id", "ID"),
+    ],
+)
+def test_a_column_of_names_is_titled_without_its_id(field: str, title: str) -> None:
+    assert name_title(field) == title  # issue 30, item 6: "Product ID" held names
 
 
 def test_counts_agree_with_their_number() -> None:

@@ -11,7 +11,7 @@ from typing import Protocol
 from PySide6.QtWidgets import QHeaderView, QMenu, QWidget
 
 from app.ui.table.table_model import RecordTableModel
-from app.wording.references import title_of
+from app.wording.references import column_title
 
 
 class ArrangedColumns(Protocol):
@@ -54,7 +54,7 @@ def set_hidden(tab: ArrangedColumns, section: int, hidden: bool) -> None:
 def _add_column_chooser(tab: ArrangedColumns, menu: QMenu) -> None:
     """A check box per column: shown or hidden."""
     for section, field in enumerate(tab.model.fields):
-        action = menu.addAction(title_of(field))
+        action = menu.addAction(column_title(tab.model.resource, field))  # as its header reads
         action.setCheckable(True)
         action.setChecked(not tab.header.isSectionHidden(section))
         action.setData(field)

@@ -35,11 +35,11 @@ from app.sync.edit.numbers import C_MARKS, NumberMarks, write_number
 from app.sync.edit.overlay import WHOLE_RECORD, PendingOverlay
 from app.wording.references import (
     ReferenceNames,
+    column_title,
     ids_of,
     is_number,
     readable,
     show_date,
-    title_of,
     words_of,
 )
 
@@ -186,10 +186,9 @@ class CellPresenter:
         ids = ids_of(value)
         return f"id: {', '.join(ids)}" if ids else None
 
-    @staticmethod
-    def header(field: str, filters: Mapping[str, str]) -> str:
-        """A column's title, marked when the column is filtered."""
-        return title_of(field) + (" ▾" if field in filters else "")
+    def header(self, field: str, filters: Mapping[str, str]) -> str:
+        """A column's title (a reference's for the names it shows), marked when filtered."""
+        return column_title(self.resource, field) + (" ▾" if field in filters else "")
 
     @staticmethod
     def header_tooltip(field: str, filters: Mapping[str, str]) -> str:

@@ -51,6 +51,6 @@ def test_columns_and_headers_read_as_titles(grid: Grid) -> None:
     )
     assert isinstance(chooser, QMenu)
     titles = [a.text() for a in chooser.actions()]
-    assert "Warehouse ID" in titles and "Customer ID" in titles and "Price zone" in titles
+    assert "Warehouse" in titles and "Customer ID" in titles and "Price zone" in titles
     header = tab.model.headerData(tab.model.column_of("warehouseID"), Qt.Orientation.Horizontal)
-    assert header == "Warehouse ID"
+    assert header == "Warehouse"  # a column of warehouse names (issue 30, item 6)

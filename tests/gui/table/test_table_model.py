@@ -164,7 +164,7 @@ def test_columns_follow_the_model_then_unknown_fields_then_id_and_modified(cache
 def test_headers_read_as_titles_with_the_field_name_in_the_tooltip(cache: Cache) -> None:
     model = make_model(cache, "customers")
     column = model.column_of("warehouseID")
-    assert model.headerData(column, Qt.Orientation.Horizontal) == "Warehouse ID"
+    assert model.headerData(column, Qt.Orientation.Horizontal) == "Warehouse"  # its names
     assert model.headerData(column, Qt.Orientation.Horizontal, Role.ToolTipRole) == "warehouseID"
     assert model.headerData(model.column_of("id"), Qt.Orientation.Horizontal) == "ID"
     assert model.headerData(0, Qt.Orientation.Vertical) is None
