@@ -315,8 +315,17 @@ class MainWindow(QMainWindow):
         show_tabs.close_tab(self.tabs, index)
 
     def on_tabs_current_changed(self, _index: int) -> None:
+        """Another tab on screen: its count in the status bar, its resource the tree's highlight
+        (the outbox's: none)."""
         tab = self.tabs.currentWidget()
-        self.status.set_selection_summary(tab.summary() if isinstance(tab, ResourceTab) else "")
+        if not isinstance(tab, ResourceTab):
+            self.status.set_selection_summary("")
+            if self.tree is not None:
+                self.tree.clearSelection()
+            return
+        self.status.set_selection_summary(tab.summary())
+        if self.tree is not None:
+            self.tree.select_resource(tab.resource.slug)
 
     def on_tab_selection_summary(self, text: str) -> None:
         """A tab's rows or selection changed: said if it is the tab on screen (a tab behind it,

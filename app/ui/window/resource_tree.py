@@ -110,7 +110,17 @@ class ResourceTree(QTreeView):
         return slug if isinstance(slug, str) else None
 
     def select_resource(self, slug: str) -> None:
-        self.setCurrentIndex(self._items[slug].index())
+        """Highlight `slug` (its branch opened, scrolled into sight) without asking to open it:
+        the tree follows the tab on screen. Its signals are blocked meanwhile."""
+        item = self._items.get(slug)
+        if item is None:
+            return
+        blocked = self.blockSignals(True)
+        try:
+            self.setCurrentIndex(item.index())
+            self.scrollTo(item.index())  # opens the branch it is in
+        finally:
+            self.blockSignals(blocked)
 
     def context_menu(self, index: QModelIndex) -> QMenu | None:
         """The menu for the resource at `index` (None where there is no resource)."""
