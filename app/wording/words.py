@@ -9,7 +9,7 @@ words the window shows.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 # Abbreviations the API (and the trade) writes in capitals: kept upper-case in a title.
 ACRONYMS = frozenset(
@@ -73,6 +73,29 @@ def name_title(field: str) -> str:
     if field.endswith("id") and field[:-2].isalpha():  # "customerid": no word break to find
         return title_of(field[:-2])
     return title
+
+
+ELLIPSIS = "…"
+_WORD_END = re.compile(r"\s+")
+_TRAILING = " ,;:—–-"  # what a cut never ends on before its "…"
+
+
+def cut_at_word(text: str, fits: Callable[[str], bool]) -> str:
+    """`text` whole if it `fits`, else cut after its last whole word that fits with "…"
+    ("… 1 change stays…", never "… 1 change stays penc"). Only a first word too long for the
+    room is cut inside it; "…" alone when not even a letter fits."""
+    if fits(text):
+        return text
+    shown = ""
+    for end in _WORD_END.finditer(text):
+        cut = text[: end.start()].rstrip(_TRAILING) + ELLIPSIS
+        if not fits(cut):
+            break
+        shown = cut
+    if shown:
+        return shown
+    letters = [text[:n] + ELLIPSIS for n in range(len(text) - 1, 0, -1)]
+    return next((cut for cut in letters if fits(cut)), ELLIPSIS)
 
 
 def words_of(value: str) -> str:

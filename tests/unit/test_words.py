@@ -4,6 +4,8 @@ agree.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from app.api.registry import default_registry
@@ -13,6 +15,7 @@ from app.wording.references import title_of as ui_title_of
 from app.wording.words import (
     count,
     count_of,
+    cut_at_word,
     name_and_code,
     name_title,
     plural,
@@ -57,6 +60,19 @@ def test_field_titles_read_as_words_with_acronyms_upper_case(field: str, title: 
 )
 def test_a_column_of_names_is_titled_without_its_id(field: str, title: str) -> None:
     assert name_title(field) == title  # issue 30, item 6: "Product ID" held names
+
+
+def test_a_message_too_long_is_cut_after_a_whole_word() -> None:
+    said = "Not pushed: 1 change stays pending, nothing lost"
+
+    def room(n: int) -> Callable[[str], bool]:
+        return lambda text: len(text) <= n
+
+    assert cut_at_word(said, room(100)) == said
+    assert cut_at_word(said, room(33)) == "Not pushed: 1 change stays…"  # never "… stays penc"
+    assert cut_at_word(said, room(13)) == "Not pushed…"  # no colon before the "…"
+    assert cut_at_word("Unreachable", room(6)) == "Unrea…"  # one word too long: cut inside it
+    assert cut_at_word("Unreachable", room(0)) == "…"
 
 
 def test_counts_agree_with_their_number() -> None:

@@ -15,12 +15,22 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QDateTime, QLocale, QTimer, Signal
-from PySide6.QtWidgets import QProgressBar, QPushButton, QStatusBar, QWidget
+from PySide6.QtCore import QDateTime, QLocale, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QPainter, QPaintEvent
+from PySide6.QtWidgets import (
+    QProgressBar,
+    QPushButton,
+    QSizeGrip,
+    QStatusBar,
+    QStyle,
+    QStyleOption,
+    QWidget,
+)
 
 from app.api.rate_meter import budget_text, counting_down, rate_meter
 from app.ui.common.eliding_label import ElidingLabel
 from app.ui.common.palette import Hue, text_style
+from app.wording.words import cut_at_word
 
 if TYPE_CHECKING:  # a solo profile never imports the team's modules; pushes come after paint
     from app.api.governor import GovernorState
@@ -117,8 +127,10 @@ class ShowStatusBar(QStatusBar):
         self._governor: GovernorState | None = None
         self._busy: str | None = None  # the message of work under way (`show_busy`)
         # A long message ("The show cannot be reached: … (Customers list (GET …): connection
-        # refused)") is cut where the permanent labels begin: all of it on hovering the bar.
+        # refused)") is cut at a word where the permanent labels begin (`paintEvent`): all of it
+        # on hovering the bar.
         self.messageChanged.connect(self.setToolTip)
+        self._permanent: list[QWidget] = []
         self.selection = ElidingLabel(self)
         self.profile = ElidingLabel(self)
         self.connection = ElidingLabel(self)
@@ -158,6 +170,7 @@ class ShowStatusBar(QStatusBar):
         permanent += [*self.outbox_buttons.values(), self.sweep, self.budget, self.pacing]
         permanent += [self.team, self.team_facts, self.push_on_save, self.connection]
         permanent += [self.profile]
+        self._permanent = permanent
         for widget in permanent:
             self.addPermanentWidget(widget)
         hidden = (self.sync_label, self.sync_bar, self.cancel_sync, self.pause, self.budget)
@@ -364,3 +377,42 @@ class ShowStatusBar(QStatusBar):
     def show_message(self, text: str, timeout_ms: int = MESSAGE_MS) -> None:
         """A transient message (an error, "Pushed 3 changes"), over the selection summary."""
         self.showMessage(text, timeout_ms)
+
+    # ---------------------------------------------------------------------- the message shown
+
+    def message_room(self) -> QRect:
+        """Where the message is written: from the left to the first permanent widget shown (as
+        QStatusBar places it)."""
+        left, right = 6, self.width() - 12
+        grip = self.findChild(QSizeGrip)
+        if grip is not None and grip.isVisible():
+            right = min(right, grip.x())
+        for widget in self._permanent:
+            if widget.isVisible():
+                right = min(right, widget.x() - 2)
+        return QRect(left, 0, max(right - left, 0), self.height())
+
+    def shown_message(self) -> str:
+        """The message as the bar writes it: whole, or cut after a whole word with "…" (QStatusBar
+        cut it mid-word: "…1 change stays penc"); the whole of it is the bar's tooltip."""
+        room, width = self.message_room().width(), self.fontMetrics().horizontalAdvance
+        return cut_at_word(self.currentMessage(), lambda text: width(text) <= room)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """QStatusBar's own painting, but a message is written as `shown_message` reads."""
+        if not self.currentMessage():
+            super().paintEvent(event)
+            return
+        painter = QPainter(self)
+        for widget in self._permanent:  # their frames, as QStatusBar draws them
+            if widget.isVisible():
+                option = QStyleOption()
+                option.rect = widget.geometry().adjusted(-2, -1, 2, 1)
+                option.palette = self.palette()
+                option.state = QStyle.StateFlag.State_None
+                frame = QStyle.PrimitiveElement.PE_FrameStatusBarItem
+                self.style().drawPrimitive(frame, option, painter, widget)
+        painter.setPen(self.palette().windowText().color())
+        flags = int(Qt.AlignmentFlag.AlignLeading | Qt.AlignmentFlag.AlignVCenter)
+        flags |= int(Qt.TextFlag.TextSingleLine)
+        painter.drawText(self.message_room(), flags, self.shown_message())
