@@ -240,7 +240,7 @@ def _team_push(args: argparse.Namespace, ws: Workspace) -> int:
                 team, client, ws.cache, ws.outbox,
                 on_progress=lambda p: progress.say(f"Pushed {p.done}/{p.total} for the team"),
                 on_waiting=waiting.say, resources=args.resource or None,
-                time_limit=args.time_limit,
+                time_limit=args.time_limit, bulk=not args.no_bulk,
             )  # fmt: skip
 
     try:

@@ -329,7 +329,8 @@ class ShowSession(QObject):
             if unreachable is None and self.team_work is not None:  # one outbox for the team
                 with for_a_person():  # the user's push goes ahead of a running sync
                     team_report = await self.team_work.push(self.client, self.outbox,
-                                                            self._push_progress, seqs)  # fmt: skip
+                                                            self._push_progress, seqs,
+                                                            bulk)  # fmt: skip
                 report = team_report or PushReport(kept=len(sent))
             elif unreachable is None:
                 with for_a_person():
