@@ -47,6 +47,8 @@ def test_the_plan_tells_both_costs_and_no_bulk_pushes_through_v1_only(
         " without" in plan.stdout  # fmt: skip
     assert "With bulk upserts (3 requests, under a second)" in plan.stdout
     assert "One request per record (4 requests, under a second)" in plan.stdout
+    told = cli.json("push", "--dry-run", "--v2-base-url", sim.v2_base_url)
+    assert (told["requests"], told["upserts"], told["without_bulk"]) == (3, 1, 4)
     bulk, ops = sim.stats.by_operation[BULK], dict(sim.stats.by_operation)
     done = cli("push", "--no-bulk", "--v2-base-url", sim.v2_base_url)
     assert done.returncode == 0, done.stderr
