@@ -48,6 +48,11 @@ def headless_parser(json_errors: bool = False) -> argparse.ArgumentParser:
         action="store_true",
         help="send nothing: tell how many requests the push makes and how long it takes",
     )
+    p.add_argument(
+        "--no-bulk",
+        action="store_true",
+        help="one request per record: leave V2's bulk upserts aside for this push",
+    )
     _export_arguments(sub.add_parser("export", help="write a resource from the cache to a file"))
     _import_arguments(sub.add_parser("import", help="queue the rows of a CSV/XLSX file as changes"))
     sub.add_parser("status", help="cached counts, last syncs and the outbox")

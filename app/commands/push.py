@@ -20,8 +20,9 @@ from app.store.changes import Change, State
 from app.store.outbox import Outbox
 from app.store.outbox_slices import last_seq, pending_marks
 from app.store.page_cache import walking
-from app.sync.push.cost import cost_by_pages, cost_text, push_seconds
+from app.sync.push.cost import PushCost, bulk_choice, cost_by_pages, cost_text, push_seconds
 from app.sync.push.pusher import Pusher, PushProgress, PushReport
+from app.sync.push.v2_push import Upserts
 from app.wording.words import count
 
 if TYPE_CHECKING:  # a solo push never imports the team's driver
@@ -42,7 +43,9 @@ def cmd_push(args: argparse.Namespace, ws: Workspace) -> int:
     async def work(client: ShowClient) -> int:
         await client.auth.token()  # an unreachable show stops here: every change stays pending
         pusher = Pusher(client, ws.cache, ws.outbox, on_progress=_on_push(progress))
-        report = await pusher.push(args.resource or None, retry_failed=args.retry_failed)
+        report = await pusher.push(
+            args.resource or None, retry_failed=args.retry_failed, bulk=not args.no_bulk
+        )
         progress.done()
         return _said(ws, report, sent)
 
@@ -95,19 +98,28 @@ async def _with_client(ws: Workspace, work: Callable[[ShowClient], Awaitable[int
 
 def _push_estimate(args: argparse.Namespace, ws: Workspace) -> int:
     """`push --dry-run`: the requests and time the push would take at the profile's current rate
-    budget — the outbox review's own line — with nothing sent and the outbox untouched."""
+    budget — the outbox review's own line — with nothing sent and the outbox untouched. With a
+    V2 base URL whose bulk upserts would carry some of it, both costs too (with them, and one
+    request per record: `--no-bulk`)."""
 
     async def work(client: ShowClient) -> int:
+        state, reserve = client.governor.state(), ws.profile.interactive_reserve
+        bulk = client.connection.v2_base_url and not args.no_bulk
+        upserts = Upserts(client.learned) if bulk else None
         with walking(ws.outbox):  # each page is read once: no 64 MiB page cache
             sent = _to_push(ws.outbox, args.resource, args.retry_failed)
-            # What the push would send, as it would send it (a failed one retried goes as
-            # pending), a page at a time: the cost keeps a few numbers per change, on disk.
-            pages = (
-                [replace(c, state="pending") for c in ws.outbox.changes_by_seq(page)]
-                for page in sent.pages(JSON_PAGE)
-            )
-            cost = cost_by_pages(pages, ws.registry)
-        state, reserve = client.governor.state(), ws.profile.interactive_reserve
+
+            def costs(upserts: Upserts | None) -> PushCost:
+                # What the push would send, as it would send it (a failed one retried goes as
+                # pending), a page at a time: the cost keeps a few numbers per change, on disk.
+                pages = (
+                    [replace(c, state="pending") for c in ws.outbox.changes_by_seq(page)]
+                    for page in sent.pages(JSON_PAGE)
+                )
+                return cost_by_pages(pages, ws.registry, upserts=upserts)
+
+            choice = bulk_choice(costs, upserts, state)
+            cost = choice.bulk if choice is not None else costs(None)
         ws.out.set(
             dry_run=True,
             changes=cost.changes,
@@ -118,6 +130,11 @@ def _push_estimate(args: argparse.Namespace, ws: Workspace) -> int:
             seconds=round(push_seconds(cost.requests, state, reserve=reserve), 1),
         )
         ws.out.line(cost_text(cost, state, reserve))
+        if choice is not None:
+            ws.out.set(upserts=cost.upserts, without_bulk=choice.single.requests)
+            ws.out.line(choice.text())
+            ws.out.line(choice.label(True))
+            ws.out.line(choice.label(False) + " — `showdesk push --no-bulk`")
         return OK
 
     return asyncio.run(_with_client(ws, work))
@@ -223,7 +240,7 @@ def _team_push(args: argparse.Namespace, ws: Workspace) -> int:
                 team, client, ws.cache, ws.outbox,
                 on_progress=lambda p: progress.say(f"Pushed {p.done}/{p.total} for the team"),
                 on_waiting=waiting.say, resources=args.resource or None,
-                time_limit=args.time_limit,
+                time_limit=args.time_limit, bulk=not args.no_bulk,
             )  # fmt: skip
 
     try:

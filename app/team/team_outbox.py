@@ -88,13 +88,15 @@ async def push_team(
     resources: Collection[str] | None = None,
     seqs: Collection[int] | None = None,
     time_limit: float | None = None,
+    bulk: bool = True,
 ) -> TeamPushReport:
     """Relay, push claimed chains until this member's changes are all settled, then follow the
     results (see above). A narrowed push: `resources` — only those resources' changes are
     relayed, claimed and waited for; `seqs` (the window's review of a selection) — only those
     changes of this member are relayed and waited for, and only their resources claimed.
     Cancelled (Ctrl-C, a closed window), the claim under way is given back and the error raised;
-    `remaining` then tells how many changes are left."""
+    `remaining` then tells how many changes are left. `bulk=False`: this member's claims go one
+    request per record, V2's bulk upserts left aside (the review's choice, `push --no-bulk`)."""
     if seqs is not None and resources is None:
         chosen = set(seqs)
         resources = {c.resource for c in outbox.changes() if c.seq in chosen}
@@ -108,7 +110,9 @@ async def push_team(
     limit = asyncio.timeout(time_limit)
     try:
         async with limit:
-            await _until_settled(claims, scope, client, cache, report, on_progress, on_waiting)
+            await _until_settled(
+                claims, scope, client, cache, report, on_progress, on_waiting, bulk
+            )
     except TimeoutError:
         if not limit.expired():
             raise
@@ -133,6 +137,7 @@ async def _until_settled(
     report: TeamPushReport,
     on_progress: Callable[[PushProgress], None] | None,
     on_waiting: Callable[[Waiting], None] | None,
+    bulk: bool = True,
 ) -> None:
     """Claim and push while anything is free; wait while a teammate holds what this push waits
     for; return when nothing is left (or the show cannot be reached, or nothing moves)."""
@@ -144,7 +149,7 @@ async def _until_settled(
         claim = await team.ride_out(lambda: claims.claim(CHAINS_PER_CLAIM, scope.resources))
         if claim is not None:
             idle = 0
-            moved = await _push_claim(claims, claim, client, cache, report, on_progress)
+            moved = await _push_claim(claims, claim, client, cache, report, on_progress, bulk)
             if report.unreachable is not None:
                 report.stopped = "the show cannot be reached"
                 return
@@ -185,13 +190,15 @@ async def push_team_as_report(
     on_progress: Callable[[PushProgress], None] | None = None,
     seqs: Collection[int] | None = None,
     on_waiting: Callable[[Waiting], None] | None = None,
+    bulk: bool = True,
 ) -> PushReport:
     """`push_team` answering as a solo push does (this member's own changes), for a caller that
     reads a `PushReport` — the window's session pushes with this in place of `Pusher.push`
     (`seqs`: the changes the review chose, None for all)."""
     team_report = await push_team(
-        team, client, cache, outbox, on_progress=on_progress, on_waiting=on_waiting, seqs=seqs
-    )
+        team, client, cache, outbox, on_progress=on_progress, on_waiting=on_waiting, seqs=seqs,
+        bulk=bulk,
+    )  # fmt: skip
     mine = team_report.mine
     return PushReport(done=mine.done, failed=mine.failed, conflicts=mine.conflicts,
                       errors=team_report.errors, unreachable=team_report.unreachable,
@@ -205,6 +212,7 @@ async def _push_claim(
     cache: Cache,
     report: TeamPushReport,
     on_progress: Callable[[PushProgress], None] | None,
+    bulk: bool = True,
 ) -> int:
     """Push one claimed batch through the Pusher; answers how many changes it settled. Stopped
     part-way (Ctrl-C, a time limit, signing in refused), what the show answered is settled and
@@ -222,7 +230,7 @@ async def _push_claim(
             sent = _into_batch(batch, sendable, created)
             try:
                 if sent:
-                    await _through_pusher(batch, client, cache, report, on_progress)
+                    await _through_pusher(batch, client, cache, report, on_progress, bulk)
             except BaseException:
                 results = _results(batch, sent, claim.changes)
                 _count(report, claims, results, claims.settle(claim, results))
@@ -308,10 +316,11 @@ async def _through_pusher(
     cache: Cache,
     report: TeamPushReport,
     on_progress: Callable[[PushProgress], None] | None,
+    bulk: bool = True,
 ) -> None:
     """The Pusher over the throwaway outbox holding the batch."""
     pusher = Pusher(client, cache, batch, on_progress=on_progress)
-    pushed = await pusher.push()
+    pushed = await pusher.push(bulk=bulk)
     report.errors += pushed.errors
     if pushed.unreachable is not None:
         report.unreachable = pushed.unreachable

@@ -5,11 +5,13 @@ a create a crashed pusher had sent is found on the show by its key, never sent t
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 from app.api.client import ShowClient
 from app.api.connection import Connection
 from app.api.registry import default_registry
+from app.api.v2 import proven_key
 from app.sim import SimConfig, SimServer, generate_show
 from app.store.cache import Cache
 from app.store.outbox import Outbox
@@ -24,6 +26,7 @@ from app.team.team_outbox import push_team_as_report
 from tests.team.outbox_edits import POST_CUSTOMER, PUT_CUSTOMER
 
 REGISTRY = default_registry()
+BULK = ("POST", "/v2/customers/bulk")
 
 
 def client_for(server: SimServer) -> ShowClient:
@@ -107,3 +110,36 @@ def test_a_create_taken_over_from_a_crashed_pusher_is_looked_up_by_its_key_not_s
         assert seq is not None
         mine = outbox.get(seq)
         assert mine is not None and (mine.state, mine.server_id) == ("done", str(landed["id"]))
+
+
+def test_a_team_push_chosen_one_request_per_record_leaves_the_v2_upserts_aside(
+    team_url: str, tmp_path: Path
+) -> None:
+    """Issue 31, point 6: the review's choice (`bulk=False`) holds for a team push too."""
+    config = SimConfig(show_id="TEAM-BULK", client_secret="s", throttle=False)
+    with SimServer(generate_show(20, seed=3), config) as server:
+        ids = [str(r["id"]) for r in server.show.records("customers")][:6]
+        cache = Cache(tmp_path / "ann.sqlite", REGISTRY)
+        outbox = Outbox(tmp_path / "ann.outbox.sqlite")
+        asyncio.run(sync(server, cache))
+        team = open_team(TeamDatabase(team_url, member="ann"), server.base_url, "TEAM-BULK")
+
+        async def push(chosen: list[str], bulk: bool) -> PushReport:
+            Editor(cache, outbox, REGISTRY).stage(
+                "customers", [FieldEdit(rid, "city", f"bulk {bulk}") for rid in chosen]
+            )
+            connection = replace(client_for(server).connection, v2_base_url=server.v2_base_url)
+            async with ShowClient(connection, REGISTRY) as client:
+                client.learned.set(proven_key("customers", "orderingGroups"), True)
+                return await push_team_as_report(team, client, cache, outbox, bulk=bulk)
+
+        one_by_one = asyncio.run(push(ids[:3], False))
+        assert (one_by_one.done, one_by_one.failed) == (3, 0)
+        assert server.stats.by_operation[BULK] == 0
+        assert server.stats.by_operation[PUT_CUSTOMER] == 3
+        assert asyncio.run(push(ids[3:], True)).done == 3
+        assert server.stats.by_operation[BULK] >= 1
+        assert server.stats.by_operation[PUT_CUSTOMER] == 3
+        team.close()
+        cache.close()
+        outbox.close()

@@ -20,6 +20,12 @@ holding a few numbers per change in a temporary file: `push --dry-run` of a mill
 `push_seconds` turns a request count into time at the RateGovernor's current state: the room
 left in its budget goes at once, the rest at the pace the limit allows background work;
 `cost_text` says it all in one line.
+
+With a V2 base URL (`upserts`: app/sync/push/v2_push.py `Upserts`) the customer and vendor
+changes the push sends through V2's bulk upserts count one element each, ceil(elements / the
+learned batch) upserts per round, plus a listing after (and one before for creates: their keys
+looked up). `BulkChoice` holds both costs — with the upserts, and one request per record as on
+V1 — each timed at the rate-limit floor, in the words the review and `push --dry-run` share.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from __future__ import annotations
 import math
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import closing
 from dataclasses import astuple, dataclass
 from itertools import groupby
@@ -39,6 +45,8 @@ from app.api.registry import Registry, Resource
 from app.store.changes import Change
 from app.store.scratch import scratch_db, written
 from app.sync.push.batches import BULK_SIZE, batch_key, collapses, lines_of
+from app.sync.push.v2_push import Upserts
+from app.wording.words import count as counted
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,7 @@ class PushCost:
     bulk: int = 0  # of the sends, bulk requests
     checks: int = 0  # listings before (conflicts) and after (what the server filled in)
     sending: int = 0  # changes a push is sending now: counted "pending" by the status bar
+    upserts: int = 0  # of the bulk requests, V2's bulk upserts
 
     @property
     def requests(self) -> int:
@@ -58,10 +67,14 @@ class PushCost:
 
 
 def push_cost(
-    changes: Iterable[Change], registry: Registry, bulk_size: int = BULK_SIZE
+    changes: Iterable[Change],
+    registry: Registry,
+    bulk_size: int = BULK_SIZE,
+    upserts: Upserts | None = None,
 ) -> PushCost:
-    """The requests a push of the pending changes among `changes` makes (all going through)."""
-    count = _Count(registry, bulk_size)
+    """The requests a push of the pending changes among `changes` makes (all going through;
+    through V2's bulk upserts where `upserts` takes them)."""
+    count = _Count(registry, bulk_size, upserts)
     chains: dict[tuple[str, str], list[_Step]] = defaultdict(list)
     for change in changes:
         if count.wants(change):
@@ -74,12 +87,15 @@ def push_cost(
 
 
 def cost_by_pages(
-    pages: Iterable[Iterable[Change]], registry: Registry, bulk_size: int = BULK_SIZE
+    pages: Iterable[Iterable[Change]],
+    registry: Registry,
+    bulk_size: int = BULK_SIZE,
+    upserts: Upserts | None = None,
 ) -> PushCost:
     """`push_cost` of the changes in `pages` (oldest first), never holding them all (`push
     --dry-run` of a million changes): what the count needs of each change (`_Step`, a few
     numbers) goes to a temporary SQLite file, read back a record's chain at a time."""
-    count = _Count(registry, bulk_size)
+    count = _Count(registry, bulk_size, upserts)
     with closing(scratch_db()) as db:  # it spills to disk (the sort too)
         db.execute(
             "CREATE TABLE steps (resource TEXT, record_id TEXT, seq INTEGER, key TEXT,"
@@ -118,8 +134,8 @@ class _Count:
     each record's steps, in order, walked in rounds by `chain` as the Pusher walks them: a
     round sends the next head of every record, the heads sharing a bulk request together."""
 
-    def __init__(self, registry: Registry, bulk_size: int) -> None:
-        self.registry, self.bulk_size = registry, bulk_size
+    def __init__(self, registry: Registry, bulk_size: int, upserts: Upserts | None) -> None:
+        self.registry, self.bulk_size, self.upserts = registry, bulk_size, upserts
         self.changes = self.singles = self.sending = 0
         self.elements: dict[tuple[int, str], int] = defaultdict(int)  # (round, key) → elements
         self.batches: dict[str, int] = {}  # key → elements per bulk request
@@ -133,6 +149,8 @@ class _Count:
         self.changes += 1
         res = self.registry[change.resource]
         self._listings(res, change)
+        if self.upserts is not None and self.upserts.takes(change):
+            return self._upsert(res, change, self.upserts)
         found = batch_key(res, change)
         key = None if found is None else repr(found)
         if found is not None and key not in self.batches:
@@ -159,13 +177,29 @@ class _Count:
                 head = steps[start:end]
                 folded = all(s.collapses for s in head)
                 elements = head[-1].elements if folded else sum(s.elements for s in head)
-                self.elements[(number, first.key)] += elements
+                self.elements[(number, _group(first.key))] += elements
             start, number = end, number + 1
 
     def cost(self) -> PushCost:
-        bulk = sum(math.ceil(n / self.batches[key]) for (_, key), n in self.elements.items())
+        sends = {
+            (number, key): math.ceil(n / self.batches[key])
+            for (number, key), n in self.elements.items()
+        }
+        bulk = sum(sends.values())
+        upserts = sum(n for (_, key), n in sends.items() if key.startswith(_V2))
         checks = len(self.before) + len(self.after)
-        return PushCost(self.changes, self.singles + bulk, bulk, checks, self.sending)
+        return PushCost(self.changes, self.singles + bulk, bulk, checks, self.sending, upserts)
+
+    def _upsert(self, res: Resource, change: Change, upserts: Upserts) -> _Step:
+        """A change sent as one element of a V2 bulk upsert: a create's key looked up before
+        (the pre-push listing), what the upserts changed listed after."""
+        key = f"{_V2}{res.slug}"
+        self.batches[key] = upserts.sizes[res.slug]
+        self.after.add((res.slug, ""))
+        if change.op == "create":
+            self.before.add(res.slug)
+            key += _NEW  # a head of its own, in the same upserts as the round's updates
+        return _Step(key, False, True, 1)
 
     def _listings(self, res: Resource, change: Change) -> None:
         """Listings before the sends (conflicts) and after (a booth's associations, bulk
@@ -229,6 +263,65 @@ def cost_text(cost: PushCost, state: GovernorState | None, reserve: float = 0.1)
     if cost.sending:
         parts.append(being)
     return " · ".join(parts)
+
+
+_V2, _NEW = "v2 ", " new"
+
+
+def _group(key: str) -> str:
+    """The requests a bulk step goes in: a V2 create's with the round's updates."""
+    return key.removesuffix(_NEW) if key.startswith(_V2) else key
+
+
+@dataclass(frozen=True)
+class BulkChoice:
+    """Both costs of a push V2's bulk upserts can carry: with them (`bulk`) and one request per
+    record as on V1 (`single`), each timed at the rate-limit floor (`limit` per `span` s)."""
+
+    bulk: PushCost
+    single: PushCost
+    limit: int = 300
+    span: float = 60.0
+
+    @property
+    def offered(self) -> bool:
+        """Whether the upserts carry any of it (else there is nothing to choose)."""
+        return self.bulk.upserts > 0
+
+    def seconds(self, bulk: bool) -> float:
+        return (self.bulk if bulk else self.single).requests * self.span / self.limit
+
+    def label(self, bulk: bool) -> str:
+        """ "With bulk upserts (21 requests, about 5 s)", "One request per record (...)"."""
+        cost = self.bulk if bulk else self.single
+        what = "With bulk upserts" if bulk else "One request per record"
+        return f"{what} ({counted(cost.requests, 'request')}, {duration_text(self.seconds(bulk))})"
+
+    def text(self) -> str:
+        """ "10,000 changes: 21 requests with bulk, about 5 s; 10,001 requests and about
+        33 min 21 s without"."""
+        bulk, single = self.bulk.requests, self.single.requests
+        return (
+            f"{counted(self.bulk.changes, 'change')}: {counted(bulk, 'request')} with bulk, "
+            f"{duration_text(self.seconds(True))}; {counted(single, 'request')} and "
+            f"{duration_text(self.seconds(False))} without"
+        )
+
+
+def bulk_choice(
+    costs: Callable[[Upserts | None], PushCost],
+    upserts: Upserts | None,
+    state: GovernorState | None,
+) -> BulkChoice | None:
+    """Both costs (`costs(upserts)` and `costs(None)`), or None when the upserts carry nothing
+    (no V2 base URL, or no customer or vendor change among them): no choice to offer."""
+    if upserts is None:
+        return None
+    bulk = costs(upserts)
+    if not bulk.upserts:
+        return None
+    limit, span = (state.limit, state.span) if state is not None else (300, 60.0)
+    return BulkChoice(bulk, costs(None), limit, span)
 
 
 def _needs_check(change: Change) -> bool:

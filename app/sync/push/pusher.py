@@ -101,9 +101,12 @@ class Pusher:
         *,
         retry_failed: bool = False,
         seqs: Collection[int] | None = None,
+        bulk: bool = True,
     ) -> PushReport:
         """Push the pending changes (of these resources, or only the changes `seqs`); raises
-        `AuthFailed` when signing in kept failing (every change not applied stays pending)."""
+        `AuthFailed` when signing in kept failing (every change not applied stays pending).
+        `bulk=False`: this push sends one request per record, V2's bulk upserts left aside
+        (the user's choice in the review, `push --no-bulk`)."""
         self._outcomes = self._new_outcomes()
         self._signin = None
         self._noted = set()
@@ -114,6 +117,8 @@ class Pusher:
         self._recover(wanted, retry_failed)
         self._check = self._new_check()
         self._v2 = self._new_v2()
+        if not bulk:
+            self._v2.offered.clear()
         records = PushRecords()  # the records listed up front, by number only, out of memory
         try:
             with walking(self.cache, self.outbox):  # each page is read once: no 64 MiB caches

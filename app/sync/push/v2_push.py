@@ -103,6 +103,33 @@ class BatchSize:
             self.learned.set(self.key, {"batch": size, "refused": self.refused})
 
 
+class Upserts:
+    """What a push's cost needs of V2's bulk upserts on one show (app/sync/push/cost.py): the
+    learned batch size per resource and which changes go through them, judged as `V2Push.takes`
+    judges a head, from the change's own record (an update's payload is the whole record)."""
+
+    def __init__(self, learned: Learned) -> None:
+        self.sizes = {slug: BatchSize(learned, slug).size for slug in PATHS}
+        self.unproven = {
+            slug: [n for n in UNPROVEN[slug] if not learned.get(proven_key(slug, n))]
+            for slug in PATHS
+        }
+
+    def takes(self, change: Change) -> bool:
+        """Whether the push sends this pending change through a bulk upsert."""
+        slug = change.resource
+        if slug not in self.sizes or "body" in change.payload:
+            return False
+        if change.op == "create":
+            fits = slug in CREATES and bool(change.key_value)
+        else:
+            fits = change.op == "update"
+        return fits and not any(
+            change.payload.get(name) or name in change.changed_fields
+            for name in self.unproven[slug]
+        )
+
+
 class V2Push:
     """Sends heads of customer updates through V2's bulk upsert for one push."""
 

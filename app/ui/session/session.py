@@ -301,16 +301,18 @@ class ShowSession(QObject):
         if self.push_requester is None or not self.push_requester(chosen):
             self.push(chosen)
 
-    def push(self, seqs: Sequence[int] | None = None) -> None:
-        self.tasks.start(self._push(seqs), what="Push")
+    def push(self, seqs: Sequence[int] | None = None, *, bulk: bool = True) -> None:
+        """Push (these changes); `bulk=False`: one request per record, V2's bulk upserts left
+        aside for this push (the review's choice)."""
+        self.tasks.start(self._push(seqs, bulk), what="Push")
 
-    async def _push(self, seqs: Sequence[int] | None) -> PushReport:
+    async def _push(self, seqs: Sequence[int] | None, bulk: bool = True) -> PushReport:
         """One push at a time: a push asked for while one runs (a second Save) waits for it,
         so the two never take each other's changes in flight for ones a crash left."""
         async with self._pushing:
-            return await self._push_now(seqs)
+            return await self._push_now(seqs, bulk)
 
-    async def _push_now(self, seqs: Sequence[int] | None) -> PushReport:
+    async def _push_now(self, seqs: Sequence[int] | None, bulk: bool = True) -> PushReport:
         """Push, then say what happened ONCE: a show that cannot be reached turns the window
         offline and leaves every change pending (its attempt counted, the reason kept)."""
         pusher = Pusher(self.client, self.cache, self.outbox, on_progress=self._push_progress)
@@ -327,11 +329,12 @@ class ShowSession(QObject):
             if unreachable is None and self.team_work is not None:  # one outbox for the team
                 with for_a_person():  # the user's push goes ahead of a running sync
                     team_report = await self.team_work.push(self.client, self.outbox,
-                                                            self._push_progress, seqs)  # fmt: skip
+                                                            self._push_progress, seqs,
+                                                            bulk)  # fmt: skip
                 report = team_report or PushReport(kept=len(sent))
             elif unreachable is None:
                 with for_a_person():
-                    report = await pusher.push(seqs=seqs)
+                    report = await pusher.push(seqs=seqs, bulk=bulk)
             else:
                 pusher.unreachable(unreachable, [c.seq for c in sent])
                 report = pusher.report

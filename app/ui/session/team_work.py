@@ -209,6 +209,7 @@ class TeamWork(QObject):
         outbox: Outbox,
         on_progress: Callable[[PushProgress], None],
         seqs: Sequence[int] | None = None,
+        bulk: bool = True,
     ) -> PushReport | None:
         """The team push, read as a solo push's report; None (nothing sent, said) when the team
         database cannot be reached — the changes stay pending, never pushed around the team."""
@@ -230,8 +231,9 @@ class TeamWork(QObject):
 
         try:
             return await push_team_as_report(
-                team, client, self.cache, outbox, on_progress, seqs=seqs, on_waiting=waiting
-            )
+                team, client, self.cache, outbox, on_progress, seqs=seqs, on_waiting=waiting,
+                bulk=bulk,
+            )  # fmt: skip
         except psycopg.Error:
             self.say(PUSH_DOWN_TEXT)
             return None

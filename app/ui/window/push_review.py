@@ -5,7 +5,9 @@ saved) all call `PushGate.request(seqs)`. A push of more changes than the profil
 `review_push_over` (app/sync/reports/push_review.py `needs_review`) first opens `PushReviewDialog`:
 the
 changes per record, each field before → after, and the requests and time the push takes at the
-current rate budget (app/sync/push/cost.py). "Don't ask again under N changes" raises the
+current rate budget (app/sync/push/cost.py); with a V2 base URL whose bulk upserts would carry
+some of it, both costs and a choice between them (`bulk()`: with the upserts, the default, or one
+request per record), passed to the push. "Don't ask again under N changes" raises the
 profile's threshold and saves the profile. The dialog opens window-modal with `open()` — never a
 nested event loop — and the push starts when it is accepted.
 """
@@ -23,6 +25,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QHBoxLayout,
     QLabel,
+    QRadioButton,
     QSpinBox,
     QTreeWidget,
     QTreeWidgetItem,
@@ -33,7 +36,8 @@ from PySide6.QtWidgets import (
 from app.api.registry import Registry
 from app.profile.settings import ProfileStore
 from app.store.changes import Change
-from app.sync.push.cost import cost_text, push_cost
+from app.sync.push.cost import BulkChoice, bulk_choice, cost_text, push_cost
+from app.sync.push.v2_push import Upserts
 from app.sync.reports.push_review import needs_review, per_record
 from app.ui.outbox.outbox_view import diff_text, record_text, record_tip
 from app.wording.references import ReferenceNames
@@ -73,13 +77,22 @@ class PushReviewDialog(QDialog):
         cost: str,
         parent: QWidget | None = None,
         words: ValueWords | None = None,
+        choice: BulkChoice | None = None,
     ) -> None:
         super().__init__(parent)
         n = len(changes)
         self.setWindowTitle(f"Review the push — {count(n, 'change')}")
         self.heading = QLabel(f"<b>Push {count(n, 'change')} to the show?</b>", self)
-        self.cost = QLabel(cost, self, wordWrap=True)
+        both = "" if choice is None else f"\n{choice.text()}"
+        self.cost = QLabel(cost + both, self, wordWrap=True)
         self.cost.setObjectName("push-cost")
+        # The choice, when V2's bulk upserts would carry some of the push.
+        self.with_bulk: QRadioButton | None = None
+        self.one_by_one: QRadioButton | None = None
+        if choice is not None:
+            self.with_bulk = QRadioButton(choice.label(True), self)
+            self.with_bulk.setChecked(True)
+            self.one_by_one = QRadioButton(choice.label(False), self)
         self.tree = QTreeWidget(self)
         self.tree.setHeaderLabels(["Record", "Change (before → after)"])
         self.tree.setAccessibleName("Changes to push")
@@ -119,6 +132,9 @@ class PushReviewDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
         layout.addWidget(self.cost)
+        for choice in (self.with_bulk, self.one_by_one):
+            if choice is not None:
+                layout.addWidget(choice)
         layout.addWidget(self.tree, 1)
         row = QHBoxLayout()
         row.addWidget(self.dont_ask)
@@ -126,6 +142,10 @@ class PushReviewDialog(QDialog):
         row.addStretch(1)
         layout.addLayout(row)
         layout.addWidget(self.buttons)
+
+    def bulk(self) -> bool:
+        """Whether the push goes through V2's bulk upserts (False: one request per record)."""
+        return self.one_by_one is None or not self.one_by_one.isChecked()
 
     def never_under(self) -> int | None:
         """The N of "don't ask again under N changes" when ticked."""
@@ -166,10 +186,15 @@ class PushGate(QObject):
 
     def _review(self, pending: list[Change], seqs: list[int] | None) -> None:
         session = self.session
-        push = push_cost(pending, session.registry)
-        cost = cost_text(push, session.governor.state(), session.profile.interactive_reserve)
+        client, state = session.client, session.governor.state()
+        upserts = Upserts(client.learned) if client.connection.v2_base_url else None
+        choice = bulk_choice(
+            lambda u: push_cost(pending, session.registry, upserts=u), upserts, state
+        )
+        push = choice.bulk if choice is not None else push_cost(pending, session.registry)
+        cost = cost_text(push, state, session.profile.interactive_reserve)
         words = ValueWords(session.registry, ReferenceNames(session.cache))
-        dialog = PushReviewDialog(pending, session.registry, cost, self._parent, words)
+        dialog = PushReviewDialog(pending, session.registry, cost, self._parent, words, choice)
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.dialog = dialog
@@ -181,7 +206,7 @@ class PushGate(QObject):
             under = dialog.never_under()
             if under is not None:
                 self._never_ask_under(under)
-            session.push(seqs)
+            session.push(seqs, bulk=dialog.bulk())
 
         dialog.finished.connect(finished)
         dialog.open()

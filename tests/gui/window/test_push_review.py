@@ -11,7 +11,9 @@ from dataclasses import replace
 import pytest
 import qasync
 from PySide6.QtWidgets import QDialog
+from pytestqt.qtbot import QtBot
 
+from app.api.v2 import proven_key
 from app.profile.settings import Profile, ProfileStore
 from app.sim import SimServer, generate_show
 from app.ui.window.push_review import PushReviewDialog
@@ -19,6 +21,8 @@ from tests.gui.conftest import Opened, Opener, config, profile_for, until, wait_
 from tests.gui.form.test_form_sim import type_into
 from tests.gui.form.test_own_push import settled
 from tests.gui.session.test_push_said import edit_cities
+
+BULK = ("POST", "/v2/customers/bulk")
 
 
 @pytest.fixture
@@ -65,6 +69,7 @@ def test_a_large_push_is_reviewed_first_and_dont_ask_again_is_kept(
     # requests and time at the current budget (app/sync/push/cost.py)
     assert "4 requests (3 sends, 1 listing)" in dialog.cost.text()
     assert "/300 per 60 s" in dialog.cost.text()
+    assert dialog.one_by_one is None and dialog.bulk()  # no V2 base URL: nothing to choose
     dialog.dont_ask.setChecked(True)
     dialog.threshold.setValue(10)
     dialog.push_button.click()
@@ -151,3 +156,33 @@ def test_the_offer_to_push_when_the_show_answers_again_goes_through_the_review(
         settled(loop, opened, 3)
         assert puts(again) == 3
         assert again.show.get("customers", ids[0])["city"] == "Alpha"  # type: ignore[index]
+
+
+def test_with_v2_the_review_tells_both_costs_and_one_request_per_record_goes_through_v1(
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer, qtbot: QtBot
+) -> None:
+    """Issue 31, point 6: with a V2 base URL the review says what the push costs with the bulk
+    upserts and one request per record, and lets the user choose; the choice goes to the push."""
+    opened = opened_with(
+        loop, open_window, server, review_push_over=2, v2_base_url=server.v2_base_url
+    )
+    opened.session.client.learned.set(proven_key("customers", "orderingGroups"), True)
+    bulk, before = server.stats.by_operation[BULK], puts(server)
+    edit_cities(opened, ["Alpha", "Beta", "Gamma"])
+    opened.window.actions_["push"].trigger()
+    gate = opened.window.push_gate
+    assert gate is not None
+    qtbot.waitUntil(lambda: gate.dialog is not None and gate.dialog.isVisible())
+    dialog = review(opened)
+    assert "3 changes: 3 requests with bulk, under a second; 4 requests and under a second" \
+        " without" in dialog.cost.text()  # fmt: skip
+    assert dialog.with_bulk is not None and dialog.one_by_one is not None
+    assert dialog.with_bulk.text() == "With bulk upserts (3 requests, under a second)"
+    assert dialog.one_by_one.text() == "One request per record (4 requests, under a second)"
+    assert dialog.with_bulk.isChecked() and dialog.bulk()  # bulk by default
+    dialog.one_by_one.click()
+    assert not dialog.bulk()
+    dialog.push_button.click()
+
+    settled(loop, opened, 3)
+    assert server.stats.by_operation[BULK] == bulk and puts(server) == before + 3
