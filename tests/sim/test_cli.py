@@ -89,7 +89,7 @@ def test_import_dry_run_reports_and_writes_an_errors_file(
     result = showdesk(server, cache, "import", "customers", str(source), "--dry-run")
     assert result.returncode == 1
     assert "1 to create, 1 to update, 0 unchanged, 1 with errors" in result.stdout
-    assert "priceZone" in result.stdout
+    assert "row 4: Price zone: 'seven' is not a whole number" in result.stdout  # at its line
     assert (tmp_path / "changes.errors.csv").exists()
     status = json.loads(showdesk(server, cache, "status", "--json").stdout)
     assert status["outbox"]["pending"] == 0  # a dry run queues nothing
