@@ -4,28 +4,14 @@ is clearly visible, and a form's reference field opens its record with a button.
 
 from __future__ import annotations
 
-import pytest
-import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.sim import SimServer
 from app.ui.form.pickers import ReferencePicker
 from app.ui.form.sub_table import SubTableInput
 from app.ui.window import navigation
-from tests.gui.conftest import Opened, Opener, profile_for, wait_synced
-
-
-@pytest.fixture
-def opened(
-    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer, qtbot: QtBot
-) -> Opened:
-    opened: Opened = open_window(profile_for(tiny_server))
-    wait_synced(loop, opened.session)
-    with qtbot.waitActive(opened.window):
-        opened.window.activateWindow()
-    return opened
+from tests.gui.conftest import Opened
 
 
 def focused() -> QWidget | None:
@@ -33,9 +19,9 @@ def focused() -> QWidget | None:
 
 
 def test_ctrl_tab_and_ctrl_page_keys_switch_tabs_from_inside_a_grid(
-    opened: Opened, qtbot: QtBot
+    opened_tiny: Opened, qtbot: QtBot
 ) -> None:
-    window = opened.window
+    window = opened_tiny.window
     customers = window.open_resource("customers")
     warehouses = window.open_resource("warehouses")
     assert customers is not None and warehouses is not None
@@ -55,8 +41,8 @@ def test_ctrl_tab_and_ctrl_page_keys_switch_tabs_from_inside_a_grid(
     assert customers.table.currentIndex().row() == 0  # the grid itself did not move
 
 
-def test_f6_moves_the_focus_between_tree_table_and_form(opened: Opened, qtbot: QtBot) -> None:
-    window = opened.window
+def test_f6_moves_the_focus_between_tree_table_and_form(opened_tiny: Opened, qtbot: QtBot) -> None:
+    window = opened_tiny.window
     tab = window.open_resource("customers")
     assert tab is not None and tab.form is not None and window.tree is not None
     tab.table.setFocus()
@@ -72,10 +58,10 @@ def test_f6_moves_the_focus_between_tree_table_and_form(opened: Opened, qtbot: Q
     assert window.tree.hasFocus()
 
 
-def test_tab_leaves_a_list_inside_a_form(opened: Opened, qtbot: QtBot) -> None:
-    window = opened.window
+def test_tab_leaves_a_list_inside_a_form(opened_tiny: Opened, qtbot: QtBot) -> None:
+    window = opened_tiny.window
     lists: list[SubTableInput] = []
-    for res in opened.session.registry:  # the first resource with a list inside its form
+    for res in opened_tiny.session.registry:  # the first resource with a list inside its form
         found = window.open_resource(res.slug)
         if found is not None and found.form is not None and found.model.rowCount():
             found.table.setCurrentIndex(found.model.index(0, 0))
@@ -98,16 +84,16 @@ def test_tab_leaves_a_list_inside_a_form(opened: Opened, qtbot: QtBot) -> None:
     assert table.currentColumn() == 0  # the next control, not the next cell
 
 
-def test_the_focus_is_clearly_visible(opened: Opened) -> None:
-    assert opened.window.styleSheet() == navigation.FOCUS_STYLE
+def test_the_focus_is_clearly_visible(opened_tiny: Opened) -> None:
+    assert opened_tiny.window.styleSheet() == navigation.FOCUS_STYLE
     assert "QAbstractItemView:focus" in navigation.FOCUS_STYLE
     assert "border: 2px solid palette(highlight)" in navigation.FOCUS_STYLE
 
 
 def test_a_reference_field_of_a_form_opens_its_record_with_a_button(
-    opened: Opened, qtbot: QtBot
+    opened_tiny: Opened, qtbot: QtBot
 ) -> None:
-    window, cache = opened.window, opened.session.cache
+    window, cache = opened_tiny.window, opened_tiny.session.cache
     tab = window.open_resource("customers")
     assert tab is not None and tab.form is not None
     column = tab.model.column_of("warehouseID")

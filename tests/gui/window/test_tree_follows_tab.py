@@ -1,28 +1,14 @@
 """Issue 30, item 8: "the tree's highlight does not follow the active tab". Switching tabs —
 Ctrl+Tab, Ctrl+PgDown, a click on the tab bar — makes the tab's resource the tree's current,
-highlighted item (its branch opened), without opening anything again."""
+highlighted item (its branch opened_tiny), without opening anything again."""
 
 from __future__ import annotations
 
-import pytest
-import qasync
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from app.sim import SimServer
 from app.ui.window.resource_tree import ResourceTree
-from tests.gui.conftest import Opened, Opener, profile_for, wait_synced
-
-
-@pytest.fixture
-def opened(
-    loop: qasync.QEventLoop, open_window: Opener, tiny_server: SimServer, qtbot: QtBot
-) -> Opened:
-    opened: Opened = open_window(profile_for(tiny_server))
-    wait_synced(loop, opened.session)
-    with qtbot.waitActive(opened.window):
-        opened.window.activateWindow()
-    return opened
+from tests.gui.conftest import Opened
 
 
 def highlighted(tree: ResourceTree) -> str | None:
@@ -33,9 +19,9 @@ def highlighted(tree: ResourceTree) -> str | None:
 
 
 def test_the_tree_highlights_the_resource_of_the_tab_switched_to(
-    opened: Opened, qtbot: QtBot
+    opened_tiny: Opened, qtbot: QtBot
 ) -> None:
-    window, tree = opened.window, opened.window.tree
+    window, tree = opened_tiny.window, opened_tiny.window.tree
     assert tree is not None
     tabs = [window.open_resource(slug) for slug in ("customers", "warehouses", "product-pricing")]
     customers, warehouses, pricing = tabs
@@ -62,4 +48,4 @@ def test_the_tree_highlights_the_resource_of_the_tab_switched_to(
     assert window.tabs.currentWidget() is customers
     qtbot.waitUntil(lambda: highlighted(tree) == "customers")
 
-    assert asked == [] and window.tabs.count() == 3  # nothing opened again
+    assert asked == [] and window.tabs.count() == 3  # nothing opened_tiny again
