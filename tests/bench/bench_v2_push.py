@@ -56,11 +56,11 @@ async def main(folder: Path) -> None:
                 records = list(cache.records("customers"))[:EDITS]
                 edits = [FieldEdit(r["id"], "city", f"Town {r['id']}") for r in records]
                 Editor(cache, outbox, REGISTRY).stage("customers", edits)
-                before, bulk_before = server.stats.requests, _bulk(server)
+                before, listed_before = server.stats.requests, _listed(server)
                 started = time.perf_counter()
                 report = await Pusher(client, cache, outbox).push()
                 took = time.perf_counter() - started
-        requests, batches = server.stats.requests - before, _bulk(server) - bulk_before
+        requests, listed = server.stats.requests - before, _listed(server) - listed_before
         applied = sum(
             1 for r in records if (server.show.get("customers", r["id"]) or {}).get("city")
             == f"Town {r['id']}"
@@ -69,9 +69,10 @@ async def main(folder: Path) -> None:
     print(f"{EDITS:,} customer edits at {LIMIT}/{SPAN:g} s, the simulator's batch cap 1,000:")
     print(
         f"  with bulk upserts: {requests:,} requests (goal <= {GOAL_REQUESTS}: "
-        f"{'met' if requests <= GOAL_REQUESTS else 'NOT met'}; {batches} bulk upserts, "
-        f"{requests - batches} listing pages: the check before the push and the two looks "
-        f"after it), {took:.1f} s (goal <= {GOAL_SECONDS:g} s: "
+        f"{'met' if requests <= GOAL_REQUESTS else 'NOT met'}; {requests - listed} bulk "
+        f"upserts, the show's batch size learned on the way; {listed} listing pages: the check "
+        f"before the push, the whole look after it and one page proving nobody wrote since), "
+        f"{took:.1f} s (goal <= {GOAL_SECONDS:g} s: "
         f"{'met' if took <= GOAL_SECONDS else 'NOT met'}); "
         f"{report.done:,} applied, {report.failed} failed, {applied:,} held on the show"
     )
@@ -82,8 +83,8 @@ async def main(folder: Path) -> None:
     )
 
 
-def _bulk(server: SimServer) -> int:
-    return server.stats.by_operation[("POST", "/v2/customers/bulk")]
+def _listed(server: SimServer) -> int:
+    return server.stats.by_operation[("GET", "/Customer")]
 
 
 if __name__ == "__main__":

@@ -169,6 +169,7 @@ class Pusher:
             self.unreachable(self.report.unreachable, rest)
             return
         self._verifier.pause = min(max(time.monotonic() - started, 0.5), 5.0)
+        self._verifier.whole = {slug for slug, p in self._outcomes.stale if p is None}
         await self._verifier.verify()
         self.report.errors += self._verifier.errors
         listed = self._verifier.listed_last  # its last look was that listing: not asked twice

@@ -18,10 +18,11 @@ profile names a V2 base URL; without one nothing here is used and every change g
   found, it stays pending (the next push's check looks it up again): never created twice.
 - The body of each element: the freshest known record (the pre-push listing refreshed the cache)
   with the user's fields over it, checked like a PUT body, so the upsert never blanks a field.
-- The batch size is learned per show (`Learned`, `bulk.<slug>.batch`): 100 at first, doubled
-  while answers come whole within `QUICK` seconds, up to three quarters of the smallest size
-  the show refused; halved when the show refuses a batch as too large (nothing applied: the
-  same elements go again in halves) or when its answer is lost.
+- The batch size is learned per show (`Learned`, `bulk.<slug>`, `BatchSize`): 100 at first,
+  four times larger while answers come whole within `QUICK` seconds; a refusal as too large
+  (nothing applied: the same elements go again, in a smaller batch) sends the next halfway
+  between the largest size the show took and the smallest it refused while they are more than
+  double apart, else at the size it took; a lost answer halves it.
 - Each element of `successful` settles its record's changes (the cache takes the body sent,
   the records listed again after the push through `modifiedAfter`, the check after the push
   watches the fields as for a PUT); each of `failed` fails them with the show's messages, as a
@@ -71,6 +72,7 @@ CREATES = ("customers",)  # whose creates go through the upsert, after a look-up
 # mapping is proven on the show (`showdesk check --v2`, Learned `v2.<slug>.<field>` True).
 UNPROVEN = {"customers": ("orderingGroups",), "vendors": VENDOR_MAPPED}
 FIRST_BATCH, MOST_BATCH = 100, 5000
+GROWTH = 4  # the next batch's size after a whole quick answer, while no refusal is known
 QUICK = 10.0  # seconds: an answer within it lets the batch grow
 NOT_LANDED = (
     "the show's answer to a bulk upsert was lost and the record holds none of it: "
@@ -80,27 +82,51 @@ _SIZE_WORDS = ("too large", "too many", "too long", "size", "limit", "maximum")
 
 
 class BatchSize:
-    """The elements per bulk upsert of one resource, learned per show."""
+    """The elements per bulk upsert of one resource, learned per show: `size` the next batch's,
+    `accepted` the largest batch the show took whole, `refused` the smallest it refused as too
+    large. A whole quick answer of a full batch lets the next one be `GROWTH` times larger while
+    no refusal is known; once one is, the next goes halfway between the two only while the
+    refused size is more than twice the accepted one (a refusal costs a request of the show's
+    budget: a probe for less than double is not worth it), else stays at the accepted size, and
+    so does the next batch after a refusal (half the refused size when none was accepted); a
+    lost answer halves the size."""
 
     def __init__(self, learned: Learned, slug: str) -> None:
         self.learned, self.key = learned, f"bulk.{slug}"
         known = learned.get(self.key) or {}
         self.size = int(known.get("batch", FIRST_BATCH))
         self.refused: int | None = known.get("refused")
+        self.accepted: int | None = known.get("accepted")
 
-    def grow(self) -> None:
-        ceiling = self.refused * 3 // 4 if self.refused else MOST_BATCH
-        self._keep(max(self.size, min(self.size * 2, ceiling, MOST_BATCH)))
+    def grow(self, sent: int) -> None:
+        """A batch of `sent` elements answered whole and quickly."""
+        self.accepted = max(self.accepted or 0, sent)
+        if self.refused is not None and self.accepted >= self.refused:
+            self.refused = None  # the show's cap went up: what it refused before is no guide
+        grown = sent >= self.size  # a short (last) batch proves nothing about the size
+        self._keep(min(max(self.size, self._next()), MOST_BATCH) if grown else self.size)
 
     def shrink(self, refused: int | None = None) -> None:
-        if refused is not None:
-            self.refused = min(refused, self.refused or refused)
-        self._keep(max(1, min(self.size, refused or self.size) // 2))
+        """A batch refused as too large (`refused` elements: nothing applied), or whose answer
+        was lost (None)."""
+        if refused is None:
+            return self._keep(max(1, self.size // 2))
+        self.refused = min(refused, self.refused or refused)
+        if self.accepted is not None and self.accepted >= self.refused:
+            self.accepted = None  # the show's cap came down: what it took before is no guide
+        self._keep(max(1, self._next()))
+
+    def _next(self) -> int:
+        if self.refused is None:
+            return self.size * GROWTH
+        accepted = self.accepted or 0
+        return (accepted + self.refused) // 2 if self.refused > 2 * accepted else accepted
 
     def _keep(self, size: int) -> None:
-        if size != self.size or self.learned.get(self.key) is None:
-            self.size = size
-            self.learned.set(self.key, {"batch": size, "refused": self.refused})
+        self.size = size
+        known = {"batch": size, "refused": self.refused, "accepted": self.accepted}
+        if self.learned.get(self.key) != known:
+            self.learned.set(self.key, known)
 
 
 class Upserts:
@@ -253,7 +279,7 @@ class V2Push:
             for i, judged in zip(unnamed, found, strict=True):
                 results[i] = judged
         elif time.monotonic() - started < QUICK:
-            sizes.grow()
+            sizes.grow(len(heads))
         return results
 
     async def _refused(

@@ -80,6 +80,14 @@ class PushedUpdates:
             return []
         return [str(s) for (s,) in self._db.execute("SELECT DISTINCT slug FROM pushed")]
 
+    def count(self, slug: str) -> int:
+        """How many records of this resource have updates to check."""
+        self._write()
+        if self._db is None:
+            return 0
+        (found,) = self._db.execute("SELECT COUNT(*) FROM pushed WHERE slug = ?", [slug]).fetchone()
+        return int(found)
+
     def __bool__(self) -> bool:
         self._write()
         return (
