@@ -129,30 +129,48 @@ class BatchSize:
             self.learned.set(self.key, known)
 
 
+def fits_upsert(slug: str, head: Sequence[Change]) -> bool:
+    """Whether this head of one record's changes is of a kind a bulk upsert sends: a record's
+    plain updates, or a customer's create with its key (its record's form aside: `unproven`)."""
+    if slug not in PATHS or any("body" in c.payload for c in head):
+        return False
+    if _is_create(head):
+        return slug in CREATES and bool(head[0].key_value)
+    return all(c.op == "update" for c in head)
+
+
+def unproven(
+    slug: str, head: Sequence[Change], record: dict[str, Any], learned: Learned
+) -> list[str]:
+    """The fields whose V2 form is not proven on this show that the head involves — set by it,
+    or held by the record (`record`: the freshest known, a create's own): through V1 till then.
+    The push (`V2Push`) and its cost (`Upserts`, app/sync/push/cost.py) judge alike."""
+    values = _values(head)
+    cleared = "brokerID" in values and values["brokerID"] is None
+    if slug == "vendors" and cleared and (record.get("brokers") or [])[1:]:
+        return ["brokerID"]  # V2 would make the next of its brokers the first
+    return [
+        name
+        for name in UNPROVEN.get(slug, ())
+        if not learned.get(proven_key(slug, name)) and (name in values or record.get(name))
+    ]
+
+
 class Upserts:
     """What a push's cost needs of V2's bulk upserts on one show (app/sync/push/cost.py): the
-    learned batch size per resource and which changes go through them, judged as `V2Push.takes`
-    judges a head, from the change's own record (an update's payload is the whole record)."""
+    learned batch size per resource and which changes go through them, judged as the push
+    judges a head (`fits_upsert`, `unproven`), from the change's own record (an update's
+    payload is the whole record)."""
 
     def __init__(self, learned: Learned) -> None:
+        self.learned = learned
         self.sizes = {slug: BatchSize(learned, slug).size for slug in PATHS}
-        self.unproven = {
-            slug: [n for n in UNPROVEN[slug] if not learned.get(proven_key(slug, n))]
-            for slug in PATHS
-        }
 
     def takes(self, change: Change) -> bool:
         """Whether the push sends this pending change through a bulk upsert."""
-        slug = change.resource
-        if slug not in self.sizes or "body" in change.payload:
-            return False
-        if change.op == "create":
-            fits = slug in CREATES and bool(change.key_value)
-        else:
-            fits = change.op == "update"
-        return fits and not any(
-            change.payload.get(name) or name in change.changed_fields
-            for name in self.unproven[slug]
+        head = [change]
+        return fits_upsert(change.resource, head) and not unproven(
+            change.resource, head, dict(change.payload), self.learned
         )
 
 
@@ -194,23 +212,12 @@ class V2Push:
         return self._fits(res, [change]) and not self._unproven(res, [change])
 
     def _fits(self, res: Resource, head: Sequence[Change]) -> bool:
-        if res.slug not in self.offered or any("body" in c.payload for c in head):
+        if res.slug not in self.offered or not fits_upsert(res.slug, head):
             return False
-        if len(head) == 1 and head[0].op == "create":
-            return res.slug in CREATES and bool(head[0].key_value)
-        return all(c.op == "update" for c in head) and not is_local_id(self.server_id(head[-1]))
+        return _is_create(head) or not is_local_id(self.server_id(head[-1]))
 
     def _unproven(self, res: Resource, head: Sequence[Change]) -> list[str]:
-        record, values = self._current(res, head), _values(head)
-        cleared = "brokerID" in values and values["brokerID"] is None
-        if res.slug == "vendors" and cleared and (record.get("brokers") or [])[1:]:
-            return ["brokerID"]  # V2 would make the next of its brokers the first
-        return [
-            name
-            for name in UNPROVEN.get(res.slug, ())
-            if not self.client.learned.get(proven_key(res.slug, name))
-            and (name in values or record.get(name))
-        ]
+        return unproven(res.slug, head, self._current(res, head), self.client.learned)
 
     def notes(self) -> list[str]:
         return [
