@@ -12,7 +12,8 @@ is lost under it, reconnects (trying every second, for up to `RIDE_OUT` seconds,
 `on_away`) and runs it again. The work given must be safe to run twice: a transaction the
 restart cut short was rolled back by the server, and the team's writes are keyed (a relay by
 member and local change, a settlement by its claim's token), so one that did commit writes
-nothing the second time (issue 29, point 5).
+nothing the second time (issue 29, point 5). `open_team`, off any event loop, rides a restart
+begun while the team opens the same way (`ride_out_blocking`: one `_Outage` decides for both).
 """
 
 from __future__ import annotations
@@ -52,8 +53,14 @@ class Member:
 class Team:
     """This member's open team database (one connection, autocommit); close() when done."""
 
-    def __init__(self, database: TeamDatabase, conn: psycopg.Connection[Any]) -> None:
+    def __init__(
+        self,
+        database: TeamDatabase,
+        conn: psycopg.Connection[Any],
+        connect: Callable[[], psycopg.Connection[Any]] | None = None,
+    ) -> None:
         self.database = database
+        self._connect = connect or database.connect
         self.member = database.member
         self.conn = conn  # replaced by `ride_out` when the database came back
         # Told, once each way, when the database went away under a command and when it is back.
@@ -77,12 +84,13 @@ class Team:
         """`work()` (which reads `self.conn` afresh), run again on a new connection when the
         connection was lost under it; TeamUnreachable when the database is not back within
         `ride_out_for` seconds. Any other database error is the caller's."""
-        return await ride_out(work, self.lost, self._reconnect, self.on_away, self.ride_out_for)
+        return await ride_out(work, self.lost, self.reconnect, self.on_away, self.ride_out_for)
 
-    def _reconnect(self) -> None:
+    def reconnect(self, *, touch: bool = True) -> None:
         """A new connection (blocking; TeamUnreachable or OperationalError when the database is
-        not back yet); the member is online again on it."""
-        conn = self.database.connect()
+        not back yet); the member is online again on it (`touch`; not while the team is being
+        opened: its schema may not be there yet)."""
+        conn = self._connect()
         try:
             conn.execute("SELECT 1")  # a server still starting up refuses here
         except psycopg.OperationalError:
@@ -90,7 +98,8 @@ class Team:
             raise
         old, self.conn = self.conn, conn
         old.close()
-        self.touch()
+        if touch:
+            self.touch()
 
     def touch(self) -> None:
         """The heartbeat: this member is online (and which process it is)."""
@@ -142,35 +151,92 @@ def open_team(
 
     A database that cannot be reached is TeamUnreachable at once. One that answered and went
     away while the team was being opened (a restart begun just then) is ridden out as under a
-    running command: opened again every RECONNECT_EVERY seconds for up to RIDE_OUT seconds
-    (the upgrade, the show's claim and the heartbeat are each safe to run twice)."""
-    deadline: float | None = None
-    while True:
-        conn: psycopg.Connection[Any] | None = None
+    running command (`ride_out_blocking`; the upgrade, the show's claim and the heartbeat are
+    each safe to run twice)."""
+    team = Team(database, (connect or database.connect)(), connect)
+
+    def opening() -> Team:
+        schema.upgrade(team.conn)
+        _claim_show(team.conn, base_url, show_id)
+        team.touch()
+        return team
+
+    try:
+        return ride_out_blocking(opening, team.lost, lambda: team.reconnect(touch=False))
+    except BaseException:
+        team.close()
+        raise
+
+
+RIDDEN = (psycopg.OperationalError, TeamUnreachable)  # the errors a lost connection raises
+
+
+class _Outage:
+    """The one way team work rides out a team database that went away (`ride_out`,
+    `ride_out_blocking`): which errors are the connection lost, the tries of `reconnect` for up
+    to `for_seconds` from the first loss, and what `on_away` is told."""
+
+    def __init__(
+        self,
+        lost: Callable[[], bool],
+        reconnect: Callable[[], None],
+        on_away: Callable[[str | None], None] | None,
+        for_seconds: float,
+    ) -> None:
+        self.lost, self.reconnect, self.on_away = lost, reconnect, on_away
+        self.for_seconds = for_seconds
+        self.deadline: float | None = None
+
+    def went_away(self, exc: Exception) -> bool:
+        """Whether `exc` is the connection lost (a TeamUnreachable always is): the clock then
+        runs (from the first loss) and `on_away` is told. False: the caller's error."""
+        if isinstance(exc, psycopg.OperationalError) and not self.lost():
+            return False
+        if self.deadline is None:
+            self.deadline = time.monotonic() + self.for_seconds
+        if self.on_away is not None:
+            self.on_away(first_line(exc))
+        return True
+
+    def reconnected(self) -> bool:
+        """One try of `reconnect` (blocking: off the event loop): True when the database is back,
+        False to try again in RECONNECT_EVERY s; TeamUnreachable once the time is up."""
         try:
-            conn = (connect or database.connect)()
-            schema.upgrade(conn)
-            _claim_show(conn, base_url, show_id)
-            team = Team(database, conn)
-            team.touch()
-            return team
-        except (psycopg.OperationalError, TeamUnreachable) as exc:
-            lost = conn is not None and bool(conn.closed or conn.broken)
-            if conn is not None:
-                conn.close()
-            if not lost and (deadline is None or not isinstance(exc, TeamUnreachable)):
-                raise  # never reached, or an error that is not the connection lost
-            deadline = deadline or time.monotonic() + RIDE_OUT
-            if time.monotonic() >= deadline:
-                raise TeamUnreachable(
-                    f"The team database cannot be reached: it went away while the team was "
-                    f"being opened and was not back within {RIDE_OUT:g} s ({first_line(exc)})"
-                ) from None
+            self.reconnect()
+        except RIDDEN as again:
+            if self.deadline is not None and time.monotonic() < self.deadline:
+                return False
+            raise TeamUnreachable(
+                f"The team database cannot be reached: it went away and was not back within "
+                f"{self.for_seconds:g} s ({first_line(again)})"
+            ) from None
+        return True
+
+    def back(self) -> None:
+        """`on_away(None)`, on the caller's thread (the event loop's, under `ride_out`)."""
+        if self.on_away is not None:
+            self.on_away(None)
+
+
+def ride_out_blocking(
+    work: Callable[[], T],
+    lost: Callable[[], bool],
+    reconnect: Callable[[], None],
+    on_away: Callable[[str | None], None] | None = None,
+    for_seconds: float = RIDE_OUT,
+) -> T:
+    """`ride_out` for code off any event loop (opening the team): the same decisions, waiting
+    with `time.sleep`."""
+    outage = _Outage(lost, reconnect, on_away, for_seconds)
+    while True:
+        try:
+            return work()
+        except RIDDEN as exc:
+            if not outage.went_away(exc):
+                raise
+        while not outage.reconnected():
             time.sleep(RECONNECT_EVERY)
-        except BaseException:
-            if conn is not None:
-                conn.close()
-            raise
+        outage.back()
 
 
 async def ride_out(
@@ -188,27 +254,15 @@ async def ride_out(
     `for_seconds`, then TeamUnreachable. `on_away(reason)` when the database went away,
     `on_away(None)` when it is back. `threaded`: `work` blocks for long (a catch-up), so it runs
     off the event loop too. Any other error is the caller's."""
-    deadline: float | None = None
+    outage = _Outage(lost, reconnect, on_away, for_seconds)
     while True:
         try:
             return await asyncio.to_thread(work) if threaded else work()
-        except (psycopg.OperationalError, TeamUnreachable) as exc:
-            if isinstance(exc, psycopg.OperationalError) and not lost():
+        except RIDDEN as exc:
+            if not outage.went_away(exc):
                 raise
-            if deadline is None:
-                deadline = time.monotonic() + for_seconds
-            if on_away is not None:
-                on_away(first_line(exc))
-            while True:
-                try:
-                    await asyncio.to_thread(reconnect)
-                    break
-                except (TeamUnreachable, psycopg.OperationalError) as again:
-                    if time.monotonic() >= deadline:
-                        raise TeamUnreachable(
-                            f"The team database went away and was not back within "
-                            f"{for_seconds:g} s ({first_line(again)})"
-                        ) from None
-                    await asyncio.sleep(RECONNECT_EVERY)
-            if on_away is not None:
-                on_away(None)
+        while True:  # tries a second apart (an Event would need the database to say it is back)
+            if await asyncio.to_thread(outage.reconnected):
+                break
+            await asyncio.sleep(RECONNECT_EVERY)
+        outage.back()

@@ -71,7 +71,9 @@ def report(
     requests = server.stats.requests - before
     refused = server.stats.throttled - throttled
     print(f"exit codes: {[code for code, _, _ in results]}")
-    print(f"requests: {requests}, answered 403: {refused} ({refused / max(requests, 1):.1%})")
+    share = refused / max(requests, 1)
+    print(f"requests: {requests}, answered 403: {refused} ({share:.1%}; goal <= 1 %: "
+          f"{'met' if share <= 0.01 else 'NOT met'})")  # fmt: skip
     records = SHARED + 3 * OWN
     puts = server.stats.by_operation[PUT_CUSTOMER]
     print(f"PUTs: {puts} for {records} records edited ({3 * SHARED} edits of shared records)")
@@ -80,8 +82,9 @@ def report(
                       "FROM team_changes GROUP BY member ORDER BY member")  # fmt: skip
     times = {member: float(s) for member, s in rows}
     print("own changes applied within: " + ", ".join(f"{m} {s:.1f} s" for m, s in times.items()))
-    print(f"fairness (slowest / fastest member): {max(times.values()) / min(times.values()):.2f}"
-          " (goal ≤ 1.25)")  # fmt: skip
+    fairness = max(times.values()) / min(times.values())
+    print(f"fairness (slowest / fastest member): {fairness:.2f} (goal <= 1.25: "
+          f"{'met' if fairness <= 1.25 else 'NOT met'})")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -6,6 +6,9 @@ PostgreSQL server (tests/pg_server.py). About a minute.
 - Catch-up seconds: a lead syncs the demo show for the team while two teammates follow by
   LISTEN/NOTIFY; from the lead's end to each follower's cache equal to the lead's (goal ≤ 5 s,
   with no API request), and a fresh member's whole catch-up (records per second).
+- Replica delay (issue 29, point 4): ann's `showdesk sync` of the tiny show, then ben's
+  `showdesk status` (his cache never synced); from the end of ann's sync to the end of ben's
+  command with his cache equal to the show (goal ≤ 5 s, with no API request).
 - Requests per team sync: three `showdesk sync` processes at once on one show at 60 per 10 s,
   against one solo sync of the same show (goal: the same count, one sign-in).
 """
@@ -24,9 +27,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from app.sim import SimConfig, SimServer, generate_show
 from tests.pg_server import ThrowawayPostgres
 from tests.team.members import finish, members
-from tests.team.sync_team import Member, contents, one_sync_requests, pull_of
+from tests.team.sync_team import Member, contents, differences, one_sync_requests, pull_of
 
 SECRET = "bench-team-sync"
+GOAL_SECONDS = 5.0
+
+
+def met(held: bool) -> str:
+    return "met" if held else "NOT met"
 
 
 async def follow_the_lead(lead: Member, followers: list[Member], server: SimServer) -> list[float]:
@@ -60,16 +68,37 @@ def catch_up_figures(pg: ThrowawayPostgres, folder: Path) -> None:
         seconds = asyncio.run(follow_the_lead(team[0], team[1:], server))
         lead_requests = server.stats.requests - sent_before
         print(f"lead's sync of the demo show: {lead_requests} requests; followers equal to it "
-              f"{', '.join(f'{s:.2f} s' for s in seconds)} after its end (goal ≤ 5 s)")  # fmt: skip
+              f"{', '.join(f'{s:.2f} s' for s in seconds)} after its end (goal <= 5 s: "
+              f"{met(max(seconds) <= GOAL_SECONDS)})")  # fmt: skip
         late = Member("dee", folder, server, url)
         sent, started = server.stats.requests, time.monotonic()
         caught = late.shared.catch_up()
         took = time.monotonic() - started
         print(f"a new member's whole catch-up: {caught.written:,} records in {took:.2f} s "
               f"({caught.written / max(took, 1e-9):,.0f} records/s), "
-              f"{server.stats.requests - sent} API requests (goal 0)")  # fmt: skip
+              f"{server.stats.requests - sent} API requests (goal 0: "
+              f"{met(server.stats.requests == sent)})")  # fmt: skip
         for member in [*team, late]:
             member.close()
+
+
+def replica_delay(pg: ThrowawayPostgres, folder: Path) -> None:
+    """From the end of ann's `showdesk sync` to the end of ben's `showdesk status` with his cache
+    equal to the show: a CLI replica's delay, with the requests ben's command sent."""
+    config = SimConfig(client_secret=SECRET, rate_limit=6000, rate_window=10.0)
+    url = pg.create_database("bench_replica_delay")
+    with SimServer(generate_show("tiny", seed=5), config) as server:
+        ann, ben = members(["ann", "ben"], folder / "replica", server, url, SECRET, pg.pgpass)
+        synced = ann.run("sync", "--rate", "6000/10")
+        ended, requests = time.monotonic(), server.stats.requests
+        status = ben.run("status")
+        delay, sent = time.monotonic() - ended, server.stats.requests - requests
+        current = not differences(server, ben.cache) and contents(ben.cache) == contents(ann.cache)
+        print(f"replica delay: ben's `showdesk status` held the show as ann's sync left it "
+              f"{'yes' if current else 'NO'}, {delay:.2f} s after ann's sync ended (goal <= "
+              f"{GOAL_SECONDS:g} s: {met(current and delay <= GOAL_SECONDS)}), {sent} API "
+              f"requests (goal 0: {met(sent == 0)}); exit codes "
+              f"{[synced.returncode, status.returncode]}")  # fmt: skip
 
 
 def requests_per_team_sync(pg: ThrowawayPostgres, folder: Path) -> None:
@@ -85,7 +114,9 @@ def requests_per_team_sync(pg: ThrowawayPostgres, folder: Path) -> None:
         codes = [code for code, _, _ in results]
         print(f"3 members' `showdesk sync` at once: {server.stats.requests} API requests and "
               f"{server.stats.token_requests} sign-in(s) in {took:.1f} s; one solo sync: {one} "
-              f"requests and {tokens} sign-in (goal: the same); exit codes {codes}")  # fmt: skip
+              f"requests and {tokens} sign-in (goal: the same: "
+              f"{met(server.stats.requests <= one and server.stats.token_requests <= tokens)}); "
+              f"exit codes {codes}")  # fmt: skip
 
 
 def main() -> None:
@@ -94,6 +125,7 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as folder:
             catch_up_figures(pg, Path(folder))
+            replica_delay(pg, Path(folder))
             requests_per_team_sync(pg, Path(folder))
     finally:
         pg.stop()

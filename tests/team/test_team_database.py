@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import replace
 
 import psycopg
@@ -10,8 +12,8 @@ import pytest
 from app.profile.connect import open_team_for
 from app.profile.settings import Profile, secrets
 from app.team import schema
-from app.team.database import TeamDatabase, TeamError, check_url
-from app.team.team import open_team
+from app.team.database import TeamDatabase, TeamError, TeamUnreachable, check_url
+from app.team.team import open_team, ride_out, ride_out_blocking
 from tests.pg_server import ThrowawayPostgres
 
 SHOW = ("http://127.0.0.1:1/api/v1", "42")
@@ -124,3 +126,41 @@ def test_a_team_database_going_away_while_the_team_opens_is_ridden_out(team_url:
         assert [m.name for m in team.members()] == ["alice"]
     assert len(opened) == 2
     assert opened[0].closed
+
+
+@pytest.mark.parametrize("driver", ["blocking", "awaiting"])
+def test_both_riders_run_work_again_once_back_and_give_up_in_the_same_words(driver: str) -> None:
+    """`open_team` (blocking) and running commands (awaiting) ride an outage out by one
+    mechanism: work again once reconnected, told both ways; a lost connection not back in time
+    is TeamUnreachable in one wording; an error on a live connection is the caller's."""
+
+    def ride(work: Callable[[], str], reconnect: Callable[[], None], told: list[str | None],
+             lost: bool = True) -> str:  # fmt: skip
+        args = (work, lambda: lost, reconnect, told.append, 0.0)
+        if driver == "blocking":
+            return ride_out_blocking(*args)
+        return asyncio.run(ride_out(*args))
+
+    def refused() -> None:
+        raise TeamUnreachable("The team database cannot be reached: refused")
+
+    tries: list[int] = []
+
+    def work() -> str:
+        tries.append(1)
+        if len(tries) == 1:
+            raise psycopg.OperationalError("terminating connection due to administrator command")
+        return "done"
+
+    told: list[str | None] = []
+    assert ride(work, lambda: None, told) == "done" and len(tries) == 2
+    assert told == ["terminating connection due to administrator command", None]
+    tries.clear()
+    with pytest.raises(TeamUnreachable, match=r"went away and was not back within 0 s \(The"):
+        ride(work, refused, [])
+
+    def too_slow() -> str:
+        raise psycopg.OperationalError("canceling statement due to statement timeout")
+
+    with pytest.raises(psycopg.OperationalError, match="statement timeout"):
+        ride(too_slow, refused, [], lost=False)
