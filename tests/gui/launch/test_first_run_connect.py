@@ -1,0 +1,87 @@
+"""Issue 30, item 9 as a whole flow, from a fresh profile against a separate simulator: the first
+run's "Connect to a show…" opens the profile editor, whose Test connection answers (it never
+stays at "Testing the connection…"), Save keeps the profile and its secret, and the show opens
+and syncs — every dialog real and modal, clicked as a user would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import qasync
+import shiboken6
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+
+from app.api.check import ConnectionCheck
+from app.profile.settings import Profile, ProfileStore, SecretStore
+from app.sim import SimServer, generate_show
+from app.ui.launch.first_run import FirstRunDialog
+from app.ui.launch.show_desk import ShowDesk
+from app.ui.session.tasks import TaskRunner
+from app.ui.window.main_window import MainWindow
+from app.ui.window.profile_dialog import ProfileDialog
+from tests.gui.conftest import SECRET, config, wait_synced
+from tests.gui.window.test_profile_dialog import fill
+
+
+class FirstRunUser:
+    """Answers each modal dialog the first run shows, once it is shown: "Connect to a show…";
+    then the profile, Test connection, and Save once the test has answered."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.answers: list[ConnectionCheck] = []
+        self.seen: list[str] = []
+
+    def start(self) -> None:
+        QTimer.singleShot(0, self.answer)
+
+    def answer(self) -> None:
+        shown = QApplication.activeModalWidget()
+        if isinstance(shown, FirstRunDialog) and "first run" not in self.seen:
+            self.seen.append("first run")
+            shown.connect_button.click()
+        elif isinstance(shown, ProfileDialog) and "profile" not in self.seen:
+            self.seen.append("profile")
+            fill(shown, self.profile, SECRET)
+            shown.test_finished.connect(lambda check: self.tested(shown, check))
+            shown.test_button.click()
+            return
+        if len(self.seen) < 2:
+            QTimer.singleShot(10, self.answer)  # the next dialog is not up yet
+
+    def tested(self, dialog: ProfileDialog, check: ConnectionCheck) -> None:
+        self.answers.append(check)
+        self.said = dialog.test_result.text()
+        dialog.save_button.click()
+
+
+def test_the_first_run_connects_tests_saves_and_opens_the_show(
+    loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    assert ProfileStore().all() == []  # the very first run
+    tasks = TaskRunner()
+    window = MainWindow(QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat), tasks)
+    desk = ShowDesk(window, tasks, tell=lambda _text: None)
+    try:
+        with SimServer(generate_show("tiny", seed=4), config(rate_limit=300)) as server:
+            ours = Profile("Our show", server.base_url, server.auth_url, server.show_id)
+            user = FirstRunUser(ours)
+            user.start()
+            session = desk.first_run()
+            assert user.seen == ["first run", "profile"]
+            assert len(user.answers) == 1 and user.answers[0].ok, user.answers
+            assert user.said == user.answers[0].message and "Testing" not in user.said
+            assert session is not None and session.profile.name == "Our show"
+            window.show()
+            wait_synced(loop, session)
+            assert session.online is True
+            assert session.cache.count("customers") == len(server.show.records("customers"))
+            assert ProfileStore().get("Our show") is not None
+            assert SecretStore().get(ours) == SECRET  # in the keyring, not in a file
+            loop.run_until_complete(desk.close())
+    finally:
+        loop.run_until_complete(desk.close())
+        loop.run_until_complete(tasks.cancel_all())
+        window.close()
+        shiboken6.delete(window)
