@@ -1,7 +1,9 @@
-"""Issue 30, item 9 as a whole flow, from a fresh profile against a separate simulator: the first
-run's "Connect to a show…" opens the profile editor, whose Test connection answers (it never
-stays at "Testing the connection…"), Save keeps the profile and its secret, and the show opens
-and syncs — every dialog real and modal, clicked as a user would."""
+"""Issue 30, items 9 and 16 as whole flows, from a fresh profile against a separate simulator: the
+first run's "Connect to a show…" opens the profile editor, whose Test connection answers (it
+never stays at "Testing the connection…"), Save keeps the profile and its secret, and the show
+opens and syncs; with a wrong secret, the test and then the window say which credential the
+show refused, why, and where to fix it, and the message stays — every dialog real and modal,
+clicked as a user would."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from app.ui.launch.show_desk import ShowDesk
 from app.ui.session.tasks import TaskRunner
 from app.ui.window.main_window import MainWindow
 from app.ui.window.profile_dialog import ProfileDialog
-from tests.gui.conftest import SECRET, config, wait_synced
+from tests.gui.conftest import SECRET, config, until, wait_synced
 from tests.gui.window.test_profile_dialog import fill
 
 
@@ -28,8 +30,8 @@ class FirstRunUser:
     """Answers each modal dialog the first run shows, once it is shown: "Connect to a show…";
     then the profile, Test connection, and Save once the test has answered."""
 
-    def __init__(self, profile: Profile) -> None:
-        self.profile = profile
+    def __init__(self, profile: Profile, secret: str = SECRET) -> None:
+        self.profile, self.secret = profile, secret
         self.answers: list[ConnectionCheck] = []
         self.seen: list[str] = []
 
@@ -43,7 +45,7 @@ class FirstRunUser:
             shown.connect_button.click()
         elif isinstance(shown, ProfileDialog) and "profile" not in self.seen:
             self.seen.append("profile")
-            fill(shown, self.profile, SECRET)
+            fill(shown, self.profile, self.secret)
             shown.test_finished.connect(lambda check: self.tested(shown, check))
             shown.test_button.click()
             return
@@ -79,6 +81,37 @@ def test_the_first_run_connects_tests_saves_and_opens_the_show(
             assert session.cache.count("customers") == len(server.show.records("customers"))
             assert ProfileStore().get("Our show") is not None
             assert SecretStore().get(ours) == SECRET  # in the keyring, not in a file
+            loop.run_until_complete(desk.close())
+    finally:
+        loop.run_until_complete(desk.close())
+        loop.run_until_complete(tasks.cancel_all())
+        window.close()
+        shiboken6.delete(window)
+
+
+def test_the_first_run_with_a_wrong_secret_says_which_credential_and_where_to_fix_it(
+    loop: qasync.QEventLoop, tmp_path: Path
+) -> None:
+    tasks = TaskRunner()
+    window = MainWindow(QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat), tasks)
+    desk = ShowDesk(window, tasks, tell=lambda _text: None)
+    try:
+        with SimServer(generate_show("tiny", seed=4), config(rate_limit=300)) as server:
+            ours = Profile("Our show", server.base_url, server.auth_url, server.show_id)
+            user = FirstRunUser(ours, secret="not-the-secret")
+            user.start()
+            session = desk.first_run()
+            assert len(user.answers) == 1 and not user.answers[0].ok
+            assert "secret" in user.said.lower(), user.said  # the test names the credential
+            assert session is not None
+            window.show()
+            status = window.status
+            loop.run_until_complete(until(lambda: "refused" in status.currentMessage(), 30))
+            said = status.currentMessage()
+            assert said.index("invalid_client") < 80, said  # the reason, before anything is cut
+            assert "client secret" in said and "Profiles" in said, said
+            loop.run_until_complete(until(lambda: not session.tasks.busy, 30))
+            assert status.currentMessage() == said  # it stays: not gone in seconds
             loop.run_until_complete(desk.close())
     finally:
         loop.run_until_complete(desk.close())
