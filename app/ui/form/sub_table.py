@@ -71,6 +71,7 @@ class SubTableInput(FieldInput):
         self.table = QTableWidget(0, len(self.columns), self)
         self.table.setHorizontalHeaderLabels([title_of(c) for c in self.columns])
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.resizeColumnsToContents()  # each column as wide as its whole title at least
         self.table.setMinimumHeight(120)
         self.table.setTabKeyNavigation(False)  # Tab leaves the list: it never traps the focus
         self.table.setItemDelegate(PickDelegate(self, picks))
