@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import closing
 from dataclasses import astuple, dataclass
 from itertools import groupby
@@ -322,6 +322,27 @@ def bulk_choice(
         return None
     limit, span = (state.limit, state.span) if state is not None else (300, 60.0)
     return BulkChoice(bulk, costs(None), limit, span)
+
+
+def push_plan(
+    pending: Sequence[Change],
+    registry: Registry,
+    upserts: Upserts | None,
+    state: GovernorState | None,
+) -> tuple[PushCost, BulkChoice | None]:
+    """What pushing `pending` costs as the push will send it (with the bulk upserts where the
+    show offers them), and both costs when the upserts carry some of it — the review before a
+    push and the outbox's summary say the same."""
+    choice = bulk_choice(lambda u: push_cost(pending, registry, upserts=u), upserts, state)
+    return (choice.bulk if choice is not None else push_cost(pending, registry)), choice
+
+
+def without_bulk_text(choice: BulkChoice | None) -> str:
+    """ " · without bulk: 10,001 requests, about 33 min" (nothing without a choice)."""
+    if choice is None:
+        return ""
+    single = choice.single.requests
+    return f" · without bulk: {counted(single, 'request')}, {duration_text(choice.seconds(False))}"
 
 
 def _needs_check(change: Change) -> bool:

@@ -41,7 +41,8 @@ from app.api.governor import GovernorState
 from app.api.registry import Registry
 from app.store.changes import Change
 from app.store.outbox import Outbox
-from app.sync.push.cost import PushCost, cost_text, push_cost
+from app.sync.push.cost import PushCost, cost_text, push_plan, without_bulk_text
+from app.sync.push.v2_push import Upserts
 from app.sync.reports.change_list import diff_text, record_text, record_tip
 from app.ui.outbox.change_list_model import COLUMNS, ERROR_COLUMN, OutboxModel
 from app.ui.outbox.conflict_dialog import ConflictDialog
@@ -99,14 +100,17 @@ class OutboxView(QWidget):
         resolver: Resolver | None = None,
         reserve: float = 0.1,
         names: ReferenceNames | None = None,
+        upserts: Callable[[], Upserts | None] | None = None,
     ) -> None:
         super().__init__(parent)
         self._outbox = outbox
+        self._upserts = upserts  # V2's bulk upserts as learned now, when offered: both costs
         self._registry = registry
         self.names = names  # references read by their names in the conflict dialog
         self.reserve = reserve  # the profile's share of the rate kept for interactive requests
         self.rate: GovernorState | None = None
         self.cost = PushCost()
+        self._without_bulk = ""  # " · without bulk: …" when the upserts carry some of it
         self._scope_note = ""  # " · 2 of them in Customers": the view shows one resource's
         # Kept as given (None: the default): a bound method of self here would be a reference
         # cycle, freed by whichever thread's garbage collection finds it — not safe for QObjects.
@@ -254,7 +258,10 @@ class OutboxView(QWidget):
         changes, whatever the view shows (one resource's, the failures), so the summary never
         says "Nothing pending to push" beside the status bar's "1 pending" — the same figure,
         from the same outbox, refreshed on the same `outbox_changed`."""
-        self.cost = push_cost(self._outbox.changes(("pending", "sending")), self._registry)
+        pending = self._outbox.changes(("pending", "sending"))
+        upserts = self._upserts() if self._upserts is not None else None
+        self.cost, choice = push_plan(pending, self._registry, upserts, self.rate)
+        self._without_bulk = without_bulk_text(choice)
         scope, self._scope_note = self.model.scope, ""
         if scope is not None and self.cost.changes:
             here = len(self._outbox.changes(("pending",), scope))
@@ -264,7 +271,8 @@ class OutboxView(QWidget):
         self.summary.setText(self._summary_text())
 
     def _summary_text(self) -> str:
-        return cost_text(self.cost, self.rate, self.reserve) + self._scope_note
+        said = cost_text(self.cost, self.rate, self.reserve)
+        return said + (self._without_bulk if self.cost.changes else "") + self._scope_note
 
     def _fit_columns(self) -> None:
         """Columns as wide as their content; the reason column only when a change has one."""

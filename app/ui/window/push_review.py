@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from app.api.registry import Registry
 from app.profile.settings import ProfileStore
 from app.store.changes import Change
-from app.sync.push.cost import BulkChoice, bulk_choice, cost_text, push_cost
+from app.sync.push.cost import BulkChoice, cost_text, push_plan
 from app.sync.push.v2_push import Upserts
 from app.sync.reports.push_review import needs_review, per_record
 from app.ui.outbox.outbox_view import diff_text, record_text, record_tip
@@ -188,10 +188,7 @@ class PushGate(QObject):
         session = self.session
         client, state = session.client, session.governor.state()
         upserts = Upserts(client.learned) if client.connection.v2_base_url else None
-        choice = bulk_choice(
-            lambda u: push_cost(pending, session.registry, upserts=u), upserts, state
-        )
-        push = choice.bulk if choice is not None else push_cost(pending, session.registry)
+        push, choice = push_plan(pending, session.registry, upserts, state)
         cost = cost_text(push, state, session.profile.interactive_reserve)
         words = ValueWords(session.registry, ReferenceNames(session.cache))
         dialog = PushReviewDialog(pending, session.registry, cost, self._parent, words, choice)

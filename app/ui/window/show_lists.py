@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtWidgets import QWidget
 
+from app.sync.push.v2_push import Upserts
 from app.sync.reports.orders import ORDER_LINES, Order
 from app.ui.table.resource_tab import ResourceTab
 
@@ -158,9 +159,14 @@ def open_outbox(window: ShowWindow, slug: str | None = None) -> OutboxView | Non
         return None
     view = window.outbox_view
     if view is None:
+        client = session.client
+
+        def upserts() -> Upserts | None:  # the batch sizes as learned by the last push
+            return Upserts(client.learned) if client.connection.v2_base_url else None
+
         view = OutboxView(
             session.outbox, session.registry, reserve=session.profile.interactive_reserve,
-            names=window.references,
+            names=window.references, upserts=upserts,
         )  # fmt: skip
         view.push_requested.connect(window.request_push)
         view.changed.connect(session.outbox_written)

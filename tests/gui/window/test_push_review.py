@@ -186,3 +186,23 @@ def test_with_v2_the_review_tells_both_costs_and_one_request_per_record_goes_thr
 
     settled(loop, opened, 3)
     assert server.stats.by_operation[BULK] == bulk and puts(server) == before + 3
+
+
+def test_with_v2_the_outbox_summary_tells_both_costs_too(
+    loop: qasync.QEventLoop, open_window: Opener, server: SimServer
+) -> None:
+    """Issue 31, point 6: the outbox pane's summary says what the push costs as it will be sent
+    (with the bulk upserts) and what it would cost without them, as the review does."""
+    opened = opened_with(loop, open_window, server, v2_base_url=server.v2_base_url)
+    opened.session.client.learned.set(proven_key("customers", "orderingGroups"), True)
+    edit_cities(opened, ["Alpha", "Beta", "Gamma"])
+    view = opened.window.show_outbox()
+    assert view is not None
+    said = view.summary.text()
+    assert said.startswith("3 pending changes · 3 requests (1 send of which 1 bulk"), said
+    assert " · without bulk: 4 requests, under a second" in said, said
+    opened.close()
+    plain = opened_with(loop, open_window, server)  # no V2 base URL: one cost, as before
+    edit_cities(plain, ["Delta"])
+    view = plain.window.show_outbox()
+    assert view is not None and "without bulk" not in view.summary.text()
