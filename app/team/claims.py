@@ -4,10 +4,9 @@ A pusher claims whole chains (every pending change of one record, whoever made i
 `FOR UPDATE SKIP LOCKED`, so two members never take the same record — members' records in turn
 (each member's oldest first), so equal queues are served alike: a pusher takes at most its share
 of the free chains (over the members online; a few at least), and a member's turn counts its
-changes already settled since every member now waiting was waiting (the latest of their oldest
-pending changes' relays), so a member whose first batch was claimed (and applied) before its
-teammates' changes arrived does not go first again with the rest of its queue, and a member
-back from idle earns no credit for the time it waited for nothing — and holds them by a lease on
+changes already settled since the team's oldest pending change was relayed, so a member whose
+first batch was claimed (and applied) before its teammates' changes arrived does not go first
+again with the rest of its queue — and holds them by a lease on
 the database server's clock, renewed while it pushes (`keeping`). A member that crashes stops
 renewing: its chains are free again when the lease runs out — at once when the same member
 restarts on the same machine and its old process is gone (`free_my_dead`). Settling writes each
@@ -49,9 +48,7 @@ WITH firsts AS (
     SELECT resource, record_key, min(id) AS first FROM team_changes
     WHERE state = 'pending' GROUP BY resource, record_key
 ), backlog AS (
-    SELECT max(waiting) AS since FROM (
-        SELECT min(relayed) AS waiting FROM team_changes WHERE state = 'pending' GROUP BY member
-    ) w
+    SELECT min(relayed) AS since FROM team_changes WHERE state = 'pending'
 ), served AS (
     SELECT t.member, count(*) AS done FROM team_changes t, backlog b
     WHERE t.state <> 'pending' AND t.settled >= b.since GROUP BY t.member

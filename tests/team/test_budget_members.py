@@ -204,14 +204,11 @@ def test_three_members_syncing_and_pushing_at_once_share_one_budget_fairly(
     assert_within_the_issue(run, 3, 40, timed=False)  # the claim order: the test below
 
 
-def test_changes_applied_before_teammates_arrived_earn_no_credit_nor_cost_a_turn(
+def test_a_member_served_before_its_teammates_arrived_does_not_go_first_again(
     team_url: str, tmp_path: Path
 ) -> None:
     """Equal queues relayed a moment apart: ann's first changes were claimed and applied before
-    ben's reached the team outbox, while she alone waited. From ben's arrival the two are served
-    in turn alike (issue 29, point 3: "while several members have work waiting"), oldest first
-    within a turn: what ann had before counts neither for her nor against her — as a member back
-    from idle earns no credit for the time it waited for nothing."""
+    ben's reached the team outbox; the next claims serve ben's until he has had as many turns."""
     opened = [open_team(TeamDatabase(team_url, member=n), "http://show.invalid/api", "S-1")
               for n in ("ann", "ben")]  # fmt: skip
     try:
@@ -229,9 +226,9 @@ def test_changes_applied_before_teammates_arrived_earn_no_credit_nor_cost_a_turn
         claims = Claims(ben)
         taken = [claims.claim(3), claims.claim(3), claims.claim(6)]
         members = [[c.member for c in claim.changes] for claim in taken if claim is not None]
-        # turn 1 of each (ann's change is older), ann's turn 2; ben's 2, ann's 3, ben's 3; the rest
-        assert [sorted(m) for m in members] == [["ann", "ann", "ben"], ["ann", "ben", "ben"],
-                                                ["ben"] * 3]  # fmt: skip
+        assert members[0] == ["ben"] * 3  # ben's turns 1-3 before ann's 4-6
+        # then in turn again: turn 4 of each, ann's turn 5 (her change is older); then the rest
+        assert [sorted(m) for m in members[1:]] == [["ann", "ann", "ben"], ["ann", "ben", "ben"]]
     finally:
         for team in opened:
             team.close()
