@@ -15,13 +15,16 @@ from typing import Any
 from pydantic import BaseModel
 from PySide6.QtCore import (
     QAbstractItemModel,
+    QEvent,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QSignalBlocker,
     Qt,
 )
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QKeyEvent
 from PySide6.QtWidgets import (
+    QAbstractItemDelegate,
     QComboBox,
     QHeaderView,
     QLabel,
@@ -184,6 +187,22 @@ class SubTableInput(FieldInput):
             self.mark_rows({kept.index(r): p for r, p in self._problems.items() if r in kept})
             self.edited.emit()
 
+    def leave(self, forward: bool) -> None:
+        """Give the keyboard to the control after (or before) the table, as Tab does anywhere
+        else: an open cell's Tab never walks on to the next cell and round the rows for ever."""
+        step = QWidget.nextInFocusChain if forward else QWidget.previousInFocusChain
+        widget = step(self.table)
+        while widget is not None and widget is not self.table and not self._takes_tab(widget):
+            widget = step(widget)
+        if widget is not None and widget is not self.table:
+            reason = Qt.FocusReason.TabFocusReason if forward else Qt.FocusReason.BacktabFocusReason
+            widget.setFocus(reason)
+
+    def _takes_tab(self, widget: QWidget) -> bool:
+        tab = bool(widget.focusPolicy() & Qt.FocusPolicy.TabFocus)
+        shown = widget.isVisible() and widget.isEnabled()
+        return tab and shown and not self.table.isAncestorOf(widget)
+
     def set_read_only(self, read_only: bool) -> None:
         trigger = QTableWidget.EditTrigger
         self.table.setEditTriggers(trigger.NoEditTriggers if read_only else trigger.AllEditTriggers)
@@ -209,6 +228,18 @@ class PickDelegate(QStyledItemDelegate):
 
     def _pick(self, index: Index) -> ColumnPick | None:
         return self.picks.get(self.sub_table.columns[index.column()])
+
+    def eventFilter(self, editor: QObject, event: QEvent) -> bool:
+        """Tab (Shift+Tab) in an open cell keeps what was typed and leaves the table (Qt's own
+        delegate opens the next cell instead: with every edit trigger on, a keyboard trap)."""
+        if isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress:
+            key = event.key()
+            if isinstance(editor, QWidget) and key in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+                self.commitData.emit(editor)
+                self.closeEditor.emit(editor, QAbstractItemDelegate.EndEditHint.NoHint)
+                self.sub_table.leave(forward=key == Qt.Key.Key_Tab)
+                return True
+        return super().eventFilter(editor, event)
 
     def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: Index) -> QWidget:
         pick = self._pick(index)

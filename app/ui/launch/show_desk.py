@@ -269,7 +269,9 @@ class ShowDesk:
 
     def on_window_profile_requested(self, name: str) -> None:
         async def switch() -> None:
-            current = self.window.session
+            # The show open, signed in or not: one open offline is reopened to sign in to it,
+            # never refused as "open in process <this one>" for the lock it holds itself.
+            current = self.window.session or self.window.local
             other = current is None or current.profile.name != name
             target = ProfileStore().get(name) if other else None
             if target is not None and (busy := in_use_elsewhere(target)):

@@ -133,6 +133,9 @@ class ConflictDialog(QDialog):
         table.setHorizontalHeaderLabels(["Field", "When edited", "Mine", "Theirs"])
         table.verticalHeader().hide()
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        # Tab goes on to the choices and the buttons; within the table, Tab only went round
+        # its cells and their Mine/Theirs buttons, and Keep mine was out of the keyboard's reach
+        table.setTabKeyNavigation(False)
         header = table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # every value whole
         header.setStretchLastSection(True)

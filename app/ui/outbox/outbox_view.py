@@ -8,14 +8,14 @@ content and the reason column shows only when there is one.
 `OutboxView` is also the review before a push: a line says how many requests the push will
 make and how long that takes at the current rate budget
 (app/sync/push/cost.py; `on_governor_changed` keeps it current), a detail pane shows the full diff
-and the server's answer, and the actions: push (all or selected — emitted, the session does the
-network work), retry, discard selected or all (after a confirmation) and resolve a conflict (the
-ConflictDialog). Rows are kept selected by their changes' `seq` across reloads.
+and the server's answer in words (app/wording/answers.py), and the actions: push (all or
+selected — emitted, the session does the network work), retry, discard selected or all (after
+a confirmation) and resolve a conflict (the ConflictDialog). Rows are kept selected by their
+changes' `seq` across reloads.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import (
@@ -46,6 +46,7 @@ from app.sync.push.v2_push import Upserts
 from app.sync.reports.change_list import diff_text, record_text, record_tip
 from app.ui.outbox.change_list_model import COLUMNS, ERROR_COLUMN, OutboxModel
 from app.ui.outbox.conflict_dialog import ConflictDialog
+from app.wording.answers import answer_lines
 from app.wording.references import ReferenceNames
 from app.wording.values import ValueWords
 from app.wording.words import count, title_of
@@ -75,8 +76,9 @@ def detail_text(change: Change, words: ValueWords | None = None) -> str:
         lines += ["", "The server's record now:"]
         theirs = change.theirs.items()
         lines += [f"  {title_of(k)}: {words.text(change.resource, k, v)}" for k, v in theirs]
-    if change.response is not None:
-        lines += ["", "Server answer:", json.dumps(change.response, indent=2, ensure_ascii=False)]
+    answer = answer_lines(change, words)
+    if answer:
+        lines += ["", "Server answer:", *(f"  {line}" for line in answer)]
     return "\n".join(lines)
 
 

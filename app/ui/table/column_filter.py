@@ -6,13 +6,12 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLineEdit, QWidget
 
-from app.wording.references import title_of
-
 
 class ColumnFilterBox(QLineEdit):
     """The one-column filter field, shown in the tab's top row while in use.
 
-    Enter applies and hides it, Escape just hides it. Signals: `applied(str field, str text)`.
+    Enter applies and hides it, Escape just hides it. It names the column by `title`, as the
+    header reads ("Warehouse", not "Warehouse ID"). Signals: `applied(str field, str text)`.
     """
 
     applied = Signal(str, str)
@@ -24,11 +23,11 @@ class ColumnFilterBox(QLineEdit):
         self.returnPressed.connect(self.on_self_return_pressed)
         self.hide()
 
-    def edit(self, field: str, text: str) -> None:
+    def edit(self, field: str, text: str, title: str) -> None:
         self.field = field
         self.setText(text)
-        self.setPlaceholderText(f"{title_of(field)} contains… (Enter)")
-        self.setAccessibleName(f"Filter {title_of(field)}")
+        self.setPlaceholderText(f"{title} contains… (Enter)")
+        self.setAccessibleName(f"Filter {title}")
         self.show()
         self.setFocus(Qt.FocusReason.OtherFocusReason)
         self.selectAll()

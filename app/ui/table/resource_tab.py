@@ -55,7 +55,7 @@ from app.ui.table.selection_sum import selection_summary
 from app.ui.table.table_model import RecordTableModel
 from app.ui.table.undo_commands import Outcome, UndoableEdits
 from app.ui.table.view_state import ViewState
-from app.wording.references import ReferenceNames, title_of
+from app.wording.references import ReferenceNames, column_title
 
 if TYPE_CHECKING:
     from app.ui.form.record_form import RecordForm
@@ -251,7 +251,8 @@ class ResourceTab(QWidget):
     def edit_column_filter(self, section: int) -> None:
         """Show the column filter field for this column, holding its current filter."""
         field = self._model.field(section)
-        self.column_filter_edit.edit(field, self._model.query.column_filters.get(field, ""))
+        title = column_title(self.resource, field)  # as the header reads
+        self.column_filter_edit.edit(field, self._model.query.column_filters.get(field, ""), title)
 
     def reset_columns(self) -> None:
         view_state.reset_layout(self.header)
@@ -419,7 +420,8 @@ class ResourceTab(QWidget):
 
     def _show_column_filters(self) -> None:
         filters = self._model.query.column_filters
-        text = ", ".join(f"{title_of(f)} contains “{v}”" for f, v in filters.items())
+        titles = {f: column_title(self.resource, f) for f in filters}
+        text = ", ".join(f"{titles[f]} contains “{v}”" for f, v in filters.items())
         self.filters_label.setText(f"Column filters: {text}" if filters else "")
         self.filters_label.setVisible(bool(filters))
         self.clear_filters_button.setVisible(bool(filters))

@@ -131,3 +131,68 @@ def test_with_a_keyring_the_prompt_says_where_the_secret_goes(qtbot: QtBot) -> N
     prompt = SignInPrompt(profile, SecretStore())
     qtbot.addWidget(prompt)
     assert prompt.note.text() == KEYRING_NOTE
+
+
+def test_reopening_profiles_without_a_keyring_asks_plainly_and_never_leaves_an_empty_window(
+    desk: ShowDesk,
+    loop: qasync.QEventLoop,
+    memory_keyring: MemoryKeyring,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 30, item 4, the whole flow: with no keyring, opening a profile from File ▸
+    Profiles… showed the profile editor ("Stored — leave empty to keep it"), and saving it empty
+    left "No show is open", every button grey, no message, the status bar naming the other
+    show. Now: the sign-in prompt, saying there is no keyring; "Work offline" keeps the show
+    open from its cache and says so; a secret typed once serves this session's reopenings."""
+    memory_keyring.broken = True
+    monkeypatch.setattr(show_desk, "secrets", SecretStore())  # this session's memory, fresh
+    notes: list[str] = []
+    original_init = Prompt.__init__
+
+    def noting(self: Prompt, profile: Profile, store: SecretStore, parent: QWidget) -> None:
+        original_init(self, profile, store, parent)
+        notes.append(self.real.note.text())
+
+    monkeypatch.setattr(Prompt, "__init__", noting)
+    window = desk.window
+    with SimServer(generate_show("tiny", seed=3), config(throttle=False)) as server:
+        spring, fall = profile_for(server, "Spring show"), profile_for(server, "Fall show")
+        ProfileStore().save(spring)
+        ProfileStore().save(fall)
+        Prompt.answer = SECRET
+        desk.open_saved(spring.name)
+        first = desk.connect()
+        assert first is not None and Prompt.shown == 1
+        assert "no working keyring" in notes[-1] and "this session only" in notes[-1]
+        loop.run_until_complete(until(lambda: first.online is True))
+
+        Prompt.answer = None  # File ▸ Profiles… ▸ Fall show, then "Work offline"
+        window.profile_requested.emit(fall.name)
+        loop.run_until_complete(
+            until(lambda: window.status.currentMessage().startswith("Working offline"))
+        )
+        assert Prompt.shown == 2 and "no working keyring" in notes[-1]
+        assert desk.is_open and window.local is not None and window.session is None
+        assert "Fall show" in window.status.profile.text()  # not the show closed before
+        assert "Fall show" in window.windowTitle() and "(offline)" in window.windowTitle()
+
+        Prompt.answer = SECRET  # Fall show again, signing in this time
+        window.profile_requested.emit(fall.name)
+        loop.run_until_complete(
+            until(lambda: window.session is not None and window.session.online is True)
+        )
+        assert Prompt.shown == 3 and window.session is not None
+        assert window.session.profile.name == "Fall show"
+
+        window.profile_requested.emit(spring.name)  # its secret kept for this session
+        loop.run_until_complete(
+            until(
+                lambda: (
+                    window.session is not None
+                    and window.session.profile.name == "Spring show"
+                    and window.session.online is True
+                )
+            )
+        )
+        assert Prompt.shown == 3  # not asked again
+        assert "Spring show" in window.status.profile.text()

@@ -10,10 +10,12 @@ from collections.abc import Iterator
 import pytest
 import qasync
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 
 from app.sim import SimServer, generate_show
 from app.ui.table.resource_tab import ResourceTab
 from tests.gui.conftest import Opened, Opener, config, profile_for, until, wait_synced
+from tests.gui.table.test_resource_tab import find_action
 
 
 @pytest.fixture
@@ -62,3 +64,26 @@ def test_a_column_of_names_is_titled_for_the_names_with_the_code_in_the_tooltip(
     customers = opened.window.open_resource("customers")
     assert customers is not None
     assert "Customer ID" in titles(customers)  # the record's own code: what it holds
+
+
+def test_a_column_filter_names_its_column_as_the_header_does(
+    opened: Opened, loop: qasync.QEventLoop, qtbot: QtBot
+) -> None:
+    """Issue 30: the filter field said "Warehouse ID contains…" under a header "Warehouse"."""
+    tab = opened.window.open_resource("product-inventory")
+    assert tab is not None
+    loop.run_until_complete(until(lambda: tab.model.rowCount() > 0))
+    column = tab.model.column_of("warehouseID")
+    header_title = titles(tab)[column]
+    find_action(tab.header_menu(column), "Filter this column…").trigger()
+    editor = tab.column_filter_edit
+    assert editor.isVisible() and header_title == "Warehouse"
+    assert editor.placeholderText() == "Warehouse contains… (Enter)"
+    assert editor.accessibleName() == "Filter Warehouse"
+
+    shown = str(tab.model.index(0, column).data(Qt.ItemDataRole.DisplayRole))  # a name
+    qtbot.keyClicks(editor, shown)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    loop.run_until_complete(until(lambda: tab.filters_label.isVisible()))
+    assert tab.filters_label.text() == f"Column filters: Warehouse contains “{shown}”"
+    assert titles(tab)[column] == "Warehouse ▾"

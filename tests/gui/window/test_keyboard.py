@@ -1,6 +1,7 @@
 """Issue 14 point 10, the keyboard, on the simulator: Ctrl+Tab and Ctrl+PgUp/PgDn switch tabs from
-inside a grid, F6 moves the focus tree → table → form, Tab leaves a list inside a form, the focus
-is clearly visible, and a form's reference field opens its record with a button."""
+inside a grid, F6 moves the focus tree → table → form, Tab leaves a list inside a form (from an
+open cell too), the focus is clearly visible, and a form's reference field opens its record
+with a button."""
 
 from __future__ import annotations
 
@@ -82,6 +83,34 @@ def test_tab_leaves_a_list_inside_a_form(opened_tiny: Opened, qtbot: QtBot) -> N
     after = focused()
     assert after is not None and after is not table and not table.isAncestorOf(after)
     assert table.currentColumn() == 0  # the next control, not the next cell
+
+
+def test_tab_in_an_open_cell_of_a_list_inside_a_form_leaves_the_list(
+    opened_tiny: Opened, qtbot: QtBot
+) -> None:
+    """Issue 30, item 8: Tab into a form's list opens its current cell (every edit trigger is
+    on), and Tab in an open cell went on to the next cell and round the rows for ever — the
+    form's Save out of the keyboard's reach. Tab and Shift+Tab in an open cell leave the list."""
+    tab = opened_tiny.window.open_resource("customers")
+    assert tab is not None and tab.form is not None
+    tab.table.setCurrentIndex(tab.model.index(0, 0))
+    found = [t for t in tab.form.findChildren(SubTableInput) if t.isVisible()]
+    assert found
+    lists = found[0]
+    if not lists.table.rowCount():
+        lists.add_row()
+    table = lists.table
+    for key in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+        table.setFocus()
+        table.setCurrentCell(0, 1 if table.columnCount() > 1 else 0)
+        if table.state() != table.State.EditingState:  # a new current cell opens by itself
+            table.edit(table.currentIndex())
+        editor = focused()
+        assert editor is not None and table.isAncestorOf(editor)  # a cell is open
+        qtbot.keyClick(editor, key)
+        after = focused()
+        assert after is not None and after is not table and not table.isAncestorOf(after), key
+        assert tab.form.isAncestorOf(after)  # the form's next (previous) control
 
 
 def test_the_focus_is_clearly_visible(opened_tiny: Opened) -> None:
