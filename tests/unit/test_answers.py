@@ -90,3 +90,17 @@ def test_an_empty_value_refused_for_its_type_says_what_it_needs() -> None:
     assert answer_lines(change(refused, {"priceZone": None})) == [
         "Price zone: must be a whole number, not empty"
     ]
+
+
+def test_a_change_refused_before_sending_is_explained_in_words_at_its_field() -> None:
+    """Issue 30, point 5: a value ShowDesk's own check refused reads as an import error does
+    ("Price zone: 'abc' is not a whole number"), not as pydantic wrote it."""
+    from app.api.errors import InvalidValue
+    from app.sync.push.verdicts import explain
+
+    pending = change(None, {"priceZone": "abc"})
+    refused = InvalidValue(
+        "priceZone", "Input should be a valid integer, unable to parse string as an integer",
+        "abc", kind="int_parsing",
+    )  # fmt: skip
+    assert explain(refused, pending) == "Price zone: 'abc' is not a whole number"

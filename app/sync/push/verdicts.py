@@ -15,6 +15,7 @@ from typing import Any
 
 from app.api.errors import (
     BadRequest,
+    InvalidValue,
     NotFound,
     ServerProblem,
     ShowDeskError,
@@ -25,6 +26,8 @@ from app.api.record_shape import parse_show_date
 from app.api.responses import HistoryResult, OrderResult
 from app.store.changes import SERVER_OWNED, Change
 from app.sync.change_rules import without_show_ids
+from app.wording.answers import field_title
+from app.wording.reasons import in_words
 
 
 def refusal(exc: ShowDeskError) -> dict[str, Any] | None:
@@ -227,6 +230,8 @@ def answer_lost(exc: ShowDeskError, change: Change) -> bool:
 
 
 def explain(exc: ShowDeskError, change: Change) -> str:
+    if isinstance(exc, InvalidValue):  # refused here, before sending: in words, at its field
+        return f"{field_title(exc.field)}: {in_words(exc)}"
     if isinstance(exc, NotFound) and change.op == "update":
         return "This record no longer exists on the server (deleted there?)."
     if isinstance(exc, TransportError) and change.is_create:
