@@ -35,7 +35,7 @@ from app.sync.push.verdicts import conflict_fields, same_on_show
 from app.sync.reports.change_list import format_value
 from app.ui.common.palette import Hue, background_brush
 from app.ui.table.presenter import CellPresenter
-from app.wording.references import ReferenceNames
+from app.wording.references import ReferenceNames, column_title
 from app.wording.words import title_of
 
 Side = Literal["mine", "theirs"]
@@ -74,6 +74,7 @@ class ConflictDialog(QDialog):
         self.resolution: Resolution | None = None
         self._groups: dict[str, QButtonGroup] = {}
         resource = registry.resources.get(change.resource)
+        self._resource = resource if names is not None else None  # references read as names
         self._presenter = (
             CellPresenter(resource, names) if resource is not None and names is not None else None
         )
@@ -141,7 +142,9 @@ class ConflictDialog(QDialog):
         header.setStretchLastSection(True)
         base = self.change.base or {}
         for row, name in enumerate(self.fields):
-            field = QTableWidgetItem(title_of(name))
+            shown_as = self._resource
+            title = column_title(shown_as, name) if shown_as is not None else title_of(name)
+            field = QTableWidgetItem(title)  # "Warehouse" when its cells show the names
             field.setToolTip(name)  # the API's name, for whoever needs it
             table.setItem(row, 0, field)
             then = self.shown(name, base.get(name))

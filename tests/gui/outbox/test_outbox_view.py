@@ -461,8 +461,8 @@ def test_the_dialog_reads_in_words_only_what_differs(
         rows = {dialog.table.item(r, 0).text(): r for r in range(dialog.table.rowCount())}
 
         assert "Phone" not in rows  # mine is theirs: nothing to choose
-        assert {"Warehouse ID", "Extra1", "City", "Ordering groups"} <= set(rows)
-        warehouse = rows["Warehouse ID"]
+        assert {"Warehouse", "Extra1", "City", "Ordering groups"} <= set(rows)  # by what it shows
+        warehouse = rows["Warehouse"]
         mine, theirs = (dialog.table.cellWidget(warehouse, c) for c in (2, 3))
         assert (mine.text(), theirs.text()) == ("Dayton distribution center", "Akron")
         extra = dialog.table.cellWidget(rows["Extra1"], 2)
