@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtWidgets import QWidget
 
-from app.sync.push.v2_push import Upserts
 from app.sync.reports.orders import ORDER_LINES, Order
 from app.ui.table.resource_tab import ResourceTab
 
 if TYPE_CHECKING:  # the views open on demand: their modules are imported then
+    from app.sync.push.v2_push import Upserts
     from app.ui.outbox.history_view import HistoryView
     from app.ui.outbox.outbox_view import OutboxView
     from app.ui.panels.orders_list import Background, OrdersView
@@ -162,6 +162,8 @@ def open_outbox(window: ShowWindow, slug: str | None = None) -> OutboxView | Non
         client = session.client
 
         def upserts() -> Upserts | None:  # the batch sizes as learned by the last push
+            from app.sync.push.v2_push import Upserts  # the API client: after the first paint
+
             return Upserts(client.learned) if client.connection.v2_base_url else None
 
         view = OutboxView(
