@@ -40,4 +40,4 @@ def test_status_lists_the_refused_record_with_its_attempts_and_reason(
     line = next(ln for ln in status.stdout.splitlines() if "failed after" in ln)
     named = f"{record['customerName']} ({record['customerID']})"  # as a person knows it
     assert line.startswith(f"  Customers {named}: failed after 1")
-    assert "priceZone" in line
+    assert "Price zone: 'zone three' is not a whole number" in line  # in words (issue 30)

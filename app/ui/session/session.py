@@ -362,6 +362,8 @@ class ShowSession(QObject):
 
     async def aclose(self) -> None:
         self._retry.stop()
+        if self.team is not None:
+            self.team.stop_beating()  # before anything is awaited: no beat starts meanwhile
         await self.lists.aclose()
         if self.team_work is not None:
             await self.team_work.aclose()

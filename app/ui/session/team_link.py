@@ -156,9 +156,14 @@ class TeamLink(QObject):
             except Exception:  # a connection already broken: nothing more to let go
                 log.debug("closing a broken team connection", exc_info=True)
 
-    async def aclose(self) -> None:
-        """Stop beating and close the connection (after the call under way, on its thread)."""
+    def stop_beating(self) -> None:
+        """No beat starts from now on (the session is closing: its tasks are being cancelled,
+        and a beat started meanwhile would outlive them)."""
         self._closed = True
         self._timer.stop()
+
+    async def aclose(self) -> None:
+        """Stop beating and close the connection (after the call under way, on its thread)."""
+        self.stop_beating()
         await asyncio.wrap_future(self._thread.submit(self._drop))
         self._thread.shutdown(wait=False)
