@@ -181,6 +181,9 @@ class CacheReads(CacheFile):
             index = name if self._has_index(name) else None
             screen = limit is not None and limit >= 0 and not offset and not specs
             keys = self._keys_order(slug, table_query, scanned=screen and not table_query.text)
+        elif by_name is not None and not self._many(by_name.target):
+            # The keys copy the reference; the query looks each one's name up (decision 0040).
+            keys = self._keys_order(slug, table_query, scanned=False, names=by_name)
         shown = self._shown_text(slug, table_query.text) if table_query.text else []
         return query.select(
             columns,
@@ -205,12 +208,15 @@ class CacheReads(CacheFile):
         target = self.registry[target_slug]
         return None if target.label == target.key else ByName(target.slug, target.label)
 
-    def _keys_order(self, slug: str, table_query: TableQuery, *, scanned: bool) -> KeysOrder | None:
+    def _keys_order(
+        self, slug: str, table_query: TableQuery, *, scanned: bool, names: ByName | None = None
+    ) -> KeysOrder | None:
         """The table query's order from its resource's sort keys, if they are complete and copy
         its field (a sort index walked for a first screen is faster still: then None). For an
         unfiltered first screen (`scanned`: the keys scanned if no index serves it), also what
         chooses how it reads them (`query._scanned_keys`): the stale marks, and whether the
-        column holds few values when the sort is descending."""
+        column holds few values when the sort is descending. `names`: the field is a reference
+        sorted on the names it shows, looked up by the query (`query.names_cte`)."""
         keys, field = self._sort_keys(slug), table_query.order_by
         if keys is None or not keys.complete or field is None:
             return None
@@ -218,6 +224,8 @@ class CacheReads(CacheFile):
         if column is None:
             return None
         where = query.keys_where(table_query.parent, per_booth=self.registry[slug].listed_per_booth)
+        if names is not None:  # sorted on the names the keys' references show: no index serves it
+            return KeysOrder(keys.table, column, where, slug=slug, names=names)
         indexed = self._has_index(sort_keys.index_name(slug, field))
         if indexed or not scanned:
             return KeysOrder(keys.table, column, where, indexed, slug)

@@ -15,6 +15,7 @@ import pytest
 from app.api.registry import default_registry
 from app.store import cache_reads
 from app.store.cache import Cache
+from app.store.query import NAMES as NAMES_LOOKED_UP
 from app.store.schema import CACHE_MIGRATIONS
 from app.store.shown_text import Shown, natural
 from app.store.table_query import TableQuery
@@ -268,6 +269,50 @@ def test_a_reference_sorts_by_the_name_it_shows(cache: Cache) -> None:
     by_product = TableQuery(order_by="productID", descending=True)
     assert ids(cache, "product-inventory", by_product) == ["i1", "i4", "i3", "i2"]  # W, P9, A
     assert not cache.build_sort_index("warehouseID", "product-inventory")
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_a_reference_sorted_through_the_keys_orders_as_through_the_json(
+    cache: Cache, monkeypatch: pytest.MonkeyPatch, descending: bool
+) -> None:
+    """The sort keys copy a reference's key; the query looks each one's name up once
+    (decision 0040) instead of in the records for every row. Both read the same order: keys
+    whose record is not cached (by themselves), keys differing only by leading zeros and naming
+    different records, a number naming a text key, an empty name, a record changed since its
+    keys were copied, filtered or not."""
+    cache.upsert(
+        "warehouses",
+        [
+            {"id": "w3", "warehouseID": "WH1", "description": "Akron"},  # WH01 is Columbus
+            {"id": "w4", "warehouseID": "7", "description": "Zanesville"},
+            {"id": "w5", "warehouseID": "E1", "description": ""},
+        ],
+    )
+    shelves = ["WH02", "WH01", "WH1", 7, "E1", "AB9", "ZZ1", "WH02", "WH1", None]
+    cache.upsert(
+        "product-inventory",
+        [
+            {"id": f"j{n}", "productID": f"P{n % 3}", "warehouseID": shelf, "quantity": n}
+            for n, shelf in enumerate(shelves)
+        ],
+    )
+    assert cache.build_sort_keys("product-inventory")
+    cache.upsert("product-inventory", [{"id": "j0", "productID": "P0", "warehouseID": "WH1"}])
+    queries = [
+        TableQuery(order_by="warehouseID", descending=descending),
+        TableQuery(order_by="warehouseID", descending=descending, text="P1"),
+        TableQuery(order_by="warehouseID", descending=descending, filters=(("productID", "p"),)),
+    ]
+    assert all(NAMES_LOOKED_UP in cache._select("id", "product-inventory", q)[0] for q in queries)
+    through_keys = [ids(cache, "product-inventory", q) for q in queries]
+    monkeypatch.setattr(cache, "_many", lambda _slug: True)  # as a big target is: by the JSON
+    assert through_keys == [ids(cache, "product-inventory", q) for q in queries]
+    shown = {"j0": "Akron", "j1": "Columbus", "j2": "Akron", "j3": "Zanesville", "j4": "E1"}
+    shown |= {"j5": "AB9", "j6": "ZZ1", "j7": "Dayton", "j8": "Akron", "j9": ""}
+    shown |= {"i1": "Dayton", "i2": "Columbus", "i3": "Dayton"}
+    read = [shown[i] for i in through_keys[0]]
+    wanted = ["", "AB9", *["Akron"] * 3, *["Columbus"] * 2, *["Dayton"] * 3, "E1", "Zanesville"]
+    assert read == [*wanted, "ZZ1"][:: -1 if descending else 1]  # an empty name: by its key
 
 
 def test_natural_keys() -> None:
