@@ -1,8 +1,9 @@
 """A table's first screen (a `LIMIT`ed query, shown before the whole list) holds the same rows in
 the same order as the whole sorted and filtered list, which holds what a plain sort and filter of
-the same records in Python gives — over several columns, both directions, text and column
-filters, read from the JSON, through sort indexes or through sort keys (decision 0023), with
-pending values of the outbox laid over and rows created here after the queried ones.
+the same records in Python gives — over several columns (a reference by its names), both
+directions, text and column filters, read from the JSON, through sort indexes or through sort
+keys (decisions 0023, 0040), with pending values of the outbox laid over and rows created here
+after the queried ones.
 
 Rows are placed by their cached values (what the show last said); a pending value is shown in
 its row but does not move it (decision 0015), and created rows come after the queried ones."""
@@ -40,6 +41,7 @@ customers = st.lists(
             "customerName": st.one_of(st.none(), texts),
             "priceZone": st.one_of(st.none(), st.integers(-2, 3)),
             "city": st.sampled_from(["Salem", "salem", "Fairview", "Madison", ""]),
+            "warehouseID": st.sampled_from([None, "W1", "W01", "W2", "X9", 7]),
         }
     ),
     min_size=0,
@@ -47,11 +49,25 @@ customers = st.lists(
 )
 queries = st.builds(
     TableQuery,
-    order_by=st.sampled_from([None, "customerName", "priceZone", "city", "id"]),
+    order_by=st.sampled_from([None, "customerName", "priceZone", "city", "id", "warehouseID"]),
     descending=st.booleans(),
     text=st.sampled_from(["", "a", "SALEM", "é", "É", "zz", "a é"]),
     filters=st.sampled_from([(), (("city", "a"),), (("customerName", "B"),)]),
 )
+
+
+# A reference sorts on the names it shows (decisions 0032, 0040): keys differing only by leading
+# zeros naming different records, an empty name (sorted by its key), a number naming a text key;
+# "X9" names no cached record (sorted by itself). No name holds a text the queries filter on.
+WAREHOUSES = {"W1": "Hub 10", "W01": "hub 9", "W2": "", "7": "Pier 7"}
+
+
+def shown(record: dict[str, Any], field: str) -> Any:
+    """What a sort on `field` compares: a warehouse's name, else the value itself."""
+    value = record.get(field)
+    if field == "warehouseID" and value is not None:
+        return WAREHOUSES.get(str(value)) or value
+    return value
 
 
 def sort_key(value: Any) -> tuple[int, Any]:
@@ -81,7 +97,7 @@ def expected(records: list[dict[str, Any]], query: TableQuery) -> list[str]:
     kept = [(n, rec) for n, rec in enumerate(records) if holds(rec)]
     if query.order_by is not None:
         field = query.order_by
-        kept.sort(key=lambda pair: (sort_key(pair[1].get(field)), pair[0]))
+        kept.sort(key=lambda pair: (sort_key(shown(pair[1], field)), pair[0]))
     if query.descending:
         kept.reverse()
     return [rec["id"] for _n, rec in kept]
@@ -122,6 +138,13 @@ def test_the_first_screen_is_the_start_of_the_whole_sorted_filtered_list(
             {"id": f"c{n:02d}", "customerID": f"CU{n:02d}", **r} for n, r in enumerate(records)
         ]
         cache.upsert("customers", cached)
+        cache.upsert(
+            "warehouses",
+            [
+                {"id": f"w{n}", "warehouseID": key, "description": name}
+                for n, (key, name) in enumerate(WAREHOUSES.items())
+            ],
+        )
         for field in (
             ("customerName", "priceZone", "city") if read_through == "sort indexes" else ()
         ):
