@@ -45,11 +45,12 @@ from contextlib import aclosing
 from dataclasses import dataclass, replace
 from typing import Any
 
+from app.api.envelopes import unwrap
 from app.api.errors import BadRequest, ListingIncomplete, NotFound, UnexpectedResponse
 from app.api.learned import Learned
 from app.api.page_sizes import PageSizes
 from app.api.pages_ahead import PagesAhead
-from app.api.paging import PageCursor, PagingSpec, alternatives, changed_since, record_key, unwrap
+from app.api.paging import PageCursor, PagingSpec, alternatives, changed_since, record_key
 from app.api.registry import Resource
 
 log = logging.getLogger(__name__)

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from app.api.envelopes import lookup, records_of
 from app.api.error_bodies import read_error
 from app.api.errors import BadRequest, UnexpectedResponse, UnreadableBody
-from app.api.paging import lookup, records_of
 
 if TYPE_CHECKING:  # only annotations: httpx loads after the window's first paint
     import httpx

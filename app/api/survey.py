@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.api.client import ShowClient
+from app.api.envelopes import LIST_KEYS, PageInfo, unwrap
 from app.api.errors import AccessProblem, NotFound, ShowDeskError, TransportError
-from app.api.paging import LIST_KEYS, PageCursor, PageInfo, unwrap
+from app.api.paging import PageCursor
 from app.api.paths import base_path, path_variants, renamed_paths
 from app.api.registry import Operation, Registry, Resource
 

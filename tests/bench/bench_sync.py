@@ -35,8 +35,8 @@ import httpx  # noqa: E402
 
 from app.api.client import ShowClient  # noqa: E402
 from app.api.connection import Connection  # noqa: E402
+from app.api.envelopes import records_of  # noqa: E402
 from app.api.pacing import allowed_requests  # noqa: E402
-from app.api.paging import records_of  # noqa: E402
 from app.api.registry import default_registry  # noqa: E402
 from app.sim import SimConfig, SimServer, generate_show  # noqa: E402
 from app.store.cache import Cache  # noqa: E402

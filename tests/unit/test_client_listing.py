@@ -8,8 +8,9 @@ from typing import Any
 import httpx
 import pytest
 
+from app.api.envelopes import PageInfo, unwrap
 from app.api.errors import InvalidValue, ListingIncomplete, RegistryError, UnexpectedResponse
-from app.api.paging import PageCursor, PageInfo, PagingSpec, unwrap
+from app.api.paging import PageCursor, PagingSpec
 from tests.unit.test_client_fakes import json_response, make_client, records
 
 ALL = records(1200)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app.api.paging import unwrap
+from app.api.envelopes import unwrap
 from app.api.paths import path_variants, renamed_paths
 from app.api.registry import default_registry
 from app.api.suggestion import suggestion

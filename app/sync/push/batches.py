@@ -21,7 +21,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.api.paging import lookup
+from app.api.envelopes import lookup
 from app.api.registry import Registry, Resource
 from app.api.responses import HistoryResult, OrderResult
 from app.store.changes import Change

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.api.client import ShowClient
+from app.api.envelopes import lookup
 from app.api.errors import AuthFailed, ShowDeskError, TransportError, UserInputProblem
-from app.api.paging import lookup
 from app.api.registry import Resource
 from app.store.changes import Change, is_local_id
 from app.store.outbox import Outbox
