@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from app.api.registry import Registry
 from app.store import query, sort_keys
 from app.store.db import Database
-from app.store.query import Where
+from app.store.query import ByName, Where
 from app.store.schema import CACHE_MIGRATIONS
 from app.store.snapshots import Snapshots
 from app.store.store_file import StoreFile
@@ -59,6 +59,16 @@ class CacheFile(StoreFile):
         sql = "SELECT field FROM record_fields WHERE resource = ? ORDER BY field"
         with self._db.lock:
             return [r[0] for r in self._db.conn.execute(sql, (slug,))]
+
+    def by_name(self, slug: str, field: str) -> ByName | None:
+        """How a sort on `field` reads a reference: by the names of the records it names (None:
+        the field is no reference, or its records have no name but their key)."""
+        resource = self.registry[slug]
+        target_slug = resource.references.get(field)
+        if target_slug is None:
+            return None
+        target = self.registry[target_slug]
+        return None if target.label == target.key else ByName(target.slug, target.label)
 
     def _where(self, slug: str, parent: str | None) -> Where:
         return query.where(slug, parent, per_booth=self.registry[slug].listed_per_booth)

@@ -183,7 +183,10 @@ class CacheReads(CacheFile):
             keys = self._keys_order(slug, table_query, scanned=screen and not table_query.text)
         elif by_name is not None and not self._many(by_name.target):
             # The keys copy the reference; the query looks each one's name up (decision 0040).
-            keys = self._keys_order(slug, table_query, scanned=False, names=by_name)
+            screen = limit is not None and limit >= 0 and not offset and not specs
+            keys = self._keys_order(
+                slug, table_query, scanned=screen and not table_query.text, names=by_name
+            )
         shown = self._shown_text(slug, table_query.text) if table_query.text else []
         return query.select(
             columns,
@@ -197,16 +200,6 @@ class CacheReads(CacheFile):
             shown=shown,
             by_name=by_name,
         )
-
-    def by_name(self, slug: str, field: str) -> ByName | None:
-        """How a sort on `field` reads a reference: by the names of the records it names (None:
-        the field is no reference, or its records have no name but their key)."""
-        resource = self.registry[slug]
-        target_slug = resource.references.get(field)
-        if target_slug is None:
-            return None
-        target = self.registry[target_slug]
-        return None if target.label == target.key else ByName(target.slug, target.label)
 
     def _keys_order(
         self, slug: str, table_query: TableQuery, *, scanned: bool, names: ByName | None = None
@@ -224,14 +217,31 @@ class CacheReads(CacheFile):
         if column is None:
             return None
         where = query.keys_where(table_query.parent, per_booth=self.registry[slug].listed_per_booth)
-        if names is not None:  # sorted on the names the keys' references show: no index serves it
-            return KeysOrder(keys.table, column, where, slug=slug, names=names)
+        if names is not None:  # sorted on the names the keys' references show (decision 0040)
+            walked = (
+                scanned
+                and query.walkable(where)
+                and self._has_index(sort_keys.index_name(slug, field, named=True))
+                and not self._mixed_keys(names.target)
+            )
+            return KeysOrder(keys.table, column, where, slug=slug, names=names, walked=walked)
         indexed = self._has_index(sort_keys.index_name(slug, field))
         if indexed or not scanned:
             return KeysOrder(keys.table, column, where, indexed, slug)
         marks = int(self._one(f"SELECT count(*) FROM {query.STALE}", [])[0])
         few = table_query.descending and self._one(sort_keys.few_values(keys.table, column), [])[0]
         return KeysOrder(keys.table, column, where, indexed, slug, marks, bool(few))
+
+    def _mixed_keys(self, slug: str) -> bool:
+        """Whether some of `slug`'s keys differ by leading zeros alone ("WH1", "WH01"): they
+        share a natural key, so the keys of a reference to them do not tell which one it names
+        (a walk by names needs that, `query._walked_names`)."""
+        sql = (
+            "SELECT 1 FROM records INDEXED BY records_key WHERE resource = ? "
+            "AND key_value IS NOT NULL GROUP BY natural_key(key_value) "
+            "HAVING count(DISTINCT key_value) > 1 LIMIT 1"
+        )
+        return self._one(sql, [slug]) is not None
 
     def _filters(self, slug: str, table_query: TableQuery) -> list[FieldFilter]:
         """Column filters as query specs; reference fields also match the target's label,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from app.api.errors import InvalidValue
+from app.store.sort_keys import index_name as _keys_index
 from app.store.table_query import TableQuery
 
 T = TypeVar("T")
@@ -84,6 +85,8 @@ class KeysOrder:
     # A reference sorted on the names it shows: each key's name looked up in `names_cte()`
     # (its target's names, read once by the query), the column holding the key itself.
     names: ByName | None = None
+    # …and a first screen walks the index over its keys a name at a time (`_walked_names`).
+    walked: bool = False
 
 
 def where(slug: str, parent: str | None, *, per_booth: bool) -> Where:
@@ -334,7 +337,9 @@ def _select_by_keys(
         order += f", records.rowid {direction}"
         return f"SELECT records.id FROM {rows} ORDER BY {order} LIMIT -1", params
     order = f"COLLATE NOCASE {direction}, n {direction}"
-    if not filtered and not keys.indexed and keys.marks <= FEW_MARKS and not named:
+    if not filtered and keys.walked:
+        first, firsts = _walked_names(keys, field, direction, limit)
+    elif not filtered and not keys.indexed and keys.marks <= FEW_MARKS and not named:
         first, firsts = _scanned_keys(keys, direction, limit)
     else:
         if not filtered:  # the keys alone, not joined to the records: none read until after
@@ -408,6 +413,63 @@ def _scanned_keys(keys: KeysOrder, direction: str, limit: int) -> tuple[str, lis
         f"SELECT * FROM kept WHERE v IS NOT {last} UNION ALL {again}) {fresh}"
     )
     return sql, [*params, limit, *params]
+
+
+_BEFORE_ANY = {"ASC": -(2**63), "DESC": 2**63 - 1}  # a rowid before every record's, each way
+
+
+def _walked_names(keys: KeysOrder, field: str, direction: str, limit: int) -> tuple[str, list[Any]]:
+    """The first `limit` fresh rows (`n`, `v`) of a reference sorted on the names it shows,
+    walked through the index over its keys (`sort_keys.create_index(named=True)`) instead of
+    sorting every row: the distinct keys (a seek each), their names (`names_cte`), the names
+    ranked, then the rows of each name in fetch order, a seek each, until enough (1,000,000
+    customers: 2 ms, against 0.8 s for the scan). Rows of keys sharing a name interleave by
+    fetch order; a key without a value sorts as NULL. Only for rows of one parent (the index
+    leads with it) and a target whose keys never differ by leading zeros alone (`mixed`)."""
+    if keys.names is None:
+        raise ValueError("only a reference sorted on its names is walked")
+    table, column = keys.table, keys.column
+    index = f"{table} AS k INDEXED BY {_keys_index(keys.slug, field, named=True)}"
+    parent = "k.of_parent = (SELECT parent FROM walk_parent)"
+    least, later = ("min", ">") if direction == "ASC" else ("max", "<")
+    start = _BEFORE_ANY[direction]
+
+    def first_of(group: str, after: str) -> str:  # the next row of a group's keys, if any
+        seek = (
+            f"SELECT k.rowid FROM {index} WHERE {parent} AND k.{column} IS r.own "
+            f"AND k.rowid {later} {after} ORDER BY k.rowid {direction} LIMIT 1"
+        )
+        return f"(SELECT {least}(({seek})) FROM walk_groups AS r WHERE r.g = {group})"
+
+    following = first_of("w.g", "w.n")
+    own = "iif(typeof(o.v) = 'text', o.v, natural_key(CAST(o.v AS TEXT)))"
+    distinct = f"SELECT k.{column} FROM {index} WHERE {parent} AND k.{column}"
+    walk = (
+        f"WITH RECURSIVE walk_parent(parent) AS (SELECT ?), "
+        f"walk_keys(v) AS (SELECT ({distinct} IS NOT NULL ORDER BY k.{column} LIMIT 1) "
+        f"UNION ALL SELECT ({distinct} > o.v ORDER BY k.{column} LIMIT 1) "
+        "FROM walk_keys AS o WHERE o.v IS NOT NULL), "
+        "walk_shown(own, v) AS MATERIALIZED ("
+        f"SELECT o.v, coalesce(nm.name, o.v) FROM walk_keys AS o LEFT JOIN {NAMES} AS nm "
+        f"ON nm.own = {own} WHERE o.v IS NOT NULL "
+        f"UNION ALL SELECT NULL, NULL WHERE EXISTS ({distinct} IS NULL)), "
+        "walk_groups(own, v, g) AS MATERIALIZED (SELECT own, v, "
+        f"dense_rank() OVER (ORDER BY v COLLATE NOCASE {direction}) FROM walk_shown), "
+        f"walk(g, n) AS (SELECT 1, {start} UNION ALL "
+        f"SELECT iif({following} IS NULL, w.g + 1, w.g), coalesce({following}, {start}) "
+        "FROM walk AS w WHERE w.g <= (SELECT max(g) FROM walk_groups) "
+        f"LIMIT ? + (SELECT count(*) FROM {STALE}) + (SELECT count(*) FROM walk_groups) + 1) "
+        "SELECT w.n AS n, (SELECT v FROM walk_groups WHERE g = w.g LIMIT 1) AS v "
+        f"FROM walk AS w WHERE w.n != {start}"
+    )
+    parent_value = keys.where.params[0] if keys.where.params else ""
+    sql = f"SELECT * FROM ({walk}) WHERE n NOT IN (SELECT n FROM {STALE})"
+    return sql, [parent_value, limit]
+
+
+def walkable(where_: Where) -> bool:
+    """Whether a keys `where` names one parent, as `_walked_names` needs."""
+    return where_.sql in ("of_parent = ''", "of_parent = ?")
 
 
 def _read_through(

@@ -120,20 +120,25 @@ def few_values(table: str, column: str) -> str:
     return f"SELECT count(DISTINCT v COLLATE NOCASE) * {FEW_IN} <= count(*) FROM ({sample})"
 
 
-def index_name(slug: str, field: str) -> str:
-    return f"{table_of(slug)}_by_{field}"
+def index_name(slug: str, field: str, *, named: bool = False) -> str:
+    """The sort index over `slug`'s keys serving sorts on `field`; `named`: a reference sorted
+    on the names it shows, whose index holds its keys as they are (decision 0040)."""
+    return f"{table_of(slug)}_{'named' if named else 'by'}_{field}"
 
 
-def create_index(conn: sqlite3.Connection, slug: str, field: str) -> bool:
+def create_index(conn: sqlite3.Connection, slug: str, field: str, *, named: bool = False) -> bool:
     """The sort index serving sorts of `slug` on `field` over its keys (ordered as a table
-    query: parent, value under NOCASE, rowid); False if the keys do not copy `field`."""
+    query: parent, value under NOCASE, rowid); False if the keys do not copy `field`. A
+    reference sorted on its names (`named`) is indexed on its keys exactly (BINARY), each key's
+    rows in fetch order: a first screen walks them a name at a time (`query._walked_names`)."""
     keys = read(conn, slug)
     column = None if keys is None else keys.column(field)
     if keys is None or column is None:
         return False
+    value = column if named else f"{column} COLLATE NOCASE"
     conn.execute(
-        f"CREATE INDEX IF NOT EXISTS {index_name(slug, field)} "
-        f"ON {keys.table} (of_parent, {column} COLLATE NOCASE)"
+        f"CREATE INDEX IF NOT EXISTS {index_name(slug, field, named=named)} "
+        f"ON {keys.table} (of_parent, {value})"
     )
     return True
 

@@ -315,6 +315,44 @@ def test_a_reference_sorted_through_the_keys_orders_as_through_the_json(
     assert read == [*wanted, "ZZ1"][:: -1 if descending else 1]  # an empty name: by its key
 
 
+@pytest.mark.parametrize("descending", [False, True])
+def test_a_first_screen_sorted_on_names_walks_them_as_the_whole_sort_reads_them(
+    cache: Cache, monkeypatch: pytest.MonkeyPatch, descending: bool
+) -> None:
+    """With the index over a reference's keys, a first screen walks its names a name at a time
+    (decision 0040): every first screen is the start of the order the JSON gives — keys not
+    cached, none, a number, keys differing by case, two keys sharing a name (their rows
+    interleave by fetch order), an empty name, and records changed since the keys' copy."""
+    cache.upsert(
+        "warehouses",
+        [
+            {"id": "w3", "warehouseID": "wh02", "description": "Dayton distribution center"},
+            {"id": "w4", "warehouseID": "7", "description": "Akron"},
+            {"id": "w5", "warehouseID": "E1", "description": ""},
+        ],
+    )
+    shelves = ["WH02", "WH01", "wh02", 7, "E1", "AB9", None, "WH02", "ab5", "7", None, "WH01"]
+    cache.upsert(
+        "product-inventory",
+        [
+            {"id": f"j{n:02d}", "productID": "P1", "warehouseID": shelves[n % len(shelves)]}
+            for n in range(40)
+        ],
+    )
+    assert cache.build_sort_keys("product-inventory")
+    assert cache.build_sort_index("warehouseID", "product-inventory")
+    assert cache.has_sort_index("warehouseID", "product-inventory")
+    moved = [{"id": f"j{n:02d}", "productID": "P1", "warehouseID": "AB9"} for n in (3, 20)]
+    cache.upsert("product-inventory", moved)  # noted stale: placed by their JSON
+    query = TableQuery(order_by="warehouseID", descending=descending)
+    screens = {n: cache.row_ids("product-inventory", query, limit=n) for n in (1, 5, 17, 60)}
+    walked = cache._select("id", "product-inventory", query, 5)[0]
+    monkeypatch.setattr(cache, "_many", lambda _slug: True)  # as a big target: by the JSON
+    whole = cache.row_ids("product-inventory", query)
+    assert "walk_groups" in walked and len(whole) == 43
+    assert all(screen == whole[:n] for n, screen in screens.items())
+
+
 def test_natural_keys() -> None:
     assert natural("#7") < natural("#32") < natural("#183")
     assert natural("a10b2") > natural("a9b30")

@@ -230,8 +230,10 @@ class RecordRows(QAbstractTableModel):
         is, never holding the window while it opens."""
         if query.text or query.filters:
             return False
-        field = query.order_by
-        return field is None or self._cache.has_sort_index(field, self._resource.slug)
+        field, slug = query.order_by, self._resource.slug
+        if field is not None and self._cache.by_name(slug, field) is not None:
+            return False  # its names are looked up by the query first (decision 0040)
+        return field is None or self._cache.has_sort_index(field, slug)
 
     def _show_rows(self, ids: list[str], complete: bool, background: bool) -> None:
         if not shiboken6.isValid(self):
