@@ -22,7 +22,7 @@ from app.sim import SimConfig, SimServer, generate_show
 from app.sync.edit.editor import FieldEdit
 from app.sync.pull.puller import SyncReport
 from app.team.shared_sync import TeamSyncResult
-from app.team.sync_lead import read_lead, release, renew, take
+from app.team.sync_lead import read_lead, release, renew, set_lease, take
 from tests.pg_server import ThrowawayPostgres
 from tests.team.members import TeamMember, finish, members
 from tests.team.outbox_edits import PUT_CUSTOMER, customer, local_states, queue, states
@@ -158,13 +158,18 @@ def test_a_member_whose_sync_begins_just_after_a_restart_waits_for_the_lead_it_i
         lead = Member("ann", tmp_path, server, team_url)
         late = Member("cy", tmp_path, server, team_url)  # its sync has not begun yet
         try:
+            # A lease a loaded machine cannot outlast between the restart and cy's first look:
+            # the lead is given one lease from the server's start to renew.
+            set_lease(lead.shared.conn(), 30.0)
             generation = take(lead.shared.conn(), "ann", read_lead(lead.shared.conn()).generation)
             assert generation is not None
             restarted.halt()
             restarted.resume()
-            with psycopg.connect(team_url, autocommit=True) as conn:  # as if the restart had
-                conn.execute("UPDATE team_sync_lead SET expires = clock_timestamp() "  # lasted
-                             "- interval '1 s'")  # longer than the lease  # fmt: skip
+            with psycopg.connect(team_url, autocommit=True) as conn:
+                # As if the restart had lasted longer than the lease: it ran out meanwhile.
+                conn.execute(
+                    "UPDATE team_sync_lead SET expires = clock_timestamp() - interval '1 s'"
+                )
                 said: list[str] = []
                 pulled: list[bool] = []
 
