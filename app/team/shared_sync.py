@@ -210,10 +210,16 @@ class TeamSync:
     def _lead_may_be_back(self, lead: SyncLead) -> bool:
         """Whether a lead whose lease ran out while the team database was away (a restart) may
         still be renewing it: for one lease after the database came back, its holder is given
-        the time to (it kept syncing meanwhile), so the sync is not done twice."""
-        if lead.member is None or self._back_at is None:
+        the time to (it kept syncing meanwhile), so the sync is not done twice. Back since this
+        member saw it come back, or since its server started: a member whose sync began just
+        after the restart saw nothing go away, and would otherwise take the sync over from a
+        lead still reconnecting (a loaded machine starts a command that late)."""
+        if lead.member is None:
             return False
-        return time.monotonic() - self._back_at < lead.lease_seconds + POLL
+        back_for = lead.server_up_for
+        if self._back_at is not None:
+            back_for = min(back_for, time.monotonic() - self._back_at)
+        return back_for < lead.lease_seconds + POLL
 
     def _recently_synced(self, wanted: list[str], recent: float) -> tuple[str, float] | None:
         """(who, seconds ago) when the team's last sync ended less than `recent` seconds ago,
@@ -348,8 +354,11 @@ class _Listener:
         self.conn: psycopg.AsyncConnection[Any] | None = None
 
     async def __aenter__(self) -> _Listener:
-        self.conn = await self.database.connect_async()
-        await self.conn.execute(f"LISTEN {CHANNEL}")
+        """Listening; a database away just now (a restart) is listened to again at the first
+        `wait`, as one lost later is: the caller's own work rides the restart out."""
+        with contextlib.suppress(psycopg.OperationalError, TeamError):
+            self.conn = await self.database.connect_async()
+            await self.conn.execute(f"LISTEN {CHANNEL}")
         return self
 
     async def __aexit__(self, *exc: object) -> None:

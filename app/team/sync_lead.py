@@ -34,6 +34,7 @@ class SyncLead:
     released_generation: int
     released_by: str | None
     outcome: str | None
+    server_up_for: float = float("inf")  # seconds since the team database's server (re)started
 
     @property
     def held(self) -> bool:
@@ -45,11 +46,13 @@ def read_lead(conn: psycopg.Connection[Any]) -> SyncLead:
     row = conn.execute(
         "SELECT generation, member, since, "
         "coalesce(extract(epoch FROM expires - clock_timestamp()), -1)::float8, lease_seconds, "
-        "released_generation, released_by, outcome FROM team_sync_lead"
+        "released_generation, released_by, outcome, "
+        "extract(epoch FROM clock_timestamp() - pg_postmaster_start_time())::float8 "
+        "FROM team_sync_lead"
     ).fetchone()
     assert row is not None  # the migration inserts the one row
     return SyncLead(int(row[0]), row[1], row[2], float(row[3]), float(row[4]), int(row[5]),
-                    row[6], row[7])  # fmt: skip
+                    row[6], row[7], float(row[8]))  # fmt: skip
 
 
 def sync_holder(conn: psycopg.Connection[Any]) -> str | None:

@@ -11,6 +11,7 @@ started again once a push has said it is waiting for it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,11 +20,14 @@ import pytest
 
 from app.sim import SimConfig, SimServer, generate_show
 from app.sync.edit.editor import FieldEdit
+from app.sync.pull.puller import SyncReport
+from app.team.shared_sync import TeamSyncResult
+from app.team.sync_lead import read_lead, release, renew, set_lease, take
 from tests.pg_server import ThrowawayPostgres
 from tests.team.members import TeamMember, finish, members
 from tests.team.outbox_edits import PUT_CUSTOMER, customer, local_states, queue, states
 from tests.team.pushing import Running, until
-from tests.team.sync_team import contents, differences, one_sync_requests
+from tests.team.sync_team import Member, contents, differences, one_sync_requests
 
 SECRET = "restart-secret"
 RECORDS = 24
@@ -103,6 +107,9 @@ def test_a_database_restart_mid_sync_is_ridden_out_by_the_lead_and_its_teammates
         team = members(["ann", "ben", "cy"], tmp_path, server, team_url, SECRET, restarted.pgpass)
         syncs = [Running(m.start("sync", "--rate", "60/10")) for m in team]
         until(lambda: _completed(team_url) >= 3, "the lead published three resources")
+        # ...and both teammates wait for it: the restart comes in the middle of the team's sync,
+        # not before a teammate's command (slow to start on a loaded machine) has joined it.
+        until(lambda: _waiting_teammates(syncs) == 2, "two teammates waiting for the lead")
         restarted.halt()
         until(lambda: _said(syncs, "stopped answering") or _all_ended(syncs),
               "a sync waiting for the database")  # fmt: skip
@@ -132,3 +139,62 @@ def _completed(url: str) -> int:
 
 def _said(running: list[Running], text: str) -> bool:
     return any(text in line for r in running for line in r.lines)
+
+
+def _waiting_teammates(running: list[Running]) -> int:
+    """Members that said they wait for the lead's data ("ann is syncing the show for the team:
+    waiting to take their data")."""
+    return sum(_said([r], "is syncing the show for the team: waiting") for r in running)
+
+
+def test_a_member_whose_sync_begins_just_after_a_restart_waits_for_the_lead_it_interrupted(
+    team_url: str, restarted: ThrowawayPostgres, tmp_path: Path
+) -> None:
+    """The lead's lease ran out while the database was away; a teammate whose `showdesk sync`
+    reaches the team only once it is back saw nothing go away — it still gives the lead a lease
+    to renew (the database says when it started), waits, and takes the lead's data."""
+    config = SimConfig(show_id="TEAM-RESTART", client_secret=SECRET)
+    with SimServer(generate_show("tiny", seed=9), config) as server:
+        lead = Member("ann", tmp_path, server, team_url)
+        late = Member("cy", tmp_path, server, team_url)  # its sync has not begun yet
+        try:
+            # A lease a loaded machine cannot outlast between the restart and cy's first look:
+            # the lead is given one lease from the server's start to renew.
+            set_lease(lead.shared.conn(), 30.0)
+            generation = take(lead.shared.conn(), "ann", read_lead(lead.shared.conn()).generation)
+            assert generation is not None
+            restarted.halt()
+            restarted.resume()
+            with psycopg.connect(team_url, autocommit=True) as conn:
+                # As if the restart had lasted longer than the lease: it ran out meanwhile.
+                conn.execute(
+                    "UPDATE team_sync_lead SET expires = clock_timestamp() - interval '1 s'"
+                )
+                said: list[str] = []
+                pulled: list[bool] = []
+
+                async def late_pull(cancel: asyncio.Event) -> SyncReport:
+                    pulled.append(True)
+                    return SyncReport()
+
+                async def restarted_under_the_lead() -> TeamSyncResult:
+                    spoke = asyncio.Event()
+
+                    def say(text: str) -> None:
+                        said.append(text)
+                        spoke.set()
+
+                    late.shared.say = say
+                    syncing = asyncio.create_task(late.shared.sync(late_pull))
+                    await spoke.wait()  # cy waits for ann (or, wrongly, takes the sync over)
+                    renew(conn, "ann", generation)  # the lead reconnected: it renews...
+                    release(conn, "ann", generation, "ok")  # ...and ends its sync
+                    return await syncing
+
+                result = asyncio.run(restarted_under_the_lead())
+        finally:
+            late.close()
+            lead.close()
+    assert said == ["ann is syncing the show for the team: waiting to take their data (no "
+                    "request to the show)"]  # fmt: skip
+    assert pulled == [] and not result.led and result.lead == "ann" and result.outcome == "ok"
