@@ -211,12 +211,15 @@ class TeamSync:
         """Whether a lead whose lease ran out while the team database was away (a restart) may
         still be renewing it: for one lease after the database came back, its holder is given
         the time to (it kept syncing meanwhile), so the sync is not done twice. Back since this
-        member saw it come back, or since its server started: a member whose sync began just
+        member saw it come back, or — a lease last renewed before the server now running
+        started (migration 7) — since that server started: a member whose sync began just
         after the restart saw nothing go away, and would otherwise take the sync over from a
         lead still reconnecting (a loaded machine starts a command that late)."""
         if lead.member is None:
             return False
-        back_for = lead.server_up_for
+        back_for = float("inf")
+        if lead.renewed_before_restart:
+            back_for = lead.server_up_for
         if self._back_at is not None:
             back_for = min(back_for, time.monotonic() - self._back_at)
         return back_for < lead.lease_seconds + POLL

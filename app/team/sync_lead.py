@@ -35,6 +35,8 @@ class SyncLead:
     released_by: str | None
     outcome: str | None
     server_up_for: float = float("inf")  # seconds since the team database's server (re)started
+    # the lease was last taken or renewed before that server started: a restart interrupted it
+    renewed_before_restart: bool = False
 
     @property
     def held(self) -> bool:
@@ -47,12 +49,12 @@ def read_lead(conn: psycopg.Connection[Any]) -> SyncLead:
         "SELECT generation, member, since, "
         "coalesce(extract(epoch FROM expires - clock_timestamp()), -1)::float8, lease_seconds, "
         "released_generation, released_by, outcome, "
-        "extract(epoch FROM clock_timestamp() - pg_postmaster_start_time())::float8 "
-        "FROM team_sync_lead"
+        "extract(epoch FROM clock_timestamp() - pg_postmaster_start_time())::float8, "
+        "coalesce(renewed_on < pg_postmaster_start_time(), false) FROM team_sync_lead"
     ).fetchone()
     assert row is not None  # the migration inserts the one row
     return SyncLead(int(row[0]), row[1], row[2], float(row[3]), float(row[4]), int(row[5]),
-                    row[6], row[7], float(row[8]))  # fmt: skip
+                    row[6], row[7], float(row[8]), bool(row[9]))  # fmt: skip
 
 
 def sync_holder(conn: psycopg.Connection[Any]) -> str | None:
@@ -66,7 +68,8 @@ def take(conn: psycopg.Connection[Any], member: str, seen: int) -> int | None:
     generation, or None when a teammate got there first."""
     row = conn.execute(
         "UPDATE team_sync_lead SET generation = generation + 1, member = %s, "
-        "since = clock_timestamp(), expires = clock_timestamp() + lease_seconds * interval '1 s' "
+        "since = clock_timestamp(), expires = clock_timestamp() + lease_seconds * interval '1 s', "
+        "renewed_on = pg_postmaster_start_time() "
         "WHERE generation = %s AND (member IS NULL OR expires < clock_timestamp()) "
         "RETURNING generation",
         (member, seen),
@@ -77,8 +80,8 @@ def take(conn: psycopg.Connection[Any], member: str, seen: int) -> int | None:
 def renew(conn: psycopg.Connection[Any], member: str, generation: int) -> bool:
     """Extend the lease; False when this member no longer holds the lead."""
     cursor = conn.execute(
-        "UPDATE team_sync_lead SET expires = clock_timestamp() + lease_seconds * interval '1 s' "
-        "WHERE generation = %s AND member = %s",
+        "UPDATE team_sync_lead SET expires = clock_timestamp() + lease_seconds * interval '1 s', "
+        "renewed_on = pg_postmaster_start_time() WHERE generation = %s AND member = %s",
         (generation, member),
     )
     return cursor.rowcount == 1
