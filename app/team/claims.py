@@ -26,6 +26,7 @@ import os
 import socket
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -42,21 +43,18 @@ from app.team.team import ONLINE_FOR, RECONNECT_EVERY, Team
 
 LEASE = 30.0  # seconds a claim holds without renewal
 SMALLEST_SHARE = 5  # chains a pusher may always claim (its fair share is never less)
+CREDIT = 50
 
 _CLAIM = """
-WITH firsts AS (
-    SELECT resource, record_key, min(id) AS first FROM team_changes
-    WHERE state = 'pending' GROUP BY resource, record_key
-), backlog AS (
-    SELECT min(relayed) AS since FROM team_changes WHERE state = 'pending'
-), served AS (
-    SELECT t.member, count(*) AS done FROM team_changes t, backlog b
-    WHERE t.state <> 'pending' AND t.settled >= b.since GROUP BY t.member
+WITH fewest AS (
+    SELECT coalesce(min(coalesce(u.turns, 0)), 0) AS turns FROM team_members m
+    LEFT JOIN team_turns u ON u.member = m.member
+    WHERE m.last_seen > clock_timestamp() - %(online)s * interval '1 s'
 ), ready AS (
-    SELECT f.resource, f.record_key, f.first,
-           row_number() OVER (PARTITION BY t.member ORDER BY f.first)
-               + coalesce(max(s.done) OVER (PARTITION BY t.member), 0) AS turn
-    FROM firsts f JOIN team_changes t ON t.id = f.first LEFT JOIN served s ON s.member = t.member
+    SELECT t.resource, t.record_key, min(coalesce(t.turn, 0) + greatest(0, least(
+               coalesce(u.turns, 0) - fewest.turns, %(credit)s))) AS turn, min(t.id) AS first
+    FROM team_changes t CROSS JOIN fewest LEFT JOIN team_turns u ON u.member = t.member
+    WHERE t.state = 'pending' GROUP BY t.resource, t.record_key
 ), picked AS (
     SELECT ch.resource, ch.record_key FROM team_chains ch
     JOIN ready r ON r.resource = ch.resource AND r.record_key = ch.record_key
@@ -67,6 +65,17 @@ WITH firsts AS (
 UPDATE team_chains ch SET claimed_by = %(member)s, claim_host = %(host)s, claim_pid = %(pid)s,
     token = %(token)s, lease_until = clock_timestamp() + %(lease)s * interval '1 s'
 FROM picked WHERE ch.resource = picked.resource AND ch.record_key = picked.record_key
+"""
+_WAITERS = """
+SELECT w.member, count(t.id) FROM (
+    SELECT member FROM team_members WHERE last_seen > clock_timestamp() - %s * interval '1 s'
+    UNION SELECT member FROM team_changes WHERE state = 'pending'
+) w LEFT JOIN team_changes t ON t.member = w.member AND t.state = 'pending'
+GROUP BY w.member
+"""
+_TURNS = """
+INSERT INTO team_turns (member, turns) VALUES (%s, %s)
+ON CONFLICT (member) DO UPDATE SET turns = team_turns.turns + excluded.turns
 """
 _SHARE = """
 SELECT count(*), (SELECT count(*) FROM team_members
@@ -87,7 +96,7 @@ RETURNING t.id, t.member, t.local_seq, t.resource, t.record_key, t.op, t.params,
 _SETTLE = """
 UPDATE team_changes SET state = %s, message = %s, response = %s, theirs = %s,
     server_id = coalesce(%s, server_id), conflict_with = %s, displaced_by = %s, pushed_by = %s,
-    settled = clock_timestamp(), claim = NULL, followed = false, winner_told = false
+    settled = now(), claim = NULL, followed = false, winner_told = false
 WHERE id = %s AND claim = %s AND state = 'pending'
 """
 _APPLIED_BEFORE = """
@@ -232,7 +241,7 @@ class Claims:
         change first (None: none free)."""
         token = f"{self.member}:{self.host}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         args = {"limit": limit, "member": self.member, "host": self.host, "pid": os.getpid(),
-                "token": token, "lease": self.lease,
+                "token": token, "lease": self.lease, "online": ONLINE_FOR, "credit": CREDIT,
                 "resources": None if resources is None else sorted(resources)}  # fmt: skip
         with self.conn.transaction():
             args["limit"] = self._fair_share(limit)
@@ -294,7 +303,10 @@ class Claims:
         """Record the results and the audit rows; release the claim. Answers how many changes
         this claim settled (a result already settled by a taker-over is not written again)."""
         settled = 0
+        turns: Counter[str] = Counter()
         with self.conn.transaction(), self.conn.cursor() as cur:
+            waiting = cur.execute(_WAITERS, (ONLINE_FOR,)).fetchall()
+            together = len(waiting) > 1 and all(n for _, n in waiting)
             # the applied first: a conflict among them finds the teammate's value that won
             for r in sorted(results, key=lambda r: r.state == "conflict"):
                 if r.state == "pending":
@@ -311,6 +323,10 @@ class Claims:
                 if cur.rowcount == 1:
                     settled += 1
                     cur.executemany(_AUDIT, _audit_rows(r, self.member))
+                    if r.state == "applied" and together:
+                        turns[r.change.member] += 1
+            if turns:
+                cur.executemany(_TURNS, sorted(turns.items()))
             cur.execute(
                 "UPDATE team_chains SET claimed_by = NULL, claim_host = NULL, claim_pid = NULL, "
                 "token = NULL, lease_until = NULL WHERE token = %s",

@@ -11,6 +11,7 @@ from app.team.migrations import (
     m0004_outbox,
     m0005_settled_for_both,
     m0006_short_sync_lease,
+    m0007_turns,
 )
 
 MIGRATIONS = [
@@ -20,4 +21,5 @@ MIGRATIONS = [
     m0004_outbox,
     m0005_settled_for_both,
     m0006_short_sync_lease,
+    m0007_turns,
 ]
