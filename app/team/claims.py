@@ -43,7 +43,9 @@ from app.team.team import ONLINE_FOR, RECONNECT_EVERY, Team
 
 LEASE = 30.0  # seconds a claim holds without renewal
 SMALLEST_SHARE = 5  # chains a pusher may always claim (its fair share is never less)
-CREDIT = 50
+SMALLEST_TURNS = 3  # chains a pusher may always claim while several members wait
+ROUNDS = 2  # rounds of turns the claims share out while several members wait
+CREDIT = 50  # turns a member ahead goes after the others at most
 
 _CLAIM = """
 WITH fewest AS (
@@ -79,7 +81,8 @@ ON CONFLICT (member) DO UPDATE SET turns = team_turns.turns + excluded.turns
 """
 _SHARE = """
 SELECT count(*), (SELECT count(*) FROM team_members
-                  WHERE last_seen > clock_timestamp() - %s * interval '1 s')
+                  WHERE last_seen > clock_timestamp() - %s * interval '1 s'),
+       (SELECT count(DISTINCT member) FROM team_changes WHERE state = 'pending')
 FROM team_chains ch
 WHERE (ch.lease_until IS NULL OR ch.lease_until < clock_timestamp())
   AND EXISTS (SELECT 1 FROM team_changes t WHERE t.resource = ch.resource
@@ -256,7 +259,9 @@ class Claims:
         pusher that claims before its teammates push takes its share, not the whole backlog
         (so one member's changes do not all go out ahead of equal queues)."""
         row = self.conn.execute(_SHARE, (ONLINE_FOR,)).fetchone()
-        free, online = (int(row[0]), int(row[1])) if row else (0, 0)
+        free, online, waiting = (int(row[0]), int(row[1]), int(row[2])) if row else (0, 0, 0)
+        if waiting > 1:  # the next rounds of turns, not the backlog: little in flight ahead
+            return min(limit, max(SMALLEST_TURNS, math.ceil(free / (waiting * ROUNDS))))
         return min(limit, max(SMALLEST_SHARE, math.ceil(free / max(1, online))))
 
     @contextmanager
