@@ -1,12 +1,14 @@
 """Who pushes which record: claims on records' chains of changes in the team outbox.
 
 A pusher claims whole chains (every pending change of one record, whoever made it) with
-`FOR UPDATE SKIP LOCKED`, so two members never take the same record — members' records in turn
-(each member's oldest first), so equal queues are served alike: a pusher takes at most its share
-of the free chains (over the members online; a few at least), and a member's turn counts its
-changes already settled since the team's oldest pending change was relayed, so a member whose
-first batch was claimed (and applied) before its teammates' changes arrived does not go first
-again with the rest of its queue — and holds them by a lease on
+`FOR UPDATE SKIP LOCKED`, so two members never take the same record — in turns (decision 0040):
+each change took a turn when it was relayed (app/team/relay.py), and a record goes by the least
+turn of its pending changes, so members' changes are taken alternately, each member's oldest
+first; a member ahead on turns taken while every member waited (`team_turns`, counted as
+changes are settled, each change against its own author) goes after the others by as many turns
+(at most `CREDIT`). A pusher takes at most its share of the free chains: over the members online
+(a few at least), and while several members wait, of the next `ROUNDS` rounds of turns only, so
+little is in flight ahead of a member that starts waiting — and holds them by a lease on
 the database server's clock, renewed while it pushes (`keeping`). A member that crashes stops
 renewing: its chains are free again when the lease runs out — at once when the same member
 restarts on the same machine and its old process is gone (`free_my_dead`). Settling writes each
@@ -68,6 +70,7 @@ UPDATE team_chains ch SET claimed_by = %(member)s, claim_host = %(host)s, claim_
     token = %(token)s, lease_until = clock_timestamp() + %(lease)s * interval '1 s'
 FROM picked WHERE ch.resource = picked.resource AND ch.record_key = picked.record_key
 """
+# Per member online or with a change pending: its pending changes (this claim's among them).
 _WAITERS = """
 SELECT w.member, count(t.id) FROM (
     SELECT member FROM team_members WHERE last_seen > clock_timestamp() - %s * interval '1 s'
@@ -75,6 +78,7 @@ SELECT w.member, count(t.id) FROM (
 ) w LEFT JOIN team_changes t ON t.member = w.member AND t.state = 'pending'
 GROUP BY w.member
 """
+# Turns taken while every member waited, each change against its own author.
 _TURNS = """
 INSERT INTO team_turns (member, turns) VALUES (%s, %s)
 ON CONFLICT (member) DO UPDATE SET turns = team_turns.turns + excluded.turns
@@ -96,6 +100,7 @@ WHERE ch.token = %(token)s AND t.resource = ch.resource AND t.record_key = ch.re
 RETURNING t.id, t.member, t.local_seq, t.resource, t.record_key, t.op, t.params, t.payload,
     t.changed_fields, t.base, t.key_value, t.attempts - 1, t.made_at
 """
+# A claim's results are settled at one moment (the transaction's): they went out together.
 _SETTLE = """
 UPDATE team_changes SET state = %s, message = %s, response = %s, theirs = %s,
     server_id = coalesce(%s, server_id), conflict_with = %s, displaced_by = %s, pushed_by = %s,
@@ -257,7 +262,11 @@ class Claims:
     def _fair_share(self, limit: int) -> int:
         """At most `limit` chains, and no more than the free chains over the members online: a
         pusher that claims before its teammates push takes its share, not the whole backlog
-        (so one member's changes do not all go out ahead of equal queues)."""
+        (so one member's changes do not all go out ahead of equal queues). While several members
+        wait, its share of the next `ROUNDS` rounds of turns (the free chains over the members
+        waiting, that many times): claims taken before a member starts waiting hold none of its
+        changes, and what they hold is settled while it waits — the less of it, the sooner its
+        own turns go out (issue 29, point 3: 1.57-2.67 most over fewest with whole shares)."""
         row = self.conn.execute(_SHARE, (ONLINE_FOR,)).fetchone()
         free, online, waiting = (int(row[0]), int(row[1]), int(row[2])) if row else (0, 0, 0)
         if waiting > 1:  # the next rounds of turns, not the backlog: little in flight ahead
@@ -328,9 +337,9 @@ class Claims:
                 if cur.rowcount == 1:
                     settled += 1
                     cur.executemany(_AUDIT, _audit_rows(r, self.member))
-                    if r.state == "applied" and together:
+                    if r.state == "applied" and together:  # a turn while every member waited
                         turns[r.change.member] += 1
-            if turns:
+            if turns:  # in one order: two settles never wait on each other's rows
                 cur.executemany(_TURNS, sorted(turns.items()))
             cur.execute(
                 "UPDATE team_chains SET claimed_by = NULL, claim_host = NULL, claim_pid = NULL, "
