@@ -3,9 +3,10 @@
 The member's local SQLite outbox stays the first durable home of every edit (offline, or with
 the database down, nothing changes for the user). `hand_over` relays the local pending changes
 into `team_changes`, keyed by (member, local seq): relaying twice — a member that reconnects, a
-push killed half-way — inserts nothing twice. A local change reworked since it was relayed
-(retried, a conflict resolved: its `updated_at` moved) is relayed again when the team had
-settled it as failed or in conflict (on the base the conflict was resolved against: the show's
+push killed half-way — inserts nothing twice. Each change relayed takes its turn, the order the
+claims give records out in (`_TAKE_TURNS`, decision 0040). A local change reworked since it
+was relayed (retried, a conflict resolved: its `updated_at` moved) is relayed again when the team
+had settled it as failed or in conflict (on the base the conflict was resolved against: the show's
 record as read); one the user discarded (undo) is withdrawn from the team while nobody holds its
 record. `follow` brings the team's results for this member's own changes back into the local
 outbox (done, failed, conflict) — and a conflict a teammate settled (app/team/team_conflicts.py:
