@@ -1,9 +1,11 @@
-"""7: fair turns (issue 29, point 3): each change's turn in the team outbox.
+"""7: fair turns (issue 29, point 3; decision 0040): each change's turn in the team outbox.
 
-`turn`: given when the change is relayed (app/team/relay.py `take_turns`): a member that already
-waits continues after its last pending change's turn; one that waited for nothing starts at the
-turn being served now (the least of the pending changes'), never behind it with credit for its
-idle time, never ahead of the others. Claims take records by their least pending turn.
+`turn`: given when the change is relayed (app/team/relay.py `_TAKE_TURNS`): a member that
+already waits continues after its last pending change's turn; one that waited for nothing starts
+at the turn being served now (the least of the pending changes'), never behind it with credit
+for its idle time, never ahead of the others. Claims take records by their least pending turn.
+`team_turns`: per member, its changes applied while every member waited (app/team/claims.py
+`settle`); a member ahead on them goes after the others by as many turns (at most `CREDIT`).
 """
 
 NAME = "turns"
