@@ -1,12 +1,14 @@
 """Who pushes which record: claims on records' chains of changes in the team outbox.
 
 A pusher claims whole chains (every pending change of one record, whoever made it) with
-`FOR UPDATE SKIP LOCKED`, so two members never take the same record — members' records in turn
-(each member's oldest first), so equal queues are served alike: a pusher takes at most its share
-of the free chains (over the members online; a few at least), and a member's turn counts its
-changes already settled since the team's oldest pending change was relayed, so a member whose
-first batch was claimed (and applied) before its teammates' changes arrived does not go first
-again with the rest of its queue — and holds them by a lease on
+`FOR UPDATE SKIP LOCKED`, so two members never take the same record — in turns (decision 0041):
+each change took a turn when it was relayed (app/team/relay.py), and a record goes by the least
+turn of its pending changes, so members' changes are taken alternately, each member's oldest
+first; a member ahead on turns taken while every member waited (`team_turns`, counted as
+changes are settled, each change against its own author) goes after the others by as many turns
+(at most `CREDIT`). A pusher takes at most its share of the free chains: over the members online
+(a few at least), and while several members wait, of the next `ROUNDS` rounds of turns only, so
+little is in flight ahead of a member that starts waiting — and holds them by a lease on
 the database server's clock, renewed while it pushes (`keeping`). A member that crashes stops
 renewing: its chains are free again when the lease runs out — at once when the same member
 restarts on the same machine and its old process is gone (`free_my_dead`). Settling writes each
@@ -26,6 +28,7 @@ import os
 import socket
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -42,21 +45,20 @@ from app.team.team import ONLINE_FOR, RECONNECT_EVERY, Team
 
 LEASE = 30.0  # seconds a claim holds without renewal
 SMALLEST_SHARE = 5  # chains a pusher may always claim (its fair share is never less)
+SMALLEST_TURNS = 3  # chains a pusher may always claim while several members wait
+ROUNDS = 2  # rounds of turns the claims share out while several members wait
+CREDIT = 50  # turns a member ahead goes after the others at most
 
 _CLAIM = """
-WITH firsts AS (
-    SELECT resource, record_key, min(id) AS first FROM team_changes
-    WHERE state = 'pending' GROUP BY resource, record_key
-), backlog AS (
-    SELECT min(relayed) AS since FROM team_changes WHERE state = 'pending'
-), served AS (
-    SELECT t.member, count(*) AS done FROM team_changes t, backlog b
-    WHERE t.state <> 'pending' AND t.settled >= b.since GROUP BY t.member
+WITH fewest AS (
+    SELECT coalesce(min(coalesce(u.turns, 0)), 0) AS turns FROM team_members m
+    LEFT JOIN team_turns u ON u.member = m.member
+    WHERE m.last_seen > clock_timestamp() - %(online)s * interval '1 s'
 ), ready AS (
-    SELECT f.resource, f.record_key, f.first,
-           row_number() OVER (PARTITION BY t.member ORDER BY f.first)
-               + coalesce(max(s.done) OVER (PARTITION BY t.member), 0) AS turn
-    FROM firsts f JOIN team_changes t ON t.id = f.first LEFT JOIN served s ON s.member = t.member
+    SELECT t.resource, t.record_key, min(coalesce(t.turn, 0) + greatest(0, least(
+               coalesce(u.turns, 0) - fewest.turns, %(credit)s))) AS turn, min(t.id) AS first
+    FROM team_changes t CROSS JOIN fewest LEFT JOIN team_turns u ON u.member = t.member
+    WHERE t.state = 'pending' GROUP BY t.resource, t.record_key
 ), picked AS (
     SELECT ch.resource, ch.record_key FROM team_chains ch
     JOIN ready r ON r.resource = ch.resource AND r.record_key = ch.record_key
@@ -68,9 +70,23 @@ UPDATE team_chains ch SET claimed_by = %(member)s, claim_host = %(host)s, claim_
     token = %(token)s, lease_until = clock_timestamp() + %(lease)s * interval '1 s'
 FROM picked WHERE ch.resource = picked.resource AND ch.record_key = picked.record_key
 """
+# Per member online or with a change pending: its pending changes (this claim's among them).
+_WAITERS = """
+SELECT w.member, count(t.id) FROM (
+    SELECT member FROM team_members WHERE last_seen > clock_timestamp() - %s * interval '1 s'
+    UNION SELECT member FROM team_changes WHERE state = 'pending'
+) w LEFT JOIN team_changes t ON t.member = w.member AND t.state = 'pending'
+GROUP BY w.member
+"""
+# Turns taken while every member waited, each change against its own author.
+_TURNS = """
+INSERT INTO team_turns (member, turns) VALUES (%s, %s)
+ON CONFLICT (member) DO UPDATE SET turns = team_turns.turns + excluded.turns
+"""
 _SHARE = """
 SELECT count(*), (SELECT count(*) FROM team_members
-                  WHERE last_seen > clock_timestamp() - %s * interval '1 s')
+                  WHERE last_seen > clock_timestamp() - %s * interval '1 s'),
+       (SELECT count(DISTINCT member) FROM team_changes WHERE state = 'pending')
 FROM team_chains ch
 WHERE (ch.lease_until IS NULL OR ch.lease_until < clock_timestamp())
   AND EXISTS (SELECT 1 FROM team_changes t WHERE t.resource = ch.resource
@@ -84,10 +100,11 @@ WHERE ch.token = %(token)s AND t.resource = ch.resource AND t.record_key = ch.re
 RETURNING t.id, t.member, t.local_seq, t.resource, t.record_key, t.op, t.params, t.payload,
     t.changed_fields, t.base, t.key_value, t.attempts - 1, t.made_at
 """
+# A claim's results are settled at one moment (the transaction's): they went out together.
 _SETTLE = """
 UPDATE team_changes SET state = %s, message = %s, response = %s, theirs = %s,
     server_id = coalesce(%s, server_id), conflict_with = %s, displaced_by = %s, pushed_by = %s,
-    settled = clock_timestamp(), claim = NULL, followed = false, winner_told = false
+    settled = now(), claim = NULL, followed = false, winner_told = false
 WHERE id = %s AND claim = %s AND state = 'pending'
 """
 _APPLIED_BEFORE = """
@@ -232,7 +249,7 @@ class Claims:
         change first (None: none free)."""
         token = f"{self.member}:{self.host}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         args = {"limit": limit, "member": self.member, "host": self.host, "pid": os.getpid(),
-                "token": token, "lease": self.lease,
+                "token": token, "lease": self.lease, "online": ONLINE_FOR, "credit": CREDIT,
                 "resources": None if resources is None else sorted(resources)}  # fmt: skip
         with self.conn.transaction():
             args["limit"] = self._fair_share(limit)
@@ -245,9 +262,15 @@ class Claims:
     def _fair_share(self, limit: int) -> int:
         """At most `limit` chains, and no more than the free chains over the members online: a
         pusher that claims before its teammates push takes its share, not the whole backlog
-        (so one member's changes do not all go out ahead of equal queues)."""
+        (so one member's changes do not all go out ahead of equal queues). While several members
+        wait, its share of the next `ROUNDS` rounds of turns (the free chains over the members
+        waiting, that many times): claims taken before a member starts waiting hold none of its
+        changes, and what they hold is settled while it waits — the less of it, the sooner its
+        own turns go out (issue 29, point 3: 1.57-2.67 most over fewest with whole shares)."""
         row = self.conn.execute(_SHARE, (ONLINE_FOR,)).fetchone()
-        free, online = (int(row[0]), int(row[1])) if row else (0, 0)
+        free, online, waiting = (int(row[0]), int(row[1]), int(row[2])) if row else (0, 0, 0)
+        if waiting > 1:  # the next rounds of turns, not the backlog: little in flight ahead
+            return min(limit, max(SMALLEST_TURNS, math.ceil(free / (waiting * ROUNDS))))
         return min(limit, max(SMALLEST_SHARE, math.ceil(free / max(1, online))))
 
     @contextmanager
@@ -294,7 +317,10 @@ class Claims:
         """Record the results and the audit rows; release the claim. Answers how many changes
         this claim settled (a result already settled by a taker-over is not written again)."""
         settled = 0
+        turns: Counter[str] = Counter()
         with self.conn.transaction(), self.conn.cursor() as cur:
+            waiting = cur.execute(_WAITERS, (ONLINE_FOR,)).fetchall()
+            together = len(waiting) > 1 and all(n for _, n in waiting)
             # the applied first: a conflict among them finds the teammate's value that won
             for r in sorted(results, key=lambda r: r.state == "conflict"):
                 if r.state == "pending":
@@ -311,6 +337,10 @@ class Claims:
                 if cur.rowcount == 1:
                     settled += 1
                     cur.executemany(_AUDIT, _audit_rows(r, self.member))
+                    if r.state == "applied" and together:  # a turn while every member waited
+                        turns[r.change.member] += 1
+            if turns:  # in one order: two settles never wait on each other's rows
+                cur.executemany(_TURNS, sorted(turns.items()))
             cur.execute(
                 "UPDATE team_chains SET claimed_by = NULL, claim_host = NULL, claim_pid = NULL, "
                 "token = NULL, lease_until = NULL WHERE token = %s",

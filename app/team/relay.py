@@ -3,9 +3,10 @@
 The member's local SQLite outbox stays the first durable home of every edit (offline, or with
 the database down, nothing changes for the user). `hand_over` relays the local pending changes
 into `team_changes`, keyed by (member, local seq): relaying twice — a member that reconnects, a
-push killed half-way — inserts nothing twice. A local change reworked since it was relayed
-(retried, a conflict resolved: its `updated_at` moved) is relayed again when the team had
-settled it as failed or in conflict (on the base the conflict was resolved against: the show's
+push killed half-way — inserts nothing twice. Each change relayed takes its turn, the order the
+claims give records out in (`_TAKE_TURNS`, decision 0041). A local change reworked since it
+was relayed (retried, a conflict resolved: its `updated_at` moved) is relayed again when the team
+had settled it as failed or in conflict (on the base the conflict was resolved against: the show's
 record as read); one the user discarded (undo) is withdrawn from the team while nobody holds its
 record. `follow` brings the team's results for this member's own changes back into the local
 outbox (done, failed, conflict) — and a conflict a teammate settled (app/team/team_conflicts.py:
@@ -41,9 +42,25 @@ ON CONFLICT (member, local_seq) DO UPDATE SET
     changed_fields = excluded.changed_fields, key_value = excluded.key_value,
     base = excluded.base, params = excluded.params, state = 'pending', message = NULL,
     theirs = NULL, conflict_with = NULL, response = NULL, settled = NULL, followed = false,
-    resolved_by = NULL
+    resolved_by = NULL, turn = NULL
 WHERE team_changes.state IN ('failed', 'conflict', 'discarded')
   AND team_changes.local_version <> excluded.local_version
+"""
+
+# The member's changes relayed without a turn, in order, take the turns after its last pending
+# change's — or, waiting for nothing until now, from the turn being served (the least pending
+# turn), or after every turn given when nothing is pending (start-time fair queueing).
+_TAKE_TURNS = """
+WITH base AS (
+    SELECT coalesce(
+        (SELECT max(turn) FROM team_changes WHERE member = %(member)s AND state = 'pending'),
+        (SELECT min(turn) FROM team_changes WHERE state = 'pending') - 1,
+        (SELECT max(turn) FROM team_changes), 0) AS turn
+), fresh AS (
+    SELECT id, row_number() OVER (ORDER BY id) AS n FROM team_changes
+    WHERE member = %(member)s AND state = 'pending' AND turn IS NULL
+)
+UPDATE team_changes t SET turn = base.turn + fresh.n FROM base, fresh WHERE t.id = fresh.id
 """
 
 
@@ -85,6 +102,8 @@ def hand_over(
                     (c.resource, c.record_id),
                 )
         _withdraw_discarded(conn, member, outbox)
+        if fresh:
+            conn.execute(_TAKE_TURNS, {"member": member})
     return len(fresh)
 
 

@@ -9,9 +9,9 @@ fairness — each member's own changes applied (the team outbox's results, by th
 clock) within 1.25× of the others', and turns (issue 29, point 3): while every member still had
 work waiting — until the first member's changes were all applied — the changes applied per
 member, the most within 1.25× of the fewest (a count, not a time: asserted in `make test`, at
-three members here and five in tests/reliability/test_team_budget.py). The claims' order that
-keeps equal queues alike (a member served before its teammates' changes arrived does not go
-first again) is tested on its own.
+three members here and five in tests/reliability/test_team_budget.py). The claims' order (each
+change's turn, and the turns counted while every member waited) is tested on its own in
+tests/team/test_turns.py.
 
 `run_team_load` is also used by tests/reliability/test_team_budget.py (five members; 300 per
 60 s) and tests/bench/bench_team_budget.py (the figures).
@@ -26,13 +26,7 @@ from pathlib import Path
 import psycopg
 
 from app.sim import SimConfig, SimServer, generate_show
-from app.store.changes import NewChange
-from app.store.outbox import Outbox
 from app.sync.edit.editor import FieldEdit
-from app.team.claims import Claims, Result
-from app.team.database import TeamDatabase
-from app.team.relay import hand_over
-from app.team.team import open_team
 from tests.pg_server import ThrowawayPostgres
 from tests.sim.throttle_runs import Outcome
 from tests.team.members import TeamMember, finish, members
@@ -201,34 +195,4 @@ def test_three_members_syncing_and_pushing_at_once_share_one_budget_fairly(
     team_url: str, pg_server: ThrowawayPostgres, tmp_path: Path
 ) -> None:
     run = run_team_load(3, 60, 10.0, tmp_path, (team_url, pg_server.pgpass), 40)
-    assert_within_the_issue(run, 3, 40, timed=False)  # the claim order: the test below
-
-
-def test_a_member_served_before_its_teammates_arrived_does_not_go_first_again(
-    team_url: str, tmp_path: Path
-) -> None:
-    """Equal queues relayed a moment apart: ann's first changes were claimed and applied before
-    ben's reached the team outbox; the next claims serve ben's until he has had as many turns."""
-    opened = [open_team(TeamDatabase(team_url, member=n), "http://show.invalid/api", "S-1")
-              for n in ("ann", "ben")]  # fmt: skip
-    try:
-        ann, ben = opened
-        for team in opened:
-            with Outbox(tmp_path / f"{team.member}.sqlite") as outbox:
-                outbox.add_many([NewChange("customers", "update", f"{team.member}-{i}",
-                                           payload={"city": "x"}, changed_fields=("city",))
-                                 for i in range(6)])  # fmt: skip
-                assert hand_over(team.conn, team.member, outbox) == 6
-            if team is ann:  # ann's first three go out before ben's changes arrive
-                first = Claims(ann).claim(3)
-                assert first is not None and {c.member for c in first.changes} == {"ann"}
-                Claims(ann).settle(first, [Result(c, "applied") for c in first.changes])
-        claims = Claims(ben)
-        taken = [claims.claim(3), claims.claim(3), claims.claim(6)]
-        members = [[c.member for c in claim.changes] for claim in taken if claim is not None]
-        assert members[0] == ["ben"] * 3  # ben's turns 1-3 before ann's 4-6
-        # then in turn again: turn 4 of each, ann's turn 5 (her change is older); then the rest
-        assert [sorted(m) for m in members[1:]] == [["ann", "ann", "ben"], ["ann", "ben", "ben"]]
-    finally:
-        for team in opened:
-            team.close()
+    assert_within_the_issue(run, 3, 40, timed=False)  # the claim order: tests/team/test_turns.py

@@ -12,6 +12,7 @@ from app.team.migrations import (
     m0005_settled_for_both,
     m0006_short_sync_lease,
     m0007_lead_renewed_on_server,
+    m0008_turns,
 )
 
 MIGRATIONS = [
@@ -22,4 +23,5 @@ MIGRATIONS = [
     m0005_settled_for_both,
     m0006_short_sync_lease,
     m0007_lead_renewed_on_server,
+    m0008_turns,
 ]
