@@ -202,12 +202,17 @@ def names_cte(by_name: ByName) -> str:
     return f"WITH {NAMES} AS MATERIALIZED ({names}) "
 
 
+def _as_key(column: str) -> str:
+    """A sort key's column as `names_cte` holds keys: a text as it is (already a natural key),
+    a number by its text's natural key (`key_value` holds keys as text)."""
+    return f"iif(typeof({column}) = 'text', {column}, natural_key(CAST({column} AS TEXT)))"
+
+
 def _named(by_name: ByName, field: str, column: str) -> tuple[str, str]:
     """A keys row's sort value when its column holds a reference's natural key (`names_cte`):
     the name it shows, and the join that looks it up. A text key is looked up as it is; a
     number by its text, as the records' `key_value` holds it."""
-    own = f"iif(typeof({column}) = 'text', {column}, natural_key(CAST({column} AS TEXT)))"
-    join = f" LEFT JOIN {NAMES} AS nm ON nm.own = {own}"
+    join = f" LEFT JOIN {NAMES} AS nm ON nm.own = {_as_key(column)}"
     by_json = sort_expression(field, by_name).removesuffix(" COLLATE NOCASE")
     read = f"(SELECT {by_json} FROM records WHERE records.rowid = k.rowid)"
     return f"iif(nm.mixed, {read}, coalesce(nm.name, {column}))", join
@@ -442,7 +447,6 @@ def _walked_names(keys: KeysOrder, field: str, direction: str, limit: int) -> tu
         return f"(SELECT {least}(({seek})) FROM walk_groups AS r WHERE r.g = {group})"
 
     following = first_of("w.g", "w.n")
-    own = "iif(typeof(o.v) = 'text', o.v, natural_key(CAST(o.v AS TEXT)))"
     distinct = f"SELECT k.{column} FROM {index} WHERE {parent} AND k.{column}"
     walk = (
         f"WITH RECURSIVE walk_parent(parent) AS (SELECT ?), "
@@ -451,7 +455,7 @@ def _walked_names(keys: KeysOrder, field: str, direction: str, limit: int) -> tu
         "FROM walk_keys AS o WHERE o.v IS NOT NULL), "
         "walk_shown(own, v) AS MATERIALIZED ("
         f"SELECT o.v, coalesce(nm.name, o.v) FROM walk_keys AS o LEFT JOIN {NAMES} AS nm "
-        f"ON nm.own = {own} WHERE o.v IS NOT NULL "
+        f"ON nm.own = {_as_key('o.v')} WHERE o.v IS NOT NULL "
         f"UNION ALL SELECT NULL, NULL WHERE EXISTS ({distinct} IS NULL)), "
         "walk_groups(own, v, g) AS MATERIALIZED (SELECT own, v, "
         f"dense_rank() OVER (ORDER BY v COLLATE NOCASE {direction}) FROM walk_shown), "
