@@ -4,7 +4,7 @@ a show at 60 per 10 s that counts refused requests too, one throwaway PostgreSQL
 the vendor's 300 per 60 s. No command aborts, at most 1 % of requests are answered 403, no span
 holds more than the limit, background throughput is at least 0.9 of what the limit less the
 interactive reserve allows, and each member's own changes are applied within 1.25× of the
-others' time. `make test` runs five members at 40 per 4 s with a small queue each; three members
+others' time. `make test` runs five members at 40 per 4 s with 40 changes each; three members
 at 60 per 10 s run in tests/team/test_budget_members.py."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tests.team.test_budget_members import assert_within_the_issue, run_team_loa
 
 # (members, limit, span, changes each member queues)
 FULL_RUNS = ((5, 60, 10.0, 40), (5, 300, 60.0, 200))  # about 75 s, then about 6 min
-FAST_RUNS = ((5, 40, 4.0, 16),)  # make test: about three spans' worth for the team
+FAST_RUNS = ((5, 40, 4.0, 40),)  # make test: five spans and more for the team, 40 turns each
 pg_server = team_fixtures.pg_server  # the team tests' throwaway PostgreSQL
 
 
