@@ -10,8 +10,10 @@ changes are settled, each change against its own author) goes after the others b
 (a few at least), and while several members wait, of the next `ROUNDS` rounds of turns only, so
 little is in flight ahead of a member that starts waiting — and holds them by a lease on
 the database server's clock, renewed while it pushes (`keeping`). A member that crashes stops
-renewing: its chains are free again when the lease runs out — at once when the same member
-restarts on the same machine and its old process is gone (`free_my_dead`). Settling writes each
+renewing: its chains are free again when the lease runs out — at once when any pusher on the
+same machine, since the same boot, finds its process gone (`free_the_dead`; a machine that
+cannot tell its boot frees only the same member's), so a killed push holds no member's turns
+for a whole lease. Settling writes each
 change's result and the shared audit rows (naming who made the change and who pushed it) and
 releases the chains in ONE transaction, and only for the changes this claim still holds: a
 pusher whose lease was taken over settles nothing twice. A conflict the Pusher found by reading
@@ -33,6 +35,7 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -237,7 +240,7 @@ class Claims:
         self.team = team
         self.member = team.member
         self.lease = lease
-        self.host = socket.gethostname()
+        self.host = this_machine()
 
     @property
     def conn(self) -> psycopg.Connection[Any]:
@@ -348,21 +351,24 @@ class Claims:
             )
         return settled
 
-    def free_my_dead(self) -> int:
-        """Chains held by this member's earlier process on this machine that is gone (killed,
-        crashed): free now rather than at the end of their lease."""
+    def free_the_dead(self) -> int:
+        """Chains held by a process of this machine that is gone (killed, crashed): free now
+        rather than at the end of their lease — any member's when the machine is known by its
+        boot (a process id means one process within one boot), else only this member's."""
+        mine = None if BOOT else self.member
         rows = self.conn.execute(
-            "SELECT DISTINCT claim_pid FROM team_chains WHERE claimed_by = %s AND claim_host = %s "
+            "SELECT DISTINCT claim_pid FROM team_chains WHERE claim_host = %s "
+            "AND (%s::text IS NULL OR claimed_by = %s) "
             "AND lease_until > clock_timestamp() AND claim_pid <> %s",
-            (self.member, self.host, os.getpid()),
+            (self.host, mine, mine, os.getpid()),
         ).fetchall()
         dead = [int(pid) for (pid,) in rows if not alive(int(pid))]
         if not dead:
             return 0
         cur = self.conn.execute(
-            "UPDATE team_chains SET lease_until = NULL WHERE claimed_by = %s AND claim_host = %s "
-            "AND claim_pid = ANY(%s)",
-            (self.member, self.host, dead),
+            "UPDATE team_chains SET lease_until = NULL WHERE claim_host = %s "
+            "AND (%s::text IS NULL OR claimed_by = %s) AND claim_pid = ANY(%s)",
+            (self.host, mine, mine, dead),
         )
         return cur.rowcount
 
@@ -447,6 +453,24 @@ def _audit_rows(r: Result, pusher: str) -> list[tuple[Any, ...]]:
 
 def _json(value: Any) -> Jsonb | None:
     return None if value is None else Jsonb(value)
+
+
+def _boot() -> str | None:
+    """This machine's boot, where the system tells it (Linux): process ids are one boot's."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip() or None
+    except OSError:
+        return None
+
+
+BOOT = _boot()
+
+
+def this_machine() -> str:
+    """Who holds a claim, as far as processes go: the host, and its boot where known (two
+    machines may share a host name; a boot id is one machine's, once)."""
+    host = socket.gethostname()
+    return f"{host} boot {BOOT}" if BOOT else host
 
 
 def alive(pid: int) -> bool:

@@ -145,7 +145,7 @@ async def _until_settled(
     still = 0  # claims in a row that settled nothing
     while True:
         team = claims.team  # the database riding out a restart under any of these
-        await team.ride_out(claims.free_my_dead)
+        await team.ride_out(claims.free_the_dead)
         claim = await team.ride_out(lambda: claims.claim(CHAINS_PER_CLAIM, scope.resources))
         if claim is not None:
             idle = 0

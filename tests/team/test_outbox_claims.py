@@ -1,6 +1,7 @@
 """The team outbox's parts on a real PostgreSQL: relaying is idempotent, claims never overlap,
-a lease that runs out is taken over (and the old holder settles nothing), a restarted member
-frees its dead process's claims at once, teammates' pending changes for the window's tint."""
+a lease that runs out is taken over (and the old holder settles nothing), a restarted member —
+or a teammate on the same machine — frees a dead process's claims at once, teammates' pending
+changes for the window's tint."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 
 from app.store.changes import NewChange
 from app.store.outbox import Outbox
-from app.team.claims import Claims, Result
+from app.team.claims import BOOT, Claims, Result
 from app.team.database import TeamDatabase
 from app.team.relay import follow, hand_over, teammates_pending
 from app.team.team import Team, open_team
@@ -109,6 +110,12 @@ def test_two_pushers_never_hold_one_record_and_a_run_out_lease_is_taken_over(
     assert count(team_url, "SELECT count(*) FROM team_audit") == 6
 
 
+def _a_gone_pid() -> int:
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return int(gone.stdout)
+
+
 def test_a_restarted_member_frees_its_dead_processs_claims_at_once(
     open_member: Opener, team_url: str, tmp_path: Path
 ) -> None:
@@ -117,12 +124,36 @@ def test_a_restarted_member_frees_its_dead_processs_claims_at_once(
         outbox.add(update("c1", "city", "x"))
         hand_over(ann.conn, "ann", outbox)
     assert Claims(ann).claim(10) is not None
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)  # fmt: skip
-    ann.conn.execute("UPDATE team_chains SET claim_pid = %s", (int(gone.stdout),))
+    ann.conn.execute("UPDATE team_chains SET claim_pid = %s", (_a_gone_pid(),))
     assert Claims(ann).claim(10) is None
-    assert Claims(ann).free_my_dead() == 1
+    assert Claims(ann).free_the_dead() == 1
     assert Claims(ann).claim(10) is not None
+
+
+@pytest.mark.skipif(not BOOT, reason="this system does not tell its boot (Linux does)")
+def test_a_teammate_on_the_same_machine_frees_a_killed_pushers_claims_but_not_another_machines(
+    open_member: Opener, tmp_path: Path
+) -> None:
+    """A push SIGKILLed while it holds records: a teammate pushing on the same machine (same
+    boot) frees them at once, so the killed member's changes do not wait a whole lease while
+    the others' go out; a claim made on another machine, whose processes this one cannot see,
+    keeps its lease."""
+    ann: Team = open_member("ann")
+    ben: Team = open_member("ben")
+    with Outbox(tmp_path / "ann.sqlite") as outbox:
+        outbox.add_many([update("c1", "city", "x"), update("c2", "city", "y")])
+        hand_over(ann.conn, "ann", outbox)
+    first, second = Claims(ann).claim(1), Claims(ann).claim(1)
+    assert first is not None and second is not None
+    ann.conn.execute("UPDATE team_chains SET claim_pid = %s", (_a_gone_pid(),))
+    ann.conn.execute(
+        "UPDATE team_chains SET claim_host = 'elsewhere boot 0' WHERE token = %s", (second.token,)
+    )
+    assert Claims(ben).free_the_dead() == 1  # ann's on this machine, not the other machine's
+    taken = Claims(ben).claim(10)
+    assert taken is not None
+    assert [c.record_key for c in taken.changes] == [c.record_key for c in first.changes]
+    assert Claims(ben).claim(10) is None  # the other machine's claim holds until its lease
 
 
 def test_teammates_pending_changes_by_record_and_the_second_same_field_change_waits(
