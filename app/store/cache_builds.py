@@ -79,6 +79,8 @@ class CacheBuilds(CacheFile):
         named = slug is not None and self.by_name(slug, field) is not None
         if slug is not None and field in self.registry[slug].references and not named:
             return False  # a reference shown by its key: sorted on the JSON (decision 0032)
+        if named and slug is not None and field not in self.walked_references(slug):
+            return False  # too many names to look up first: sorted by the query (0040)
         copied = sort_keys.fields_to_copy([field])  # not the record's own columns
         if slug is not None and copied and self._sort_keys(slug) is not None:
 

@@ -33,7 +33,6 @@ _FETCH_BATCH = 512
 # Keys of the records whose names hold a text, up to which they are passed as values and looked
 # for in the JSON text first (a fast scan); more are matched through a subquery.
 _FEW_KEYS = 50
-_NAMED_AT_ONCE = 20_000  # records of a resource whose names a query looks up before it runs
 _DIGIT_RUNS = re.compile(r"[0-9]+")
 
 
@@ -303,13 +302,6 @@ class CacheReads(CacheFile):
                 sql = f"EXISTS (SELECT 1 FROM {each} AS e WHERE CAST(e.value AS TEXT) IN ({named}))"
                 clauses.append(Clause(sql, named_params))
         return clauses
-
-    def _many(self, slug: str) -> bool:
-        """Whether `slug` holds more records than a query's names are looked up in at once (a
-        scan of 1,000,000 customers' names took a second): then the query does it itself, in
-        its worker, and every row looks."""
-        sql = "SELECT 1 FROM records INDEXED BY records_listing WHERE resource = ? LIMIT 1 OFFSET ?"
-        return self._one(sql, [slug, _NAMED_AT_ONCE]) is not None
 
     def _few(self, named: str, params: tuple[Any, ...]) -> list[str] | None:
         """The keys `named` finds if there are at most `_FEW_KEYS` ([]: none), else None."""

@@ -321,7 +321,10 @@ class CachedRows:
         """After a big query whose resource has no sort keys (or not of every field, or some
         changed since): copy them in the background, so that a first sort on any column reads
         narrow rows instead of every record's JSON (decision 0023). A build stopped by a write
-        continues here; the changes a sync noted are copied here, after its write (0024)."""
+        continues here; the changes a sync noted are copied here, after its write (0024). Then
+        the index of the sort being shown, and those of the references sorted on the names they
+        show (decision 0040): a first sort on one walks them at once, where a scan of 1,000,000
+        rows' names took 0.8 s. Interrupted by a write, they are left to the next sort."""
         runner, cache, slug = self.runner, self._cache, self._slug
         if runner is None or rows < SORT_INDEX_FROM or self._keying:
             return
@@ -331,9 +334,14 @@ class CachedRows:
         field = self._query.order_by  # its sort index is built after the copy, over the keys
 
         def work() -> Ids:
-            copied = cache.build_sort_keys(slug) and field is not None
-            if copied and not cache.has_sort_index(str(field), slug):
-                cache.build_sort_index(str(field), slug)
+            if not cache.build_sort_keys(slug):
+                return []
+            if field is not None and not cache.has_sort_index(field, slug):
+                cache.build_sort_index(field, slug)
+            for reference in cache.walked_references(slug):
+                built = cache.has_sort_index(reference, slug)
+                if not built and not cache.build_sort_index(reference, slug):
+                    break  # stopped by a write: the next sort on it builds it
             return []
 
         runner(work, lambda _none: setattr(self, "_keying", False))

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from app.api.registry import default_registry
-from app.store import cache_reads
+from app.store import cache_file, cache_reads, cached_rows
 from app.store.cache import Cache
+from app.store.cached_rows import CachedRows
 from app.store.query import NAMES as NAMES_LOOKED_UP
 from app.store.schema import CACHE_MIGRATIONS
 from app.store.shown_text import Shown, natural
@@ -353,6 +354,28 @@ def test_a_first_screen_sorted_on_names_walks_them_as_the_whole_sort_reads_them(
     assert all(screen == whole[:n] for n, screen in screens.items())
 
 
+def test_the_keys_copy_indexes_the_references_sorted_on_their_names_so_their_first_sort_walks(
+    cache: Cache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big query's keys copy (in the background) also builds the index over each reference
+    sorted on the names it shows, so the first sort on Warehouse is a walk, not a scan of every
+    row's names (decision 0040) — but not over a reference to a resource too big to look its
+    names up first (then the query does, and the index would serve nothing)."""
+    monkeypatch.setattr(cache, "_many", lambda slug: slug == "products")
+    monkeypatch.setattr(cached_rows, "SORT_INDEX_FROM", 3)
+    cached = CachedRows(cache, "product-inventory")
+    cached.runner = lambda work, done: done(work())
+    cached.requery(TableQuery(order_by="quantity"), cached.show)
+    assert cache.has_sort_keys("product-inventory")
+    assert cache.has_sort_index("quantity", "product-inventory")
+    assert cache.has_sort_index("warehouseID", "product-inventory")
+    assert not cache.has_sort_index("productID", "product-inventory")
+    assert not cache.build_sort_index("productID", "product-inventory")
+    query = TableQuery(order_by="warehouseID")
+    assert "walk_groups" in cache._select("id", "product-inventory", query, 2)[0]
+    assert cache.row_ids("product-inventory", query, limit=2) == ["i2", "i1"]
+
+
 def test_natural_keys() -> None:
     assert natural("#7") < natural("#32") < natural("#183")
     assert natural("a10b2") > natural("a9b30")
@@ -406,11 +429,11 @@ def test_a_v7_cache_sorts_naturally_once_opened(tmp_path: Path) -> None:
 def test_names_of_a_big_resource_are_looked_up_by_the_query(
     cache: Cache, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past `_NAMED_AT_ONCE` records, the names are not looked up before the query runs (a
+    """Past `NAMED_AT_ONCE` records, the names are not looked up before the query runs (a
     second at 1,000,000) but by the query, in its worker: the same rows."""
-    monkeypatch.setattr(cache_reads, "_NAMED_AT_ONCE", 1)
+    monkeypatch.setattr(cache_file, "NAMED_AT_ONCE", 1)
     assert ids(cache, "product-inventory", TableQuery(text="Dayton")) == ["i1", "i3"]
     assert ids(cache, "product-inventory", TableQuery(text="nowhere")) == []
     monkeypatch.setattr(cache_reads, "_FEW_KEYS", 0)
-    monkeypatch.setattr(cache_reads, "_NAMED_AT_ONCE", 1000)
+    monkeypatch.setattr(cache_file, "NAMED_AT_ONCE", 1000)
     assert ids(cache, "product-inventory", TableQuery(text="Dayton")) == ["i1", "i3"]
