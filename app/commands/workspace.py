@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -176,7 +176,7 @@ def workspace(args: argparse.Namespace, out: Output) -> Iterator[Workspace]:
     problem: list[str] = []
     team = _open_team(profile, out, alone_if_down=command in ("sync", "status"), problem=problem)
     try:
-        with Cache(cache_path, registry) as cache:
+        with Cache(cache_path, registry) as cache, _online(team):
             ws = Workspace(profile, registry, cache, outbox_path, team, out)
             ws.team_problem = problem[0] if problem else None
             if team is not None and command in CATCH_UP_FIRST:
@@ -189,6 +189,11 @@ def workspace(args: argparse.Namespace, out: Output) -> Iterator[Workspace]:
     finally:
         if team is not None:
             team.close()
+
+
+def _online(team: Team | None) -> AbstractContextManager[None]:
+    """The member online to its teammates while the command runs (the team's heartbeat)."""
+    return nullcontext() if team is None else team.beating()
 
 
 # The commands that read the cache: in a team they first bring it up to the team's shared

@@ -3,8 +3,9 @@
 `open_team(profile)` is the one door: it checks the URL, upgrades the schema, makes sure the
 database serves this profile's show (a team database belongs to one show: a member pointed at
 another show's database is refused, never mixed in) and registers the member. `touch()` is the
-heartbeat that keeps the member online; `members()` lists who is, by the database server's clock
-(no skew between machines).
+heartbeat that keeps the member online — every `HEARTBEAT` seconds while a command runs
+(`beating`), on the window's own thread in the window — and `members()` lists who is, by the
+database server's clock (no skew between machines).
 
 A database that restarts (or a network that drops) under a running command is ridden out:
 `ride_out(work)` runs one piece of team work — a transaction, or reads — and when the connection
@@ -21,8 +22,10 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -103,12 +106,36 @@ class Team:
 
     def touch(self) -> None:
         """The heartbeat: this member is online (and which process it is)."""
-        self.conn.execute(
-            "INSERT INTO team_members (member, host, pid) VALUES (%s, %s, %s) "
-            "ON CONFLICT (member) DO UPDATE SET host = excluded.host, pid = excluded.pid, "
-            "last_seen = clock_timestamp()",
-            (self.member, socket.gethostname(), os.getpid()),
-        )
+        _touch(self.conn, self.member)
+
+    @contextmanager
+    def beating(self) -> Iterator[None]:
+        """The heartbeat while the block runs, every `HEARTBEAT` seconds on a connection of its
+        own: a command that pushes or syncs for minutes stays online to its teammates, who share
+        the budget, the claims and the turns by the members online. A database that went away
+        is tried again at the next beat; the block never waits for one."""
+        stop = threading.Event()
+
+        def beat() -> None:
+            conn: psycopg.Connection[Any] | None = None
+            while not stop.wait(HEARTBEAT):
+                try:
+                    conn = conn if conn is not None and not conn.closed else self._connect()
+                    _touch(conn, self.member)
+                except (psycopg.Error, TeamError):
+                    if conn is not None:
+                        conn.close()
+                    conn = None
+            if conn is not None:
+                conn.close()
+
+        thread = threading.Thread(target=beat, name="team-heartbeat", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join(timeout=1.0)  # a beat still connecting ends with the process
 
     def members(self) -> list[Member]:
         rows = self.conn.execute(
@@ -138,6 +165,15 @@ def _claim_show(conn: psycopg.Connection[Any], base_url: str, show_id: str) -> N
             f"This team database belongs to show {row[1]} at {row[0]}, not to show {show_id} "
             f"at {base_url}: each show needs its own team database."
         )
+
+
+def _touch(conn: psycopg.Connection[Any], member: str) -> None:
+    conn.execute(
+        "INSERT INTO team_members (member, host, pid) VALUES (%s, %s, %s) "
+        "ON CONFLICT (member) DO UPDATE SET host = excluded.host, pid = excluded.pid, "
+        "last_seen = clock_timestamp()",
+        (member, socket.gethostname(), os.getpid()),
+    )
 
 
 def open_team(

@@ -365,6 +365,7 @@ class SoakRun:
             "most in a span": self.server.stats.most_in_any_span(
                 self.soak.span), "fairness": round(self.fairness(), 3),
             "turns while all waited": dict(self.turns()),
+            "turns the team counted": dict(query(self.url, "SELECT member, turns FROM team_turns")),
             "applied in time": dict(self.applied_in_time()), "faults": self.faults,
             "exits": Counter(f"{r.command} {r.code}" for r in ran + self.finals),
         }  # fmt: skip

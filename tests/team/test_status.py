@@ -9,9 +9,12 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from app.profile.connect import check_team_connection
 from app.profile.settings import Profile
 from app.sim import SimServer
+from app.team import team as team_module
 from app.team.database import TeamDatabase, TeamError
 from app.team.status import (
     UNREACHABLE_TEXT,
@@ -22,9 +25,10 @@ from app.team.status import (
     summary_text,
     unreachable,
 )
-from app.team.team import Member, open_team
+from app.team.team import Member, Team, open_team
 from tests.pg_server import ThrowawayPostgres, free_port
 from tests.team.members import members
+from tests.team.sync_team import wait_until
 from tests.team.test_members_harness import SECRET, server
 
 __all__ = ["server"]  # the fixture: a small show on the simulator
@@ -54,6 +58,31 @@ def test_the_status_lists_every_member_online_by_the_servers_clock(
     assert lines[1].startswith("  ann on ") and ": offline, last seen " in lines[1]
     assert lines[1].endswith("(5 min ago)")
     assert lines[2].startswith("  ben (you) on ") and lines[2].endswith("(just now)")
+
+
+def test_a_member_stays_online_while_its_command_runs_however_long(
+    server: SimServer, team_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command beats while it runs (`Team.beating`, on a connection of its own): a push or a
+    sync of minutes keeps its member online to the teammates who share the budget, the claims
+    and the turns by the members online. It was online only for 30 s after opening the team."""
+    monkeypatch.setattr(team_module, "HEARTBEAT", 0.05)
+    show = (server.base_url, server.show_id)
+    with (
+        open_team(TeamDatabase(team_url, "ann"), *show) as ann,
+        open_team(TeamDatabase(team_url, "ben"), *show) as ben,
+    ):
+        aged = "UPDATE team_members SET last_seen = clock_timestamp() - interval '5 min' "
+        ann.conn.execute(aged + "WHERE member = 'ann'")
+        assert not _online(ben, "ann")
+        with ann.beating():
+            wait_until(lambda: _online(ben, "ann"), 10.0, "ann online again")
+        ann.conn.execute(aged + "WHERE member = 'ann'")  # the command ended: no more beats
+        assert not _online(ben, "ann")
+
+
+def _online(team: Team, name: str) -> bool:
+    return {m.name: m.online for m in read_status(team).members}[name]
 
 
 def test_an_unreachable_database_keeps_the_last_list_as_offline() -> None:
