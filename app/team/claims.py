@@ -456,9 +456,12 @@ def _json(value: Any) -> Jsonb | None:
 
 
 def _boot() -> str | None:
-    """This machine's boot, where the system tells it (Linux): process ids are one boot's."""
+    """This machine's boot and process namespace, where the system tells them (Linux): a
+    process id means one process within one boot and one namespace (two containers on one
+    machine, even of one host name, do not see each other's processes)."""
     try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip() or None
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
+        return f"{boot} {os.readlink('/proc/self/ns/pid')}" if boot else None
     except OSError:
         return None
 
