@@ -74,12 +74,14 @@ class CacheFile(StoreFile):
 
     def walked_references(self, slug: str) -> list[str]:
         """The references of `slug` sorted on the names they show whose target is small enough
-        to look its names up at once (`_many`): a first screen sorted on one walks an index over
-        its keys (decision 0040), built with the sort keys (`CachedRows`)."""
-        found = []
+        to look its names up at once (`_many`) and whose keys its sort keys copy: a first screen
+        sorted on one walks an index over those keys (decision 0040), built with the sort keys
+        (`CachedRows`)."""
+        keys, found = self._sort_keys(slug), []
         for field in sorted(self.registry[slug].references):
             named = self.by_name(slug, field)
-            if named is not None and not self._many(named.target):
+            copied = keys is not None and keys.column(field) is not None
+            if named is not None and copied and not self._many(named.target):
                 found.append(field)
         return found
 

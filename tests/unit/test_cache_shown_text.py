@@ -374,6 +374,14 @@ def test_the_keys_copy_indexes_the_references_sorted_on_their_names_so_their_fir
     query = TableQuery(order_by="warehouseID")
     assert "walk_groups" in cache._select("id", "product-inventory", query, 2)[0]
     assert cache.row_ids("product-inventory", query, limit=2) == ["i2", "i1"]
+    # customers name five references; these name a warehouse only (the keys copy no other)
+    cache.upsert("customers", [{"id": f"c{n}", "customerID": f"C{n}", "warehouseID": "WH02"}
+                               for n in range(3)])  # fmt: skip
+    customers = CachedRows(cache, "customers")
+    customers.runner = lambda work, done: done(work())
+    customers.requery(TableQuery(), customers.show)
+    assert cache.walked_references("customers") == ["warehouseID"]
+    assert cache.has_sort_index("warehouseID", "customers")
 
 
 def test_natural_keys() -> None:
