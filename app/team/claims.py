@@ -11,10 +11,10 @@ changes are settled, each change against its own author) goes after the others b
 little is in flight ahead of a member that starts waiting — and holds them by a lease on
 the database server's clock, renewed while it pushes (`keeping`). A member that crashes stops
 renewing: its chains are free again when the lease runs out — at once when any pusher on the
-same machine, since the same boot, finds its process gone (`free_the_dead`; a machine that
-cannot tell its boot frees only the same member's), so a killed push holds no member's turns
-for a whole lease. Settling writes each
-change's result and the shared audit rows (naming who made the change and who pushed it) and
+same machine (same boot, same process namespace: `this_machine`) finds its process gone
+(`free_the_dead`; a machine that cannot tell its boot frees only the same member's), so a
+killed push holds no member's turns for a whole lease. Settling writes each change's result
+and the shared audit rows (naming who made the change and who pushed it) and
 releases the chains in ONE transaction, and only for the changes this claim still holds: a
 pusher whose lease was taken over settles nothing twice. A conflict the Pusher found by reading
 the show is settled against the teammate whose applied value the show holds, when there is one
@@ -470,8 +470,9 @@ BOOT = _boot()
 
 
 def this_machine() -> str:
-    """Who holds a claim, as far as processes go: the host, and its boot where known (two
-    machines may share a host name; a boot id is one machine's, once)."""
+    """Who holds a claim, as far as processes go: the host, and its boot and process
+    namespace where known (two machines may share a host name; a boot id is one machine's,
+    once)."""
     host = socket.gethostname()
     return f"{host} boot {BOOT}" if BOOT else host
 
