@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 import os
 import socket
-import threading
 import uuid
 from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
@@ -43,8 +42,7 @@ from psycopg.types.json import Jsonb
 
 from app.store.changes import Change
 from app.sync.push.verdicts import conflicting_fields, same_on_show
-from app.team.database import TeamError
-from app.team.team import ONLINE_FOR, RECONNECT_EVERY, Team
+from app.team.team import ONLINE_FOR, RECONNECT_EVERY, Team, repeating
 
 LEASE = 30.0  # seconds a claim holds without renewal
 SMALLEST_SHARE = 5  # chains a pusher may always claim (its fair share is never less)
@@ -283,38 +281,18 @@ class Claims:
         is tried again every second, and the lease renewed as soon as it is back: a restart
         shorter than the lease costs the claim nothing (a longer one lets a teammate take the
         records over, and this claim then settles nothing twice)."""
-        stop = threading.Event()
-        held: list[psycopg.Connection[Any]] = []  # the renewing connection, when there is one
-
-        def renew() -> None:
-            pause = 0.0  # connected at once, off the caller's thread
-            while not stop.wait(pause):
-                try:
-                    if not held:
-                        held.append(self.team.database.connect())
-                        if pause == 0.0:  # just claimed: nothing to renew yet
-                            pause = self.lease / 3
-                            continue
-                    held[0].execute(
-                        "UPDATE team_chains SET lease_until = clock_timestamp() + "
-                        "%s * interval '1 s' WHERE token = %s",
-                        (self.lease, claim.token),
-                    )
-                    pause = self.lease / 3
-                except (psycopg.Error, TeamError):
-                    if held:
-                        held.pop().close()
-                    pause = min(RECONNECT_EVERY, self.lease / 3)
-
-        thread = threading.Thread(target=renew, name="team-lease", daemon=True)
-        thread.start()
-        try:
+        renew = (
+            "UPDATE team_chains SET lease_until = clock_timestamp() + %s * interval '1 s' "
+            "WHERE token = %s"
+        )
+        with repeating(
+            self.team.database.connect,
+            lambda conn: conn.execute(renew, (self.lease, claim.token)),
+            self.lease / 3,
+            min(RECONNECT_EVERY, self.lease / 3),
+            connect_first=True,  # off the caller's thread, before the first renewal is due
+        ):
             yield
-        finally:
-            stop.set()
-            thread.join()
-            for conn in held:
-                conn.close()
 
     def settle(self, claim: Claim, results: Sequence[Result]) -> int:
         """Record the results and the audit rows; release the claim. Answers how many changes

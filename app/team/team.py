@@ -25,7 +25,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -108,34 +108,12 @@ class Team:
         """The heartbeat: this member is online (and which process it is)."""
         _touch(self.conn, self.member)
 
-    @contextmanager
-    def beating(self) -> Iterator[None]:
+    def beating(self) -> AbstractContextManager[None]:
         """The heartbeat while the block runs, every `HEARTBEAT` seconds on a connection of its
-        own: a command that pushes or syncs for minutes stays online to its teammates, who share
-        the budget, the claims and the turns by the members online. A database that went away
-        is tried again at the next beat; the block never waits for one."""
-        stop = threading.Event()
-
-        def beat() -> None:
-            conn: psycopg.Connection[Any] | None = None
-            while not stop.wait(HEARTBEAT):
-                try:
-                    conn = conn if conn is not None and not conn.closed else self._connect()
-                    _touch(conn, self.member)
-                except (psycopg.Error, TeamError):
-                    if conn is not None:
-                        conn.close()
-                    conn = None
-            if conn is not None:
-                conn.close()
-
-        thread = threading.Thread(target=beat, name="team-heartbeat", daemon=True)
-        thread.start()
-        try:
-            yield
-        finally:
-            stop.set()
-            thread.join(timeout=1.0)  # a beat still connecting ends with the process
+        own (`repeating`): a command that pushes or syncs for minutes stays online to its
+        teammates, who share the budget, the claims and the turns by the members online."""
+        return repeating(self._connect, lambda conn: _touch(conn, self.member), HEARTBEAT,
+                         HEARTBEAT, at_end=1.0)  # fmt: skip
 
     def members(self) -> list[Member]:
         rows = self.conn.execute(
@@ -165,6 +143,51 @@ def _claim_show(conn: psycopg.Connection[Any], base_url: str, show_id: str) -> N
             f"This team database belongs to show {row[1]} at {row[0]}, not to show {show_id} "
             f"at {base_url}: each show needs its own team database."
         )
+
+
+@contextmanager
+def repeating(
+    connect: Callable[[], psycopg.Connection[Any]],
+    work: Callable[[psycopg.Connection[Any]], object],
+    every: float,
+    retry: float,
+    *,
+    connect_first: bool = False,
+    at_end: float | None = None,
+) -> Iterator[None]:
+    """`work(conn)` every `every` seconds while the block runs, from a thread of its own on a
+    connection of its own (made at once when `connect_first`, else at the first run): a lease
+    renewed, a heartbeat. A database that went away is tried again `retry` seconds later; the
+    block never waits for it. Its end waits for a run under way (at most `at_end` seconds,
+    when given: one still connecting then ends with the process)."""
+    stop = threading.Event()
+
+    def run() -> None:
+        conn: psycopg.Connection[Any] | None = None
+        pause = 0.0 if connect_first else every
+        while not stop.wait(pause):
+            try:
+                if conn is None:
+                    conn = connect()
+                    if pause == 0.0:  # connected ahead of the first run
+                        pause = every
+                        continue
+                work(conn)
+                pause = every
+            except (psycopg.Error, TeamError):
+                if conn is not None:
+                    conn.close()
+                conn, pause = None, retry
+        if conn is not None:
+            conn.close()
+
+    thread = threading.Thread(target=run, name="team-repeating", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(at_end)
 
 
 def _touch(conn: psycopg.Connection[Any], member: str) -> None:
