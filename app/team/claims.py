@@ -7,9 +7,9 @@ turn of its pending changes, so members' changes are taken alternately, each mem
 first; a member ahead on turns taken while every member waited (`team_turns`, counted as
 changes are settled, each change against its own author) goes after the others by as many turns
 (at most `CREDIT`). A pusher takes at most its share of the free chains: over the members online
-(a few at least), and while several members wait, of the next `ROUNDS` rounds of turns only, so
-little is in flight ahead of a member that starts waiting — and holds them by a lease on
-the database server's clock, renewed while it pushes (`keeping`). A member that crashes stops
+(a few at least), and while several members wait, one record at a time (`ROUNDS`; a claim sent
+in bulk requests, its share), so one round of turns is in flight when a member starts waiting
+— and holds them by a lease on the database server's clock, renewed while it pushes (`keeping`). A member that crashes stops
 renewing: its chains are free again when the lease runs out — at once when any pusher on the
 same machine (same boot, same process namespace: `this_machine`) finds its process gone
 (`free_the_dead`; a machine that cannot tell its boot frees only the same member's), so a
@@ -46,8 +46,7 @@ from app.team.team import ONLINE_FOR, RECONNECT_EVERY, Team, repeating
 
 LEASE = 30.0  # seconds a claim holds without renewal
 SMALLEST_SHARE = 5  # chains a pusher may always claim (its fair share is never less)
-SMALLEST_TURNS = 3  # chains a pusher may always claim while several members wait
-ROUNDS = 2  # rounds of turns the claims share out while several members wait
+ROUNDS = 1  # chains a pusher claims while several members wait: one round of turns in flight
 CREDIT = 50  # turns a member ahead goes after the others at most
 
 _CLAIM = """
@@ -245,33 +244,40 @@ class Claims:
         """The team's connection as it is now (a new one after the database came back)."""
         return self.team.conn
 
-    def claim(self, limit: int, resources: Collection[str] | None = None) -> Claim | None:
-        """Up to `limit` records' chains nobody holds (of `resources` only, when given), oldest
-        change first (None: none free)."""
+    def claim(
+        self, limit: int, resources: Collection[str] | None = None, *, in_batches: bool = False
+    ) -> Claim | None:
+        """Up to `limit` records' chains nobody holds (of `resources` only, when given), by
+        their turns (None: none free). `in_batches`: the claim goes out in bulk requests (V2's
+        upserts), many records a request, so it takes its share even while several members
+        wait — a round of requests, not of records (one record a request would cost a bulk
+        push a request per record)."""
         token = f"{self.member}:{self.host}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         args = {"limit": limit, "member": self.member, "host": self.host, "pid": os.getpid(),
                 "token": token, "lease": self.lease, "online": ONLINE_FOR, "credit": CREDIT,
                 "resources": None if resources is None else sorted(resources)}  # fmt: skip
         with self.conn.transaction():
-            args["limit"] = self._fair_share(limit)
+            args["limit"] = self._fair_share(limit, in_batches)
             self.conn.execute(_CLAIM, args)
             rows = self.conn.execute(_TAKE, args).fetchall()
         if not rows:
             return None
         return Claim(token, sorted((_team_change(r) for r in rows), key=lambda c: c.id))
 
-    def _fair_share(self, limit: int) -> int:
+    def _fair_share(self, limit: int, in_batches: bool = False) -> int:
         """At most `limit` chains, and no more than the free chains over the members online: a
         pusher that claims before its teammates push takes its share, not the whole backlog
         (so one member's changes do not all go out ahead of equal queues). While several members
-        wait, its share of the next `ROUNDS` rounds of turns (the free chains over the members
-        waiting, that many times): claims taken before a member starts waiting hold none of its
-        changes, and what they hold is settled while it waits — the less of it, the sooner its
-        own turns go out (issue 29, point 3: 1.57-2.67 most over fewest with whole shares)."""
+        wait, one record's chain (`ROUNDS`), unless the claim goes out in bulk requests: one
+        round of turns in flight, a record per pusher. Claims taken before a member starts
+        waiting hold none of its changes and are settled while it waits; with a share each (3 to
+        5 records, against a push of about 9 changes) the window in which every member waited
+        closed on most of a push's difference (issue 29, point 3: the soak read 1.28-2.05;
+        decision 0041)."""
         row = self.conn.execute(_SHARE, (ONLINE_FOR,)).fetchone()
         free, online, waiting = (int(row[0]), int(row[1]), int(row[2])) if row else (0, 0, 0)
-        if waiting > 1:  # the next rounds of turns, not the backlog: little in flight ahead
-            return min(limit, max(SMALLEST_TURNS, math.ceil(free / (waiting * ROUNDS))))
+        if waiting > 1 and not in_batches:  # one round of turns in flight: a chain a pusher
+            return min(limit, ROUNDS)
         return min(limit, max(SMALLEST_SHARE, math.ceil(free / max(1, online))))
 
     @contextmanager

@@ -141,12 +141,15 @@ async def _until_settled(
 ) -> None:
     """Claim and push while anything is free; wait while a teammate holds what this push waits
     for; return when nothing is left (or the show cannot be reached, or nothing moves)."""
+    in_batches = bulk and bool(client.connection.v2_base_url)  # V2's upserts: many a request
     idle = 0  # looks in a row that found nothing to claim though changes were free
     still = 0  # claims in a row that settled nothing
     while True:
         team = claims.team  # the database riding out a restart under any of these
         await team.ride_out(claims.free_the_dead)
-        claim = await team.ride_out(lambda: claims.claim(CHAINS_PER_CLAIM, scope.resources))
+        claim = await team.ride_out(
+            lambda: claims.claim(CHAINS_PER_CLAIM, scope.resources, in_batches=in_batches)
+        )
         if claim is not None:
             idle = 0
             moved = await _push_claim(claims, claim, client, cache, report, on_progress, bulk)

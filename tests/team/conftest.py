@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from app.team import claims as claims_module
 from tests.pg_server import ThrowawayPostgres
 
 
@@ -28,3 +29,10 @@ def team_url(pg_server: ThrowawayPostgres, monkeypatch: pytest.MonkeyPatch) -> s
     """A fresh team database's URL (no password in it); PGPASSFILE set for this test's processes."""
     monkeypatch.setenv("PGPASSFILE", str(pg_server.pgpass))
     return pg_server.create_database()
+
+
+@pytest.fixture
+def wide_claims(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claims of several records while several members wait (one at a time in the app,
+    decision 0041), for a test that reads an order or a hold over several records in one claim."""
+    monkeypatch.setattr(claims_module, "ROUNDS", 3)

@@ -86,7 +86,7 @@ def test_an_undone_change_leaves_the_team_outbox(
 
 
 def test_two_pushers_never_hold_one_record_and_a_run_out_lease_is_taken_over(
-    open_member: Opener, team_url: str, tmp_path: Path
+    open_member: Opener, team_url: str, tmp_path: Path, wide_claims: None
 ) -> None:
     ann: Team = open_member("ann")
     ben: Team = open_member("ben")

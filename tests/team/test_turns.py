@@ -68,7 +68,7 @@ def turns(url: str) -> dict[str, int]:
 
 
 def test_a_member_back_from_idle_starts_at_the_turn_being_served(
-    open_member: Opener, team_url: str, tmp_path: Path
+    open_member: Opener, team_url: str, tmp_path: Path, wide_claims: None
 ) -> None:
     """ann's first three went out while ben waited for nothing: neither owes the other a turn —
     ben does not jump ahead for his idle time (the rule before: his three first, a burst of
@@ -84,7 +84,7 @@ def test_a_member_back_from_idle_starts_at_the_turn_being_served(
 
 
 def test_a_member_ahead_on_turns_while_everyone_waited_goes_after(
-    open_member: Opener, team_url: str, tmp_path: Path
+    open_member: Opener, team_url: str, tmp_path: Path, wide_claims: None
 ) -> None:
     ann, ben = open_member("ann"), open_member("ben")
     relay(ann, tmp_path, [f"a{i}" for i in range(6)])
@@ -111,7 +111,11 @@ def test_a_teammate_change_in_another_members_record_counts_against_its_author(
 
 
 def test_a_member_owed_many_turns_is_owed_at_most_the_credit(
-    open_member: Opener, team_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    open_member: Opener,
+    team_url: str,
+    tmp_path: Path,
+    wide_claims: None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """ann far ahead (a day of turns while ben was away): ben goes first for `CREDIT` turns,
     not until he has caught up."""
@@ -124,6 +128,25 @@ def test_a_member_owed_many_turns_is_owed_at_most_the_credit(
     assert first is not None and then is not None
     assert [c.record_key for c in first.changes] == ["b0", "b1"]  # two turns first, not 1000
     assert [c.record_key for c in then.changes] == ["a0", "b2"]  # then in turns again
+
+
+def test_while_several_members_wait_a_claim_holds_one_record_so_one_round_is_in_flight(
+    open_member: Opener, tmp_path: Path
+) -> None:
+    """Alone, a pusher takes its share of the free records (at least a few); once a teammate
+    waits too, each claim holds one record's chain: a member that starts waiting finds at most
+    one record per pusher in flight ahead of its first turn (the soak read 1.28-2.05 with claims
+    of three to five each)."""
+    ann, ben = open_member("ann"), open_member("ben")
+    relay(ann, tmp_path, [f"a{i}" for i in range(20)])
+    alone = Claims(ann).claim(25)
+    assert alone is not None and len(alone.changes) == 10  # the free 20 over the 2 online
+    relay(ben, tmp_path, [f"b{i}" for i in range(20)])
+    for member in (ann, ben, ann):
+        taken = Claims(member).claim(25)
+        assert taken is not None and len(taken.changes) == 1
+    batched = Claims(ben).claim(25, in_batches=True)  # V2's upserts: many records a request
+    assert batched is not None and len(batched.changes) == 14  # the free 27 over the 2 online
 
 
 @pytest.mark.parametrize(("members", "seed"), [(3, 1), (5, 0), (5, 2)])
