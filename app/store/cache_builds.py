@@ -117,9 +117,10 @@ class CacheBuilds(CacheFile):
         return self._build(f"sort keys of {slug}", build)
 
     def has_key_ends(self, slug: str) -> bool:
-        """Whether every column of `slug`'s sort keys has its ends, none drifted (key_ends.py)."""
+        """Whether every column of `slug`'s sort keys has its ends (key_ends.py; whether they
+        drifted is looked at by `build_key_ends`, after each copy of the keys)."""
         with self._db.lock:
-            return not key_ends.wanted(self._db.conn, slug)
+            return not key_ends.missing(self._db.conn, slug)
 
     def build_key_ends(self, slug: str) -> bool:
         """Build the ends of the columns of `slug`'s complete sort keys that lack them or whose

@@ -105,6 +105,20 @@ def read_ends(conn: sqlite3.Connection, slug: str, field: str) -> Ends | None:
     return None if row is None else Ends(row[0], row[1], index_name(slug, field))
 
 
+def missing(conn: sqlite3.Connection, slug: str) -> bool:
+    """Whether a column of `slug`'s sort keys has no ends (one query: cheap enough for the
+    window's thread; whether they drifted is `wanted`'s, in the build)."""
+    keys = read(conn, slug)
+    if keys is None:
+        return False
+    built = conn.execute(
+        "SELECT count(*) FROM sort_key_ends AS e JOIN sqlite_master AS m ON m.type = 'index' "
+        "AND m.name = ? || e.field WHERE e.resource = ?",
+        (index_name(slug, ""), slug),
+    ).fetchone()[0]
+    return bool(built < len(keys.fields))
+
+
 def wanted(conn: sqlite3.Connection, slug: str) -> list[str]:
     """The fields of `slug`'s sort keys whose ends are missing or drifted: built by `build`."""
     keys = read(conn, slug)

@@ -142,8 +142,13 @@ def test_drained_ends_are_read_by_the_scan_then_built_again(cache: Cache) -> Non
         cache.delete("customers", [f"c{n:03d}" for n in range(12)])  # the low end and more
         query = TableQuery(order_by="customerName")
         assert through_ends(cache, query, 3) == ["c012", "c013", "c014"]  # by the scan
-        assert not cache.has_key_ends("customers")
+        conn = cache._db.conn
+        assert cache.has_key_ends("customers")  # there, and drifted:
+        assert "customerName" in key_ends.wanted(conn, "customers")
         assert cache.build_key_ends("customers") and cache.has_key_ends("customers")
+        assert key_ends.wanted(conn, "customers") == []
+        ends = key_ends.read_ends(conn, "customers", "customerName")
+        assert ends is not None and ends.low == "n0221"  # the 10th left
         assert through_ends(cache, query, 3) == ["c012", "c013", "c014"]
 
 
