@@ -51,6 +51,7 @@ _RUNS = re.compile(r"([0-9]+)")  # split: texts and runs of digits, alternating
 # customers). Cleared when full; a dict's get and set are atomic, so threads may share it.
 _KNOWN: dict[str, str] = {}
 _KNOWN_MOST, _KNOWN_LONGEST = 50_000, 64
+_WIDTHS = [f"{n:02d}" for n in range(100)]  # a run's length as written before its digits
 
 
 def natural(value: Any) -> Any:
@@ -72,7 +73,8 @@ def natural(value: Any) -> Any:
     else:
         for at in range(1, len(parts), 2):
             digits = parts[at].lstrip("0") or "0"
-            parts[at] = f"{len(digits):02d}{digits}"
+            width = len(digits)
+            parts[at] = (_WIDTHS[width] if width < 100 else str(width)) + digits
         key = "".join(parts)
     if len(value) <= _KNOWN_LONGEST:
         if len(_KNOWN) >= _KNOWN_MOST:
