@@ -5,7 +5,7 @@ one narrow row per record, 0.25–0.7 s for the first screen at 1,000,000 custom
 index on every column would serve it in a millisecond, at ~20 MiB and ~1 s of building a column
 and an index entry to move for each column of each new or changed record. A first screen needs
 far less: the first 100 rows one way or the other. So each column's *ends* are indexed — a
-partial sort index (`keys_<slug>_ends_<field>`) over the rows whose value is below `low` or
+partial sort index (`keys_<slug>_ends_<column>`) over the rows whose value is below `low` or
 above `high`, two values of the column chosen from a sample so that about `TARGET` rows lie
 beyond each (decision 0042).
 
@@ -91,32 +91,39 @@ def literal(value: Any) -> str:
     raise ValueError(f"no sort key is a {type(value).__name__}")
 
 
-def index_name(slug: str, field: str) -> str:
-    return f"{table_of(slug)}_ends_{field}"
+def index_name(slug: str, column: str) -> str:
+    """The ends' index of a column of `slug`'s keys (named by its column, `k0`…, not its field:
+    index names are compared without case, fields are not)."""
+    return f"{table_of(slug)}_ends_{column}"
 
 
 def read_ends(conn: sqlite3.Connection, slug: str, field: str) -> Ends | None:
     """The ends of `slug`'s `field`, if they are built (their index is there)."""
+    keys = read(conn, slug)
+    column = None if keys is None else keys.column(field)
+    if column is None:
+        return None
+    name = index_name(slug, column)
     row = conn.execute(
         "SELECT e.low, e.high FROM sort_key_ends AS e JOIN sqlite_master AS m "
         "ON m.type = 'index' AND m.name = ? WHERE e.resource = ? AND e.field = ?",
-        (index_name(slug, field), slug, field),
+        (name, slug, field),
     ).fetchone()
-    return None if row is None else Ends(row[0], row[1], index_name(slug, field))
+    return None if row is None else Ends(row[0], row[1], name)
 
 
 def missing(conn: sqlite3.Connection, slug: str) -> bool:
-    """Whether a column of `slug`'s sort keys has no ends (one query: cheap enough for the
+    """Whether a column of `slug`'s sort keys has no ends (two counts: cheap enough for the
     window's thread; whether they drifted is `wanted`'s, in the build)."""
     keys = read(conn, slug)
     if keys is None:
         return False
-    built = conn.execute(
-        "SELECT count(*) FROM sort_key_ends AS e JOIN sqlite_master AS m ON m.type = 'index' "
-        "AND m.name = ? || e.field WHERE e.resource = ?",
-        (index_name(slug, ""), slug),
-    ).fetchone()[0]
-    return bool(built < len(keys.fields))
+    rows = conn.execute("SELECT count(*) FROM sort_key_ends WHERE resource = ?", (slug,))
+    indexes = conn.execute(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name GLOB ?",
+        (index_name(slug, "k") + "*",),
+    )
+    return bool(min(rows.fetchone()[0], indexes.fetchone()[0]) < len(keys.fields))
 
 
 def wanted(conn: sqlite3.Connection, slug: str) -> list[str]:
@@ -205,7 +212,7 @@ def _build_one(
     high = conn.execute(f"{pick} DESC LIMIT 1 OFFSET ?", (offset,)).fetchone()
     if low is None or high is None:  # fewer rows than the offset: every row is an end
         low = high = conn.execute(f"SELECT max({column}) FROM temp.key_ends_sample").fetchone()
-    name, table = index_name(slug, field), table_of(slug)
+    name, table = index_name(slug, column), table_of(slug)
     ends = Ends(low[0], high[0], name)
     conn.execute("BEGIN IMMEDIATE")
     try:
