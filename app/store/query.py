@@ -453,8 +453,12 @@ def _ended_keys(
     also = f"{kept} AND " if kept else ""
     need = "(SELECT wanted FROM ends_need)"
     rows = f"SELECT k.rowid AS n, {column} AS v FROM {table} AS k"
+    # Not INDEXED BY the ends' index: a query built as they were chosen again (new thresholds)
+    # then reads the keys instead of failing. Its parent is no index's term (`+`): SQLite takes
+    # the ends' index (the only one its condition allows, in order), never one that starts with
+    # the parent and would read every row.
     from_index = (
-        f"{rows} INDEXED BY {ends.index} WHERE {also}{ends.held(column)} AND {beyond} "
+        f"{rows} WHERE {'+' + also if also else ''}{ends.held(column)} AND {beyond} "
         f"ORDER BY v COLLATE NOCASE {direction}, n {direction} LIMIT {need}"
     )
     at_threshold = (

@@ -63,10 +63,14 @@ def written(cache: Cache, rows: list[dict[str, Any]], later: list[Any]) -> None:
 
 
 def through_ends(cache: Cache, query: TableQuery, limit: int) -> list[str]:
-    """The query's first screen, asserting it was read from the column's ends."""
-    sql, _params = cache._select("id", "customers", query, limit)
-    assert "keys_customers_ends_k" in sql
+    """The query's first screen, asserting SQLite reads it from the column's ends."""
+    assert "keys_customers_ends_k" in plan(cache, "customers", query, limit)
     return cache.row_ids("customers", query, limit=limit)
+
+
+def plan(cache: Cache, slug: str, query: TableQuery, limit: int) -> str:
+    sql, params = cache._select("id", slug, query, limit)
+    return str(cache._db.conn.execute(f"EXPLAIN QUERY PLAN {sql}", params).fetchall())
 
 
 @pytest.fixture
@@ -143,8 +147,7 @@ def test_booth_lists_first_screens_from_the_ends_per_booth_and_across_booths(
                         for n, d in enumerate([None, *described])]  # fmt: skip
                 each.upsert("booth-products", rows, parent=booth)
         assert cache.build_sort_keys("booth-products") and cache.build_key_ends("booth-products")
-        sql = cache._select("id", "booth-products", query, limit)[0]
-        assert "keys_booth_products_ends_k" in sql
+        assert "keys_booth_products_ends_k" in plan(cache, "booth-products", query, limit)
         got = cache.row_ids("booth-products", query, limit=limit)
         assert got == plain.row_ids("booth-products", query, limit=limit)
 
@@ -183,6 +186,28 @@ def test_drained_ends_are_read_by_the_scan_then_built_again(cache: Cache) -> Non
         ends = key_ends.read_ends(conn, "customers", "customerName")
         assert ends is not None and ends.low == "n0221"  # the 10th left
         assert through_ends(cache, query, 3) == ["c012", "c013", "c014"]
+
+
+def test_a_query_built_before_its_ends_were_chosen_again_reads_the_same_rows(
+    cache: Cache,
+) -> None:
+    """A first screen's SQL is built on the window's thread and run by a worker: ends chosen
+    again in between (other thresholds, the same index name) leave it the scan, not an error."""
+    cache.upsert("customers", customers([{"customerName": f"n{n:03d}"} for n in range(200)]))
+    query = TableQuery(order_by="customerName", descending=True)
+    conn = cache._db.conn
+    with patch.object(key_ends, "TARGET", 10), patch.object(key_ends, "SAMPLED", 200):
+        assert cache.build_sort_keys("customers") and cache.build_key_ends("customers")
+        read = cache.read_ids("customers", query, limit=3)
+        conn.execute("UPDATE sort_key_ends SET held = 1000")  # taken for drifted
+    before = key_ends.read_ends(conn, "customers", "customerName")
+    with patch.object(key_ends, "TARGET", 30), patch.object(key_ends, "SAMPLED", 200):
+        assert cache.build_key_ends("customers") is True
+    after = key_ends.read_ends(conn, "customers", "customerName")
+    assert before is not None and after is not None and before.high != after.high
+    assert read.run() == ["c199", "c198", "c197"]
+    conn.execute("DROP INDEX keys_customers_ends_k0")  # or gone
+    assert cache.read_ids("customers", query, limit=3).run() == ["c199", "c198", "c197"]
 
 
 def test_a_big_whole_listing_gets_the_ends_built_after_the_sort_keys(
