@@ -340,8 +340,7 @@ class CachedRows:
                 return []
             if field is not None and not cache.has_sort_index(field, slug):
                 cache.build_sort_index(field, slug)
-            if not cache.build_key_ends(slug):
-                return []  # stopped by a write: the next whole listing goes on
+            cache.build_key_ends(slug)  # stopped by a write: the next whole listing goes on
             for reference in cache.walked_references(slug):
                 built = cache.has_sort_index(reference, slug)
                 if not built and not cache.build_sort_index(reference, slug):
