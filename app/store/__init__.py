@@ -4,7 +4,9 @@
   `cache_reads` (records and table queries read and streamed; `snapshots`: a stream reads the
   snapshot of when it began), `cache_builds` (sort indexes and sort keys built in the background,
   interrupted by writes via `give_way`), `sort_keys` (a big resource's values copied into
-  `keys_<slug>`, decisions 0023 and 0024), `store_file` (open and close shared with the outbox).
+  `keys_<slug>`, decisions 0023 and 0024), `key_ends` (each column's ends: a first sort's first
+  screen read from a few thousand rows, decision 0042), `store_file` (open and close shared with
+  the outbox).
 - `outbox` (`Outbox`: the first durable home of every edit, and the audit log), `outbox_file`,
   `outbox_reads` (changes read whole), `outbox_marks` (light reads, `ChangeMark`), `outbox_moves`
   (transitions, conflicts resolved), `outbox_slices` (the pending changes a push reads a slice at a

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from app.api.registry import Resource
-from app.store import query, shown_text, sort_keys
+from app.store import key_ends, query, shown_text, sort_keys
 from app.store.cache_file import CacheFile
 from app.store.ids_read import IdsRead
 from app.store.query import ByName, Clause, FieldFilter, KeysOrder
@@ -229,7 +229,9 @@ class CacheReads(CacheFile):
             return KeysOrder(keys.table, column, where, indexed, slug)
         marks = int(self._one(f"SELECT count(*) FROM {query.STALE}", [])[0])
         few = table_query.descending and self._one(sort_keys.few_values(keys.table, column), [])[0]
-        return KeysOrder(keys.table, column, where, indexed, slug, marks, bool(few))
+        with self._db.lock:  # the column's ends, if built: its first screen read there (0042)
+            ends = key_ends.read_ends(self._db.conn, slug, field)
+        return KeysOrder(keys.table, column, where, indexed, slug, marks, bool(few), ends=ends)
 
     def _mixed_keys(self, slug: str) -> bool:
         """Whether some of `slug`'s keys differ by leading zeros alone ("WH1", "WH01"): they

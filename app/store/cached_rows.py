@@ -322,13 +322,15 @@ class CachedRows:
         changed since): copy them in the background, so that a first sort on any column reads
         narrow rows instead of every record's JSON (decision 0023). A build stopped by a write
         continues here; the changes a sync noted are copied here, after its write (0024). Then
-        the index of the sort being shown, and those of the references sorted on the names they
-        show (decision 0040): a first sort on one walks them at once, where a scan of 1,000,000
-        rows' names took 0.8 s. Interrupted by a write, they are left to the next sort."""
+        the index of the sort being shown, the ends of every column (decision 0042: a first
+        sort on it reads a few thousand rows, not all), and the indexes of the references sorted
+        on the names they show (decision 0040): a first sort on one walks them at once, where a
+        scan of 1,000,000 rows' names took 0.8 s. Interrupted by a write, they are left to the
+        next whole listing or sort."""
         runner, cache, slug = self.runner, self._cache, self._slug
         if runner is None or rows < SORT_INDEX_FROM or self._keying:
             return
-        if cache.has_sort_keys(slug):
+        if cache.has_sort_keys(slug) and cache.has_key_ends(slug):
             return
         self._keying = True
         field = self._query.order_by  # its sort index is built after the copy, over the keys
@@ -338,6 +340,7 @@ class CachedRows:
                 return []
             if field is not None and not cache.has_sort_index(field, slug):
                 cache.build_sort_index(field, slug)
+            cache.build_key_ends(slug)  # stopped by a write: the next whole listing goes on
             for reference in cache.walked_references(slug):
                 built = cache.has_sort_index(reference, slug)
                 if not built and not cache.build_sort_index(reference, slug):

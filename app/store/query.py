@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from app.api.errors import InvalidValue
+from app.store.key_ends import Ends
 from app.store.sort_keys import index_name as _keys_index
 from app.store.table_query import TableQuery
 
@@ -87,6 +88,8 @@ class KeysOrder:
     names: ByName | None = None
     # …and a first screen walks the index over its keys a name at a time (`_walked_names`).
     walked: bool = False
+    # The column's ends (app/store/key_ends.py): a first screen read from them (`_ended_keys`).
+    ends: Ends | None = None
 
 
 def where(slug: str, parent: str | None, *, per_booth: bool) -> Where:
@@ -345,7 +348,10 @@ def _select_by_keys(
     if not filtered and keys.walked:
         first, firsts = _walked_names(keys, field, direction, limit)
     elif not filtered and not keys.indexed and keys.marks <= FEW_MARKS and not named:
-        first, firsts = _scanned_keys(keys, direction, limit)
+        if keys.ends is None:
+            first, firsts = _scanned_keys(keys, direction, limit)
+        else:
+            first, firsts = _ended_keys(keys, keys.ends, direction, limit)
     else:
         if not filtered:  # the keys alone, not joined to the records: none read until after
             rows = f"{keys.table} AS k{kept}" if keys.indexed else f"{scan}{named}{kept}"
@@ -373,7 +379,9 @@ def _select_by_keys(
     return sql, [*firsts, *where_.params, *filter_params, limit]
 
 
-def _scanned_keys(keys: KeysOrder, direction: str, limit: int) -> tuple[str, list[Any]]:
+def _scanned_keys(
+    keys: KeysOrder, direction: str, limit: int, unless: str = "0"
+) -> tuple[str, list[Any]]:
     """The first `limit` fresh rows of a scan of the keys in order (`n`, `v`), and the query's
     parameters, read at the cost of the scan and the sort alone: it keeps the first `limit` +
     (the stale marks) rows of every key, stale or not, and drops the stale ones after (testing
@@ -389,7 +397,10 @@ def _scanned_keys(keys: KeysOrder, direction: str, limit: int) -> tuple[str, lis
     priceZone's first screen). It keeps the first rows on (value DESC, rowid ASC) instead —
     every row of a value before the last one kept is among them either way — and reads the last
     value's rows again from the end of the keys, as many as it kept of them (a scan stopping
-    there: few values, so many rows each)."""
+    there: few values, so many rows each).
+
+    `unless`: an SQL condition (without parameters) under which no row is read: its limit is
+    then 0, and SQLite skips the scan (`_ended_keys` had the rows)."""
     kept, params = keys.where.sql, list(keys.where.params)
     if kept == "of_parent = ''":
         parented = (
@@ -397,7 +408,7 @@ def _scanned_keys(keys: KeysOrder, direction: str, limit: int) -> tuple[str, lis
         )
         kept, params = f"(NOT EXISTS ({parented}) OR of_parent = '')", [keys.slug]
     where_kept = f" WHERE {kept}" if kept else ""
-    first = f"LIMIT ? + (SELECT count(*) FROM {STALE})"
+    first = f"LIMIT iif({unless}, 0, ? + (SELECT count(*) FROM {STALE}))"
     rows = f"SELECT k.rowid AS n, k.{keys.column} AS v FROM {keys.table} AS k NOT INDEXED"
     fresh = f"WHERE n NOT IN (SELECT n FROM {STALE})"
     if direction == "ASC" or not keys.few_values:
@@ -418,6 +429,53 @@ def _scanned_keys(keys: KeysOrder, direction: str, limit: int) -> tuple[str, lis
         f"SELECT * FROM kept WHERE v IS NOT {last} UNION ALL {again}) {fresh}"
     )
     return sql, [*params, limit, *params]
+
+
+def _ended_keys(
+    keys: KeysOrder,
+    ends: Ends,
+    direction: str,
+    limit: int,
+) -> tuple[str, list[Any]]:
+    """The first `limit` fresh rows (`n`, `v`) as `_scanned_keys` reads them, read from the
+    column's ends (app/store/key_ends.py) when they hold enough: the rows beyond the threshold
+    from their index, in order, then those at it in fetch order (a scan that stops as soon as
+    it has them); by `_scanned_keys` otherwise (which reads nothing when the ends had them).
+    Rows beyond sort before rows at the threshold,
+    and those before every other row, so either way the rows are the same. As `_scanned_keys`,
+    it takes `limit` + (the stale marks) rows and drops the stale ones after."""
+    table, column = keys.table, f"k.{keys.column}"
+    if direction == "ASC":
+        beyond, at = ends.below(column), ends.at_low(column)
+    else:
+        beyond, at = ends.above(column), ends.at_high(column)
+    kept, kept_params = keys.where.sql, list(keys.where.params)
+    also = f"{kept} AND " if kept else ""
+    need = "(SELECT wanted FROM ends_need)"
+    rows = f"SELECT k.rowid AS n, {column} AS v FROM {table} AS k"
+    # Not INDEXED BY the ends' index: a query built as they were chosen again (new thresholds)
+    # then reads the keys instead of failing. Its parent is no index's term (`+`): SQLite takes
+    # the ends' index (the only one its condition allows, in order), never one that starts with
+    # the parent and would read every row.
+    from_index = (
+        f"{rows} WHERE {'+' + also if also else ''}{ends.held(column)} AND {beyond} "
+        f"ORDER BY v COLLATE NOCASE {direction}, n {direction} LIMIT {need}"
+    )
+    at_threshold = (
+        f"{rows} NOT INDEXED WHERE {also}{at} ORDER BY n {direction} "
+        f"LIMIT max({need} - (SELECT count(*) FROM ends_beyond), 0)"
+    )
+    enough = f"(SELECT count(*) FROM ends_rows) >= {need}"
+    scanned, scanned_params = _scanned_keys(keys, direction, limit, unless=enough)
+    sql = (
+        f"SELECT * FROM (WITH ends_need(wanted) AS (SELECT ? + (SELECT count(*) FROM {STALE})), "
+        f"ends_beyond AS MATERIALIZED ({from_index}), "
+        "ends_rows AS MATERIALIZED (SELECT * FROM ends_beyond UNION ALL "
+        f"SELECT * FROM ({at_threshold})) "
+        f"SELECT * FROM ends_rows WHERE {enough} AND n NOT IN (SELECT n FROM {STALE}) "
+        f"UNION ALL SELECT * FROM ({scanned}))"
+    )
+    return sql, [limit, *kept_params, *kept_params, *scanned_params]
 
 
 _BEFORE_ANY = {"ASC": -(2**63), "DESC": 2**63 - 1}  # a rowid before every record's, each way

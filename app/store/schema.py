@@ -102,6 +102,22 @@ CACHE_V7: Migration = (
 # names are the fields sorted on).
 CACHE_V8: Migration = ("UPDATE sort_keys SET fields = '[]', complete = 0",)
 
+# v9 (issue 30, decision 0042): the ends of each column of the sort keys — a partial sort index
+# over the few thousand rows below `low` and above `high` (values of the column as the keys hold
+# them: text, number or NULL), built after the keys (app/store/key_ends.py), so a first sort on
+# a column without a sort index reads its first screen from there, not by a scan of every row.
+# `held`: the rows its thinner end held when built (built again when it drifts far from it).
+CACHE_V9: Migration = (
+    """CREATE TABLE sort_key_ends (
+        resource TEXT NOT NULL,
+        field    TEXT NOT NULL,
+        low,
+        high,
+        held     INTEGER NOT NULL,
+        PRIMARY KEY (resource, field)
+    ) WITHOUT ROWID""",
+)
+
 CACHE_MIGRATIONS: tuple[Migration, ...] = (
     CACHE_V1,
     CACHE_V2,
@@ -111,6 +127,7 @@ CACHE_MIGRATIONS: tuple[Migration, ...] = (
     CACHE_V6,
     CACHE_V7,
     CACHE_V8,
+    CACHE_V9,
 )
 
 # ---------------------------------------------------------------------------------------- outbox

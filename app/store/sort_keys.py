@@ -92,12 +92,13 @@ def read(conn: sqlite3.Connection, slug: str) -> SortKeys | None:
 
 def drop(conn: sqlite3.Connection, slug: str) -> None:
     """Forget a resource's sort keys: its table (and its sort indexes), its triggers, its
-    stale marks and its state (in the caller's transaction)."""
+    stale marks, its state and its ends' (in the caller's transaction)."""
     table = table_of(slug)
     conn.execute(f"DELETE FROM {STALE} WHERE n IN ({_STALE_OF})", (slug,))
     for action in ("insert", "update", "delete"):
         conn.execute(f"DROP TRIGGER IF EXISTS {table}_{action}")
-    conn.execute(f"DROP TABLE IF EXISTS {table}")
+    conn.execute(f"DROP TABLE IF EXISTS {table}")  # its indexes (the ends', key_ends.py) too
+    conn.execute("DELETE FROM sort_key_ends WHERE resource = ?", (slug,))
     conn.execute("DELETE FROM sort_keys WHERE resource = ?", (slug,))
 
 

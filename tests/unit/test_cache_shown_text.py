@@ -5,15 +5,18 @@ real cache file, with and without sort keys and sort indexes."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.api.registry import default_registry
-from app.store import cache_file, cache_reads, cached_rows
+from app.store import cache_file, cache_reads, cached_rows, shown_text
 from app.store.cache import Cache
 from app.store.cached_rows import CachedRows
 from app.store.query import NAMES as NAMES_LOOKED_UP
@@ -388,6 +391,47 @@ def test_natural_keys() -> None:
     assert natural("#7") < natural("#32") < natural("#183")
     assert natural("a10b2") > natural("a9b30")
     assert natural("007") == natural("7") and natural(7) == 7 and natural(None) is None
+
+
+def _natural_as_written_first(value: Any) -> Any:
+    """`natural` as decision 0032 wrote it (a substitution calling back for each run): the keys
+    the sort keys, sort indexes and tests compare must stay exactly these."""
+    if type(value) is not str:
+        return value
+
+    def run(match: re.Match[str]) -> str:
+        digits = match.group().lstrip("0") or "0"
+        return f"{len(digits):02d}{digits}"
+
+    return re.sub(r"[0-9]+", run, value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    value=st.one_of(
+        st.text(alphabet="0123456789a# \u0663\uff11", max_size=12),  # also digits of other scripts
+        st.text(max_size=8),
+        st.text(alphabet="07", min_size=95, max_size=130),  # runs of 100 digits and more
+        st.integers(),
+        st.floats(allow_nan=False),
+        st.none(),
+    )
+)
+def test_natural_keys_are_those_written_first_also_when_remembered(value: Any) -> None:
+    wanted = _natural_as_written_first(value)
+    assert natural(value) == wanted and natural(value) == wanted  # computed, then remembered
+    assert type(natural(value)) is type(wanted)
+
+
+def test_natural_keys_remembered_are_forgotten_when_too_many(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(shown_text, "_KNOWN", {})
+    monkeypatch.setattr(shown_text, "_KNOWN_MOST", 3)
+    for n in range(10):
+        assert natural(f"#{n}") == f"#01{n}"
+    assert 0 < len(shown_text._KNOWN) <= 3
+    assert natural("x" * 65) == "x" * 65 and "x" * 65 not in shown_text._KNOWN  # long: not kept
 
 
 def test_a_v7_cache_sorts_naturally_once_opened(tmp_path: Path) -> None:
