@@ -1,26 +1,26 @@
 """Who pushes which record: claims on records' chains of changes in the team outbox.
 
-A pusher claims whole chains (every pending change of one record, whoever made it) with
-`FOR UPDATE SKIP LOCKED`, so two members never take the same record — in turns (decision 0041):
-each change took a turn when it was relayed (app/team/relay.py), and a record goes by the least
-turn of its pending changes, so members' changes are taken alternately, each member's oldest
-first; a member ahead on turns taken while every member waited (`team_turns`, counted as
-changes are settled, each change against its own author) goes after the others by as many turns
-(at most `CREDIT`). A pusher takes at most its share of the free chains: over the members online
-(a few at least), and while several members wait, one record at a time (`ROUNDS`; a claim sent
-in bulk requests, its share), so one round of turns is in flight when a member starts waiting
-— and holds them by a lease on the database server's clock, renewed while it pushes (`keeping`). A member that crashes stops
-renewing: its chains are free again when the lease runs out — at once when any pusher on the
-same machine (same boot, same process namespace: `this_machine`) finds its process gone
-(`free_the_dead`; a machine that cannot tell its boot frees only the same member's), so a
-killed push holds no member's turns for a whole lease. Settling writes each change's result
-and the shared audit rows (naming who made the change and who pushed it) and
+A pusher claims whole chains (every pending change of one record, whoever made it) with `FOR
+UPDATE SKIP LOCKED`, so two members never take the same record — in turns (decision 0041): each
+change took a turn when it was relayed (app/team/relay.py), and a record goes by the least turn
+of its pending changes, so members' changes are taken alternately, each member's oldest first; a
+member ahead on turns taken while every member waited (`team_turns`, counted as changes are
+settled, each change against its own author) goes after the others by as many turns (at most
+`CREDIT`). A pusher takes at most its share of the free chains: over the members online (a few
+at least), and while several members wait, one record at a time (`ROUNDS`; a claim sent in bulk
+requests, its share), so one round of turns is in flight when a member starts waiting — and
+holds them by a lease on the database server's clock, renewed while it pushes (`keeping`). A
+member that crashes stops renewing: its chains are free again when the lease runs out — at once
+when any pusher on the same machine (same boot, same process namespace: `this_machine`) finds
+its process gone (`free_the_dead`; a machine that cannot tell its boot frees only the same
+member's), so a killed push holds no member's turns for a whole lease. Settling writes each
+change's result and the shared audit rows (naming who made the change and who pushed it) and
 releases the chains in ONE transaction, and only for the changes this claim still holds: a
 pusher whose lease was taken over settles nothing twice. A conflict the Pusher found by reading
 the show is settled against the teammate whose applied value the show holds, when there is one
-(`conflict_with`, `displaced_by`: that member sees the conflict too). `waiting` tells a push what
-it still waits for: this member's pending changes by who holds them, and teammates' changes on
-its records that a teammate holds.
+(`conflict_with`, `displaced_by`: that member sees the conflict too). `waiting` tells a push
+what it still waits for: this member's pending changes by who holds them, and teammates' changes
+on its records that a teammate holds.
 """
 
 from __future__ import annotations
