@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from app.store.shown_text import sql_text
 from app.store.sort_keys import read, table_of
 
 TARGET = 2_000  # rows beyond each threshold the ends are chosen to hold (a first screen: 100)
@@ -83,7 +84,7 @@ def literal(value: Any) -> str:
     if isinstance(value, str):
         if "\x00" in value:
             return f"CAST(X'{value.encode('utf-8', 'surrogatepass').hex()}' AS TEXT)"
-        return "'" + value.replace("'", "''") + "'"
+        return sql_text(value)
     if isinstance(value, float) and math.isinf(value):
         return "9e999" if value > 0 else "-9e999"
     if isinstance(value, (int, float)):

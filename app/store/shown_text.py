@@ -43,6 +43,7 @@ __all__ = [
     "natural",
     "number_sql",
     "register",
+    "sql_text",
 ]
 
 _RUNS = re.compile(r"([0-9]+)")  # split: texts and runs of digits, alternating
@@ -173,7 +174,8 @@ _TOKENS: dict[str, str] = {
 _PATTERN = re.compile(r"'[^']*'|yyyy|yy|MM|M|dd|d|HH|H|hh|h|mm|m|ss|s|AP|ap|A|a|[A-Za-z]+|.", re.S)
 
 
-def _quoted(text: str) -> str:
+def sql_text(text: str) -> str:
+    """A text as an SQL literal (quoted, its quotes doubled)."""
     return "'" + text.replace("'", "''") + "'"
 
 
@@ -185,11 +187,11 @@ def pattern_sql(pattern: str) -> str | None:
         if token in _TOKENS:
             parts.append(_TOKENS[token])
         elif token.startswith("'"):
-            parts.append(_quoted(token[1:-1] if token != "''" else "'"))
+            parts.append(sql_text(token[1:-1] if token != "''" else "'"))
         elif token.isalpha():
             return None
         else:
-            parts.append(_quoted(token))
+            parts.append(sql_text(token))
     return " || ".join(parts) if parts else "''"
 
 
@@ -213,7 +215,7 @@ def number_sql(value: str, places: int | None, decimal: str) -> str:
     `places` decimals when given and `decimal` as its mark (NULL for anything but a number)."""
     written = "CAST(x AS TEXT)" if places is None else f"printf('%.{int(places)}f', x)"
     if decimal != ".":
-        written = f"replace({written}, '.', {_quoted(decimal)})"
+        written = f"replace({written}, '.', {sql_text(decimal)})"
     return (
         f"(SELECT iif(typeof(x) IN ('integer', 'real'), {written}, NULL) "
         f"FROM (SELECT {value} AS x))"

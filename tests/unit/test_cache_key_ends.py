@@ -19,36 +19,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.api.registry import default_registry
 from app.store import cached_rows, key_ends
 from app.store.cache import Cache
 from app.store.cached_rows import CachedRows
 from app.store.schema import CACHE_MIGRATIONS
 from app.store.table_query import TableQuery
+from tests.unit.keyed_customers import FIELDS, REGISTRY, customer_rows, customers, field_values
 
-REGISTRY = default_registry()
-FIELDS = ("customerName", "priceZone", "city", "test")
-
-values = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-3, 3),
-    st.floats(-2, 2, allow_nan=False),
-    st.text(alphabet="aAbz 1", max_size=3),
-    st.lists(st.integers(0, 2), max_size=2),
-)
-records = st.lists(
-    st.dictionaries(st.sampled_from(FIELDS), values, max_size=len(FIELDS)), max_size=14
-)
+values = field_values("aAbz 1", 3, nested=False)
+records = customer_rows(values, 14)
 writes = st.lists(
     st.tuples(st.sampled_from(["new", "change", "delete"]), st.integers(0, 20), records),
     max_size=3,
 )
-
-
-def customers(rows: list[dict[str, Any]], start: int = 0) -> list[dict[str, Any]]:
-    return [{"id": f"c{start + n:03d}", "customerID": f"CU{start + n:03d}", **r}
-            for n, r in enumerate(rows)]  # fmt: skip
 
 
 def written(cache: Cache, rows: list[dict[str, Any]], later: list[Any]) -> None:

@@ -17,28 +17,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.api.registry import default_registry
 from app.store import cached_rows, sort_keys
 from app.store.cache import Cache
 from app.store.cached_rows import CachedRows
 from app.store.schema import CACHE_MIGRATIONS
 from app.store.table_query import TableQuery
+from tests.unit.keyed_customers import FIELDS, REGISTRY, customer_rows, customers, field_values
 
-REGISTRY = default_registry()
-FIELDS = ("customerName", "priceZone", "city", "test")
-
-values = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-3, 3),
-    st.floats(-2, 2, allow_nan=False),
-    st.text(alphabet="aAbBzZ é1", max_size=4),
-    st.lists(st.integers(0, 2), max_size=2),
-    st.fixed_dictionaries({"n": st.integers(0, 2)}),
-)
-records = st.lists(
-    st.dictionaries(st.sampled_from(FIELDS), values, max_size=len(FIELDS)), max_size=12
-)
+records = customer_rows(field_values("aAbBzZ é1", 4), 12)
 queries = st.builds(
     TableQuery,
     order_by=st.sampled_from(FIELDS),
@@ -46,11 +32,6 @@ queries = st.builds(
     text=st.sampled_from(["", "a", "Z"]),
     filters=st.sampled_from([(), (("city", "a"),)]),
 )
-
-
-def customers(rows: list[dict[str, Any]], start: int = 0) -> list[dict[str, Any]]:
-    return [{"id": f"c{start + n:03d}", "customerID": f"CU{start + n:03d}", **r}
-            for n, r in enumerate(rows)]  # fmt: skip
 
 
 def through_keys(cache: Cache, query: TableQuery, limit: int | None = None) -> list[str]:
