@@ -69,6 +69,12 @@ Ids = list[str]
 QueryRunner = Callable[[Callable[[], Ids], Callable[[Ids], None]], None]
 # Hears a query's rows: (ids, complete) — complete False for a first screen, more to come.
 RowsReady = Callable[[Ids, bool], None]
+# Calls `then` once the rows just shown are on screen (at once, by default).
+AfterShown = Callable[[Callable[[], None]], None]
+
+
+def _at_once(then: Callable[[], None]) -> None:
+    then()
 
 
 class CachedRows:
@@ -86,6 +92,11 @@ class CachedRows:
         self._cache, self._slug = cache, slug
         self._query = query
         self.runner: QueryRunner | None = None
+        # What a runner does next after rows were shown (the rest of a first screen's list; the
+        # sort keys and index after a whole list) waits for those rows to be painted: a worker
+        # reading a million ids shares the GIL with that paint, which took twice as long. A
+        # window's table sets it to wait for its next paint; here it does not wait.
+        self.after_shown: AfterShown = _at_once
         self._generation = 0  # bumped by every requery; answers of an older one are dropped
         self._extra: Ids = []
         self._ids: Ids = []
@@ -293,10 +304,20 @@ class CachedRows:
                 read.cancel()  # the whole list is no longer needed if the first screen was it
             self._reads = []
         self._ready(ids, complete)
-        if complete:  # the keys first: a sort index is then built over them (decision 0024)
-            self._copy_the_sort_keys(len(ids))
-            self._index_the_sort(len(ids))
-        else:  # the whole list now: it did not compete with the first screen for a core
+        # After the paint of what was just shown: the whole list did not compete with the first
+        # screen for a core; the keys first, a sort index is then built over them (0024).
+        self.after_shown(partial(self._after_rows_shown, generation, len(ids), complete))
+
+    def _after_rows_shown(self, generation: int, rows: int, complete: bool) -> None:
+        """What follows rows shown, once they are painted (`after_shown`): unless a newer
+        query was asked for meanwhile, the rest of a first screen's list; after a whole list,
+        its sort keys and the sort's index, if it has none."""
+        if generation != self._generation:
+            return  # overtaken: the newer query's answer does this for its own rows
+        if complete:
+            self._copy_the_sort_keys(rows)
+            self._index_the_sort(rows)
+        elif self._reads:
             self._read_whole(generation, self._reads[0])
 
     def _index_the_sort(self, rows: int) -> None:

@@ -141,6 +141,42 @@ def test_a_first_screen_comes_first_and_the_whole_list_extends_it(cache: Cache) 
     assert rows.extension(whole) is None  # complete: nothing to extend
 
 
+def test_what_follows_rows_shown_waits_for_their_paint_and_is_dropped_when_overtaken(
+    cache: Cache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rest of a first screen's list, and the sort index after a whole list, are asked of
+    the runner only once `after_shown` says the rows shown were painted; a query asked for
+    meanwhile makes the older ones' follow-ups do nothing."""
+    monkeypatch.setattr(cached_rows, "SORT_INDEX_FROM", COUNT)
+    rows = CachedRows(cache, "customers")
+    asked: list[str] = []
+    painted: list[Callable[[], None]] = []  # follow-ups waiting for a paint
+
+    def runner(work: Callable[[], list[str]], done: Callable[[list[str]], None]) -> None:
+        asked.append("read")
+        done(work())
+
+    rows.runner, rows.after_shown = runner, painted.append
+    query = TableQuery(order_by="customerName")
+    rows.requery(query, lambda ids, complete: rows.show(ids, complete))
+    assert asked == ["read"] and not rows.complete  # the first screen, shown
+    painted.pop(0)()  # its paint: the rest is read now
+    assert asked == ["read", "read"] and rows.complete and len(rows.ids) == COUNT
+    assert not cache.has_sort_index("customerName", "customers")  # not before the paint
+    painted.pop(0)()  # the whole list painted: its sort keys, then the index
+    assert cache.has_sort_index("customerName", "customers")
+    asked.clear()
+    rows.requery(TableQuery(order_by="priceZone"), lambda ids, c: rows.show(ids, c))
+    stale = painted.pop(0)
+    rows.requery(TableQuery(order_by="customerID"), lambda ids, c: rows.show(ids, c))
+    stale()  # the priceZone first screen's paint, after customerID was asked for
+    assert asked == ["read", "read"]  # the two first screens, no whole list of priceZone
+    painted.pop(0)()
+    assert rows.complete and rows.ids == cache.row_ids(
+        "customers", TableQuery(order_by="customerID")
+    )
+
+
 def test_a_running_query_is_interrupted_when_cancelled(cache: Cache) -> None:
     read = cache.read_ids("customers", TableQuery(order_by="customerName"))
     read.cancel()

@@ -1,10 +1,13 @@
-"""What waits for a table's first paint: the rest of a big list, read by a worker that would
-share the GIL with that paint (app/ui/table/table_rows.py `hold_rest`).
+"""What waits for a table's next paint: work a worker would do beside that paint, sharing the
+GIL with it (PySide takes it for every cell painted): the rest of a big list after a tab opens
+(app/ui/table/table_rows.py `hold_rest`), and after a sort's or filter's first screen, or after
+its whole list, what the cached rows do next (app/store/cached_rows.py `after_shown`).
 
-A tab waits for its viewport's first paint, or `SAFETY_MS` should that never come: a platform
-that never paints it, a tab never shown. A tab restored behind the current one waits too (until
-it is shown, or `SAFETY_MS`), so that the window's start paints its current tab before any tab's
-worker reads a million ids beside it.
+`AfterNextPaint` waits for the widget's next paint, or `SAFETY_MS` should that never come: a
+platform that never paints it, a tab never shown. A tab restored behind the current one waits too
+(until it is shown, or `SAFETY_MS`), so that the window's start paints its current tab before any
+tab's worker reads a million ids beside it. `after_next_paint` waits only for a widget that will
+be painted (shown, updates on): a hidden table's rows follow at once.
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ from PySide6.QtWidgets import QWidget
 SAFETY_MS = 2000
 
 
-class AfterFirstPaint(QObject):
-    """Calls `then` once: on the loop's turn after `widget`'s first paint, or after `SAFETY_MS`
-    if no paint came."""
+class AfterNextPaint(QObject):
+    """Calls `then` once: on the loop's turn after `widget`'s next paint, or after `SAFETY_MS`
+    if no paint came; then it is deleted."""
 
     def __init__(self, widget: QWidget, then: Callable[[], object]) -> None:
         super().__init__(widget)
@@ -37,4 +40,14 @@ class AfterFirstPaint(QObject):
         then, self._then = self._then, None
         if then is not None:
             self._widget.removeEventFilter(self)
+            self.deleteLater()
             then()
+
+
+def after_next_paint(widget: QWidget, then: Callable[[], None]) -> None:
+    """`then()` after `widget`'s next paint if it is on its way to one (shown, updates on),
+    else at once."""
+    if widget.isVisible() and widget.updatesEnabled():
+        AfterNextPaint(widget, then)
+    else:
+        then()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
@@ -42,7 +43,7 @@ from app.store.cache import Cache
 from app.store.outbox import Outbox
 from app.ui.form.pickers import reference_choices
 from app.ui.table import view_state
-from app.ui.table.after_paint import AfterFirstPaint
+from app.ui.table.after_paint import AfterNextPaint, after_next_paint
 from app.ui.table.cell_paint import CellDelegate
 from app.ui.table.column_filter import ColumnFilterBox
 from app.ui.table.delegates import ChoicesFor, RecordDelegate
@@ -133,7 +134,8 @@ class ResourceTab(QWidget):
         self._build()
         self._restore(view_state.load_state(settings, resource.slug, profile))
         self._connect()
-        AfterFirstPaint(self.table.viewport(), self._model.hold_rest())  # the rest of the rows
+        AfterNextPaint(self.table.viewport(), self._model.hold_rest())  # the rest of the rows
+        self._model.set_after_shown(partial(after_next_paint, self.table.viewport()))
         self.fit_new_columns()
         self._show_column_filters()
         if edits is not None:

@@ -26,7 +26,7 @@ from PySide6.QtCore import (
 
 from app.api.registry import Resource
 from app.store.cache import Cache
-from app.store.cached_rows import CachedRows, QueryRunner
+from app.store.cached_rows import AfterShown, CachedRows, QueryRunner
 from app.store.table_query import TableQuery
 
 __all__ = ["QueryRunner", "RecordRows"]
@@ -153,6 +153,11 @@ class RecordRows(QAbstractTableModel):
             return lambda: None
         rest.stop()
         return rest.start  # on the loop's next turn, once
+
+    def set_after_shown(self, after_shown: AfterShown) -> None:
+        """How what follows rows shown waits for their paint (`CachedRows.after_shown`): the
+        rest of a sort's or filter's list, the sort keys and index after a whole list."""
+        self._rows.after_shown = after_shown
 
     @property
     def complete(self) -> bool:

@@ -260,13 +260,14 @@ def test_a_record_chosen_while_the_rows_come_again_stays_chosen(
                      pos=tab.table.visualRect(tab.model.index(5, 1)).center())  # fmt: skip
     chosen = tab.current_record_id()
     assert chosen is not None and chosen != kept
+    qtbot.waitUntil(lambda: bool(held.held))  # the rest asked for, once the screen is painted
     held.let_all_go()  # the rest of the rows
     assert tab.model.complete
     assert tab.current_record_id() == chosen
 
 
 def test_the_current_record_comes_back_with_the_rest_of_the_rows(
-    open_tab: Any, cache: Cache
+    open_tab: Any, cache: Cache, qtbot: QtBot
 ) -> None:
     """Nobody chose another record meanwhile: the one current before the sort is current again
     once its row is read."""
@@ -280,5 +281,6 @@ def test_the_current_record_comes_back_with_the_rest_of_the_rows(
     sort(tab)
     held.let_one_go()
     assert tab.current_record_id() != kept
+    qtbot.waitUntil(lambda: bool(held.held))  # the rest asked for, once the screen is painted
     held.let_all_go()
     assert tab.current_record_id() == kept

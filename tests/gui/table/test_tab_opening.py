@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent, QObject, QSettings
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt
 from PySide6.QtWidgets import QTabWidget
 from pytestqt.qtbot import QtBot
 
@@ -120,3 +120,50 @@ def test_tabs_restored_behind_the_current_one_wait_for_its_first_paint(
     qtbot.waitUntil(lambda: behind.model.complete)
     assert seen == ["painted", "rest asked: front", "rest asked: behind"]
     assert behind.model.rowCount() == 50
+
+
+class EveryPaint(QObject):
+    """Notes "painted" in `seen` at every paint of the widget it filters."""
+
+    def __init__(self, seen: list[str]) -> None:
+        super().__init__()
+        self.seen = seen
+
+    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.seen.append("painted")
+        return False
+
+
+def test_a_sorts_first_screen_is_painted_before_the_rest_of_its_rows_is_read(
+    cache: Cache, settings: QSettings, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a tab opening (above): the worker reading the rest of a sort's rows would share the GIL
+    with the paint of its first screen."""
+    seen: list[str] = []
+    tab = opened(cache, settings, qtbot, seen, monkeypatch)
+    tab.resize(900, 500)
+    tab.show()
+    qtbot.waitUntil(lambda: tab.model.complete)
+    seen.clear()
+    painted = EveryPaint(seen)
+    tab.table.viewport().installEventFilter(painted)
+    tab.header.setSortIndicator(tab.model.column_of("customerName"), Qt.SortOrder.DescendingOrder)
+    assert seen == ["rest asked"] and not tab.model.complete  # the first screen, read
+    qtbot.waitUntil(lambda: tab.model.complete)
+    assert seen[:3] == ["rest asked", "painted", "rest asked"]
+    assert tab.model.rowCount() == 50
+
+
+def test_a_hidden_tabs_rows_follow_its_first_screen_at_once(
+    cache: Cache, settings: QSettings, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table that will not be painted does not wait for a paint (nor `SAFETY_MS`)."""
+    monkeypatch.setattr(after_paint, "SAFETY_MS", 50)
+    seen: list[str] = []
+    tab = opened(cache, settings, qtbot, seen, monkeypatch)
+    qtbot.waitUntil(lambda: tab.model.complete)  # never shown: its rest after `SAFETY_MS`
+    seen.clear()
+    tab.header.setSortIndicator(tab.model.column_of("customerName"), Qt.SortOrder.DescendingOrder)
+    assert seen == ["rest asked", "rest asked"] and tab.model.complete
+    assert tab.model.rowCount() == 50
