@@ -139,7 +139,8 @@ class RecordTableModel(RecordRows):
             self.endResetModel()
             self.columns_changed.emit()
         else:
-            self._rows.forget_records()  # the records may have changed: read again when painted
+            self._rows.forget_records()  # the records may have changed: read again, repainted
+            self._repaint([])
         self._rows.forget_counts()
         self._requery_after_refresh()
         self.refresh_pending()

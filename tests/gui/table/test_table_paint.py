@@ -112,6 +112,23 @@ def test_cells_painted_follow_a_sync_and_new_labels(cache: Cache) -> None:
     assert_multi_data_is_data(model)
 
 
+def test_a_refresh_repaints_the_cells_shown_with_or_without_an_outbox(
+    cache: Cache, outbox: Outbox
+) -> None:
+    """After a sync the records on screen may have changed: a refresh tells the views so (it
+    was told only by re-reading the pending changes, so a table without an outbox kept showing
+    what it had painted)."""
+    for model in (make_model(cache, "customers"), make_model(cache, "customers", outbox=outbox)):
+        changed: list[tuple[int, int]] = []
+
+        def heard(first: QModelIndex, last: QModelIndex, *_: Any, to: list[Any] = changed) -> None:
+            to.append((first.row(), last.row()))
+
+        model.dataChanged.connect(heard)
+        model.refresh()
+        assert changed and changed[-1] == (0, model.rowCount() - 1)
+
+
 def test_a_view_paints_every_cell_through_multi_data(
     cache: Cache, outbox: Outbox, qtbot: QtBot
 ) -> None:
