@@ -61,6 +61,7 @@ T = TypeVar("T")
 WON = "set the same field after you"  # a push whose change won a same-field conflict says it
 UNREACHABLE = "The team database cannot be reached"
 WAITING = "waiting for it to come back"  # what a command says while the team database is away
+OPENING = 10.0  # seconds from a command's start to its first connection to the team, at most
 
 
 @dataclass(frozen=True)
@@ -324,11 +325,14 @@ class SoakRun:
 
     def started_away(self, ran: Ran) -> bool:
         """A command that came to open the team while the database was stopped: it cannot, says
-        so and exits 2, its changes kept in the member's outbox (decision 0033 rides out a
-        restart under a command that has opened the team, with other words)."""
+        so and exits 2, its changes kept in the member's outbox. Only one that began while the
+        database was stopped or in the `OPENING` seconds before (its start, imports and all,
+        up to its first connection), and never said it waited for the database: a command that
+        has opened the team rides a restart out (decision 0033), and its exit 2 is a failure."""
         stopped, started = self.away
-        away = ran.started <= started and ran.ended >= stopped
-        return ran.code == 2 and UNREACHABLE in ran.stderr and away
+        opening = stopped - OPENING <= ran.started <= started
+        said = UNREACHABLE in ran.stderr and WAITING not in ran.stderr
+        return ran.code == 2 and said and opening
 
     def fairness(self) -> float:
         """Issue 29, point 3: "while several members have work waiting, changes pushed per
