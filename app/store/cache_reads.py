@@ -21,13 +21,14 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from app.api.registry import Resource
-from app.store import key_ends, query, shown_text, sort_keys
+from app.store import key_ends, query, shown_text, sort_keys, table_select
 from app.store.cache_file import CacheFile
 from app.store.ids_read import IdsRead
-from app.store.query import ByName, Clause, FieldFilter, KeysOrder
+from app.store.query import ByName, Clause, FieldFilter
 from app.store.shown_text import Shown
 from app.store.snapshots import read_only
 from app.store.table_query import EVERY_RECORD, TableQuery
+from app.store.table_select import KeysOrder
 
 _FETCH_BATCH = 512
 # Keys of the records whose names hold a text, up to which they are passed as values and looked
@@ -187,7 +188,7 @@ class CacheReads(CacheFile):
                 slug, table_query, scanned=screen and not table_query.text, names=by_name
             )
         shown = self._shown_text(slug, table_query.text) if table_query.text else []
-        return query.select(
+        return table_select.select(
             columns,
             where,
             table_query,
@@ -206,7 +207,7 @@ class CacheReads(CacheFile):
         """The table query's order from its resource's sort keys, if they are complete and copy
         its field (a sort index walked for a first screen is faster still: then None). For an
         unfiltered first screen (`scanned`: the keys scanned if no index serves it), also what
-        chooses how it reads them (`query._scanned_keys`): the stale marks, and whether the
+        chooses how it reads them (`table_select._scanned_keys`): the stale marks, and whether the
         column holds few values when the sort is descending. `names`: the field is a reference
         sorted on the names it shows, looked up by the query (`query.names_cte`)."""
         keys, field = self._sort_keys(slug), table_query.order_by
@@ -219,7 +220,7 @@ class CacheReads(CacheFile):
         if names is not None:  # sorted on the names the keys' references show (decision 0040)
             walked = (
                 scanned
-                and query.walkable(where)
+                and table_select.walkable(where)
                 and self._has_index(sort_keys.index_name(slug, field, named=True))
                 and not self._mixed_keys(names.target)
             )
@@ -236,7 +237,7 @@ class CacheReads(CacheFile):
     def _mixed_keys(self, slug: str) -> bool:
         """Whether some of `slug`'s keys differ by leading zeros alone ("WH1", "WH01"): they
         share a natural key, so the keys of a reference to them do not tell which one it names
-        (a walk by names needs that, `query._walked_names`)."""
+        (a walk by names needs that, `table_select._walked_names`)."""
         sql = (
             "SELECT 1 FROM records INDEXED BY records_key WHERE resource = ? "
             "AND key_value IS NOT NULL GROUP BY natural_key(key_value) "

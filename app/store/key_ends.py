@@ -9,8 +9,8 @@ partial sort index (`keys_<slug>_ends_<column>`) over the rows whose value is be
 above `high`, two values of the column chosen from a sample so that about `TARGET` rows lie
 beyond each (decision 0042).
 
-A first screen ascending then reads (`query._ended_keys`): the rows below `low` from the index,
-in order; then, if they are not enough, the rows whose value equals `low`, in fetch order (a
+A first screen ascending then reads (`table_select._ended_keys`): the rows below `low` from the
+index, in order; then, if they are not enough, the rows whose value equals `low`, in fetch order (a
 column of few values has thousands at its threshold, so none are in the index: a scan in fetch
 order finds the first hundred of them within a few hundred rows); if still not enough, the scan
 as before. Descending: above `high`, then equal to `high`, backwards. Every row beyond a

@@ -22,7 +22,7 @@ trigger notes its rowid in `stale_keys`, and the next build copies the noted rec
 `_catch_up_chunk`, after the write). Rewriting them moved each record in the keys' sort
 indexes (`create_index`), ~2,000 pages per index for 1,000 records spread over 1,000,000. A
 table query read through the keys reads a noted record's value from its JSON meanwhile
-(`query._select_by_keys`), so it is never out of order.
+(`table_select.select_by_keys`), so it is never out of order.
 
 Nothing here knows the window: `Cache.build_sort_keys` runs `build` on a connection of its own
 (a worker thread) that a write to the cache may interrupt.
@@ -116,7 +116,7 @@ def stale(conn: sqlite3.Connection, slug: str) -> bool:
 def few_values(table: str, column: str) -> str:
     """The query answering whether a column holds few values (at most one in `FEW_IN` of a
     sample of `SAMPLE` rows): a descending first screen then reads its ties differently
-    (`query._scanned_keys`). It chooses how, never which rows."""
+    (`table_select._scanned_keys`). It chooses how, never which rows."""
     sample = f"SELECT {column} AS v FROM {table} NOT INDEXED LIMIT {SAMPLE}"
     return f"SELECT count(DISTINCT v COLLATE NOCASE) * {FEW_IN} <= count(*) FROM ({sample})"
 
@@ -131,7 +131,8 @@ def create_index(conn: sqlite3.Connection, slug: str, field: str, *, named: bool
     """The sort index serving sorts of `slug` on `field` over its keys (ordered as a table
     query: parent, value under NOCASE, rowid); False if the keys do not copy `field`. A
     reference sorted on its names (`named`) is indexed on its keys exactly (BINARY), each key's
-    rows in fetch order: a first screen walks them a name at a time (`query._walked_names`)."""
+    rows in fetch order: a first screen walks them a name at a time
+    (`table_select._walked_names`)."""
     keys = read(conn, slug)
     column = None if keys is None else keys.column(field)
     if keys is None or column is None:

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.api.registry import default_registry
-from app.store import cached_rows, query, sort_keys
+from app.store import cached_rows, sort_keys, table_select
 from app.store.cache import Cache
 from app.store.cached_rows import CachedRows
 from app.store.schema import CACHE_MIGRATIONS
@@ -101,7 +101,7 @@ def test_the_cached_rows_next_big_query_catches_up_after_a_sync(
     filters=st.sampled_from([(), (("city", "akr"),)]),
     limit=st.sampled_from([None, 1, 5, 100]),
     indexed=st.booleans(),
-    few_marks=st.sampled_from([query.FEW_MARKS, 0]),
+    few_marks=st.sampled_from([table_select.FEW_MARKS, 0]),
     parented=st.booleans(),
     few_in=st.sampled_from([0, sort_keys.FEW_IN]),
 )
@@ -130,7 +130,7 @@ def test_a_sort_right_after_an_upsert_that_moved_records_is_the_sort_of_the_json
     with (
         Cache(folder / "keyed.db", REGISTRY) as cache,
         Cache(folder / "plain.db", REGISTRY) as plain,
-        patch.object(query, "FEW_MARKS", few_marks),
+        patch.object(table_select, "FEW_MARKS", few_marks),
         patch.object(sort_keys, "FEW_IN", few_in),
     ):
         cache.upsert("customers", rows)
@@ -226,7 +226,7 @@ def test_a_v6_cache_replaces_its_copying_trigger_at_the_next_build(tmp_path: Pat
 
 
 @pytest.mark.parametrize("few_in", [0, sort_keys.FEW_IN], ids=["few values", "many"])
-@pytest.mark.parametrize("marks", [query.FEW_MARKS, 0], ids=["dropped after", "tested each"])
+@pytest.mark.parametrize("marks", [table_select.FEW_MARKS, 0], ids=["dropped after", "tested each"])
 @pytest.mark.parametrize("descending", [False, True])
 def test_records_that_led_the_keys_and_moved_away_leave_their_place_to_the_next(
     tmp_path: Path, marks: int, descending: bool, few_in: int
@@ -235,7 +235,7 @@ def test_records_that_led_the_keys_and_moved_away_leave_their_place_to_the_next(
     the first screen is the next fresh rows, not fewer (the scan keeps `limit` + marks rows)."""
     with (
         Cache(tmp_path / "cache.db", REGISTRY) as cache,
-        patch.object(query, "FEW_MARKS", marks),
+        patch.object(table_select, "FEW_MARKS", marks),
         patch.object(sort_keys, "FEW_IN", few_in),
     ):
         cache.upsert("customers", [customer(n, NAMES[n % 8] + str(n), n % 3) for n in range(40)])
