@@ -122,19 +122,6 @@ def test_tabs_restored_behind_the_current_one_wait_for_its_first_paint(
     assert behind.model.rowCount() == 50
 
 
-class EveryPaint(QObject):
-    """Notes "painted" in `seen` at every paint of the widget it filters."""
-
-    def __init__(self, seen: list[str]) -> None:
-        super().__init__()
-        self.seen = seen
-
-    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint:
-            self.seen.append("painted")
-        return False
-
-
 def test_a_sorts_first_screen_is_painted_before_the_rest_of_its_rows_is_read(
     cache: Cache, settings: QSettings, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -146,7 +133,7 @@ def test_a_sorts_first_screen_is_painted_before_the_rest_of_its_rows_is_read(
     tab.show()
     qtbot.waitUntil(lambda: tab.model.complete)
     seen.clear()
-    painted = EveryPaint(seen)
+    painted = FirstPaint(seen)  # the first paint after the sort
     tab.table.viewport().installEventFilter(painted)
     tab.header.setSortIndicator(tab.model.column_of("customerName"), Qt.SortOrder.DescendingOrder)
     assert seen == ["rest asked"] and not tab.model.complete  # the first screen, read
